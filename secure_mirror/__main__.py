@@ -1,0 +1,5 @@
+import sys
+
+from secure_mirror.cli import main
+
+sys.exit(main())

@@ -1,0 +1,94 @@
+"""Command-line entry point: parse arguments, dispatch to ``secure_mirror.commands.<name>``.
+
+Every command module exposes ``add_arguments(parser)`` and ``run(args) -> int``. This module owns the
+translation of errors into exit codes (see ``secure_mirror.errors``): a user's mistake becomes one clear
+sentence on stderr, never a traceback; an unexpected error is written to a private log file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+import tempfile
+import traceback
+
+from secure_mirror import __version__
+from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, SecureMirrorError
+
+# name -> one-line help; the module secure_mirror.commands.<name> implements it.
+COMMANDS = {
+    "demo": "bring up the sandbox, render, pre-flight, mirror until caught up, verify",
+    "sandbox": "start, stop or show the built-in test bed (KDC with two realms, two Kafka clusters)",
+    "validate": "check a profile and report every problem at once",
+    "schema": "print the JSON Schema of the profile",
+    "render": "render every credential and client file from a profile",
+    "preflight": "prove credentials, TLS trust and ACLs on both clusters before the mirror starts",
+    "run": "run the mirror job (pre-flight first)",
+    "lag": "show per-partition lag of the mirror",
+    "verify": "compare source and target over the mirrored range",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors are bad input: exit 2, one sentence
+        self.print_usage(sys.stderr)
+        print(f"secure-mirror: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _available_commands() -> dict[str, object]:
+    found = {}
+    for name in COMMANDS:
+        try:
+            found[name] = importlib.import_module(f"secure_mirror.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"secure_mirror.commands.{name}":
+                raise
+    return found
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, object]]:
+    parser = _Parser(prog="secure-mirror", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"secure-mirror {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details (librdkafka included) to stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    modules = _available_commands()
+    for name, module in modules.items():
+        p = sub.add_parser(name, help=COMMANDS[name], description=COMMANDS[name])
+        module.add_arguments(p)
+    return parser, modules
+
+
+def _write_crash_log(exc: BaseException) -> str:
+    fd, path = tempfile.mkstemp(prefix="secure-mirror-error-", suffix=".log")
+    with os.fdopen(fd, "w") as fh:  # mkstemp creates the file with mode 0600
+        traceback.print_exception(exc, file=fh)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser, modules = build_parser()
+    args = parser.parse_args(argv)
+    if args.verbose:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if not args.command:
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return int(modules[args.command].run(args))
+    except SecureMirrorError as exc:
+        print(f"secure-mirror {args.command}: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"secure-mirror {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - the one place unexpected errors are turned into exit 3
+        path = _write_crash_log(exc)
+        print(
+            f"secure-mirror {args.command}: unexpected error ({type(exc).__name__}); details in {path}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL

@@ -1,0 +1,26 @@
+"""secure-mirror render PROFILE --out DIR: every credential and client file, written all or nothing."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from secure_mirror.errors import EXIT_OK
+from secure_mirror.profile import load_profile, profile_warnings
+from secure_mirror.render import render_all
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("profile", help="the profile YAML file")
+    parser.add_argument("--out", required=True, help="folder to render into (created; must be empty)")
+    parser.add_argument("--force", action="store_true", help="replace an existing non-empty --out folder")
+
+
+def run(args: argparse.Namespace) -> int:
+    profile = load_profile(args.profile)
+    for warning in profile_warnings(profile):
+        print(f"warning: {warning}", file=sys.stderr)
+    files = render_all(profile, args.out, force=args.force)
+    secret = sum(1 for rendered in files if rendered.secret)
+    print(f"rendered {len(files)} files into {args.out} ({secret} with secrets, mode 0600); see {args.out}/MANIFEST.md")
+    return EXIT_OK

@@ -1,0 +1,57 @@
+"""``secure-mirror sandbox up|down|status``: the built-in test bed."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from secure_mirror.errors import EXIT_FAILED, EXIT_OK
+from secure_mirror.sandbox import Sandbox
+
+
+def default_dir() -> Path:
+    return Path(os.environ.get("SECURE_MIRROR_SANDBOX", "sandbox-run"))
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("action", choices=["up", "down", "status"])
+    parser.add_argument("--dir", type=Path, default=None,
+                        help="the sandbox folder (default: $SECURE_MIRROR_SANDBOX or ./sandbox-run)")
+    parser.add_argument("--port-base", type=int, default=None,
+                        help="use 8 consecutive ports from here instead of free ones chosen at start")
+    parser.add_argument("--ticket-lifetime", default="10h", help="Kerberos ticket lifetime (e.g. 5m, 10h)")
+    parser.add_argument("--plaintext", action="store_true",
+                        help="also open a PLAINTEXT listener on each broker (for benchmarks)")
+    parser.add_argument("--json", action="store_true", help="print the connection facts as JSON")
+
+
+def run(args) -> int:
+    base = args.dir or default_dir()
+    if args.action == "up":
+        sb = Sandbox.up(base, port_base=args.port_base, ticket_lifetime=args.ticket_lifetime,
+                        plaintext=args.plaintext)
+        _print(sb.summary(), args.json)
+        return EXIT_OK
+    sb = Sandbox.load(base)
+    if args.action == "down":
+        sb.down()
+        print(f"sandbox in {sb.base} stopped and removed")
+        return EXIT_OK
+    summary = sb.summary()
+    _print(summary, args.json)
+    return EXIT_OK if all(summary["processes"].values()) else EXIT_FAILED
+
+
+def _print(summary: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(summary, indent=2))
+        return
+    print(f"sandbox: {summary['dir']}")
+    for side, c in summary["clusters"].items():
+        print(f"  {side:6} {c['bootstrap']:28} realm {c['realm']:12} mirror {c['mirror_principal']}")
+    print(f"  KDC    127.0.0.1:{summary['kdc_ports'][0]} (SOURCE.TEST), 127.0.0.1:{summary['kdc_ports'][1]} (TARGET.TEST)")
+    print(f"  krb5.conf {summary['krb5_conf']}")
+    print(f"  CA        {summary['ca_file']}")
+    print(f"  profile   {summary['profile']}")
+    print("  processes " + ", ".join(f"{k}={'running' if v else 'stopped'}" for k, v in summary["processes"].items()))

@@ -1,0 +1,30 @@
+"""secure-mirror validate PROFILE: report every problem of a profile at once (exit 2), or summarise it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from secure_mirror.errors import EXIT_OK
+from secure_mirror.profile import Profile, load_profile, profile_warnings
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("profile", help="the profile YAML file")
+
+
+def summary(profile: Profile) -> str:
+    def side(name: str) -> str:
+        cluster = getattr(profile, name)
+        return f"{name} {cluster.alias} ({cluster.security_protocol}{'/' + cluster.mechanism if cluster.sasl else ''})"
+
+    return (f"{side('source')} -> {side('target')}; topics {profile.selection().java_pattern()}; "
+            f"rename {profile.mirror.rename.rule}")
+
+
+def run(args: argparse.Namespace) -> int:
+    profile = load_profile(args.profile)
+    for warning in profile_warnings(profile):
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"profile OK: {summary(profile)}")
+    return EXIT_OK

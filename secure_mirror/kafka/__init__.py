@@ -1,0 +1,1 @@
+"""Thin wrappers over confluent-kafka (librdkafka with GSSAPI): admin calls run per identity, isolated."""

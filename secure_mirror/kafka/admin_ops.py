@@ -1,0 +1,130 @@
+"""Admin, produce and consume calls with confluent-kafka. Each takes a librdkafka config dict and is meant
+to run inside ``call_isolated`` with the identity's own Kerberos environment."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+# librdkafka's own log lines go to this logger (quiet unless the CLI is run with --verbose).
+LOG = logging.getLogger("secure_mirror.librdkafka")
+
+ACL_FIELDS = ("resource_type", "resource_name", "pattern_type", "principal", "host", "operation", "permission")
+
+
+def _admin(conf: dict):
+    from confluent_kafka.admin import AdminClient
+
+    return AdminClient({**conf, "logger": LOG})
+
+
+def _wait(futures: dict, timeout: float) -> None:
+    for fut in futures.values():
+        fut.result(timeout=timeout)
+
+
+def create_topics(conf: dict, topics: dict[str, int], timeout: float = 30.0) -> None:
+    from confluent_kafka.admin import NewTopic
+
+    admin = _admin(conf)  # keep the client referenced until its futures are done
+    _wait(admin.create_topics([NewTopic(t, num_partitions=p, replication_factor=1) for t, p in topics.items()],
+                              operation_timeout=timeout), timeout)
+
+
+def delete_topics(conf: dict, topics: list[str], timeout: float = 30.0) -> None:
+    admin = _admin(conf)
+    _wait(admin.delete_topics(topics, operation_timeout=timeout), timeout)
+
+
+def list_topics(conf: dict, timeout: float = 30.0) -> dict[str, int]:
+    admin = _admin(conf)
+    md = admin.list_topics(timeout=timeout)
+    return {name: len(t.partitions) for name, t in md.topics.items()}
+
+
+def _binding(acl: dict, *, for_filter: bool = False):
+    from confluent_kafka.admin import (AclBinding, AclBindingFilter, AclOperation, AclPermissionType,
+                                       ResourcePatternType, ResourceType)
+
+    cls = AclBindingFilter if for_filter else AclBinding
+    return cls(
+        ResourceType[acl["resource_type"].upper()], acl["resource_name"],
+        ResourcePatternType[acl.get("pattern_type", "LITERAL").upper()], acl["principal"],
+        acl.get("host", "*"), AclOperation[acl["operation"].upper()],
+        AclPermissionType[acl.get("permission", "ALLOW").upper()],
+    )
+
+
+def create_acls(conf: dict, acls: list[dict], timeout: float = 30.0) -> None:
+    if acls:
+        admin = _admin(conf)
+        _wait(admin.create_acls([_binding(a) for a in acls], request_timeout=timeout), timeout)
+
+
+def delete_acls(conf: dict, acls: list[dict], timeout: float = 30.0) -> None:
+    if acls:
+        admin = _admin(conf)
+        _wait(admin.delete_acls([_binding(a, for_filter=True) for a in acls], request_timeout=timeout), timeout)
+
+
+def upsert_scram_user(conf: dict, user: str, password_file: str, mechanism: str = "SCRAM-SHA-512",
+                      timeout: float = 30.0) -> None:
+    """Create or update a SCRAM credential; the password is read here, from a file, never passed around."""
+    from confluent_kafka.admin import ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
+
+    password = Path(password_file).read_bytes().rstrip(b"\n")
+    mech = ScramMechanism[mechanism.replace("-", "_")]
+    upsert = UserScramCredentialUpsertion(user, ScramCredentialInfo(mech, 4096), password)
+    admin = _admin(conf)
+    _wait(admin.alter_user_scram_credentials([upsert], request_timeout=timeout), timeout)
+
+
+def produce(conf: dict, topic: str, records: list[dict], timeout: float = 60.0) -> int:
+    """Produce records ({key, value, headers, partition}) and wait for every acknowledgement."""
+    from confluent_kafka import KafkaException, Producer
+
+    producer = Producer({**conf, "acks": "all", "enable.idempotence": True, "logger": LOG})
+    errors: list[str] = []
+
+    def on_delivery(err, _msg):
+        if err is not None:
+            errors.append(str(err))
+
+    for r in records:
+        kwargs = {k: r[k] for k in ("key", "value", "headers", "partition") if r.get(k) is not None}
+        producer.produce(topic, on_delivery=on_delivery, **kwargs)
+        producer.poll(0)
+    remaining = producer.flush(timeout)
+    if errors or remaining:
+        raise KafkaException(f"{len(errors)} records failed ({errors[:1]}), {remaining} unacknowledged")
+    return len(records)
+
+
+def consume(conf: dict, topic: str, *, max_records: int, timeout: float = 30.0,
+            group_id: str = "secure-mirror-check") -> list[dict]:
+    """Read up to ``max_records`` from the beginning of ``topic``, committing nothing.
+
+    librdkafka still looks up the group's coordinator, so the identity needs READ on ``group_id``."""
+    import time
+
+    from confluent_kafka import Consumer, KafkaException, TopicPartition
+
+    consumer = Consumer({**conf, "group.id": group_id, "enable.auto.commit": False,
+                         "auto.offset.reset": "earliest", "logger": LOG})
+    md = consumer.list_topics(topic, timeout=timeout)
+    tmeta = md.topics[topic]
+    if tmeta.error is not None:
+        raise KafkaException(tmeta.error)
+    consumer.assign([TopicPartition(topic, p, 0) for p in tmeta.partitions])
+    out: list[dict] = []
+    deadline = time.monotonic() + timeout
+    while len(out) < max_records and time.monotonic() < deadline:
+        msg = consumer.poll(0.5)
+        if msg is None:
+            continue
+        if msg.error():
+            raise KafkaException(msg.error())
+        out.append({"key": msg.key(), "value": msg.value(), "headers": msg.headers(),
+                    "partition": msg.partition(), "offset": msg.offset()})
+    consumer.close()
+    return out

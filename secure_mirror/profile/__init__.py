@@ -1,0 +1,33 @@
+"""The profile: one validated description of a mirror (two clusters, their credentials, the topics that flow).
+
+Other layers call :func:`load_profile` and then read the :class:`Profile`; secrets stay references
+(:class:`SecretRef`) until a renderer or the run layer calls ``resolve()``.
+"""
+
+from secure_mirror.profile.loader import ProfileError, load_profile, profile_warnings
+from secure_mirror.profile.models import (
+    Cluster,
+    Delivery,
+    GssapiSasl,
+    Kerberos,
+    Mirror,
+    OAuthSasl,
+    PasswordSasl,
+    Profile,
+    Realm,
+    Rename,
+    Spark,
+    Tls,
+    Topics,
+)
+from secure_mirror.profile.principals import kafka_principal_for_kerberos, parse_principal
+from secure_mirror.profile.schema import profile_json_schema
+from secure_mirror.profile.secrets import SecretRef, SecretUnavailable
+from secure_mirror.profile.topics import TopicSelection, classify, subscribe_pattern
+
+__all__ = [
+    "Cluster", "Delivery", "GssapiSasl", "Kerberos", "Mirror", "OAuthSasl", "PasswordSasl", "Profile",
+    "ProfileError", "Realm", "Rename", "SecretRef", "SecretUnavailable", "Spark", "Tls", "TopicSelection",
+    "Topics", "classify", "kafka_principal_for_kerberos", "load_profile", "parse_principal",
+    "profile_json_schema", "profile_warnings", "subscribe_pattern",
+]

@@ -1,0 +1,336 @@
+"""The profile: two clusters and a mirror, validated once and then the only input of every renderer."""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+from secure_mirror.profile import topics
+from secure_mirror.profile.fields import InputFile, KeytabFile, PrivateKeyFile, Problem, Secret
+from secure_mirror.profile.principals import kafka_principal_for_kerberos, parse_principal
+
+Protocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
+OptionValue = Union[str, int, float, bool]
+MECHANISMS = ("GSSAPI", "SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN", "OAUTHBEARER")
+# Keys an extra client option may not set: the profile's security and bootstrap settings own them.
+PROTECTED_OPTION = re.compile(r"^(bootstrap\.servers|security\.protocol|sasl\..*|ssl\..*|client\.dns\.lookup)$")
+_HOST_PORT = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
+_ALIAS = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _check_kafka_principal(value: str | None) -> str | None:
+    if value is not None and not re.match(r"^[A-Za-z]+:.+$", value):
+        raise ValueError("must be written Type:name as Kafka's authorizer sees it, e.g. User:mirror")
+    return value
+
+
+class _SaslBase(Strict):
+    kafka_principal: str | None = Field(None, description="principal the authorizer sees, e.g. User:mirror")
+
+    _check_principal = field_validator("kafka_principal")(_check_kafka_principal)
+
+
+class GssapiSasl(_SaslBase):
+    mechanism: Literal["GSSAPI"]
+    principal: str = Field(description="the mirror's Kerberos principal, e.g. mirror/host@REALM")
+    keytab: KeytabFile
+    service_name: str = Field("kafka", min_length=1, description="the brokers' Kerberos service name")
+
+    @field_validator("principal")
+    @classmethod
+    def _principal(cls, value: str) -> str:
+        parse_principal(value)
+        return value
+
+    def authorizer_principal(self) -> str:
+        return self.kafka_principal or kafka_principal_for_kerberos(self.principal)
+
+
+class PasswordSasl(_SaslBase):
+    mechanism: Literal["SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN"]
+    username: str = Field(min_length=1)
+    password: Secret
+
+    def authorizer_principal(self) -> str:
+        return self.kafka_principal or f"User:{self.username}"
+
+
+class OAuthSasl(_SaslBase):
+    mechanism: Literal["OAUTHBEARER"]
+    client_id: str = Field(min_length=1)
+    client_secret: Secret
+    token_endpoint_url: str = Field(pattern=r"^https?://\S+$")
+    scope: str | None = None
+
+    def authorizer_principal(self) -> str:
+        # The broker sees the token's subject; for client-credentials tokens that is usually the client id.
+        return self.kafka_principal or f"User:{self.client_id}"
+
+
+Sasl = Annotated[Union[GssapiSasl, PasswordSasl, OAuthSasl], Field(discriminator="mechanism")]
+
+
+class Tls(Strict):
+    ca: InputFile | None = Field(None, description="PEM CA bundle, or a JKS/PKCS12 truststore")
+    certificate: InputFile | None = Field(None, description="client certificate (PEM) for mutual TLS")
+    key: PrivateKeyFile | None = Field(None, description="client private key (PEM, PKCS#8) for mutual TLS")
+    key_password: Secret | None = None
+    hostname_verification: bool = True
+    truststore_password: Secret | None = None
+
+    @model_validator(mode="after")
+    def _pairs(self) -> Tls:
+        if (self.certificate is None) != (self.key is None):
+            raise Problem("key" if self.key is None else "certificate", "mutual TLS needs both certificate and key; give both or neither")
+        if self.ca is not None and truststore_type(self.ca) != "PEM" and self.truststore_password is None:
+            raise Problem("truststore_password", "a JKS/PKCS12 truststore needs truststore_password (env:NAME or file:/path)")
+        return self
+
+    @property
+    def mutual(self) -> bool:
+        return self.certificate is not None
+
+
+def truststore_type(path: Path) -> str:
+    suffix = path.suffix.lower()
+    return {".jks": "JKS", ".p12": "PKCS12", ".pfx": "PKCS12"}.get(suffix, "PEM")
+
+
+class Cluster(Strict):
+    alias: str = Field(pattern=_ALIAS.pattern, description="short name (MirrorMaker 2 cluster alias)")
+    bootstrap_servers: list[str] = Field(min_length=1)
+    security_protocol: Protocol
+    sasl: Sasl | None = None
+    tls: Tls | None = None
+    client_options: dict[str, OptionValue] = Field(default_factory=dict, description="extra Java client options")
+
+    @field_validator("bootstrap_servers")
+    @classmethod
+    def _servers(cls, value: list[str]) -> list[str]:
+        for index, server in enumerate(value):
+            if not _HOST_PORT.match(server):
+                raise Problem(str(index), f"{server!r} is not host:port; write e.g. broker1.example.com:9093")
+        return value
+
+    @field_validator("sasl")
+    @classmethod
+    def _sasl_matches_protocol(cls, value: Any, info: ValidationInfo) -> Any:
+        protocol = info.data.get("security_protocol")
+        if protocol and protocol.startswith("SASL_") and value is None:
+            raise ValueError(f"security_protocol {protocol} needs a sasl section (mechanism and credentials)")
+        if protocol and not protocol.startswith("SASL_") and value is not None:
+            raise ValueError(f"security_protocol {protocol} does not use SASL; use SASL_{protocol} or drop sasl")
+        return value
+
+    @field_validator("tls")
+    @classmethod
+    def _tls_matches_protocol(cls, value: Any, info: ValidationInfo) -> Any:
+        protocol = info.data.get("security_protocol")
+        if protocol and protocol.endswith("PLAINTEXT") and value is not None:
+            raise ValueError(f"security_protocol {protocol} does not use TLS; use SSL or SASL_SSL, or drop tls")
+        return value
+
+    @field_validator("client_options")
+    @classmethod
+    def _client_options(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
+        for key in value:
+            if PROTECTED_OPTION.match(key):
+                raise Problem(key, "overrides a security or bootstrap setting the profile owns; set it through "
+                              "bootstrap_servers, security_protocol, sasl or tls instead")
+        return value
+
+    @property
+    def uses_tls(self) -> bool:
+        return self.security_protocol in ("SSL", "SASL_SSL")
+
+    @property
+    def tls_settings(self) -> Tls:
+        return self.tls or Tls()
+
+    @property
+    def mechanism(self) -> str | None:
+        return self.sasl.mechanism if self.sasl else None
+
+    @property
+    def realm(self) -> str | None:
+        return parse_principal(self.sasl.principal).realm if isinstance(self.sasl, GssapiSasl) else None
+
+
+_KRB5_WORD = r"^[^\s{}=#;]+$"  # one krb5.conf token: no blanks, braces, '=' or comment characters
+Krb5Word = Annotated[str, Field(pattern=_KRB5_WORD)]
+
+
+class Realm(Strict):
+    kdcs: list[Krb5Word] = Field(min_length=1, description="host:port of each KDC")
+    admin_server: Krb5Word | None = None
+    domains: list[Krb5Word] = Field(default_factory=list, description="DNS domains whose hosts belong to this realm")
+
+
+class Kerberos(Strict):
+    krb5_conf: InputFile | None = Field(None, description="an existing krb5.conf (instead of realms)")
+    realms: dict[Krb5Word, Realm] = Field(default_factory=dict)
+    default_realm: Krb5Word | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Kerberos:
+        if self.krb5_conf is not None and self.realms:
+            raise Problem("realms", "give either krb5_conf or realms, not both")
+        if self.default_realm and self.realms and self.default_realm not in self.realms:
+            raise Problem("default_realm", f"{self.default_realm} is not one of the realms declared ({', '.join(self.realms)})")
+        return self
+
+
+class Topics(Strict):
+    include: str = Field(min_length=1, description="Java regexes; a comma means 'or'")
+    exclude: str | None = Field(None, description="Java regexes; internal __* topics are always excluded")
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _patterns(cls, value: str | None) -> str | None:
+        problems = [p for piece in topics.split_patterns(value or "") if (p := topics.check_pattern(piece))]
+        if problems:
+            raise ValueError("; ".join(problems))
+        return value
+
+    def selection(self) -> topics.TopicSelection:
+        return topics.TopicSelection.parse(self.include, self.exclude)
+
+
+TEMPLATE_FIELDS = {"topic", "source_alias", "target_alias"}
+
+
+class Rename(Strict):
+    rule: Literal["identity", "alias_prefix", "template"] = "alias_prefix"
+    template: str | None = Field(None, description="with rule template: e.g. mirror.{topic}")
+
+    @field_validator("template")
+    @classmethod
+    def _template(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if info.data.get("rule") == "template":
+            _check_template(value)
+        elif value is not None:
+            raise ValueError("template is only used with rule: template; set the rule or drop the template")
+        return value
+
+
+def _check_template(template: str | None) -> None:
+    if not template:
+        raise ValueError("rule template needs a template, e.g. mirror.{topic}")
+    try:
+        names = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+        sample = template.format(topic="t", source_alias="s", target_alias="d")
+    except (ValueError, KeyError, IndexError) as exc:
+        raise ValueError(f"template does not parse ({exc}); use placeholders {{topic}}, {{source_alias}}, {{target_alias}}") from None
+    if "topic" not in names:
+        raise ValueError("template must contain {topic}, or every topic would land in the same target topic")
+    if not topics.LEGAL_TOPIC.match(sample):
+        raise ValueError("template yields illegal topic names; use only letters, digits, '.', '_' and '-'")
+
+
+class Delivery(Strict):
+    acks: Literal["all", "-1", "0", "1"] = "all"
+    enable_idempotence: bool = True
+    compression: Literal["none", "gzip", "snappy", "lz4", "zstd"] = "lz4"
+    delivery_timeout_ms: int = Field(120000, gt=0)
+
+    @field_validator("acks", mode="before")
+    @classmethod
+    def _acks_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) else value
+
+
+class Spark(Strict):
+    master: str = "local[2]"
+    deploy_mode: Literal["client", "cluster"] = "client"
+    conf: dict[str, OptionValue] = Field(default_factory=dict, description="extra Spark configuration")
+    max_offsets_per_trigger: int | None = Field(None, gt=0)
+
+    @property
+    def is_local(self) -> bool:
+        return self.master.startswith("local")
+
+
+class MirrorMaker2(Strict):
+    replication_factor: int = Field(-1, ge=-1, description="for created topics; -1 uses the broker's default")
+    properties: dict[str, OptionValue] = Field(default_factory=dict, description="extra mm2.properties lines")
+
+    @field_validator("replication_factor")
+    @classmethod
+    def _not_zero(cls, value: int) -> int:
+        if value == 0:
+            raise ValueError("must be -1 (the broker's default) or at least 1")
+        return value
+
+    @field_validator("properties")
+    @classmethod
+    def _not_security(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
+        for key in value:
+            if PROTECTED_OPTION.match(key.split(".", 1)[-1]) or key in ("clusters",) or "->" in key:
+                raise Problem(key, "is rendered from the profile (clusters, flows, security); change the profile instead")
+        return value
+
+
+class Mirror(Strict):
+    topics: Topics
+    rename: Rename = Field(default_factory=Rename)
+    starting_offsets: Literal["earliest", "latest"] = "earliest"
+    checkpoint_location: str = Field(min_length=1, description="a path or a URI (hdfs://, s3a://) Spark checkpoints to")
+    keep_partition: Literal["auto"] | bool = "auto"
+    provenance_headers: bool = False
+    delivery: Delivery = Field(default_factory=Delivery)
+    spark: Spark = Field(default_factory=Spark)
+    mm2: MirrorMaker2 = Field(default_factory=MirrorMaker2)
+
+    @field_validator("checkpoint_location")
+    @classmethod
+    def _absolute_checkpoint(cls, value: str, info: ValidationInfo) -> str:
+        base = (info.context or {}).get("base_dir")
+        if "://" in value or Path(value).is_absolute() or base is None:
+            return value
+        return str(Path(base) / value)
+
+
+class Profile(Strict):
+    """A whole mirror: how to reach and authenticate to both clusters, and what flows between them."""
+
+    version: Literal[1]
+    kerberos: Kerberos | None = None
+    source: Cluster
+    target: Cluster
+    mirror: Mirror
+
+    @field_validator("source", "target")
+    @classmethod
+    def _realm_declared(cls, cluster: Cluster, info: ValidationInfo) -> Cluster:
+        kerberos = info.data.get("kerberos")
+        if cluster.realm and kerberos and kerberos.realms and cluster.realm not in kerberos.realms:
+            raise Problem("sasl.principal", f"realm {cluster.realm} is not declared under kerberos.realms; add it there")
+        if info.field_name == "target" and "source" in info.data and cluster.alias == info.data["source"].alias:
+            raise Problem("alias", "source and target need different aliases (MirrorMaker 2 names clusters by alias)")
+        return cluster
+
+    def clusters(self) -> dict[str, Cluster]:
+        return {"source": self.source, "target": self.target}
+
+    @property
+    def uses_kerberos(self) -> bool:
+        return any(cluster.mechanism == "GSSAPI" for cluster in (self.source, self.target))
+
+    def selection(self) -> topics.TopicSelection:
+        return self.mirror.topics.selection()
+
+    def target_topic(self, topic: str) -> str:
+        """The name ``topic`` gets on the target cluster under the profile's rename rule."""
+        rename = self.mirror.rename
+        if rename.rule == "identity":
+            return topic
+        template = "{source_alias}.{topic}" if rename.rule == "alias_prefix" else rename.template
+        return template.format(topic=topic, source_alias=self.source.alias, target_alias=self.target.alias)

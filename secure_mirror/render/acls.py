@@ -1,0 +1,116 @@
+"""The ACLs the mirroring identities need: READ+DESCRIBE on the source topics (and READ on Spark's consumer
+groups), WRITE+DESCRIBE+CREATE on the target topics. Include patterns that are names or prefixes become LITERAL
+or PREFIXED ACLs; a general regex cannot be an ACL, so it is listed for pre-flight to resolve into topic names."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from secure_mirror.profile.models import Cluster, GssapiSasl, Profile
+from secure_mirror.profile.topics import TopicResource, classify
+from secure_mirror.render import templating
+from secure_mirror.render.spark import group_id_prefix
+
+SOURCE_TOPIC_OPERATIONS = ("READ", "DESCRIBE")
+TARGET_TOPIC_OPERATIONS = ("WRITE", "DESCRIBE", "CREATE")
+
+
+@dataclass(frozen=True)
+class AclBinding:
+    principal: str
+    host: str
+    operation: str  # READ | WRITE | DESCRIBE | CREATE
+    permission: str  # ALLOW
+    resource_type: str  # TOPIC | GROUP | CLUSTER
+    resource_name: str
+    pattern_type: str  # LITERAL | PREFIXED
+
+
+@dataclass
+class AclPlan:
+    """The bindings one cluster needs, plus include patterns only pre-flight can turn into topic names."""
+
+    side: str
+    cluster: Cluster
+    principal: str
+    bindings: list[AclBinding] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)
+
+    def allow(self, operations: tuple[str, ...], resource_type: str, name: str, pattern: str) -> None:
+        self.bindings.extend(AclBinding(self.principal, "*", op, "ALLOW", resource_type, name, pattern)
+                             for op in operations)
+
+    def to_json(self) -> str:
+        return json.dumps([asdict(binding) for binding in self.bindings], indent=2) + "\n"
+
+
+def kafka_principal(cluster: Cluster) -> str:
+    """The principal the cluster's authorizer sees for the mirroring identity."""
+    if cluster.sasl is not None:
+        return cluster.sasl.authorizer_principal()
+    if cluster.tls is not None and cluster.tls.mutual:
+        return f"User:{certificate_subject(cluster.tls.certificate)}"
+    return "User:ANONYMOUS"
+
+
+def certificate_subject(path: Path) -> str:
+    """The certificate's subject as Kafka's default ssl.principal.mapping.rules print it (RFC 2253)."""
+    from cryptography import x509
+
+    return x509.load_pem_x509_certificate(path.read_bytes()).subject.rfc4514_string()
+
+
+def _grant(plan: AclPlan, resource: TopicResource, name: str, operations: tuple[str, ...]) -> None:
+    if resource.kind == "literal":
+        plan.allow(operations, "TOPIC", name, "LITERAL")
+    elif name == "":
+        plan.allow(operations, "TOPIC", "*", "LITERAL")
+    else:
+        plan.allow(operations, "TOPIC", name, "PREFIXED")
+
+
+def source_acls(profile: Profile) -> AclPlan:
+    plan = AclPlan("source", profile.source, kafka_principal(profile.source))
+    for piece in profile.selection().include:
+        resource = classify(piece)
+        if resource.kind == "regex":
+            plan.unresolved.append(piece)
+        else:
+            _grant(plan, resource, resource.value, SOURCE_TOPIC_OPERATIONS)
+    plan.allow(("READ",), "GROUP", group_id_prefix(profile), "PREFIXED")
+    return plan
+
+
+def target_acls(profile: Profile) -> AclPlan:
+    plan = AclPlan("target", profile.target, kafka_principal(profile.target))
+    prefix_keeps_prefix = profile.target_topic("\0").endswith("\0")  # {topic} is last in the rename template
+    for piece in profile.selection().include:
+        resource = classify(piece)
+        if resource.kind == "regex" or (resource.kind == "prefix" and not prefix_keeps_prefix):
+            plan.unresolved.append(piece)
+        elif resource.kind == "prefix" and resource.value == "" and profile.mirror.rename.rule != "identity":
+            _grant(plan, TopicResource("prefix", ""), profile.target_topic(""), TARGET_TOPIC_OPERATIONS)
+        else:
+            name = profile.target_topic(resource.value) if resource.value else ""
+            _grant(plan, resource, name, TARGET_TOPIC_OPERATIONS)
+    return plan
+
+
+def _command(binding: AclBinding) -> str:
+    name = shlex.quote(binding.resource_name)
+    resource = {"TOPIC": f"--topic {name}", "GROUP": f"--group {name}", "CLUSTER": "--cluster"}[binding.resource_type]
+    return (f"--allow-principal {shlex.quote(binding.principal)} --allow-host {shlex.quote(binding.host)} "
+            f"--operation {binding.operation.title()} {resource} "
+            f"--resource-pattern-type {binding.pattern_type.lower()}")
+
+
+templating.register_filter("acl_arguments", _command)
+
+
+def apply_acls_script(profile: Profile, out_dir: Path) -> str:
+    plans = [source_acls(profile), target_acls(profile)]
+    return templating.render("templates/apply-acls.sh.j2", plans=plans, out_dir=str(out_dir),
+                             kerberos=any(isinstance(plan.cluster.sasl, GssapiSasl) for plan in plans))

@@ -1,0 +1,77 @@
+"""JAAS: one quoting function for every value, one login-module template per mechanism (under ``jaas/``).
+
+Two parsers read what we write, both built on ``java.io.StreamTokenizer`` with ``"`` as the quote character:
+Kafka's ``JaasConfig`` (a ``sasl.jaas.config`` value) and the JDK's ``ConfigFile`` (a ``jaas.conf`` file). Inside
+a quoted string the tokenizer turns ``\\x`` into ``x`` (except for ``\\a \\b \\f \\n \\r \\t \\v`` and octal
+digits), so writing ``\\`` as ``\\\\`` and ``"`` as ``\\"`` round-trips every other character exactly. What cannot
+be written: a line break (ends the string) and ``${`` (the JDK's file parser expands it as a system property).
+"""
+
+from __future__ import annotations
+
+from secure_mirror.errors import BadInputError
+from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, PasswordSasl
+from secure_mirror.render import templating
+
+_UNREPRESENTABLE = {
+    "\n": "a line break",
+    "\r": "a carriage return",
+    "${": "'${' (the JDK's JAAS file parser expands it as a system property)",
+}
+LOGIN_MODULES = {
+    "GSSAPI": "jaas/gssapi.j2",
+    "SCRAM-SHA-256": "jaas/scram.j2",
+    "SCRAM-SHA-512": "jaas/scram.j2",
+    "PLAIN": "jaas/plain.j2",
+    "OAUTHBEARER": "jaas/oauthbearer.j2",
+}
+
+
+class UnrepresentableValue(BadInputError):
+    """A value a target format cannot carry exactly; the message names the field, never the value."""
+
+
+def jaas_quote(value: str, field: str) -> str:
+    """``value`` as a double-quoted JAAS option value, or :class:`UnrepresentableValue` naming ``field``."""
+    for text, description in _UNREPRESENTABLE.items():
+        if text in value:
+            raise UnrepresentableValue(
+                f"{field}: the value contains {description}, which a JAAS configuration cannot represent; "
+                "change the value (e.g. rotate the password) or the path"
+            )
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+templating.register_filter("jaas", jaas_quote)
+
+
+def jaas_entry(cluster: Cluster, side: str, keytab: str | None = None) -> str:
+    """The login-module entry (``Module required k="v" ...;``) over several lines, for a file or inline use.
+
+    ``keytab`` overrides the keytab path as the client sees it (e.g. the name Spark ships it under).
+    """
+    sasl = cluster.sasl
+    if sasl is None:
+        raise ValueError(f"{side} has no SASL section; no JAAS entry to render")
+    context = {"field": f"{side}.sasl", **_login_options(sasl, keytab)}
+    return templating.render(LOGIN_MODULES[sasl.mechanism], **context).strip()
+
+
+def _login_options(sasl: GssapiSasl | PasswordSasl | OAuthSasl, keytab: str | None) -> dict[str, str | None]:
+    if isinstance(sasl, GssapiSasl):
+        return {"principal": sasl.principal, "keytab": keytab or str(sasl.keytab), "service_name": sasl.service_name}
+    if isinstance(sasl, PasswordSasl):
+        return {"username": sasl.username, "password": sasl.password.resolve()}
+    return {"client_id": sasl.client_id, "client_secret": sasl.client_secret.resolve(), "scope": sasl.scope}
+
+
+def inline_jaas(cluster: Cluster, side: str, keytab: str | None = None) -> str:
+    """The entry on one line, as Kafka's ``sasl.jaas.config`` takes it (values never hold line breaks)."""
+    # split on "\n" only: str.splitlines() would also split at \x0b, \x1c, \x85, \u2028 ... inside a value
+    return " ".join(line.strip(" ") for line in jaas_entry(cluster, side, keytab).split("\n"))
+
+
+def jaas_file(cluster: Cluster, side: str, path: str) -> str:
+    """A ``jaas.conf`` with one ``KafkaClient`` section (for ``-Djava.security.auth.login.config``)."""
+    entry = "\n    ".join(jaas_entry(cluster, side).split("\n"))  # not Jinja's indent: it uses splitlines()
+    return templating.render("templates/jaas.conf.j2", side=side, alias=cluster.alias, path=path, entry=entry)

@@ -1,0 +1,107 @@
+"""Java ``.properties`` files: the escaping ``java.util.Properties.load(InputStream)`` undoes, and the settings
+a Kafka Java client needs to reach one cluster (shared by client.properties, the Spark options and mm2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, truststore_type
+from secure_mirror.render import templating
+from secure_mirror.render.jaas import inline_jaas
+
+OAUTH_CALLBACK_HANDLER = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
+_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f"}
+
+
+def _escape(text: str, specials: str) -> str:
+    out = []
+    for char in text:
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif char in specials:
+            out.append("\\" + char)
+        elif " " <= char <= "~":
+            out.append(char)
+        else:  # Properties.load(InputStream) reads ISO-8859-1: everything else as UTF-16 \uXXXX units
+            encoded = char.encode("utf-16-be")
+            out.extend(f"\\u{encoded[i:i + 2].hex()}" for i in range(0, len(encoded), 2))
+    return "".join(out)
+
+
+def properties_key(key: str) -> str:
+    return _escape(key, "=: #!")
+
+
+def properties_value(value: object) -> str:
+    """A value that ``Properties.load`` reads back exactly (leading blanks and ``#``/``!`` kept)."""
+    text = _text(value)
+    escaped = _escape(text, "")
+    if escaped[:1] in (" ", "#", "!"):
+        escaped = "\\" + escaped
+    return escaped
+
+
+def _text(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+templating.register_filter("properties_key", properties_key)
+templating.register_filter("properties_value", properties_value)
+
+
+def properties_text(settings: dict[str, object], header: list[str]) -> str:
+    return templating.render("templates/java.properties.j2", settings=settings, header=header)
+
+
+def java_connection(cluster: Cluster, side: str, keytab: str | None = None) -> dict[str, str]:
+    """bootstrap + security settings of a Java Kafka client for ``cluster`` (``keytab``: path the client sees)."""
+    settings = {
+        "bootstrap.servers": ",".join(cluster.bootstrap_servers),
+        "security.protocol": cluster.security_protocol,
+    }
+    settings.update(_sasl(cluster, side, keytab))
+    settings.update(_tls(cluster))
+    return settings
+
+
+def _sasl(cluster: Cluster, side: str, keytab: str | None) -> dict[str, str]:
+    sasl = cluster.sasl
+    if sasl is None:
+        return {}
+    settings = {"sasl.mechanism": sasl.mechanism}
+    if isinstance(sasl, GssapiSasl):
+        settings["sasl.kerberos.service.name"] = sasl.service_name
+    if isinstance(sasl, OAuthSasl):
+        settings["sasl.login.callback.handler.class"] = OAUTH_CALLBACK_HANDLER
+        settings["sasl.oauthbearer.token.endpoint.url"] = sasl.token_endpoint_url
+    settings["sasl.jaas.config"] = inline_jaas(cluster, side, keytab)
+    return settings
+
+
+def _tls(cluster: Cluster) -> dict[str, str]:
+    if not cluster.uses_tls:
+        return {}
+    tls = cluster.tls_settings
+    settings = {"ssl.endpoint.identification.algorithm": "https" if tls.hostname_verification else ""}
+    if tls.ca is not None:
+        settings["ssl.truststore.type"] = truststore_type(tls.ca)
+        settings["ssl.truststore.location"] = str(tls.ca)
+        if tls.truststore_password is not None:
+            settings["ssl.truststore.password"] = tls.truststore_password.resolve()
+    if tls.mutual:  # PEM keystore given inline: Kafka then accepts an unencrypted PKCS#8 key too
+        settings["ssl.keystore.type"] = "PEM"
+        settings["ssl.keystore.certificate.chain"] = _pem(tls.certificate)
+        settings["ssl.keystore.key"] = _pem(tls.key)
+        if tls.key_password is not None:
+            settings["ssl.key.password"] = tls.key_password.resolve()
+    return settings
+
+
+def _pem(path: Path | None) -> str:
+    assert path is not None
+    return path.read_text(encoding="ascii").strip()
+
+
+def client_properties(cluster: Cluster, side: str) -> dict[str, str]:
+    """Everything Kafka's own tools need (``--command-config``, ``--consumer.config``, ``--producer.config``)."""
+    return {**java_connection(cluster, side), **{k: _text(v) for k, v in cluster.client_options.items()}}

@@ -1,0 +1,112 @@
+"""librdkafka configuration (kcat ``-F``, confluent-kafka): ``key=value`` lines, no escaping at all.
+
+kcat reads the file with ``fgets`` into a 512-byte buffer, trims blanks at both ends of a line, and turns
+``\\=`` and ``\\:`` into ``=`` and ``:``. Values that would not survive that are refused, naming the field.
+GSSAPI goes through cyrus-sasl, which uses the process's default credential cache: the kinit command below
+fills it, and a process holding two identities points ``KRB5CCNAME`` at a ``DIR:`` collection so that MIT
+krb5 picks, per broker, the cache whose realm matches.
+"""
+
+from __future__ import annotations
+
+import re
+
+from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, PasswordSasl, truststore_type
+from secure_mirror.render import templating
+from secure_mirror.render.jaas import UnrepresentableValue
+
+KINIT_CMD = 'kinit -k -t "%{sasl.kerberos.keytab}" %{sasl.kerberos.principal}'
+MAX_LINE = 510  # fgets(buf, 512) keeps 511 bytes including the newline
+_SHELL_UNSAFE = re.compile(r'["$`\\\n]')  # inside "..." of the kinit command run by /bin/sh
+_SHELL_WORD = re.compile(r"^[A-Za-z0-9._@/+=-]+$")  # the principal is an unquoted word of that command
+
+
+def librdkafka_config(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
+    """librdkafka key -> (value, profile field it comes from)."""
+    config = {
+        "bootstrap.servers": (",".join(cluster.bootstrap_servers), f"{side}.bootstrap_servers"),
+        "security.protocol": (cluster.security_protocol.lower(), f"{side}.security_protocol"),
+    }
+    config.update(_sasl(cluster, side))
+    config.update(_tls(cluster, side))
+    return config
+
+
+def _sasl(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
+    sasl, field = cluster.sasl, f"{side}.sasl"
+    if sasl is None:
+        return {}
+    config = {"sasl.mechanisms": (sasl.mechanism, f"{field}.mechanism")}
+    if isinstance(sasl, GssapiSasl):
+        if _SHELL_UNSAFE.search(str(sasl.keytab)):
+            raise UnrepresentableValue(f"{field}.keytab: the path contains \", $, ` or \\, which the kinit command "
+                                       "librdkafka runs through /bin/sh would interpret; move the keytab")
+        if not _SHELL_WORD.match(sasl.principal):
+            raise UnrepresentableValue(f"{field}.principal: contains characters the kinit command librdkafka runs "
+                                       "through /bin/sh would interpret; use letters, digits and . _ @ / + = -")
+        config["sasl.kerberos.service.name"] = (sasl.service_name, f"{field}.service_name")
+        config["sasl.kerberos.principal"] = (sasl.principal, f"{field}.principal")
+        config["sasl.kerberos.keytab"] = (str(sasl.keytab), f"{field}.keytab")
+        config["sasl.kerberos.kinit.cmd"] = (KINIT_CMD, f"{field}.keytab")
+    elif isinstance(sasl, PasswordSasl):
+        config["sasl.username"] = (sasl.username, f"{field}.username")
+        config["sasl.password"] = (sasl.password.resolve(), f"{field}.password")
+    elif isinstance(sasl, OAuthSasl):
+        config["sasl.oauthbearer.method"] = ("oidc", f"{field}.mechanism")
+        config["sasl.oauthbearer.client.id"] = (sasl.client_id, f"{field}.client_id")
+        config["sasl.oauthbearer.client.secret"] = (sasl.client_secret.resolve(), f"{field}.client_secret")
+        config["sasl.oauthbearer.token.endpoint.url"] = (sasl.token_endpoint_url, f"{field}.token_endpoint_url")
+        if sasl.scope is not None:
+            config["sasl.oauthbearer.scope"] = (sasl.scope, f"{field}.scope")
+    return config
+
+
+def _tls(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
+    if not cluster.uses_tls:
+        return {}
+    tls, field = cluster.tls_settings, f"{side}.tls"
+    config = {
+        "ssl.endpoint.identification.algorithm": (
+            "https" if tls.hostname_verification else "none", f"{field}.hostname_verification"
+        )
+    }
+    if tls.ca is not None and truststore_type(tls.ca) == "PEM":
+        config["ssl.ca.location"] = (str(tls.ca), f"{field}.ca")
+    if tls.mutual:
+        config["ssl.certificate.location"] = (str(tls.certificate), f"{field}.certificate")
+        config["ssl.key.location"] = (str(tls.key), f"{field}.key")
+        if tls.key_password is not None:
+            config["ssl.key.password"] = (tls.key_password.resolve(), f"{field}.key_password")
+    return config
+
+
+def check_line(key: str, value: str, field: str) -> str:
+    """``key=value`` if kcat reads it back exactly, else :class:`UnrepresentableValue` naming ``field``."""
+    line = f"{key}={value}"
+    problem = None
+    if "\n" in value or "\r" in value:
+        problem = "a line break"
+    elif value != value.rstrip():
+        problem = "trailing blanks (kcat trims them)"
+    elif "\\=" in value or "\\:" in value:
+        problem = "\\= or \\: (kcat unescapes them)"
+    elif len(line.encode("utf-8")) > MAX_LINE:
+        problem = f"more than {MAX_LINE} bytes on one line (kcat reads 511 at most)"
+    if problem:
+        raise UnrepresentableValue(f"{field}: the value contains {problem}, which a librdkafka configuration "
+                                   "file cannot represent; change the value")
+    return line
+
+
+def librdkafka_file(cluster: Cluster, side: str, ccache_dir: str, krb5_conf: str | None) -> str:
+    lines = [check_line(key, value, field) for key, (value, field) in librdkafka_config(cluster, side).items()]
+    return templating.render(
+        "templates/librdkafka.conf.j2",
+        side=side,
+        alias=cluster.alias,
+        lines=lines,
+        gssapi=isinstance(cluster.sasl, GssapiSasl),
+        ccache_dir=ccache_dir,
+        krb5_conf=krb5_conf,
+        tls=cluster.uses_tls,
+    )

@@ -1,0 +1,79 @@
+"""mm2.properties: the same mirror for MirrorMaker 2 (dedicated mode, ``connect-mirror-maker.sh``), with the
+same credentials, topics and renaming as the Spark job."""
+
+from __future__ import annotations
+
+from secure_mirror.profile.models import Profile
+from secure_mirror.profile.topics import INTERNAL_TOPICS
+from secure_mirror.render.java_properties import java_connection, properties_text
+
+IDENTITY_POLICY = "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"
+DEFAULT_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
+# MirrorMaker 2's own default exclusions (its internal and replica topics), kept next to ours.
+MM2_DEFAULT_EXCLUDES = (".*[\\-\\.]internal", ".*\\.replica")
+REPLICATION_FACTOR_KEYS = (
+    "replication.factor",
+    "checkpoints.topic.replication.factor",
+    "heartbeats.topic.replication.factor",
+    "offset-syncs.topic.replication.factor",
+    "offset.storage.replication.factor",
+    "status.storage.replication.factor",
+    "config.storage.replication.factor",
+)
+
+
+def replication_policy(profile: Profile) -> tuple[dict[str, str], str | None]:
+    """(settings, None) when MirrorMaker 2 can name topics as the profile does, else ({}, why not)."""
+    rename, alias = profile.mirror.rename, profile.source.alias
+    template = {"identity": "{topic}", "alias_prefix": "{source_alias}.{topic}"}.get(rename.rule, rename.template)
+    if template == "{topic}":
+        return {"replication.policy.class": IDENTITY_POLICY}, None
+    if template.startswith("{source_alias}") and template.endswith("{topic}"):
+        separator = template.removeprefix("{source_alias}").removesuffix("{topic}")
+        if separator and "{" not in separator:
+            return {"replication.policy.class": DEFAULT_POLICY, "replication.policy.separator": separator}, None
+    return {}, (f"the rename template {template!r} has no MirrorMaker 2 replication policy "
+                f"(only {{topic}} and {{source_alias}}<separator>{{topic}} do); this flow is disabled")
+
+
+def mm2_settings(profile: Profile) -> tuple[dict[str, str], list[str]]:
+    """The mm2.properties settings and the notes to print above them."""
+    source, target = profile.source, profile.target
+    flow, back = f"{source.alias}->{target.alias}", f"{target.alias}->{source.alias}"
+    policy, problem = replication_policy(profile)
+    selection = profile.selection()
+    settings = {"clusters": f"{source.alias}, {target.alias}"}
+    for side, cluster in profile.clusters().items():
+        connection = {**java_connection(cluster, side), **cluster.client_options}
+        settings.update({f"{cluster.alias}.{key}": str(value) for key, value in connection.items()})
+    settings.update({
+        f"{flow}.enabled": "false" if problem else "true",
+        f"{flow}.topics": ",".join(selection.include),
+        f"{flow}.topics.exclude": ",".join([INTERNAL_TOPICS, *selection.exclude, *MM2_DEFAULT_EXCLUDES]),
+        f"{back}.enabled": "false",
+        f"{back}.emit.heartbeats.enabled": "false",
+        "sync.topic.acls.enabled": "false",
+        f"{target.alias}.producer.acks": profile.mirror.delivery.acks,
+        f"{target.alias}.producer.enable.idempotence": str(profile.mirror.delivery.enable_idempotence).lower(),
+        f"{target.alias}.producer.compression.type": profile.mirror.delivery.compression,
+        **policy,
+    })
+    factor = str(profile.mirror.mm2.replication_factor)
+    settings.update({key: factor for key in REPLICATION_FACTOR_KEYS})
+    settings.update({key: str(value).lower() if isinstance(value, bool) else str(value)
+                     for key, value in profile.mirror.mm2.properties.items()})
+    return settings, [problem] if problem else []
+
+
+def mm2_properties(profile: Profile, path: str, krb5_conf: str | None = None) -> str:
+    settings, notes = mm2_settings(profile)
+    kerberos = [f"Kerberos: export KAFKA_OPTS=-Djava.security.krb5.conf={krb5_conf}"] if krb5_conf else []
+    header = [
+        f"MirrorMaker 2 configuration rendered by secure-mirror: {profile.source.alias} -> {profile.target.alias}.",
+        f"Run it with: connect-mirror-maker.sh {path}",
+        *kerberos,
+        "ACLs are managed by the security team (see ../acls/), so sync.topic.acls.enabled is false.",
+        "replication factor -1 means the broker's default (mirror.mm2.replication_factor in the profile).",
+        *(f"NOTE: {note}" for note in notes),
+    ]
+    return properties_text(settings, header)

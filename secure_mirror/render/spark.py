@@ -1,0 +1,140 @@
+"""Spark: the Kafka source and sink options (``kafka.``-prefixed, one ``sasl.jaas.config`` per side so two
+identities live in one JVM), the Spark configuration, and the spark-submit command that runs the mirror job.
+
+With a local master every path is local. Otherwise the keytabs and krb5.conf travel with ``--files`` under
+distinct names (``source-mirror.keytab``, ``target-mirror.keytab``, ``krb5.conf``) and the options refer to those
+names, which YARN and Kubernetes place in each container's working directory.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import secure_mirror
+from secure_mirror import paths
+from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
+from secure_mirror.profile.principals import parse_principal
+from secure_mirror.render import templating
+from secure_mirror.render.java_properties import java_connection
+from secure_mirror.render.krb5 import krb5_conf_path
+
+JOB_MODULE = "secure_mirror.run.job"
+SHIPPED_KRB5 = "krb5.conf"
+OPTION_FILES = ("source-options.json", "sink-options.json")
+
+
+def shipped_keytab(cluster: Cluster, side: str) -> str | None:
+    """The distinct name a side's keytab travels under (``source-mirror.keytab``), or None without GSSAPI."""
+    if not isinstance(cluster.sasl, GssapiSasl):
+        return None
+    return f"{side}-{parse_principal(cluster.sasl.principal).primary}.keytab"
+
+
+def ships_files(profile: Profile) -> bool:
+    """True when executors run elsewhere (YARN, Kubernetes, standalone), so files must travel with the job."""
+    return not profile.mirror.spark.is_local
+
+
+def _kafka_options(cluster: Cluster, side: str, shipped: bool) -> dict[str, str]:
+    keytab = shipped_keytab(cluster, side) if shipped else None
+    settings = {**java_connection(cluster, side, keytab), **cluster.client_options}
+    return {f"kafka.{key}": _text(value) for key, value in settings.items()}
+
+
+def _text(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def group_id_prefix(profile: Profile) -> str:
+    return f"secure-mirror-{profile.source.alias}-{profile.target.alias}"
+
+
+def source_options(profile: Profile) -> dict[str, str]:
+    """Options for ``spark.readStream.format("kafka")``."""
+    options = _kafka_options(profile.source, "source", ships_files(profile))
+    options.update({
+        "subscribePattern": profile.selection().java_pattern(),
+        "startingOffsets": profile.mirror.starting_offsets,
+        "failOnDataLoss": "true",
+        "includeHeaders": "true",
+        "groupIdPrefix": group_id_prefix(profile),
+    })
+    if profile.mirror.spark.max_offsets_per_trigger:
+        options["maxOffsetsPerTrigger"] = str(profile.mirror.spark.max_offsets_per_trigger)
+    return options
+
+
+def sink_options(profile: Profile) -> dict[str, str]:
+    """Options for ``writeStream.format("kafka")`` (the topic comes from each row: see ``Profile.target_topic``)."""
+    delivery = profile.mirror.delivery
+    options = _kafka_options(profile.target, "target", ships_files(profile))
+    options.update({
+        "kafka.acks": delivery.acks,
+        "kafka.enable.idempotence": _text(delivery.enable_idempotence),
+        "kafka.compression.type": delivery.compression,
+        "kafka.delivery.timeout.ms": str(delivery.delivery_timeout_ms),
+        "checkpointLocation": profile.mirror.checkpoint_location,
+    })
+    return options
+
+
+def _java_options(krb5: str | None, oauth_urls: list[str], user_value: object | None) -> str:
+    parts = [f"-Djava.security.krb5.conf={krb5}"] if krb5 else []
+    if oauth_urls:  # Kafka >= 3.9.1 only calls token endpoints listed here
+        parts.append(f"-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={','.join(oauth_urls)}")
+    return " ".join([*parts, *([str(user_value)] if user_value else [])])
+
+
+def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
+    """Spark configuration for the job: connector jars, the krb5.conf for driver and executors, the profile's conf."""
+    krb5 = krb5_conf_path(profile, out_dir) if profile.uses_kerberos else None
+    spark = profile.mirror.spark
+    executor_krb5 = SHIPPED_KRB5 if krb5 and ships_files(profile) else krb5
+    driver_krb5 = SHIPPED_KRB5 if krb5 and spark.deploy_mode == "cluster" else krb5
+    conf = {key: _text(value) for key, value in spark.conf.items()}
+    conf["spark.jars"] = ",".join(str(jar) for jar in paths.spark_connector_jars())
+    urls = sorted({c.sasl.token_endpoint_url for c in (profile.source, profile.target) if isinstance(c.sasl, OAuthSasl)})
+    for role, krb5_path in (("driver", driver_krb5), ("executor", executor_krb5)):
+        key = f"spark.{role}.extraJavaOptions"
+        conf[key] = _java_options(krb5_path, urls, spark.conf.get(key))
+    return {key: value for key, value in conf.items() if value != ""}
+
+
+def shipped_files(profile: Profile, out_dir: Path) -> dict[str, str]:
+    """Local file -> the name it has in every container (for ``--files local#name``)."""
+    files: dict[str, str] = {}
+    for side, cluster in profile.clusters().items():
+        if name := shipped_keytab(cluster, side):
+            files[str(cluster.sasl.keytab)] = name
+    krb5 = krb5_conf_path(profile, out_dir) if profile.uses_kerberos else None
+    if krb5:
+        files[krb5] = SHIPPED_KRB5
+    if profile.mirror.spark.deploy_mode == "cluster":
+        files.update({str(out_dir / "spark" / name): name for name in OPTION_FILES})
+    return files
+
+
+def spark_submit(profile: Profile, out_dir: Path) -> str:
+    """A bash script running the mirror job with spark-submit (the profile's master and deploy mode)."""
+    spark = profile.mirror.spark
+    shipping = ships_files(profile)
+    cluster_mode = spark.deploy_mode == "cluster"
+    files = shipped_files(profile, out_dir) if shipping else {}
+    return templating.render(
+        "templates/spark-submit.sh.j2",
+        master=spark.master,
+        deploy_mode=spark.deploy_mode,
+        jars=",".join(str(jar) for jar in paths.spark_connector_jars()),
+        conf={k: v for k, v in spark_conf(profile, out_dir).items() if k != "spark.jars"},
+        files=[f"{local}#{name}" for local, name in files.items()],
+        links={name: local for local, name in files.items() if shipping and not cluster_mode},
+        spark_dir=str(out_dir / "spark"),
+        job=str(Path(secure_mirror.__file__).parent / "run" / "job.py"),
+        package_dir=str(Path(secure_mirror.__file__).parent),
+        options_dir="." if cluster_mode else str(out_dir / "spark"),
+        cluster_mode=cluster_mode,
+    )
+
+
+templating.register_filter("sh", lambda value: shlex.quote(str(value)))

@@ -1,0 +1,172 @@
+"""Render every file of a profile into a folder, all or nothing.
+
+Everything is rendered in memory first (so a refused value writes nothing), then written into a temporary
+folder next to the destination and renamed into place. Files holding a secret are created with mode 0600.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from secure_mirror.errors import BadInputError
+from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
+from secure_mirror.render import acls, jaas, java_properties, krb5, librdkafka, mm2, spark, templating
+
+CCACHE_DIR = "ccache"
+OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
+
+
+@dataclass(frozen=True)
+class RenderedFile:
+    path: str  # relative to the output folder
+    content: str
+    purpose: str
+    secret: bool = False
+    executable: bool = False
+
+    @property
+    def mode(self) -> int:
+        return 0o600 if self.secret else (0o755 if self.executable else 0o644)
+
+
+def holds_secret(cluster: Cluster) -> bool:
+    """True when files rendered for ``cluster`` carry a resolved secret (password, client secret, private key)."""
+    tls = cluster.tls
+    tls_secret = tls is not None and (tls.mutual or tls.key_password or tls.truststore_password)
+    return bool(tls_secret) or (cluster.sasl is not None and not isinstance(cluster.sasl, GssapiSasl))
+
+
+def _cluster_files(profile: Profile, side: str, out_dir: Path) -> list[RenderedFile]:
+    cluster = getattr(profile, side)
+    secret = holds_secret(cluster)
+    krb5_path = krb5.krb5_conf_path(profile, out_dir)
+    header = [f"Kafka Java client settings for the {side} cluster ({cluster.alias}), rendered by secure-mirror.",
+              "Use with kafka-console-consumer.sh --consumer.config / --producer.config / --command-config."]
+    if isinstance(cluster.sasl, GssapiSasl) and krb5_path:
+        header.append(f"Kerberos: export KAFKA_OPTS=-Djava.security.krb5.conf={krb5_path}")
+    if isinstance(cluster.sasl, OAuthSasl):  # Kafka >= 3.9.1 only calls token endpoints it is allowed to
+        header.append(f"OAuth: export KAFKA_OPTS=-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}")
+    files = [
+        RenderedFile(f"{side}/client.properties",
+                     java_properties.properties_text(java_properties.client_properties(cluster, side), header),
+                     "Kafka's Java tools: security settings with the identity inline (sasl.jaas.config)", secret),
+        RenderedFile(f"{side}/librdkafka.conf",
+                     librdkafka.librdkafka_file(cluster, side, str(out_dir / CCACHE_DIR), krb5_path),
+                     "kcat -F and confluent-kafka: the same cluster and identity for librdkafka", secret),
+    ]
+    if cluster.sasl is not None:
+        files.insert(0, RenderedFile(f"{side}/jaas.conf",
+                                     jaas.jaas_file(cluster, side, str(out_dir / side / "jaas.conf")),
+                                     "a KafkaClient section for -Djava.security.auth.login.config", secret))
+    return files
+
+
+def _json(data: object) -> str:
+    return json.dumps(data, indent=2) + "\n"
+
+
+def _spark_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
+    return [
+        RenderedFile("spark/source-options.json", _json(spark.source_options(profile)),
+                     "Spark readStream options for the source (kafka.* with the source identity)",
+                     holds_secret(profile.source)),
+        RenderedFile("spark/sink-options.json", _json(spark.sink_options(profile)),
+                     "Spark writeStream options for the target (kafka.* with the target identity)",
+                     holds_secret(profile.target)),
+        RenderedFile("spark/spark-conf.json", _json(spark.spark_conf(profile, out_dir)),
+                     "Spark configuration: connector jars and -Djava.security.krb5.conf for driver and executors"),
+        RenderedFile("spark/spark-submit.sh", spark.spark_submit(profile, out_dir),
+                     "runs the mirror job with spark-submit", executable=True),
+    ]
+
+
+def _other_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
+    source_plan, target_plan = acls.source_acls(profile), acls.target_acls(profile)
+    files = [
+        RenderedFile("mm2/mm2.properties", mm2.mm2_properties(profile, str(out_dir / "mm2" / "mm2.properties"),
+                                          krb5.krb5_conf_path(profile, out_dir) if profile.uses_kerberos else None),
+                     "the same mirror for MirrorMaker 2 (connect-mirror-maker.sh)",
+                     holds_secret(profile.source) or holds_secret(profile.target)),
+        RenderedFile("acls/source.acls.json", source_plan.to_json(), "ACLs the mirror identity needs on the source"),
+        RenderedFile("acls/target.acls.json", target_plan.to_json(), "ACLs the mirror identity needs on the target"),
+        RenderedFile("acls/apply-acls.sh", acls.apply_acls_script(profile, out_dir),
+                     "kafka-acls.sh commands granting those ACLs, for review", executable=True),
+    ]
+    if (text := krb5.krb5_conf(profile)) is not None:
+        files.insert(0, RenderedFile("krb5.conf", text, "Kerberos client configuration naming both realms' KDCs"))
+    return files
+
+
+def render_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
+    """Every file (content in memory), as seen from its final location ``out_dir``; writes nothing."""
+    out_dir = Path(out_dir).resolve()
+    files = [*_cluster_files(profile, "source", out_dir), *_cluster_files(profile, "target", out_dir),
+             *_spark_files(profile, out_dir), *_other_files(profile, out_dir)]
+    return [*files, *_manifest_files(profile, files)]
+
+
+def _manifest_files(profile: Profile, files: list[RenderedFile]) -> list[RenderedFile]:
+    entries = [{"path": f.path, "purpose": f.purpose, "secret": f.secret, "mode": f"{f.mode:04o}"} for f in files]
+    entries.append({"path": f"{CCACHE_DIR}/", "purpose": "Kerberos credential caches (KRB5CCNAME=DIR:...) of "
+                    "librdkafka clients", "secret": True, "mode": "0700"})
+    manifest = {"profile": {"source": profile.source.alias, "target": profile.target.alias},
+                "files": entries + [
+                    {"path": "manifest.json", "purpose": "this list", "secret": False, "mode": "0644"},
+                    {"path": "MANIFEST.md", "purpose": "this list, for people", "secret": False, "mode": "0644"}]}
+    markdown = templating.render("templates/MANIFEST.md.j2", manifest=manifest)
+    return [RenderedFile("manifest.json", _json(manifest), "this list"),
+            RenderedFile("MANIFEST.md", markdown, "this list, for people")]
+
+
+def render_all(profile: Profile, out_dir: Path | str, force: bool = False) -> list[RenderedFile]:
+    """Render into ``out_dir`` all or nothing; refuse a non-empty ``out_dir`` unless ``force``."""
+    out_dir = Path(out_dir).resolve()
+    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not force)):
+        raise BadInputError(f"{out_dir} exists and is not empty; choose another --out or pass --force to replace it")
+    files = render_files(profile, out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
+    try:
+        _write_tree(staging, files)
+        _swap_into_place(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return files
+
+
+def _write_tree(root: Path, files: list[RenderedFile]) -> None:
+    os.chmod(root, 0o755 & ~_umask())  # mkdtemp made it 0700; the tree itself is not secret, some files are
+    (root / CCACHE_DIR).mkdir(mode=0o700)
+    for rendered in files:
+        path = root / rendered.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, rendered.mode)  # created with its mode
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(rendered.content)
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def _swap_into_place(staging: Path, out_dir: Path) -> None:
+    if not out_dir.exists():
+        os.rename(staging, out_dir)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
+    os.rename(out_dir, old / "previous")
+    try:
+        os.rename(staging, out_dir)
+    except OSError:
+        os.rename(old / "previous", out_dir)
+        raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,270 @@
+"""The sandbox: one MIT KDC serving SOURCE.TEST and TARGET.TEST, a TLS CA, and two kerberized KRaft Kafka
+clusters, all on loopback, all under one folder. ``Sandbox.up`` starts it and writes a ready profile;
+``Sandbox.load`` finds a running one; ``down`` stops only the processes it started, by pid."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from secure_mirror.errors import BadInputError, EnvironmentNotReady
+from secure_mirror.kafka import admin_ops
+from secure_mirror.kafka.isolated import call_isolated, kerberos_env
+from secure_mirror.sandbox import procs
+from secure_mirror.sandbox.kafka import Broker
+from secure_mirror.sandbox.kdc import KDC, Realm
+from secure_mirror.sandbox.tls import CertificateAuthority
+
+STATE = "state.json"
+SIDES = ("source", "target")
+
+
+@dataclass(frozen=True)
+class Side:
+    """The facts of one cluster of the sandbox, as clients need them."""
+
+    name: str
+    realm: str
+    domain: str
+    port: int
+    controller_port: int
+    plaintext_port: int
+
+    @property
+    def host(self) -> str:
+        return f"kafka.{self.domain}"
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    @property
+    def mirror_principal(self) -> str:
+        return f"mirror/mirror.{self.domain}@{self.realm}"
+
+    @property
+    def admin_principal(self) -> str:
+        return f"admin@{self.realm}"
+
+
+def _check_hosts(sides: list[Side]) -> None:
+    for side in sides:
+        try:
+            addr = socket.gethostbyname(side.host)
+        except OSError:
+            addr = None
+        if addr is None or not addr.startswith("127."):
+            raise EnvironmentNotReady(
+                f"the host name {side.host} does not resolve to loopback; run scripts/setup, which adds "
+                "the sandbox's host names to /etc/hosts"
+            )
+
+
+class Sandbox:
+    def __init__(self, base: Path, state: dict):
+        self.base = Path(base).resolve()
+        self.state = state
+        self.sides = {s["name"]: Side(**s) for s in state["sides"]}
+
+    # ---- paths -------------------------------------------------------------------------------------
+    @property
+    def krb5_conf(self) -> Path:
+        return self.base / "krb5.conf"
+
+    @property
+    def ca_file(self) -> Path:
+        return self.base / "tls" / "ca.pem"
+
+    @property
+    def wrong_ca_file(self) -> Path:
+        return self.base / "tls" / "other-ca.pem"
+
+    @property
+    def profile_path(self) -> Path:
+        return self.base / "profile.yaml"
+
+    def keytab(self, side: str, who: str) -> Path:
+        return self.base / side / f"{who}.keytab"
+
+    def scram_password_file(self, side: str) -> Path:
+        return self.base / "secrets" / f"{side}-mirror.scram-password"
+
+    # ---- lifecycle ---------------------------------------------------------------------------------
+    @classmethod
+    def up(cls, base: Path, *, ticket_lifetime: str = "10h", port_base: int | None = None,
+           plaintext: bool = False) -> Sandbox:
+        base = Path(base).resolve()
+        if (base / STATE).exists():
+            running = cls.load(base)
+            if running.alive():
+                raise BadInputError(f"a sandbox is already running in {base}; "
+                                    f"stop it with `secure-mirror sandbox down --dir {base}` first")
+            running.down()
+        elif base.exists() and any(base.iterdir()):
+            raise BadInputError(f"{base} exists and is not a sandbox folder; choose another --dir")
+        ports = cls._ports(port_base)
+        sides = [Side("source", "SOURCE.TEST", "source.test", *ports[2:5]),
+                 Side("target", "TARGET.TEST", "target.test", *ports[5:8])]
+        _check_hosts(sides)
+        state = {"sides": [s.__dict__ for s in sides], "kdc_ports": ports[:2], "pids": {},
+                 "ticket_lifetime": ticket_lifetime, "plaintext": plaintext}
+        base.mkdir(parents=True, exist_ok=True, mode=0o700)
+        sandbox = cls(base, state)
+        try:
+            sandbox._start()
+        except BaseException:
+            sandbox.down()
+            raise
+        return sandbox
+
+    @staticmethod
+    def _ports(port_base: int | None) -> list[int]:
+        if port_base is None:
+            return procs.free_ports(8)
+        ports = list(range(port_base, port_base + 8))
+        busy = [p for p in ports if procs.port_in_use(p)]
+        if busy:
+            raise EnvironmentNotReady(f"port {busy[0]} is already in use; choose another --port-base")
+        return ports
+
+    @classmethod
+    def load(cls, base: Path) -> Sandbox:
+        path = Path(base).resolve() / STATE
+        if not path.exists():
+            raise BadInputError(f"no sandbox in {Path(base).resolve()}; start one with `secure-mirror sandbox up`")
+        return cls(path.parent, json.loads(path.read_text()))
+
+    def _save(self) -> None:
+        tmp = self.base / (STATE + ".tmp")
+        tmp.write_text(json.dumps(self.state, indent=2))
+        tmp.replace(self.base / STATE)
+
+    def kdc(self) -> KDC:
+        realms = [Realm(s.realm, port, [s.domain]) for s, port in zip(self.sides.values(), self.state["kdc_ports"])]
+        return KDC(self.base / "kdc", realms, max_life=self.state["ticket_lifetime"],
+                   pid=self.state["pids"].get("kdc"))
+
+    def broker(self, side: str) -> Broker:
+        s = self.sides[side]
+        return Broker(
+            name=side, base=self.base / side, host=s.host, realm=s.realm, port=s.port,
+            controller_port=s.controller_port, krb5_conf=self.base / side / "krb5.conf",
+            keytab=self.keytab(side, "broker"), keystore=self.base / side / "broker-keystore.pem",
+            ca_file=self.ca_file, super_users=["User:kafka", "User:admin"],
+            plaintext_port=s.plaintext_port if self.state["plaintext"] else None,
+            pid=self.state["pids"].get(side),
+        )
+
+    def _start(self) -> None:
+        kdc = self.kdc()
+        kdc.create()
+        kdc.start()
+        self.state["pids"]["kdc"] = kdc.pid
+        self._save()
+        shutil.copy(kdc.krb5_conf, self.krb5_conf)
+        self._make_tls()
+        (self.base / "secrets").mkdir(mode=0o700, exist_ok=True)
+        for side in SIDES:
+            self._make_identities(kdc, side)
+        brokers = [self.broker(side) for side in SIDES]
+        for broker in brokers:
+            broker.format_storage()
+        for broker in brokers:
+            broker.start()
+            self.state["pids"][broker.name] = broker.pid
+            self._save()
+        for side in SIDES:
+            self.admin(side, admin_ops.upsert_scram_user, "mirror", str(self.scram_password_file(side)))
+        self.write_profiles()
+
+    def _make_tls(self) -> None:
+        (self.base / "tls").mkdir(exist_ok=True)
+        ca = CertificateAuthority()
+        ca.write_ca(self.ca_file)
+        CertificateAuthority("an unrelated CA").write_ca(self.wrong_ca_file)
+        for side, s in self.sides.items():
+            (self.base / side).mkdir(exist_ok=True, mode=0o700)
+            ca.write_server_keystore(self.base / side / "broker-keystore.pem", [s.host])
+            ca.write_client_pair(self.base / side / "mirror-client.pem", self.base / side / "mirror-client.key",
+                                 f"mirror.{s.domain}")
+
+    def _make_identities(self, kdc: KDC, side: str) -> None:
+        s = self.sides[side]
+        kdc.add_principal(f"kafka/{s.host}@{s.realm}", self.keytab(side, "broker"))
+        kdc.add_principal(s.mirror_principal, self.keytab(side, "mirror"))
+        kdc.add_principal(s.admin_principal, self.keytab(side, "admin"))
+        broker_krb5 = self.krb5_conf.read_text().replace(
+            "default_realm = SOURCE.TEST", f"default_realm = {s.realm}")
+        (self.base / side / "krb5.conf").write_text(broker_krb5)
+        pw = self.scram_password_file(side)
+        fd = os.open(pw, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_urlsafe(24))
+
+    def alive(self) -> dict[str, bool]:
+        return {name: procs.pid_alive(pid) for name, pid in self.state["pids"].items() if pid}
+
+    def down(self) -> None:
+        for side in SIDES:
+            if self.state["pids"].get(side):
+                self.broker(side).stop()
+        if self.state["pids"].get("kdc"):
+            self.kdc().stop()
+        shutil.rmtree(self.base, ignore_errors=True)
+
+    # ---- clients -----------------------------------------------------------------------------------
+    def client_conf(self, side: str, who: str = "mirror", *, mechanism: str = "GSSAPI") -> dict[str, str]:
+        """A librdkafka config for ``who`` (mirror or admin) on ``side``."""
+        s = self.sides[side]
+        conf = {
+            "bootstrap.servers": s.bootstrap, "security.protocol": "SASL_SSL",
+            "ssl.ca.location": str(self.ca_file), "ssl.endpoint.identification.algorithm": "https",
+            "sasl.mechanisms": mechanism,
+        }
+        if mechanism == "GSSAPI":
+            principal = s.mirror_principal if who == "mirror" else s.admin_principal
+            conf |= {"sasl.kerberos.service.name": "kafka", "sasl.kerberos.principal": principal,
+                     "sasl.kerberos.keytab": str(self.keytab(side, who))}
+        return conf
+
+    def identity_env(self, side: str, who: str) -> dict[str, str]:
+        ccdir = self.base / "ccache"
+        ccdir.mkdir(exist_ok=True, mode=0o700)
+        return kerberos_env(str(self.krb5_conf), str(ccdir / f"{side}-{who}-{os.getpid()}"))
+
+    def admin(self, side: str, fn, *args, **kwargs):
+        """Call an ``admin_ops`` function as the cluster's admin principal (a super user)."""
+        return call_isolated(self.identity_env(side, "admin"), fn, self.client_conf(side, "admin"), *args, **kwargs)
+
+    def as_mirror(self, side: str, fn, *args, **kwargs):
+        """Call an ``admin_ops`` function as the mirroring principal (subject to ACLs)."""
+        return call_isolated(self.identity_env(side, "mirror"), fn, self.client_conf(side, "mirror"), *args,
+                             **kwargs)
+
+    # ---- the profile -------------------------------------------------------------------------------
+    def write_profiles(self) -> None:
+        from secure_mirror.sandbox.profile import sandbox_profiles
+
+        for name, text in sandbox_profiles(self).items():
+            (self.base / name).write_text(text)
+
+    def summary(self) -> dict:
+        return {
+            "dir": str(self.base),
+            "profile": str(self.profile_path),
+            "krb5_conf": str(self.krb5_conf),
+            "ca_file": str(self.ca_file),
+            "kdc_ports": self.state["kdc_ports"],
+            "clusters": {
+                side: {"bootstrap": s.bootstrap, "realm": s.realm, "mirror_principal": s.mirror_principal,
+                       "mirror_keytab": str(self.keytab(side, "mirror")), "admin_principal": s.admin_principal,
+                       "admin_keytab": str(self.keytab(side, "admin"))}
+                for side, s in self.sides.items()
+            },
+            "processes": self.alive(),
+        }

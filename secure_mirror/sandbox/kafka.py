@@ -1,0 +1,178 @@
+"""A single-node KRaft Kafka cluster (broker and controller in one JVM) with SASL_SSL, GSSAPI and SCRAM,
+and ACLs enforced by the StandardAuthorizer."""
+
+from __future__ import annotations
+
+import base64
+import re
+import subprocess
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from secure_mirror import paths
+from secure_mirror.errors import EnvironmentNotReady
+from secure_mirror.sandbox import procs
+
+BROKER_HEAP = "-Xmx512m"
+LOG4J2 = """status = warn
+appender.file.type = File
+appender.file.name = FILE
+appender.file.fileName = {log}
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = FILE
+logger.kafka.name = kafka
+logger.kafka.level = INFO
+logger.authorizer.name = kafka.authorizer.logger
+logger.authorizer.level = WARN
+"""
+
+
+def _krb5_login(keytab: Path, principal: str) -> str:
+    return (
+        "com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true "
+        f'useTicketCache=false keyTab="{keytab}" principal="{principal}";'
+    )
+
+
+@dataclass
+class Broker:
+    """One cluster of the sandbox. ``host`` must resolve to 127.0.0.1 and map to ``realm``."""
+
+    name: str
+    base: Path
+    host: str
+    realm: str
+    port: int
+    controller_port: int
+    krb5_conf: Path
+    keytab: Path
+    keystore: Path
+    ca_file: Path
+    super_users: list[str]
+    plaintext_port: int | None = None
+    pid: int | None = None
+    _proc: subprocess.Popen | None = field(default=None, repr=False)
+
+    @property
+    def principal(self) -> str:
+        return f"kafka/{self.host}@{self.realm}"
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    @property
+    def log(self) -> Path:
+        return self.base / "logs" / "server.log"
+
+    def properties(self) -> dict[str, str]:
+        jaas = _krb5_login(self.keytab, self.principal)
+        listeners = [f"SECURE://{self.host}:{self.port}", f"CONTROLLER://{self.host}:{self.controller_port}"]
+        protocols = "SECURE:SASL_SSL,CONTROLLER:SASL_SSL"
+        if self.plaintext_port:
+            listeners.append(f"PLAIN://{self.host}:{self.plaintext_port}")
+            protocols += ",PLAIN:PLAINTEXT"
+        return {
+            "process.roles": "broker,controller",
+            "node.id": "1",
+            "controller.quorum.voters": f"1@{self.host}:{self.controller_port}",
+            "listeners": ",".join(listeners),
+            "advertised.listeners": ",".join(l for l in listeners if not l.startswith("CONTROLLER")),
+            "listener.security.protocol.map": protocols,
+            "inter.broker.listener.name": "SECURE",
+            "controller.listener.names": "CONTROLLER",
+            "sasl.enabled.mechanisms": "GSSAPI,SCRAM-SHA-512",
+            "listener.name.controller.sasl.enabled.mechanisms": "GSSAPI",
+            "sasl.mechanism.inter.broker.protocol": "GSSAPI",
+            "sasl.mechanism.controller.protocol": "GSSAPI",
+            "sasl.kerberos.service.name": "kafka",
+            "listener.name.secure.gssapi.sasl.jaas.config": jaas,
+            "listener.name.controller.gssapi.sasl.jaas.config": jaas,
+            "listener.name.secure.scram-sha-512.sasl.jaas.config":
+                "org.apache.kafka.common.security.scram.ScramLoginModule required;",
+            "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            "allow.everyone.if.no.acl.found": "false",
+            "super.users": ";".join(self.super_users),
+            "ssl.keystore.type": "PEM",
+            "ssl.keystore.location": str(self.keystore),
+            "ssl.truststore.type": "PEM",
+            "ssl.truststore.location": str(self.ca_file),
+            "ssl.endpoint.identification.algorithm": "https",
+            "ssl.client.auth": "requested",
+            "log.dirs": str(self.base / "data"),
+            "num.partitions": "1",
+            "auto.create.topics.enable": "false",
+            "offsets.topic.replication.factor": "1",
+            "offsets.topic.num.partitions": "5",
+            "transaction.state.log.replication.factor": "1",
+            "transaction.state.log.min.isr": "1",
+            "group.initial.rebalance.delay.ms": "0",
+            "log.segment.bytes": str(64 * 1024 * 1024),
+        }
+
+    def write_config(self) -> Path:
+        (self.base / "logs").mkdir(parents=True, exist_ok=True)
+        path = self.base / "broker.properties"
+        path.write_text("".join(f"{k}={v}\n" for k, v in self.properties().items()))
+        path.chmod(0o600)
+        (self.base / "log4j2.properties").write_text(LOG4J2.format(log=self.log))
+        return path
+
+    def java(self, main: str, *args: str, heap: str = "-Xmx256m") -> list[str]:
+        return [
+            paths.java_executable(), heap, "-XX:+UseG1GC", "-Djava.awt.headless=true",
+            f"-Djava.security.krb5.conf={self.krb5_conf}",
+            f"-Dlog4j2.configurationFile={self.base / 'log4j2.properties'}",
+            "-cp", paths.kafka_classpath(), main, *args,
+        ]
+
+    def format_storage(self) -> None:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        config = self.write_config()
+        res = subprocess.run(
+            self.java("kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config)),
+            capture_output=True, text=True, stdin=subprocess.DEVNULL,
+        )
+        if res.returncode != 0:
+            raise EnvironmentNotReady(f"formatting the {self.name} broker's storage failed: "
+                                      f"{(res.stderr or res.stdout).strip()[-2000:]}")
+
+    def start(self, timeout: float = 90.0) -> None:
+        for port in (self.port, self.controller_port, self.plaintext_port):
+            if port and procs.port_in_use(port):
+                raise EnvironmentNotReady(f"port {port} for the {self.name} broker is already in use")
+        argv = self.java("kafka.Kafka", str(self.base / "broker.properties"), heap=BROKER_HEAP)
+        self._proc = procs.start(argv, env=_java_env(), log=self.base / "logs" / "stdout.log")
+        self.pid = self._proc.pid
+        self.wait_ready(timeout)
+
+    def wait_ready(self, timeout: float = 90.0) -> None:
+        def started() -> bool:
+            return procs.tcp_open(self.port) and bool(re.search(r"Kafka Server started", _read(self.log)))
+
+        procs.wait_until(started, what=f"the {self.name} Kafka broker", timeout=timeout, proc=self._proc,
+                         log=self.log)
+
+    def stop(self, hard: bool = False) -> None:
+        if self.pid:
+            if hard:
+                procs.kill_pid(self.pid, expect_in_cmdline="kafka.Kafka")
+            else:
+                procs.stop_pid(self.pid, expect_in_cmdline="kafka.Kafka", timeout=60)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def _java_env() -> dict[str, str]:
+    import os
+
+    keep = ("PATH", "JAVA_HOME", "LANG", "LC_ALL", "HOME", "TMPDIR")
+    return {k: os.environ[k] for k in keep if k in os.environ}

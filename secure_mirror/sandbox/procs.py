@@ -1,0 +1,146 @@
+"""Small helpers for the sandbox's server processes: free ports, readiness waits, log tails, pid stops."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from secure_mirror.errors import EnvironmentNotReady
+
+
+def free_ports(count: int) -> list[int]:
+    """Ports that are free on 127.0.0.1 right now (the OS picks them; they stay free unless raced)."""
+    socks, ports = [], []
+    try:
+        for _ in range(count):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+            ports.append(s.getsockname()[1])
+    finally:
+        for s in socks:
+            s.close()
+    return ports
+
+
+def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def tcp_open(port: int, host: str = "127.0.0.1") -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def log_tail(path: Path, lines: int = 30) -> str:
+    try:
+        text = Path(path).read_text(errors="replace").splitlines()
+    except OSError:
+        return "(no log written)"
+    return "\n".join(text[-lines:])
+
+
+def wait_until(
+    ready: Callable[[], bool],
+    *,
+    what: str,
+    timeout: float,
+    proc: subprocess.Popen | None = None,
+    log: Path | None = None,
+) -> None:
+    """Poll ``ready`` until true; fail with the server's log tail if it dies or the timeout passes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if ready():
+            return
+        if proc is not None and proc.poll() is not None:
+            raise EnvironmentNotReady(
+                f"{what} exited with code {proc.returncode} before it was ready; "
+                f"last lines of {log}:\n{log_tail(log) if log else ''}"
+            )
+        time.sleep(0.2)
+    raise EnvironmentNotReady(
+        f"{what} was not ready after {timeout:.0f}s; last lines of {log}:\n{log_tail(log) if log else ''}"
+    )
+
+
+def start(argv: list[str], *, env: dict[str, str], log: Path, cwd: Path | None = None) -> subprocess.Popen:
+    """Start a server in its own process group, stdout and stderr appended to ``log``."""
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            argv, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def pid_cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def stop_pid(pid: int, *, expect_in_cmdline: str, timeout: float = 20.0) -> None:
+    """SIGTERM the process group we started (only if its command line is still ours), then SIGKILL."""
+    if not pid_alive(pid) or expect_in_cmdline not in pid_cmdline(pid):
+        return
+    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if not _running(pid):
+                return
+            time.sleep(0.1)
+
+
+def _running(pid: int) -> bool:
+    try:
+        waited, _ = os.waitpid(pid, os.WNOHANG)
+        if waited == pid:
+            return False
+    except ChildProcessError:
+        pass
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def kill_pid(pid: int, *, expect_in_cmdline: str) -> None:
+    """SIGKILL the process group we started (a crash, as a test would cause it)."""
+    if pid_alive(pid) and expect_in_cmdline in pid_cmdline(pid):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + 10
+        while _running(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)

@@ -1,0 +1,53 @@
+"""The profiles a running sandbox writes, in the profile format of docs/profile-example.yaml."""
+
+from __future__ import annotations
+
+import yaml
+
+
+def _cluster(sb, side: str, alias: str, mechanism: str) -> dict:
+    s = sb.sides[side]
+    if mechanism == "GSSAPI":
+        sasl = {"mechanism": "GSSAPI", "principal": s.mirror_principal,
+                "keytab": str(sb.keytab(side, "mirror")), "service_name": "kafka"}
+    else:
+        sasl = {"mechanism": mechanism, "username": "mirror", "password": f"file:{sb.scram_password_file(side)}"}
+    return {
+        "alias": alias,
+        "bootstrap_servers": [s.bootstrap],
+        "security_protocol": "SASL_SSL",
+        "sasl": sasl,
+        "tls": {"ca": str(sb.ca_file), "hostname_verification": True},
+    }
+
+
+def profile_dict(sb, *, target_mechanism: str = "GSSAPI", topics: str = "demo\\..*") -> dict:
+    kdc_ports = sb.state["kdc_ports"]
+    return {
+        "version": 1,
+        "kerberos": {
+            "realms": {
+                s.realm: {"kdcs": [f"127.0.0.1:{port}"], "domains": [s.domain]}
+                for s, port in zip(sb.sides.values(), kdc_ports)
+            },
+            "default_realm": "SOURCE.TEST",
+        },
+        "source": _cluster(sb, "source", "src", "GSSAPI"),
+        "target": _cluster(sb, "target", "tgt", target_mechanism),
+        "mirror": {
+            "topics": {"include": topics},
+            "rename": {"rule": "alias_prefix"},
+            "starting_offsets": "earliest",
+            "checkpoint_location": str(sb.base / "checkpoints"),
+            "spark": {"master": "local[2]"},
+        },
+    }
+
+
+def sandbox_profiles(sb) -> dict[str, str]:
+    head = "# Written by `secure-mirror sandbox up`: a ready profile for this sandbox's two clusters.\n"
+    return {
+        "profile.yaml": head + yaml.safe_dump(profile_dict(sb), sort_keys=False),
+        "profile-scram.yaml": head + "# The target side authenticates with SCRAM-SHA-512 over TLS.\n"
+        + yaml.safe_dump(profile_dict(sb, target_mechanism="SCRAM-SHA-512"), sort_keys=False),
+    }

@@ -1,0 +1,80 @@
+"""A throwaway certificate authority and server certificates for the sandbox's brokers (PEM files)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+VALIDITY = dt.timedelta(days=30)
+
+
+def _name(common_name: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "secure_mirror sandbox"),
+                      x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+
+
+def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+class CertificateAuthority:
+    def __init__(self, name: str = "secure_mirror sandbox CA"):
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        now = dt.datetime.now(dt.timezone.utc)
+        self.cert = (
+            x509.CertificateBuilder()
+            .subject_name(_name(name)).issuer_name(_name(name))
+            .public_key(self.key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + VALIDITY)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+            .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
+            .sign(self.key, hashes.SHA256())
+        )
+
+    def cert_pem(self) -> bytes:
+        return self.cert.public_bytes(serialization.Encoding.PEM)
+
+    def write_ca(self, path: Path) -> Path:
+        path.write_bytes(self.cert_pem())
+        return path
+
+    def issue(self, hostnames: list[str], *, client: bool = False) -> tuple[bytes, bytes]:
+        """A certificate for ``hostnames`` (subjectAltName) and its key, both PEM."""
+        key = ec.generate_private_key(ec.SECP256R1())
+        now = dt.datetime.now(dt.timezone.utc)
+        usage = [ExtendedKeyUsageOID.CLIENT_AUTH] if client else [ExtendedKeyUsageOID.SERVER_AUTH,
+                                                                  ExtendedKeyUsageOID.CLIENT_AUTH]
+        cert = (
+            x509.CertificateBuilder()
+            .subject_name(_name(hostnames[0])).issuer_name(self.cert.subject)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + VALIDITY)
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(h) for h in hostnames]), critical=False)
+            .add_extension(x509.ExtendedKeyUsage(usage), critical=False)
+            .sign(self.key, hashes.SHA256())
+        )
+        return cert.public_bytes(serialization.Encoding.PEM), _key_pem(key)
+
+    def write_server_keystore(self, path: Path, hostnames: list[str]) -> Path:
+        """One PEM file with the certificate chain and the private key, as Kafka's PEM keystore reads it."""
+        cert, key = self.issue(hostnames)
+        _write_private(path, key + cert + self.cert_pem())
+        return path
+
+    def write_client_pair(self, cert_path: Path, key_path: Path, name: str) -> None:
+        cert, key = self.issue([name], client=True)
+        cert_path.write_bytes(cert + self.cert_pem())
+        _write_private(key_path, key)

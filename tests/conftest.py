@@ -1,0 +1,26 @@
+"""Shared fixtures: the real sandbox (KDC + two kerberized Kafka clusters), started once per session."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _no_home(tmp_path_factory, monkeypatch):
+    """Tests must not touch the user's home: HOME points at a throwaway folder."""
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+
+
+@pytest.fixture(scope="session")
+def sandbox(tmp_path_factory):
+    from secure_mirror.sandbox import Sandbox
+
+    # SECURE_MIRROR_TEST_SANDBOX=DIR reuses a running sandbox (faster while developing).
+    reuse = os.environ.get("SECURE_MIRROR_TEST_SANDBOX")
+    sb = Sandbox.load(Path(reuse)) if reuse else Sandbox.up(tmp_path_factory.mktemp("sandbox") / "sb")
+    yield sb
+    if not reuse:
+        sb.down()

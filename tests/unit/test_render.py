@@ -1,0 +1,212 @@
+"""Renderers: whole rendered files per mechanism and protocol against golden files, the all-or-nothing tree,
+file modes, and that no secret leaks anywhere it should not be."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+import profile_factory as pf
+from secure_mirror.cli import main
+from secure_mirror.errors import BadInputError
+from secure_mirror.profile import load_profile
+from secure_mirror.render import acls, render_all, render_files, spark, templating
+from secure_mirror.render.templating import TemplateFailure
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).resolve().parent / "golden"
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+
+
+def _case(name: str, tmp: Path, monkeypatch) -> dict:
+    monkeypatch.setenv("SM_TEST_CLIENT_SECRET", pf.PASSWORD)
+    cases = {
+        "gssapi": lambda: pf.profile_data(tmp, pf.gssapi(tmp, "source"), pf.gssapi(tmp, "target", "SASL_PLAINTEXT")),
+        "scram": lambda: pf.profile_data(tmp, pf.password(tmp, "source", "SCRAM-SHA-256", "SASL_PLAINTEXT"),
+                                         pf.password(tmp, "target", "SCRAM-SHA-512")),
+        "plain": lambda: pf.profile_data(tmp, pf.password(tmp, "source", "PLAIN"), pf.password(tmp, "target", "PLAIN")),
+        "oauthbearer": lambda: pf.profile_data(tmp, pf.oauth(tmp, "source"), pf.oauth(tmp, "target")),
+        "mutual-tls": lambda: pf.profile_data(tmp, pf.mutual_tls(tmp, "source"), pf.mutual_tls(tmp, "target")),
+        "plaintext": lambda: pf.profile_data(tmp, pf.plaintext(tmp, "source"), pf.plaintext(tmp, "target"),
+                                             rename={"rule": "identity"}),
+        "yarn-cluster": lambda: pf.profile_data(
+            tmp, rename={"rule": "template", "template": "mirror.{topic}"},
+            spark={"master": "yarn", "deploy_mode": "cluster", "conf": {"spark.executor.instances": 2},
+                   "max_offsets_per_trigger": 10000},
+            topics={"include": "orders.*,payments,(eu|us)\\.sales", "exclude": ".*\\.tmp"}),
+        "k8s-client": lambda: pf.profile_data(tmp, spark={"master": "k8s://https://k8s.example.com:6443"}),
+    }
+    return cases[name]()
+
+
+CASES = ["gssapi", "scram", "plain", "oauthbearer", "mutual-tls", "plaintext", "yarn-cluster", "k8s-client"]
+
+
+def _normalise(text: str, tmp: Path) -> str:
+    return text.replace(str(tmp), "<TMP>").replace(str(REPO), "<REPO>")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_rendered_files_match_golden(name, tmp_path, monkeypatch):
+    tmp = tmp_path.resolve()
+    profile = load_profile(pf.write_profile(tmp, _case(name, tmp, monkeypatch)))
+    rendered = {f.path: _normalise(f.content, tmp) for f in render_files(profile, tmp / "out")}
+    folder = GOLDEN / name
+    if UPDATE:
+        for path, content in rendered.items():
+            (folder / path).parent.mkdir(parents=True, exist_ok=True)
+            (folder / path).write_text(content, encoding="utf-8")
+    expected = {str(p.relative_to(folder)): p.read_text(encoding="utf-8") for p in folder.rglob("*") if p.is_file()}
+    assert rendered == expected, f"regenerate with UPDATE_GOLDEN=1 pytest {__file__}"
+
+
+# -- the tree -------------------------------------------------------------------------------------------------
+
+def _scram_profile(tmp: Path):
+    data = pf.profile_data(tmp, pf.gssapi(tmp, "source"), pf.password(tmp, "target", "SCRAM-SHA-512"))
+    return load_profile(pf.write_profile(tmp, data))
+
+
+def test_secret_files_are_created_0600_and_others_readable(tmp_path, monkeypatch):
+    profile = _scram_profile(tmp_path)
+    chmodded = []
+    real_chmod = os.chmod
+    monkeypatch.setattr(os, "chmod", lambda path, mode, **kw: (chmodded.append(Path(path)), real_chmod(path, mode, **kw)))
+    files = render_all(profile, tmp_path / "out")
+    modes = {f.path: stat.S_IMODE((tmp_path / "out" / f.path).stat().st_mode) for f in files}
+    assert {path for path, mode in modes.items() if mode == 0o600} == {
+        "target/jaas.conf", "target/client.properties", "target/librdkafka.conf", "spark/sink-options.json",
+        "mm2/mm2.properties"}
+    assert modes["spark/spark-submit.sh"] & 0o100 and modes["acls/apply-acls.sh"] & 0o100
+    assert stat.S_IMODE((tmp_path / "out" / "ccache").stat().st_mode) == 0o700
+    assert all(path.suffix == ".tmp" for path in chmodded)  # only the staging folder, never a file after writing
+
+
+def test_no_secret_outside_0600_files_errors_or_logs(tmp_path, capsys, caplog):
+    caplog.set_level(logging.DEBUG)
+    data = pf.profile_data(tmp_path, pf.gssapi(tmp_path, "source"), pf.password(tmp_path, "target", "SCRAM-SHA-512"))
+    data["target"]["sasl"]["kafka_principal"] = "bad principal"
+    profile_path = pf.write_profile(tmp_path, data)
+    assert main(["render", str(profile_path), "--out", str(tmp_path / "bad")]) == 2  # an error after reading it
+    del data["target"]["sasl"]["kafka_principal"]
+    assert main(["render", str(pf.write_profile(tmp_path, data)), "--out", str(tmp_path / "out")]) == 0
+    captured = capsys.readouterr()
+    escaped_forms = {pf.PASSWORD, json.dumps(pf.PASSWORD)[1:-1], pf.PASSWORD.replace("\\", "\\\\")}
+    for form in escaped_forms:
+        assert form not in captured.out + captured.err + caplog.text
+    for path in (tmp_path / "out").rglob("*"):
+        if path.is_file() and stat.S_IMODE(path.stat().st_mode) != 0o600:
+            text = path.read_text(encoding="utf-8")
+            assert not any(form in text for form in escaped_forms), path
+
+
+def test_secret_is_in_the_0600_files_in_each_format(tmp_path):
+    render_all(_scram_profile(tmp_path), tmp_path / "out")
+    out = tmp_path / "out"
+    assert json.loads((out / "spark" / "sink-options.json").read_text())["kafka.sasl.jaas.config"].endswith(
+        'password="p\\"a\\\\ss;w=rd é";')
+    assert "sasl.password=" + pf.PASSWORD in (out / "target" / "librdkafka.conf").read_text()
+
+
+def test_refuses_non_empty_out_unless_forced(tmp_path):
+    profile = _scram_profile(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("x")
+    with pytest.raises(BadInputError, match="exists and is not empty; choose another --out or pass --force"):
+        render_all(profile, out)
+    assert (out / "keep.txt").exists()
+    render_all(profile, out, force=True)
+    assert not (out / "keep.txt").exists() and (out / "manifest.json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".out")) == []
+
+
+def test_empty_out_dir_is_fine(tmp_path):
+    (tmp_path / "out").mkdir()
+    render_all(_scram_profile(tmp_path), tmp_path / "out")
+    assert (tmp_path / "out" / "source" / "client.properties").exists()
+
+
+def test_a_failure_while_writing_leaves_nothing(tmp_path, monkeypatch):
+    profile = _scram_profile(tmp_path)
+    calls = []
+    real_open = os.open
+
+    def failing_open(path, flags, mode=0o777, *args, **kwargs):
+        calls.append(path)
+        if len(calls) == 5:
+            raise OSError(28, "No space left on device")
+        return real_open(path, flags, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", failing_open)
+    with pytest.raises(OSError):
+        render_all(profile, tmp_path / "out")
+    assert [p.name for p in tmp_path.iterdir() if "out" in p.name] == []
+
+
+def test_bad_profile_renders_nothing(tmp_path, capsys):
+    data = pf.profile_data(tmp_path)
+    Path(data["source"]["sasl"]["keytab"]).unlink()
+    assert main(["render", str(pf.write_profile(tmp_path, data)), "--out", str(tmp_path / "out")]) == 2
+    assert "source.sasl.keytab: file" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_manifest_lists_every_file(tmp_path):
+    files = render_all(_scram_profile(tmp_path), tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    listed = {entry["path"] for entry in manifest["files"]}
+    on_disk = {str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    assert on_disk <= listed and "ccache/" in listed and len(files) == len(on_disk)
+    assert "| `target/client.properties` | 0600 | yes |" in (tmp_path / "out" / "MANIFEST.md").read_text()
+
+
+# -- templates ------------------------------------------------------------------------------------------------
+
+def test_template_errors_name_template_and_line_but_not_values():
+    with pytest.raises(TemplateFailure) as caught:
+        templating.render("templates/krb5.conf.j2", realms={"R": {"kdcs": ["hunter2-secret"]}})
+    assert str(caught.value) == "template templates/krb5.conf.j2 line 5: 'default_realm' is undefined"
+
+
+def test_templates_found_from_the_package():
+    assert (templating.data_dir("templates") / "krb5.conf.j2").is_file()
+    assert (templating.data_dir("jaas") / "gssapi.j2").is_file()
+
+
+# -- spark and acls -------------------------------------------------------------------------------------------
+
+def test_two_identities_in_one_jvm(tmp_path):
+    profile = load_profile(pf.write_profile(tmp_path, pf.profile_data(tmp_path)))
+    source, sink = spark.source_options(profile), spark.sink_options(profile)
+    assert 'principal="mirror/mirror.source.test@SOURCE.TEST"' in source["kafka.sasl.jaas.config"]
+    assert 'principal="mirror/mirror.target.test@TARGET.TEST"' in sink["kafka.sasl.jaas.config"]
+    assert str(tmp_path / "source" / "mirror.keytab") in source["kafka.sasl.jaas.config"]
+
+
+def test_cluster_mode_ships_keytabs_under_distinct_names(tmp_path, monkeypatch):
+    profile = load_profile(pf.write_profile(tmp_path, _case("yarn-cluster", tmp_path, monkeypatch)))
+    assert 'keyTab="source-mirror.keytab"' in spark.source_options(profile)["kafka.sasl.jaas.config"]
+    assert 'keyTab="target-mirror.keytab"' in spark.sink_options(profile)["kafka.sasl.jaas.config"]
+    shipped = spark.shipped_files(profile, tmp_path / "out")
+    assert shipped[str(tmp_path / "source" / "mirror.keytab")] == "source-mirror.keytab"
+    assert shipped[str(tmp_path / "target" / "mirror.keytab")] == "target-mirror.keytab"
+
+
+def test_acls_for_regex_and_template(tmp_path, monkeypatch):
+    profile = load_profile(pf.write_profile(tmp_path, _case("yarn-cluster", tmp_path, monkeypatch)))
+    source, target = acls.source_acls(profile), acls.target_acls(profile)
+    assert source.unresolved == target.unresolved == ["(eu|us)\\.sales"]
+    assert {(b.resource_name, b.pattern_type) for b in target.bindings} == {
+        ("mirror.orders", "PREFIXED"), ("mirror.payments", "LITERAL")}
+    assert {b.operation for b in target.bindings} == {"WRITE", "DESCRIBE", "CREATE"}
+
+
+def test_mutual_tls_principal_is_the_certificate_subject(tmp_path, monkeypatch):
+    profile = load_profile(pf.write_profile(tmp_path, _case("mutual-tls", tmp_path, monkeypatch)))
+    assert acls.kafka_principal(profile.source) == "User:CN=mirror,O=Example"
