@@ -47,8 +47,10 @@ def _binding(acl: dict, *, for_filter: bool = False):
                                        ResourcePatternType, ResourceType)
 
     cls = AclBindingFilter if for_filter else AclBinding
+    resource_type = acl["resource_type"].upper()
+    resource_type = "BROKER" if resource_type == "CLUSTER" else resource_type  # librdkafka's name for it
     return cls(
-        ResourceType[acl["resource_type"].upper()], acl["resource_name"],
+        ResourceType[resource_type], acl["resource_name"],
         ResourcePatternType[acl.get("pattern_type", "LITERAL").upper()], acl["principal"],
         acl.get("host", "*"), AclOperation[acl["operation"].upper()],
         AclPermissionType[acl.get("permission", "ALLOW").upper()],
@@ -83,8 +85,10 @@ def produce(conf: dict, topic: str, records: list[dict], timeout: float = 60.0) 
     """Produce records ({key, value, headers, partition}) and wait for every acknowledgement."""
     from confluent_kafka import KafkaException, Producer
 
-    producer = Producer({**conf, "acks": "all", "enable.idempotence": True, "logger": LOG})
     errors: list[str] = []
+    client_errors: list[str] = []
+    producer = Producer({**conf, "acks": "all", "enable.idempotence": True, "logger": LOG,
+                         "error_cb": lambda err: client_errors.append(err.str())})
 
     def on_delivery(err, _msg):
         if err is not None:
@@ -96,7 +100,8 @@ def produce(conf: dict, topic: str, records: list[dict], timeout: float = 60.0) 
         producer.poll(0)
     remaining = producer.flush(timeout)
     if errors or remaining:
-        raise KafkaException(f"{len(errors)} records failed ({errors[:1]}), {remaining} unacknowledged")
+        why = (errors or client_errors or ["no error reported"])[0]
+        raise KafkaException(f"{len(errors)} records failed, {remaining} unacknowledged: {why}")
     return len(records)
 
 

@@ -1,0 +1,41 @@
+"""Helpers shared by the integration tests: ACL grants that undo themselves, unique topic names."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import uuid
+
+from secure_mirror.kafka import admin_ops
+
+_seq = itertools.count()
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}.{os.getpid()}.{next(_seq)}.{uuid.uuid4().hex[:6]}"
+
+
+def topic_acls(topic: str, *ops: str, principal: str = "User:mirror", pattern: str = "LITERAL") -> list[dict]:
+    return [{"resource_type": "TOPIC", "resource_name": topic, "pattern_type": pattern, "principal": principal,
+             "operation": op} for op in ops]
+
+
+def group_acls(group: str, principal: str = "User:mirror", pattern: str = "LITERAL") -> list[dict]:
+    return [{"resource_type": "GROUP", "resource_name": group, "pattern_type": pattern, "principal": principal,
+             "operation": "READ"}]
+
+
+@contextlib.contextmanager
+def granted(sandbox, side: str, acls: list[dict]):
+    """ACLs that exist only inside the ``with`` block."""
+    sandbox.admin(side, admin_ops.create_acls, acls)
+    try:
+        yield
+    finally:
+        sandbox.admin(side, admin_ops.delete_acls, acls)
+
+
+def records(n: int, tag: str = "r") -> list[dict]:
+    return [{"key": f"{tag}-{i}".encode(), "value": f"value {i}".encode(), "headers": [("h", str(i).encode())]}
+            for i in range(n)]
