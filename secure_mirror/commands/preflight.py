@@ -1,0 +1,48 @@
+"""secure-mirror preflight PROFILE: prove credentials, TLS trust and ACLs on both clusters (exit 0 ok, 1 failed)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from secure_mirror.errors import EXIT_FAILED, EXIT_OK, BadInputError
+from secure_mirror.preflight import DEFAULT_TIMEOUT, SIDES, render_table, run_preflight
+from secure_mirror.preflight.admin_identity import admin_clusters
+from secure_mirror.profile import load_profile
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("profile", help="the profile YAML file")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--side", choices=SIDES, help="check only this side")
+    parser.add_argument("--strict", action="store_true", help="warnings fail too")
+    parser.add_argument("--as-admin", metavar="ADMIN", help="audit the mirror's ACLs with an admin identity: a "
+                        "profile file, or SIDE.KEY=VALUE,... (principal, keytab / username, password)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
+                        help=f"seconds to wait for each KDC, TLS or Kafka answer (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--write-acls", metavar="DIR", help="write the missing ACLs as DIR/<side>.acls.json")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.timeout <= 0:
+        raise BadInputError("--timeout must be a positive number of seconds")
+    profile = load_profile(args.profile)
+    admin = admin_clusters(profile, args.as_admin) if args.as_admin else None
+    sides = (args.side,) if args.side else SIDES
+    report = run_preflight(profile, sides=sides, timeout=args.timeout, admin=admin)
+    if args.write_acls:
+        write_acls(report, Path(args.write_acls), sides)
+    if args.json:
+        sys.stdout.write(report.to_json())
+    else:
+        render_table(report)
+    return EXIT_OK if report.ok(strict=args.strict) else EXIT_FAILED
+
+
+def write_acls(report, out_dir: Path, sides) -> None:
+    import json
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for side in sides:
+        (out_dir / f"{side}.acls.json").write_text(json.dumps(report.missing_acls(side), indent=2) + "\n")

@@ -1,0 +1,52 @@
+"""The identity ``--as-admin`` audits with: another profile (its clusters' credentials), or options that
+replace the mirror's credentials per side, e.g.
+``source.principal=admin@SRC.EXAMPLE,source.keytab=/etc/sec/admin.keytab,target.username=ops,target.password=env:PW``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from secure_mirror.errors import BadInputError
+from secure_mirror.profile import load_profile
+from secure_mirror.profile.models import Cluster, GssapiSasl, PasswordSasl, Profile
+
+KEYS = {"principal", "keytab", "username", "password"}
+
+
+def admin_clusters(profile: Profile, value: str) -> dict[str, Cluster]:
+    if Path(value).is_file():
+        admin = load_profile(value)
+        return {"source": admin.source, "target": admin.target}
+    options = _parse(value)
+    return {side: _with_credentials(getattr(profile, side), side, opts) for side, opts in options.items()}
+
+
+def _parse(value: str) -> dict[str, dict[str, str]]:
+    options: dict[str, dict[str, str]] = {}
+    for item in filter(None, (part.strip() for part in value.split(","))):
+        key, sep, val = item.partition("=")
+        side, _, name = key.partition(".")
+        if not sep or side not in ("source", "target") or name not in KEYS:
+            raise BadInputError(f"--as-admin: {item!r} is neither a profile file nor SIDE.KEY=VALUE with SIDE source|"
+                                f"target and KEY one of {', '.join(sorted(KEYS))}")
+        options.setdefault(side, {})[name] = val
+    return options
+
+
+def _with_credentials(cluster: Cluster, side: str, opts: dict[str, str]) -> Cluster:
+    sasl = cluster.sasl
+    try:
+        if isinstance(sasl, GssapiSasl) and opts.keys() <= {"principal", "keytab"}:
+            new = GssapiSasl.model_validate({"mechanism": "GSSAPI", "service_name": sasl.service_name,
+                                             "principal": opts.get("principal", sasl.principal),
+                                             "keytab": opts.get("keytab", str(sasl.keytab))})
+        elif isinstance(sasl, PasswordSasl) and opts.keys() <= {"username", "password"}:
+            new = PasswordSasl.model_validate({"mechanism": sasl.mechanism, "username": opts["username"],
+                                               "password": opts["password"]})
+        else:
+            raise BadInputError(f"--as-admin: {side} uses {cluster.mechanism}; give "
+                                + ("principal and keytab" if isinstance(sasl, GssapiSasl) else "username and password"))
+    except (ValueError, KeyError) as exc:
+        raise BadInputError(f"--as-admin: the {side} admin credentials are not usable: {exc}") from None
+    return cluster.model_copy(update={"sasl": new})

@@ -1,0 +1,91 @@
+"""Audit mode (``--as-admin``): the ACLs that apply to the mirroring principal, read with an admin identity,
+and its effective permission on every selected topic as the broker's authorizer would decide it, naming the
+rule that grants or blocks each operation. The Kafka calls run in the admin's own worker (``collect``);
+the evaluation (``audit_checks``) is pure.
+"""
+
+from __future__ import annotations
+
+from secure_mirror.preflight import kafka
+from secure_mirror.preflight.authorizer import authorize, principal_matches
+from secure_mirror.preflight.checks import SideChecks, client_conf, suggestion
+from secure_mirror.preflight.model import FAIL, PASS, kafka_acls_command
+from secure_mirror.profile.models import Cluster, Profile
+from secure_mirror.render import acls as acl_plans
+from secure_mirror.render.spark import group_id_prefix
+
+
+def collect(admin_cluster: Cluster, side: str, timeout: float) -> dict:
+    """Every topic (with partitions) and every ACL of the cluster, as the admin sees them."""
+    admin = kafka.Admin(client_conf(admin_cluster, side), timeout)
+    try:
+        topics = kafka.list_topics(admin)
+        return {"topics": topics, "acls": kafka.describe_acls(admin)}
+    except Exception as exc:  # noqa: BLE001
+        reason = admin.errors[-1] if admin.errors else str(exc)
+        return {"error": reason}
+
+
+def audit_checks(profile: Profile, side: str, data: dict, source_topics: dict[str, int], host: str) -> list:
+    run = SideChecks(side)
+    if "error" in data:
+        run.add("audit.connect", FAIL, f"the admin identity could not read topics and ACLs: {data['error']}",
+                "give --as-admin an identity with DESCRIBE on the cluster (a super user or an ACL admin)")
+        return run.checks
+    cluster: Cluster = getattr(profile, side)
+    plan = acl_plans.source_acls(profile) if side == "source" else acl_plans.target_acls(profile)
+    principal = plan.principal
+    mine = [a for a in data["acls"] if principal_matches(a["principal"], principal)]
+    run.add("audit.acls", PASS, f"{len(mine)} ACL(s) apply to {principal} (of {len(data['acls'])} on the cluster); "
+            f"evaluated for connections from {host}", details={"acls": mine})
+    selected = profile.selection().select(list(source_topics))
+    if side == "source":
+        if not selected:
+            run.add("audit.topics", FAIL, "mirror.topics selects none of the cluster's topics (seen as admin)",
+                    "fix mirror.topics.include/exclude")
+            return run.checks
+        needs = [("READ", "TOPIC", selected), ("DESCRIBE", "TOPIC", selected),
+                 ("READ", "GROUP", [f"{group_id_prefix(profile)}-spark-kafka-source"])]
+    else:
+        targets = [profile.target_topic(t) for t in selected]
+        absent = [t for t in targets if t not in data["topics"]]
+        needs = [("WRITE", "TOPIC", targets), ("DESCRIBE", "TOPIC", targets), ("CREATE", "TOPIC", absent)]
+    for operation, resource_type, names in needs:
+        _evaluate(run, plan, cluster, mine, principal, host, operation, resource_type, names)
+    return run.checks
+
+
+def _evaluate(run, plan, cluster, acls, principal, host, operation, resource_type, names) -> None:
+    what = f"audit.{resource_type.lower()}-{operation.lower()}"
+    if not names:
+        run.add(what, PASS, f"nothing needs {operation}")
+        return
+    decisions = {n: authorize(acls, principal=principal, host=host, operation=operation,
+                              resource_type=resource_type, name=n) for n in names}
+    if operation == "CREATE":  # CREATE on the cluster also allows creating any topic
+        cluster_wide = authorize(acls, principal=principal, host=host, operation="CREATE",
+                                 resource_type="CLUSTER", name="kafka-cluster")
+        decisions = {n: cluster_wide if (not d.allowed and cluster_wide.allowed) else d for n, d in decisions.items()}
+    denied = {n: d for n, d in decisions.items() if not d.allowed}
+    rules = sorted({d.reason for d in decisions.values()})
+    if not denied:
+        run.add(what, PASS, f"{operation} on {len(names)} {resource_type.lower()}(s): {'; '.join(rules[:3])}",
+                details={"decisions": {n: d.reason for n, d in list(decisions.items())[:100]}})
+        return
+    bootstrap = cluster.bootstrap_servers[0]
+    deny_rules = [d.rule for d in denied.values() if d.rule is not None]
+    grants, commands = [], []
+    for rule in {tuple(sorted(r.items())): r for r in deny_rules}.values():
+        commands.append(kafka_acls_command(rule, bootstrap, remove=True))
+    for name, decision in denied.items():
+        if decision.rule is None:
+            entry = suggestion(plan, operation, resource_type, name)
+            if entry not in grants:
+                grants.append(entry)
+    commands += [kafka_acls_command(a, bootstrap) for a in grants]
+    sample = "; ".join(f"{n}: {d.reason}" for n, d in list(denied.items())[:3])
+    fix = ("remove the DENY rule(s) and/or add the grant(s): " + commands[0]
+           + (f" (+{len(commands) - 1} more)" if len(commands) > 1 else ""))
+    run.add(what, FAIL, f"{principal} is denied {operation} on {len(denied)} of {len(names)} "
+            f"{resource_type.lower()}(s): {sample}", fix, acls=grants, commands=commands,
+            details={"denied": {n: d.reason for n, d in list(denied.items())[:100]}, "deny_rules": deny_rules})

@@ -1,0 +1,412 @@
+"""What each check means. The functions here run inside a side's worker process (see ``workers``) and talk
+to the KDC, the brokers and the local files through the thin layers ``kerberos``, ``tls`` and ``kafka``.
+
+A check whose prerequisite did not pass is reported as skipped, naming the prerequisite, so one cause
+yields one failure: a stopped KDC fails ``<side>.kerberos.initial-ticket`` and skips what depends on it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from secure_mirror.preflight import kafka, kerberos, tls
+from secure_mirror.preflight.authorizer import resource_matches
+from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, WARN, Check, acl_entry, kafka_acls_command
+from secure_mirror.profile.models import Cluster, GssapiSasl, Profile
+from secure_mirror.render import acls as acl_plans
+from secure_mirror.render.librdkafka import librdkafka_config
+from secure_mirror.render.spark import group_id_prefix
+
+OK = (PASS, WARN)
+
+
+@dataclass
+class SideChecks:
+    """The checks of one side, in the order they ran."""
+
+    side: str
+    checks: list[Check] = field(default_factory=list)
+
+    def add(self, what: str, status: str, finding: str, fix: str = "", **extra) -> Check:
+        check = Check(f"{self.side}.{what}", status, finding, fix, **extra)
+        self.checks.append(check)
+        return check
+
+    def status(self, what: str) -> str | None:
+        return next((c.status for c in self.checks if c.id == f"{self.side}.{what}"), None)
+
+    def blocked(self, what: str, *needs: str) -> bool:
+        """Record ``what`` as skipped when one of ``needs`` ran and did not pass (checks that did not run are fine)."""
+        failed = [n for n in needs if self.status(n) not in (None, *OK)]
+        if failed:
+            self.add(what, SKIPPED, f"skipped: needs {self.side}.{failed[0]} to pass")
+        return bool(failed)
+
+
+@dataclass
+class SideFacts:
+    """What a side's first phase hands back to the runner."""
+
+    checks: list[Check]
+    topics: dict[str, int] | None = None  # visible topics (source: the selected ones) -> partitions
+    hosts: list[str] = field(default_factory=list)
+
+
+def _hosts(cluster: Cluster) -> list[tuple[str, int]]:
+    return [(s.rsplit(":", 1)[0].strip("[]"), int(s.rsplit(":", 1)[1])) for s in cluster.bootstrap_servers]
+
+
+def client_conf(cluster: Cluster, side: str) -> dict[str, str]:
+    """The librdkafka configuration of the job's identity: exactly what the renderer produces."""
+    return {key: value for key, (value, _field) in librdkafka_config(cluster, side).items()}
+
+
+# ---- phase 1: files, Kerberos, TLS, connection, and (source) the topic selection ------------------------
+def probe_side(profile: Profile, side: str, timeout: float, krb5_conf: str | None) -> SideFacts:
+    cluster: Cluster = getattr(profile, side)
+    run = SideChecks(side)
+    local_files(run, cluster, krb5_conf)
+    creds = kerberos_checks(run, cluster, side) if isinstance(cluster.sasl, GssapiSasl) else None
+    if cluster.uses_tls:
+        tls_checks(run, cluster, timeout)
+    facts = SideFacts(run.checks)
+    admin = connect(run, cluster, side, timeout)
+    if admin is None:
+        return facts
+    facts.hosts = admin.hosts
+    if creds is not None:
+        broker_tickets(run, cluster, creds, admin.hosts)
+    if side == "source":
+        facts.topics = source_topics(run, profile, admin)
+    return facts
+
+
+def local_files(run: SideChecks, cluster: Cluster, krb5_conf: str | None) -> None:
+    if isinstance(cluster.sasl, GssapiSasl):
+        keytab_file(run, cluster.sasl.keytab)
+        krb5_conf_check(run, cluster.realm, krb5_conf)
+    tls_settings = cluster.tls_settings
+    if cluster.uses_tls and tls_settings.ca is not None and not str(tls_settings.ca).endswith((".jks", ".p12", ".pfx")):
+        try:
+            count = tls.ca_certificates(tls_settings.ca)
+            run.add("files.ca", PASS, f"{tls_settings.ca} holds {count} CA certificate(s)")
+        except (OSError, ValueError) as exc:
+            run.add("files.ca", FAIL, f"{tls_settings.ca} is not a PEM CA bundle ({exc})",
+                    f"point {run.side}.tls.ca at the PEM file of the CA that signed the brokers")
+    if tls_settings.mutual:
+        client_certificate(run, cluster)
+
+
+def keytab_file(run: SideChecks, keytab: Path) -> None:
+    if not keytab.exists():
+        run.add("files.keytab", FAIL, f"{keytab} does not exist", f"deploy the keytab or fix {run.side}.sasl.keytab")
+    elif not os.access(keytab, os.R_OK):
+        run.add("files.keytab", FAIL, f"{keytab} is not readable by this user (uid {os.getuid()})",
+                f"chown the keytab to the job's user and chmod 600 {keytab}")
+    elif keytab.stat().st_mode & (stat.S_IROTH | stat.S_IRGRP):
+        mode = stat.filemode(keytab.stat().st_mode)
+        run.add("files.keytab", WARN, f"{keytab} is readable by other users ({mode}): anyone who reads it can "
+                "act as the mirror", f"chmod 600 {keytab}")
+    else:
+        run.add("files.keytab", PASS, f"{keytab} exists and only its owner can read it")
+
+
+def krb5_conf_check(run: SideChecks, realm: str, krb5_conf: str | None) -> None:
+    path = krb5_conf or os.environ.get("KRB5_CONFIG") or "/etc/krb5.conf"
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        run.add("kerberos.krb5-conf", FAIL, f"cannot read {path}: {exc.strerror}",
+                "declare the realms under kerberos.realms in the profile, or fix kerberos.krb5_conf")
+        return
+    realms_section = text.split("[realms]", 1)[-1].split("\n[", 1)[0] if "[realms]" in text else ""
+    if f"{realm} =" in realms_section or f"{realm}=" in realms_section:
+        run.add("kerberos.krb5-conf", PASS, f"{path} declares the realm {realm}")
+    else:
+        run.add("kerberos.krb5-conf", FAIL, f"{path} does not declare the realm {realm} under [realms]",
+                f"add {realm} with its kdc lines, or declare it under kerberos.realms in the profile")
+
+
+def client_certificate(run: SideChecks, cluster: Cluster) -> None:
+    tls_settings = cluster.tls_settings
+    password = tls_settings.key_password.resolve().encode() if tls_settings.key_password else None
+    try:
+        matches = tls.certificate_matches_key(tls_settings.certificate, tls_settings.key, password)
+    except (OSError, ValueError, TypeError) as exc:
+        run.add("files.client-certificate", FAIL, f"cannot read the client certificate or key ({exc})",
+                f"check {run.side}.tls.certificate and {run.side}.tls.key (PEM)")
+        return
+    if matches:
+        run.add("files.client-certificate", PASS, f"{tls_settings.certificate} matches its private key")
+    else:
+        run.add("files.client-certificate", FAIL, f"{tls_settings.certificate} does not match {tls_settings.key}",
+                "give the key the certificate was issued for")
+
+
+def kerberos_checks(run: SideChecks, cluster: Cluster, side: str):
+    sasl: GssapiSasl = cluster.sasl
+    if run.blocked("kerberos.keytab", "files.keytab"):
+        return None
+    try:
+        entries = [e for e in kerberos.read_keytab(sasl.keytab) if e.principal == sasl.principal]
+    except (OSError, ValueError) as exc:
+        run.add("kerberos.keytab", FAIL, f"{sasl.keytab} is not a keytab ({exc})", "export the keytab again with kadmin ktadd")
+        return None
+    if not entries:
+        run.add("kerberos.keytab", FAIL, f"{sasl.keytab} holds no key for {sasl.principal}",
+                f"export the keys (kadmin: ktadd -k {sasl.keytab} {sasl.principal}) or fix {side}.sasl.principal")
+        return None
+    kvnos = sorted({e.kvno for e in entries})
+    enctypes = sorted({e.enctype for e in entries})
+    details = {"kvnos": kvnos, "enctypes": enctypes}
+    if set(enctypes) <= kerberos.WEAK_ENCTYPES:
+        run.add("kerberos.keytab", WARN, f"{sasl.principal}: only weak encryption types ({', '.join(enctypes)})",
+                "re-key the principal with aes256-cts-hmac-sha1-96", details=details)
+    else:
+        run.add("kerberos.keytab", PASS, f"{sasl.principal}: key version(s) {', '.join(map(str, kvnos))}, "
+                f"{', '.join(enctypes)}", details=details)
+    return initial_ticket(run, cluster, side)
+
+
+def initial_ticket(run: SideChecks, cluster: Cluster, side: str):
+    sasl: GssapiSasl = cluster.sasl
+    if run.blocked("kerberos.initial-ticket", "kerberos.krb5-conf"):
+        return None
+    try:
+        creds = kerberos.initial_ticket(sasl.principal, sasl.keytab, f"secure-mirror-preflight-{side}")
+    except kerberos.KerberosFailure as exc:
+        run.add("kerberos.initial-ticket", FAIL, str(exc), exc.fix, details={"kind": exc.kind})
+        return None
+    lifetime = creds.lifetime
+    run.add("kerberos.initial-ticket", PASS, f"ticket for {sasl.principal} from the KDC of {run_realm(sasl)}, "
+            f"valid {lifetime // 3600}h{lifetime % 3600 // 60:02d}m (renewed from the keytab, not by renewal)",
+            details={"lifetime_s": lifetime})
+    service_tickets(run, "kerberos.service-ticket", sasl, creds, [h for h, _ in _hosts(cluster)])
+    return creds
+
+
+def run_realm(sasl: GssapiSasl) -> str:
+    return sasl.principal.rsplit("@", 1)[-1]
+
+
+def service_tickets(run: SideChecks, what: str, sasl: GssapiSasl, creds, hosts: list[str]) -> None:
+    hosts = sorted(set(hosts))
+    for host in hosts:
+        try:
+            kerberos.service_ticket(creds, sasl.service_name, host)
+        except kerberos.KerberosFailure as exc:
+            run.add(what, FAIL, str(exc), exc.fix, details={"kind": exc.kind, "host": host})
+            return
+    spns = ", ".join(f"{sasl.service_name}/{h}" for h in hosts)
+    run.add(what, PASS, f"service tickets for {spns}")
+
+
+def tls_checks(run: SideChecks, cluster: Cluster, timeout: float) -> None:
+    if run.blocked("tls.certificate", "files.ca", "files.client-certificate"):
+        return
+    settings = cluster.tls_settings
+    ctx = tls.context(settings.ca if settings.ca and not str(settings.ca).endswith((".jks", ".p12", ".pfx")) else None,
+                      settings.certificate, settings.key, settings.hostname_verification)
+    seen = []
+    for host, port in _hosts(cluster):
+        try:
+            tls.handshake(host, port, ctx, timeout)
+        except tls.TlsFailure as exc:
+            run.add("tls.certificate", FAIL, str(exc), exc.fix, details={"kind": exc.kind, "server": f"{host}:{port}"})
+            return
+        seen.append(f"{host}:{port}")
+    run.add("tls.certificate", PASS, f"{', '.join(seen)}: certificate chains to the configured CA and names the host")
+
+
+# ---- Kafka ---------------------------------------------------------------------------------------------
+class Connected:
+    def __init__(self, admin: kafka.Admin, cluster: dict):
+        self.admin, self.cluster = admin, cluster
+        self.hosts = sorted({host for host, _ in cluster["nodes"]})
+
+
+def connect(run: SideChecks, cluster: Cluster, side: str, timeout: float) -> Connected | None:
+    if run.blocked("kafka.connect", "kerberos.service-ticket", "tls.certificate", "kerberos.initial-ticket"):
+        return None
+    admin = kafka.Admin(client_conf(cluster, side), timeout)
+    try:
+        info = kafka.describe_cluster(admin)
+    except Exception as exc:  # noqa: BLE001 - the reason is in librdkafka's error callback
+        reason = admin.errors[-1] if admin.errors else str(exc)
+        finding, fix = _connect_failure(reason, cluster, timeout)
+        run.add("kafka.connect", FAIL, finding, fix, details={"librdkafka": admin.errors[-3:]})
+        return None
+    run.add("kafka.connect", PASS, f"authenticated as {acl_plans.kafka_principal(cluster)} to cluster "
+            f"{info['cluster_id']} ({len(info['nodes'])} broker(s))", details=info)
+    return Connected(admin, info)
+
+
+def _connect_failure(reason: str, cluster: Cluster, timeout: float) -> tuple[str, str]:
+    text = reason.lower()
+    servers = ",".join(cluster.bootstrap_servers)
+    if "authentication" in text or "sasl" in text:
+        return (f"authentication failed: {reason}", "check the mechanism and credentials in the profile's sasl section")
+    if "ssl" in text or "certificate" in text:
+        return (f"TLS failed: {reason}", "check tls.ca and security_protocol against the broker's listener")
+    return (f"no answer from {servers} within {timeout:g}s: {reason}",
+            "check bootstrap_servers (host and port of the listener) and the firewall")
+
+
+def broker_tickets(run: SideChecks, cluster: Cluster, creds, hosts: list[str]) -> None:
+    bootstrap = {h for h, _ in _hosts(cluster)}
+    extra = [h for h in hosts if h not in bootstrap]
+    if not extra:
+        run.add("kerberos.broker-tickets", PASS, f"the cluster's brokers ({', '.join(hosts)}) are the bootstrap "
+                "servers already checked")
+        return
+    service_tickets(run, "kerberos.broker-tickets", cluster.sasl, creds, extra)
+
+
+# ---- ACL suggestions -------------------------------------------------------------------------------------
+def suggestion(plan, operation: str, resource_type: str, name: str) -> dict:
+    """The ACL the rendered plan would grant for this need, else a LITERAL one for exactly this resource."""
+    for binding in plan.bindings:
+        entry = vars(binding) if not isinstance(binding, dict) else binding
+        entry = dict(entry)
+        if entry["operation"] == operation and resource_matches(entry, resource_type, name):
+            return entry
+    return acl_entry(plan.principal, operation, resource_type, name)
+
+
+def missing(run: SideChecks, what: str, plan, cluster: Cluster, operation: str, resource_type: str,
+            names: list[str], finding: str) -> Check:
+    acls_needed = []
+    for name in names:
+        entry = suggestion(plan, operation, resource_type, name)
+        if entry not in acls_needed:
+            acls_needed.append(entry)
+    bootstrap = cluster.bootstrap_servers[0]
+    commands = [kafka_acls_command(a, bootstrap) for a in acls_needed]
+    fix = (f"grant {operation} to {plan.principal}: {commands[0]}" + (f" (+{len(commands) - 1} more)" if len(commands) > 1 else "")
+           + "; if that ALLOW already exists a DENY overrides it: run pre-flight --as-admin to name it")
+    return run.add(what, FAIL, finding, fix, acls=acls_needed, commands=commands, details={"resources": names[:100]})
+
+
+def _listed(names: list[str], limit: int = 5) -> str:
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+# ---- source topics ---------------------------------------------------------------------------------------
+def source_topics(run: SideChecks, profile: Profile, conn: Connected) -> dict[str, int] | None:
+    selection = profile.selection()
+    visible = kafka.list_topics(conn.admin)
+    selected = selection.select(list(visible))
+    details = {"subscribe_pattern": selection.java_pattern(), "count": len(selected), "topics": selected[:100]}
+    if not selected:
+        run.add("topics.selection", FAIL, f"mirror.topics selects none of the {len(visible)} topic(s) "
+                f"{acl_plans.kafka_principal(profile.source)} can see (subscribePattern {selection.java_pattern()})",
+                "fix mirror.topics.include/exclude, or grant DESCRIBE on the topics if they exist but are hidden "
+                "(run pre-flight --as-admin to see every topic)", details=details)
+        return {}
+    run.add("topics.selection", PASS, f"{len(selected)} topic(s) selected: {_listed(selected)}", details=details)
+    described = kafka.describe_topics(conn.admin, selected)
+    plan = acl_plans.source_acls(profile)
+    no_describe = [t for t in selected if "error" in described[t]]
+    no_read = [t for t in selected if "error" not in described[t] and "READ" not in described[t]["operations"]]
+    if no_describe:
+        missing(run, "acl.topic-describe", plan, profile.source, "DESCRIBE", "TOPIC", no_describe,
+                f"{plan.principal} may not DESCRIBE {len(no_describe)} selected topic(s): {_listed(no_describe)}")
+    else:
+        run.add("acl.topic-describe", PASS, f"{plan.principal} may DESCRIBE all {len(selected)} selected topic(s)")
+    if no_read:
+        missing(run, "acl.topic-read", plan, profile.source, "READ", "TOPIC", no_read,
+                f"{plan.principal} may not READ {len(no_read)} of {len(selected)} topic(s): {_listed(no_read)}")
+    elif not no_describe:
+        run.add("acl.topic-read", PASS, f"{plan.principal} may READ all {len(selected)} selected topic(s)")
+    else:
+        run.add("acl.topic-read", SKIPPED, "skipped for topics without DESCRIBE; READ holds on the others")
+    group_read(run, profile, conn, plan)
+    return {t: described[t].get("partitions", visible[t]) for t in selected}
+
+
+def group_read(run: SideChecks, profile: Profile, conn: Connected, plan) -> None:
+    group = f"{group_id_prefix(profile)}-preflight"
+    answer = kafka.describe_group(conn.admin, group)
+    if "READ" in answer.get("operations", []):
+        run.add("acl.group-read", PASS, f"{plan.principal} may READ consumer groups named {group_id_prefix(profile)}*")
+    elif answer.get("error") in (None, "GROUP_AUTHORIZATION_FAILED"):
+        missing(run, "acl.group-read", plan, profile.source, "READ", "GROUP", [group],
+                f"{plan.principal} may not READ the consumer groups Spark will use ({group_id_prefix(profile)}*)")
+    else:
+        run.add("acl.group-read", WARN, f"could not check the consumer group {group}: {answer['error']}",
+                "run pre-flight again; the group coordinator was not ready")
+
+
+# ---- phase 2, target: the renamed topics ------------------------------------------------------------------
+def target_side(profile: Profile, timeout: float, source_topics: dict[str, int]) -> list[Check]:
+    run = SideChecks("target")
+    admin = kafka.Admin(client_conf(profile.target, "target"), timeout)
+    plan = acl_plans.target_acls(profile)
+    names = {profile.target_topic(t): p for t, p in source_topics.items()}
+    described = kafka.describe_topics(admin, list(names))
+    unknown = {t: names[t] for t, d in described.items() if "error" in d}
+    created = kafka.validate_create(admin, unknown)
+    exists = {t: d for t, d in described.items() if "error" not in d}
+    exists_hidden = [t for t, code in created.items() if code == "TOPIC_ALREADY_EXISTS"]
+    to_create = [t for t, code in created.items() if code != "TOPIC_ALREADY_EXISTS"]
+    hidden = exists_hidden + [t for t in to_create if described[t]["error"] == "TOPIC_AUTHORIZATION_FAILED"]
+    partitions(run, profile, exists, names, to_create)
+    if hidden:
+        missing(run, "acl.topic-describe", plan, profile.target, "DESCRIBE", "TOPIC", sorted(hidden),
+                f"{plan.principal} may not DESCRIBE {len(hidden)} target topic(s): {_listed(sorted(hidden))}")
+    else:
+        run.add("acl.topic-describe", PASS, f"{plan.principal} may DESCRIBE all {len(names)} target topic(s)")
+    no_write = sorted(t for t, d in exists.items() if "WRITE" not in d["operations"])
+    if no_write:
+        missing(run, "acl.topic-write", plan, profile.target, "WRITE", "TOPIC", no_write,
+                f"{plan.principal} may not WRITE {len(no_write)} of {len(exists)} existing target topic(s): "
+                f"{_listed(no_write)}")
+    elif exists:
+        later = f"; WRITE on the {len(to_create)} topic(s) still to create is checked by --as-admin" if to_create else ""
+        run.add("acl.topic-write", PASS, f"{plan.principal} may WRITE all {len(exists)} existing target topic(s){later}")
+    else:
+        run.add("acl.topic-write", SKIPPED, "skipped: no target topic exists yet (WRITE on topics still to create "
+                "is checked by --as-admin)")
+    no_create = sorted(t for t in to_create if created[t] == "TOPIC_AUTHORIZATION_FAILED")
+    other = sorted(t for t in to_create if created[t] not in (None, "TOPIC_AUTHORIZATION_FAILED"))
+    if no_create:
+        missing(run, "acl.topic-create", plan, profile.target, "CREATE", "TOPIC", no_create,
+                f"{plan.principal} may not CREATE {len(no_create)} missing target topic(s): {_listed(no_create)}")
+    elif other:
+        run.add("acl.topic-create", FAIL, f"the broker would refuse to create {_listed(other)}: {created[other[0]]}",
+                "create the topics yourself, or fix the broker's topic policy")
+    elif to_create:
+        run.add("acl.topic-create", PASS, f"{plan.principal} may CREATE the {len(to_create)} missing target topic(s) "
+                f"({_listed(sorted(to_create))}); checked with validate_only, nothing was created")
+    else:
+        run.add("acl.topic-create", PASS, "every target topic exists; nothing to create")
+    idempotent_write(run, profile, exists)
+    return run.checks
+
+
+def partitions(run: SideChecks, profile: Profile, exists: dict, names: dict[str, int], to_create: list[str]) -> None:
+    differ = sorted(t for t, d in exists.items() if d["partitions"] != names[t])
+    if differ:
+        sample = ", ".join(f"{t} ({exists[t]['partitions']} vs {names[t]})" for t in differ[:5])
+        run.add("topics.partitions", WARN, f"{len(differ)} target topic(s) have a partition count other than their "
+                f"source's: {sample}", "add partitions on the target (kafka-topics --alter --partitions N) if records "
+                "must keep their partition")
+    else:
+        run.add("topics.partitions", PASS, f"{len(exists)} existing target topic(s) match their source's partition "
+                f"count; {len(to_create)} to create")
+
+
+def idempotent_write(run: SideChecks, profile: Profile, exists: dict) -> None:
+    if not profile.mirror.delivery.enable_idempotence:
+        return
+    if run.blocked("acl.idempotent-write", "acl.topic-write"):
+        return
+    if run.status("acl.topic-write") == SKIPPED:
+        run.add("acl.idempotent-write", SKIPPED, "skipped: needs an existing target topic to check WRITE")
+        return
+    run.add("acl.idempotent-write", PASS, "the idempotent producer is allowed: WRITE on the target topics "
+            "suffices since Kafka 2.8 (KIP-679); no IDEMPOTENT_WRITE on the cluster needed")

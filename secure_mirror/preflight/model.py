@@ -1,0 +1,86 @@
+"""The report of a pre-flight: checks with a stable id, a status, a one-line finding and, on failure, the fix.
+
+A missing permission carries the ACL that would grant it, in the format ``render`` writes to
+``acls/*.acls.json``, and as the ``kafka-acls`` command a security engineer would run.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import asdict, dataclass, field
+
+PASS, WARN, FAIL, SKIPPED = "pass", "warn", "fail", "skipped"
+STATUSES = (PASS, WARN, FAIL, SKIPPED)
+ACL_KEYS = ("principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type")
+
+
+@dataclass
+class Check:
+    id: str  # "<side>.<area>.<what>", e.g. source.acl.topic-read
+    status: str
+    finding: str
+    fix: str = ""
+    acls: list[dict] = field(default_factory=list)  # ACLs that would fix it (render's ACL JSON entries)
+    commands: list[str] = field(default_factory=list)  # the same as kafka-acls commands
+    details: dict = field(default_factory=dict)
+
+    @property
+    def side(self) -> str:
+        return self.id.split(".", 1)[0]
+
+
+@dataclass
+class Report:
+    checks: list[Check] = field(default_factory=list)
+
+    def ok(self, strict: bool = False) -> bool:
+        bad = (FAIL, WARN) if strict else (FAIL,)
+        return not any(check.status in bad for check in self.checks)
+
+    def get(self, check_id: str) -> Check:
+        return next(check for check in self.checks if check.id == check_id)
+
+    def with_status(self, *statuses: str) -> list[Check]:
+        return [check for check in self.checks if check.status in statuses]
+
+    def missing_acls(self, side: str) -> list[dict]:
+        """Every ACL the failing checks of ``side`` ask for, once each, in render's ACL file format."""
+        seen: dict[tuple, dict] = {}
+        for check in self.checks:
+            if check.side == side and check.status == FAIL:
+                for acl in check.acls:
+                    seen.setdefault(tuple(acl[k] for k in ACL_KEYS), acl)
+        return list(seen.values())
+
+    def to_dict(self) -> dict:
+        counts = {status: len(self.with_status(status)) for status in STATUSES}
+        sides = sorted({check.side for check in self.checks})
+        return {"ok": self.ok(), "counts": counts, "checks": [asdict(check) for check in self.checks],
+                "missing_acls": {side: self.missing_acls(side) for side in sides}}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+
+def acl_entry(principal: str, operation: str, resource_type: str, resource_name: str,
+              pattern_type: str = "LITERAL", permission: str = "ALLOW", host: str = "*") -> dict:
+    return {"principal": principal, "host": host, "operation": operation, "permission": permission,
+            "resource_type": resource_type, "resource_name": resource_name, "pattern_type": pattern_type}
+
+
+def _operation_word(operation: str) -> str:
+    return "".join(part.title() for part in operation.split("_"))  # DESCRIBE_CONFIGS -> DescribeConfigs
+
+
+def kafka_acls_command(acl: dict, bootstrap: str, *, remove: bool = False) -> str:
+    """``kafka-acls.sh`` adding (or removing) ``acl``, run with an admin's client properties."""
+    kind = acl["permission"].lower()
+    resource = {"TOPIC": f"--topic {shlex.quote(acl['resource_name'])}",
+                "GROUP": f"--group {shlex.quote(acl['resource_name'])}",
+                "TRANSACTIONAL_ID": f"--transactional-id {shlex.quote(acl['resource_name'])}",
+                "CLUSTER": "--cluster"}[acl["resource_type"]]
+    return (f"kafka-acls.sh --bootstrap-server {bootstrap} --command-config admin.properties "
+            f"{'--remove --force' if remove else '--add'} --{kind}-principal {shlex.quote(acl['principal'])} "
+            f"--{kind}-host {shlex.quote(acl['host'])} --operation {_operation_word(acl['operation'])} {resource} "
+            f"--resource-pattern-type {acl['pattern_type'].lower()}")

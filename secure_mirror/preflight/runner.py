@@ -1,0 +1,124 @@
+"""Run the checks of both sides, each identity in its own worker process, and collect one report.
+
+Source and target run side by side (their first phases in parallel); the target's second phase needs the
+source's topic list to name the target topics. A side that fails, or does not answer before its deadline,
+never stops the other side's checks.
+"""
+
+from __future__ import annotations
+
+import socket
+import tempfile
+from contextlib import ExitStack
+from pathlib import Path
+
+from secure_mirror.preflight import audit, checks
+from secure_mirror.preflight.model import FAIL, SKIPPED, Check, Report
+from secure_mirror.preflight.workers import Worker, WorkerError, WorkerTimeout
+from secure_mirror.profile.models import Cluster, Profile
+from secure_mirror.render import krb5
+
+SIDES = ("source", "target")
+DEFAULT_TIMEOUT = 5.0
+STARTUP_S = 20.0  # spawning a worker and importing confluent-kafka and gssapi on a slow machine
+
+
+def run_preflight(profile: Profile, *, sides: tuple[str, ...] = SIDES, timeout: float = DEFAULT_TIMEOUT,
+                  admin: dict[str, Cluster] | None = None) -> Report:
+    """Every check for ``sides``; with ``admin`` (side -> the admin's Cluster) also the ACL audit."""
+    with tempfile.TemporaryDirectory(prefix="secure-mirror-preflight-") as tmp, ExitStack() as stack:
+        krb5_conf = _krb5_conf(profile, Path(tmp))
+        deadline = STARTUP_S + 12 * timeout
+
+        def worker(name: str) -> Worker:
+            w = Worker(_environment(krb5_conf, Path(tmp), name))
+            stack.callback(w.close)
+            return w
+
+        mirror = {side: worker(f"{side}-mirror") for side in _needed(sides)}
+        for side, w in mirror.items():
+            w.submit(checks.probe_side, profile, side, timeout, krb5_conf)
+        facts = {side: _result(w, side, deadline) for side, w in mirror.items()}
+        report = Report([c for side in sides for c in facts[side].checks])
+        source_topics = facts["source"].topics if "source" in facts else None
+        if "target" in sides:
+            report.checks += _target_topics(profile, mirror["target"], facts["target"], source_topics, timeout, deadline)
+        if admin:
+            report.checks += _audit(profile, sides, admin, worker, timeout, deadline, facts)
+        return report
+
+
+def _needed(sides: tuple[str, ...]) -> tuple[str, ...]:
+    """The target's topic names come from the source's topics: checking the target needs the source listed."""
+    return SIDES if "target" in sides else sides
+
+
+def _krb5_conf(profile: Profile, tmp: Path) -> str | None:
+    text = krb5.krb5_conf(profile)
+    if text is None:
+        return krb5.krb5_conf_path(profile, tmp)
+    path = tmp / "krb5.conf"
+    path.write_text(text)
+    return str(path)
+
+
+def _environment(krb5_conf: str | None, tmp: Path, identity: str) -> dict[str, str]:
+    env = {"KRB5CCNAME": f"FILE:{tmp / identity}.ccache"}  # librdkafka's kinit fills it; never shared
+    if krb5_conf:
+        env["KRB5_CONFIG"] = krb5_conf
+    return env
+
+
+def _result(w: Worker, side: str, deadline: float) -> checks.SideFacts:
+    try:
+        return w.result(deadline)
+    except WorkerTimeout as exc:
+        return checks.SideFacts([Check(f"{side}.preflight.deadline", FAIL, f"the {side} checks gave no answer: {exc}",
+                                       "raise --timeout, or check the KDC and brokers of this side answer")])
+    except WorkerError as exc:
+        return checks.SideFacts([Check(f"{side}.preflight.error", FAIL, f"the {side} checks stopped: {exc}",
+                                       "report this with the profile (without secrets)")])
+
+
+def _target_topics(profile: Profile, w: Worker, target: checks.SideFacts, source_topics, timeout: float,
+                   deadline: float) -> list[Check]:
+    if not any(c.id == "target.kafka.connect" and c.status == "pass" for c in target.checks):
+        return []
+    if not source_topics:
+        return [Check("target.topics.names", SKIPPED, "skipped: needs the source's topic list (source.topics.selection)")]
+    w.submit(checks.target_side, profile, timeout, source_topics)
+    try:
+        return w.result(deadline)
+    except (WorkerTimeout, WorkerError) as exc:
+        return [Check("target.preflight.error", FAIL, f"the target topic checks stopped: {exc}",
+                      "raise --timeout, or check the target brokers answer")]
+
+
+def _audit(profile: Profile, sides, admin: dict[str, Cluster], worker, timeout: float, deadline: float,
+           facts) -> list[Check]:
+    admins = {side: worker(f"{side}-admin") for side in sides if side in admin}
+    for side, w in admins.items():
+        w.submit(audit.collect, admin[side], side, timeout)
+    data = {}
+    for side, w in admins.items():
+        try:
+            data[side] = w.result(deadline)
+        except (WorkerTimeout, WorkerError) as exc:
+            data[side] = {"error": str(exc)}
+    source_all = data.get("source", {}).get("topics") or (facts["source"].topics if "source" in facts else {}) or {}
+    out = []
+    for side in admins:
+        host = _local_address(getattr(profile, side))
+        out += audit.audit_checks(profile, side, data[side], source_all, host)
+    return out
+
+
+def _local_address(cluster: Cluster) -> str:
+    """The address the brokers see this machine connect from (what host-restricted ACLs are matched against)."""
+    host, port = cluster.bootstrap_servers[0].rsplit(":", 1)
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect((host.strip("[]"), int(port)))
+            return s.getsockname()[0]
+    except OSError:
+        return "*"

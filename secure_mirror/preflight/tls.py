@@ -1,0 +1,87 @@
+"""TLS with Python's ssl module: does a server's certificate chain to the configured CA and name its host?"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+from pathlib import Path
+
+# OpenSSL verify codes worth their own sentence.
+_UNTRUSTED = {2, 18, 19, 20, 21}  # unable to get issuer / self-signed / self-signed in chain / local issuer
+_HOSTNAME_MISMATCH = 62
+_EXPIRED = 10
+
+
+class TlsFailure(Exception):
+    def __init__(self, kind: str, message: str, fix: str):
+        super().__init__(message)
+        self.kind, self.fix = kind, fix
+
+
+def context(ca: Path | None, certificate: Path | None = None, key: Path | None = None,
+            verify_hostname: bool = True) -> ssl.SSLContext:
+    ctx = ssl.create_default_context(cafile=str(ca) if ca else None)
+    ctx.check_hostname = verify_hostname
+    if certificate is not None:
+        ctx.load_cert_chain(str(certificate), str(key))
+    return ctx
+
+
+def handshake(host: str, port: int, ctx: ssl.SSLContext, timeout: float) -> dict:
+    """Complete a TLS handshake; the peer certificate's subject and expiry, or :class:`TlsFailure`."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            with ctx.wrap_socket(sock, server_hostname=host) as tls:
+                cert = tls.getpeercert() or {}
+                return {"subject": dict(x[0] for x in cert.get("subject", ())), "not_after": cert.get("notAfter")}
+    except ssl.SSLCertVerificationError as exc:
+        raise _verify_failure(exc, host) from None
+    except (ssl.SSLError, ConnectionResetError, ssl.SSLEOFError) as exc:
+        raise TlsFailure("not-tls", f"{host}:{port} does not complete a TLS handshake ({_short(exc)}): the port "
+                         "probably serves PLAINTEXT or SASL_PLAINTEXT",
+                         "use the broker's SSL/SASL_SSL listener port, or set security_protocol to match") from None
+    except (TimeoutError, socket.timeout):
+        raise TlsFailure("timeout", f"{host}:{port} gave no answer within {timeout:g}s",
+                         "check the host and port in bootstrap_servers and the firewall") from None
+    except ConnectionRefusedError:
+        raise TlsFailure("refused", f"nothing listens on {host}:{port} (connection refused)",
+                         "check the port in bootstrap_servers (the broker's SASL_SSL/SSL listener)") from None
+    except OSError as exc:
+        raise TlsFailure("unreachable", f"cannot reach {host}:{port}: {exc.strerror or exc}",
+                         "check the host name in bootstrap_servers, DNS and routing") from None
+
+
+def _short(exc: Exception) -> str:
+    return getattr(exc, "reason", None) or type(exc).__name__
+
+
+def _verify_failure(exc: ssl.SSLCertVerificationError, host: str) -> TlsFailure:
+    code = exc.verify_code
+    if code in _UNTRUSTED:
+        return TlsFailure("untrusted", f"the certificate of {host} does not chain to the configured CA "
+                          f"({exc.verify_message})", "set tls.ca to the CA that signed the brokers' certificates")
+    if code == _HOSTNAME_MISMATCH:
+        return TlsFailure("hostname", f"the certificate of {host} does not name {host} ({exc.verify_message})",
+                          "connect with a host name the certificate lists (subjectAltName), or re-issue it")
+    if code == _EXPIRED:
+        return TlsFailure("expired", f"the certificate of {host} has expired", "renew the broker's certificate")
+    return TlsFailure("verify", f"the certificate of {host} was refused: {exc.verify_message}",
+                      "check tls.ca and the broker's certificate chain")
+
+
+def ca_certificates(path: Path) -> int:
+    """How many CA certificates ``path`` holds (PEM); ValueError when it holds none or does not parse."""
+    from cryptography import x509
+
+    certs = x509.load_pem_x509_certificates(Path(path).read_bytes())
+    return len(certs)
+
+
+def certificate_matches_key(certificate: Path, key: Path, password: bytes | None = None) -> bool:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    cert = x509.load_pem_x509_certificate(Path(certificate).read_bytes())
+    private = serialization.load_pem_private_key(Path(key).read_bytes(), password)
+    fmt = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return cert.public_key().public_bytes(*fmt) == private.public_key().public_bytes(*fmt)

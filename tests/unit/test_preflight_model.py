@@ -1,0 +1,57 @@
+"""The pre-flight report: status rules, the ACL file it suggests, JSON, kafka-acls commands, the table."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+
+from secure_mirror.preflight import Check, Report, render_table
+from secure_mirror.preflight.model import acl_entry, kafka_acls_command
+
+READ = acl_entry("User:mirror", "READ", "TOPIC", "orders.", "PREFIXED")
+
+
+def test_warnings_fail_only_when_strict():
+    report = Report([Check("source.files.keytab", "warn", "readable by others", "chmod 600 k"),
+                     Check("source.kafka.connect", "pass", "ok"), Check("target.acl.x", "skipped", "needs y")])
+    assert report.ok() and not report.ok(strict=True)
+    report.checks.append(Check("target.acl.topic-write", "fail", "no WRITE"))
+    assert not report.ok()
+
+
+def test_missing_acls_are_collected_once_per_side_in_render_format():
+    report = Report([Check("source.acl.topic-read", "fail", "x", acls=[READ]),
+                     Check("source.audit.topic-read", "fail", "y", acls=[READ]),
+                     Check("source.acl.group-read", "pass", "z", acls=[acl_entry("User:mirror", "READ", "GROUP", "g")]),
+                     Check("target.acl.topic-write", "fail", "w", acls=[acl_entry("User:mirror", "WRITE", "TOPIC", "t")])])
+    assert report.missing_acls("source") == [READ]
+    assert sorted(READ) == sorted(["principal", "host", "operation", "permission", "resource_type", "resource_name",
+                                   "pattern_type"])
+    data = json.loads(report.to_json())
+    assert data["ok"] is False and data["counts"]["fail"] == 3
+    assert data["missing_acls"]["target"][0]["operation"] == "WRITE"
+    assert data["checks"][0]["id"] == "source.acl.topic-read"
+
+
+def test_kafka_acls_commands():
+    assert kafka_acls_command(READ, "b:9093") == (
+        "kafka-acls.sh --bootstrap-server b:9093 --command-config admin.properties --add --allow-principal "
+        "User:mirror --allow-host '*' --operation Read --topic orders. --resource-pattern-type prefixed")
+    deny = acl_entry("User:*", "DESCRIBE_CONFIGS", "CLUSTER", "kafka-cluster", permission="DENY", host="10.1.1.1")
+    assert kafka_acls_command(deny, "b:9093", remove=True) == (
+        "kafka-acls.sh --bootstrap-server b:9093 --command-config admin.properties --remove --force "
+        "--deny-principal 'User:*' --deny-host 10.1.1.1 --operation DescribeConfigs --cluster "
+        "--resource-pattern-type literal")
+
+
+def test_table_lists_every_check_and_the_commands_of_failures():
+    report = Report([Check("source.acl.topic-read", "fail", "may not READ orders", "grant READ",
+                           acls=[READ], commands=[kafka_acls_command(READ, "b:1")]),
+                     Check("target.kafka.connect", "pass", "authenticated")])
+    console = Console(record=True, width=200)
+    render_table(report, console)
+    text = console.export_text()
+    assert "source.acl.topic-read" in text and "target.kafka.connect" in text
+    assert "FAILED: 1 pass, 0 warn, 1 fail, 0 skipped" in text
+    assert "--operation Read --topic orders." in text
