@@ -52,6 +52,18 @@ class Side:
         return f"admin@{self.realm}"
 
 
+def _check_dependencies() -> None:
+    from secure_mirror import paths
+    from secure_mirror.sandbox.kdc import KDC_BINARIES, find_binary
+
+    for name in KDC_BINARIES:
+        find_binary(name)
+    if not any(paths.kafka_lib_dir().glob("kafka_2.13-*.jar")):
+        raise EnvironmentNotReady(f"the Kafka broker jars are missing from {paths.kafka_lib_dir()}; run scripts/setup")
+    if not shutil.which(paths.java_executable()):
+        raise EnvironmentNotReady("Java is missing; install Java 17 (openjdk-17-jdk-headless)")
+
+
 def _check_hosts(sides: list[Side]) -> None:
     for side in sides:
         try:
@@ -110,6 +122,7 @@ class Sandbox:
         ports = cls._ports(port_base)
         sides = [Side("source", "SOURCE.TEST", "source.test", *ports[2:5]),
                  Side("target", "TARGET.TEST", "target.test", *ports[5:8])]
+        _check_dependencies()
         _check_hosts(sides)
         state = {"sides": [s.__dict__ for s in sides], "kdc_ports": ports[:2], "pids": {},
                  "ticket_lifetime": ticket_lifetime, "plaintext": plaintext}

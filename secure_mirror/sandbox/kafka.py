@@ -153,8 +153,8 @@ class Broker:
         def started() -> bool:
             return procs.tcp_open(self.port) and bool(re.search(r"Kafka Server started", _read(self.log)))
 
-        procs.wait_until(started, what=f"the {self.name} Kafka broker", timeout=timeout, proc=self._proc,
-                         log=self.log)
+        log = self.log if _read(self.log).strip() else self.base / "logs" / "stdout.log"
+        procs.wait_until(started, what=f"the {self.name} Kafka broker", timeout=timeout, proc=self._proc, log=log)
 
     def stop(self, hard: bool = False) -> None:
         if self.pid:

@@ -101,3 +101,16 @@ def test_port_in_use_is_refused_with_one_sentence_and_nothing_left_running(tmp_p
         with pytest.raises(EnvironmentNotReady, match=f"port {port} is already in use"):
             Sandbox.up(tmp_path / "sb", port_base=port)
     assert not (tmp_path / "sb").exists()
+
+
+def test_missing_kafka_jars_are_named_with_the_fix(tmp_path, monkeypatch):
+    monkeypatch.setenv("SECURE_MIRROR_DEPS", str(tmp_path / "empty-deps"))
+    with pytest.raises(EnvironmentNotReady, match="Kafka broker jars are missing.*run scripts/setup"):
+        Sandbox.up(tmp_path / "sb")
+    assert not (tmp_path / "sb").exists()
+
+
+def test_sandbox_cli_reports_bad_input_in_one_sentence(tmp_path):
+    from secure_mirror.cli import main
+
+    assert main(["sandbox", "status", "--dir", str(tmp_path / "nothing")]) == 2
