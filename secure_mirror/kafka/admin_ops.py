@@ -23,12 +23,13 @@ def _wait(futures: dict, timeout: float) -> None:
         fut.result(timeout=timeout)
 
 
-def create_topics(conf: dict, topics: dict[str, int], timeout: float = 30.0) -> None:
+def create_topics(conf: dict, topics: dict[str, int], timeout: float = 30.0,
+                  config: dict[str, str] | None = None) -> None:
     from confluent_kafka.admin import NewTopic
 
     admin = _admin(conf)  # keep the client referenced until its futures are done
-    _wait(admin.create_topics([NewTopic(t, num_partitions=p, replication_factor=1) for t, p in topics.items()],
-                              operation_timeout=timeout), timeout)
+    new = [NewTopic(t, num_partitions=p, replication_factor=1, config=dict(config or {})) for t, p in topics.items()]
+    _wait(admin.create_topics(new, operation_timeout=timeout), timeout)
 
 
 def delete_topics(conf: dict, topics: list[str], timeout: float = 30.0) -> None:

@@ -1,5 +1,6 @@
 """The ACLs the mirroring identities need: READ+DESCRIBE on the source topics (and READ on Spark's consumer
-groups), WRITE+DESCRIBE+CREATE on the target topics. Include patterns that are names or prefixes become LITERAL
+groups), WRITE+DESCRIBE+CREATE on the target topics, and READ on the target topics and the group prefix there
+so that `verify` can read back what was written. Include patterns that are names or prefixes become LITERAL
 or PREFIXED ACLs; a general regex cannot be an ACL, so it is listed for pre-flight to resolve into topic names."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from secure_mirror.render.spark import group_id_prefix
 
 SOURCE_TOPIC_OPERATIONS = ("READ", "DESCRIBE")
 TARGET_TOPIC_OPERATIONS = ("WRITE", "DESCRIBE", "CREATE")
+VERIFY_TOPIC_OPERATIONS = ("READ",)  # on the target: verify reads back what the job wrote
 
 
 @dataclass(frozen=True)
@@ -92,10 +94,12 @@ def target_acls(profile: Profile) -> AclPlan:
         if resource.kind == "regex" or (resource.kind == "prefix" and not prefix_keeps_prefix):
             plan.unresolved.append(piece)
         elif resource.kind == "prefix" and resource.value == "" and profile.mirror.rename.rule != "identity":
-            _grant(plan, TopicResource("prefix", ""), profile.target_topic(""), TARGET_TOPIC_OPERATIONS)
+            _grant(plan, TopicResource("prefix", ""), profile.target_topic(""),
+                   TARGET_TOPIC_OPERATIONS + VERIFY_TOPIC_OPERATIONS)
         else:
             name = profile.target_topic(resource.value) if resource.value else ""
-            _grant(plan, resource, name, TARGET_TOPIC_OPERATIONS)
+            _grant(plan, resource, name, TARGET_TOPIC_OPERATIONS + VERIFY_TOPIC_OPERATIONS)
+    plan.allow(("READ",), "GROUP", group_id_prefix(profile), "PREFIXED")
     return plan
 
 

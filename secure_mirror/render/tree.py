@@ -82,7 +82,15 @@ def _spark_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
                      "Spark configuration: connector jars and -Djava.security.krb5.conf for driver and executors"),
         RenderedFile("spark/spark-submit.sh", spark.spark_submit(profile, out_dir),
                      "runs the mirror job with spark-submit", executable=True),
+        RenderedFile("spark/job.json", _job_json(profile),
+                     "the job's own settings: topic selection, rename rule, partitioning, trigger, fingerprint"),
     ]
+
+
+def _job_json(profile: Profile) -> str:
+    from secure_mirror.run.settings import job_json  # the run layer owns the job's settings
+
+    return job_json(profile)
 
 
 def _other_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:

@@ -202,9 +202,12 @@ def test_acls_for_regex_and_template(tmp_path, monkeypatch):
     profile = load_profile(pf.write_profile(tmp_path, _case("yarn-cluster", tmp_path, monkeypatch)))
     source, target = acls.source_acls(profile), acls.target_acls(profile)
     assert source.unresolved == target.unresolved == ["(eu|us)\\.sales"]
-    assert {(b.resource_name, b.pattern_type) for b in target.bindings} == {
+    topics = [b for b in target.bindings if b.resource_type == "TOPIC"]
+    assert {(b.resource_name, b.pattern_type) for b in topics} == {
         ("mirror.orders", "PREFIXED"), ("mirror.payments", "LITERAL")}
-    assert {b.operation for b in target.bindings} == {"WRITE", "DESCRIBE", "CREATE"}
+    assert {b.operation for b in topics} == {"WRITE", "DESCRIBE", "CREATE", "READ"}  # READ: for verify
+    groups = [(b.resource_name, b.pattern_type, b.operation) for b in target.bindings if b.resource_type == "GROUP"]
+    assert groups == [("secure-mirror-src-tgt", "PREFIXED", "READ")]
 
 
 def test_mutual_tls_principal_is_the_certificate_subject(tmp_path, monkeypatch):

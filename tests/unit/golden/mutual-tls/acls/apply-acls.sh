@@ -31,8 +31,14 @@ TARGET_ADMIN_CONFIG="${TARGET_ADMIN_CONFIG:?set it to an admin client config for
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:CN=mirror,O=Example --allow-host '*' --operation Create --topic src.orders --resource-pattern-type prefixed
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:CN=mirror,O=Example --allow-host '*' --operation Read --topic src.orders --resource-pattern-type prefixed
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:CN=mirror,O=Example --allow-host '*' --operation Write --topic src.payments --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:CN=mirror,O=Example --allow-host '*' --operation Describe --topic src.payments --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:CN=mirror,O=Example --allow-host '*' --operation Create --topic src.payments --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:CN=mirror,O=Example --allow-host '*' --operation Read --topic src.payments --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:CN=mirror,O=Example --allow-host '*' --operation Read --group secure-mirror-src-tgt --resource-pattern-type prefixed

@@ -1,0 +1,21 @@
+"""secure-mirror lag PROFILE: per topic-partition, the source's end offset against the mirror's checkpoint."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from secure_mirror.errors import EXIT_OK
+from secure_mirror.profile import load_profile
+from secure_mirror.run.lag import format_table, lag
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("profile", help="the profile YAML file")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    rows = lag(load_profile(args.profile))
+    print(json.dumps([row.to_dict() for row in rows], indent=2) if args.json else format_table(rows))
+    return EXIT_OK

@@ -1,0 +1,30 @@
+"""secure-mirror run PROFILE: pre-flight, then the Spark mirror job (the rendered spark-submit.sh)."""
+
+from __future__ import annotations
+
+import argparse
+
+from secure_mirror.profile import load_profile
+from secure_mirror.run.launcher import RunOptions, run_mirror
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("profile", help="the profile YAML file")
+    parser.add_argument("--until-caught-up", action="store_true",
+                        help="mirror what the source holds now, then stop (Spark's availableNow trigger)")
+    parser.add_argument("--supervise", action="store_true", help="restart a failed job with a growing pause")
+    parser.add_argument("--max-restarts", type=int, default=5, help="with --supervise (default 5)")
+    parser.add_argument("--trigger-interval", default="5 seconds", help="time between micro-batches")
+    parser.add_argument("--metrics-file", help="JSON-lines metrics per batch and topic-partition (appended)")
+    parser.add_argument("--status-interval", type=float, default=10.0, help="seconds between idle status lines")
+    parser.add_argument("--skip-preflight", action="store_true", help="start without the pre-flight checks")
+    parser.add_argument("--run-dir", help="folder for the job log, metrics and rendered files (default: a new "
+                        "private temporary folder)")
+
+
+def run(args: argparse.Namespace) -> int:
+    options = RunOptions(until_caught_up=args.until_caught_up, supervise=args.supervise,
+                         max_restarts=args.max_restarts, trigger_interval=args.trigger_interval,
+                         metrics_file=args.metrics_file, status_interval=args.status_interval,
+                         skip_preflight=args.skip_preflight)
+    return run_mirror(load_profile(args.profile), options, run_dir=args.run_dir)

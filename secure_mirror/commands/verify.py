@@ -1,0 +1,21 @@
+"""secure-mirror verify PROFILE: compare source and target over the mirrored range (exit 0 match, 1 mismatch)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from secure_mirror.errors import EXIT_FAILED, EXIT_OK
+from secure_mirror.profile import load_profile
+from secure_mirror.verify import verify
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("profile", help="the profile YAML file")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    result = verify(load_profile(args.profile))
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
+    return EXIT_OK if result.ok else EXIT_FAILED

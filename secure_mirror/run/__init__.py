@@ -1,0 +1,1 @@
+"""Running the mirror: the Spark job (``job.py``), its launcher (``secure-mirror run``) and the lag report."""

@@ -1,0 +1,80 @@
+"""librdkafka calls as one side's mirror identity, each in a process of its own (``call_isolated``) with the
+profile's krb5.conf and a private credential cache: lag and verify read both clusters with the same identities
+the job uses."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from secure_mirror.kafka.admin_ops import LOG
+from secure_mirror.kafka.isolated import call_isolated
+from secure_mirror.profile.models import Profile
+from secure_mirror.render import krb5, librdkafka
+from secure_mirror.render.spark import group_id_prefix
+
+
+class SideClients:
+    """``with SideClients(profile) as clients: clients.call("source", fn, *args)``: ``fn(conf, *args)``."""
+
+    def __init__(self, profile: Profile):
+        self.profile = profile
+        self.folder: Path | None = None
+
+    def __enter__(self) -> SideClients:
+        self.folder = Path(tempfile.mkdtemp(prefix="secure-mirror-clients-"))  # mode 0700
+        text = krb5.krb5_conf(self.profile)
+        if text is not None:
+            (self.folder / "krb5.conf").write_text(text, encoding="utf-8")
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _env(self, side: str) -> dict[str, str]:
+        if not self.profile.uses_kerberos:
+            return {}
+        env = {"KRB5CCNAME": f"FILE:{self.folder / f'{side}.ccache'}"}
+        conf = krb5.krb5_conf_path(self.profile, self.folder)
+        return {**env, "KRB5_CONFIG": conf} if conf else env
+
+    def conf(self, side: str) -> dict[str, str]:
+        cluster = getattr(self.profile, side)
+        conf = {key: value for key, (value, _field) in librdkafka.librdkafka_config(cluster, side).items()}
+        # A group under the prefix the rendered ACLs grant READ on (nothing is ever committed to it).
+        return {**conf, "group.id": f"{group_id_prefix(self.profile)}-inspect"}
+
+    def call(self, side: str, fn, *args, **kwargs):
+        return call_isolated(self._env(side), fn, self.conf(side), *args, **kwargs)
+
+
+# ---- functions run in the isolated process ---------------------------------------------------------------
+def _consumer(conf: dict):
+    from confluent_kafka import Consumer
+
+    return Consumer({"group.id": "secure-mirror-inspect", **conf, "logger": LOG, "enable.auto.commit": False,
+                     "enable.partition.eof": True, "auto.offset.reset": "earliest"})
+
+
+def watermarks(conf: dict, topics: list[str] | None = None, java_pattern: str | None = None,
+               timeout: float = 30.0) -> dict[tuple[str, int], tuple[int, int]]:
+    """(topic, partition) -> (low, high) for ``topics`` and/or the topics ``java_pattern`` selects."""
+    from confluent_kafka import TopicPartition
+
+    from secure_mirror.profile.javaregex import compile_java
+
+    consumer = _consumer(conf)
+    try:
+        metadata = consumer.list_topics(timeout=timeout)
+        pattern = compile_java(java_pattern) if java_pattern else None
+        wanted = set(topics or [])
+        out = {}
+        for name, topic in metadata.topics.items():
+            if name in wanted or (pattern is not None and pattern.fullmatch(name)):
+                for partition in topic.partitions:
+                    low, high = consumer.get_watermark_offsets(TopicPartition(name, partition), timeout=timeout)
+                    out[(name, partition)] = (low, high)
+        return out
+    finally:
+        consumer.close()

@@ -1,0 +1,398 @@
+"""The mirror job: a Spark Structured Streaming query from the source Kafka cluster to the target one.
+
+Run by the rendered ``spark/spark-submit.sh`` (``job.py --options-dir DIR``); ``secure-mirror run`` launches that
+same script. DIR holds ``source-options.json`` and ``sink-options.json`` (each with its own identity in
+``kafka.sasl.jaas.config``) and ``job.json`` (rename rule, partition policy, provenance, profile fingerprint).
+
+Each micro-batch: the records (key, value, headers) get the renamed target topic, built with Spark SQL
+expressions; missing target topics are created with the source's partition count; the partition is kept when
+asked (or, with ``auto``, when both topics have the same number of partitions); the batch is written with the
+no-data-loss producer settings of ``sink-options.json``. Offsets are committed to the checkpoint only after the
+write succeeded (at least once). SIGTERM, SIGINT or a ``stop`` file in ``--control-dir`` stop the query
+between two batches.
+
+Exit codes: 0 caught up or stopped on request (SIGTERM, stop file), 1 the query failed, 2 refused
+(checkpoint of another profile, missing job settings), 5 refused by a cluster (authorization, topic missing and
+not creatable, source data lost): restarting does not help, 130 interrupted (SIGINT).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script by spark-submit: make the package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from secure_mirror.run import monitor  # noqa: E402
+from secure_mirror.run.settings import FINGERPRINT_FILE, JOB_FILE, PROVENANCE_PREFIX  # noqa: E402
+
+EXIT_OK, EXIT_FAILED, EXIT_REFUSED, EXIT_CLUSTER_REFUSED, EXIT_INTERRUPTED = 0, 1, 2, 5, 130  # = secure_mirror.errors
+HEADERS_TYPE = "array<struct<key:string,value:binary>>"
+
+
+class JobRefused(Exception):
+    """The job cannot (or must not) go on, and starting it again would not help."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_CLUSTER_REFUSED):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+# ---- options ---------------------------------------------------------------------------------------------
+def read_options(options_dir: Path) -> tuple[dict, dict, dict]:
+    def load(name: str) -> dict:
+        path = options_dir / name
+        if not path.exists():
+            raise JobRefused(f"{path} is missing; render the profile again (secure-mirror render) and run the "
+                             "spark-submit.sh of that folder", EXIT_REFUSED)
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    return load("source-options.json"), load("sink-options.json"), load(JOB_FILE)
+
+
+def kafka_properties(jvm, options: dict):
+    """java.util.Properties of a Kafka client from ``kafka.``-prefixed Spark options."""
+    props = jvm.java.util.Properties()
+    for key, value in options.items():
+        if key.startswith("kafka."):
+            props.setProperty(key[len("kafka."):], str(value))
+    return props
+
+
+# ---- the checkpoint's fingerprint ------------------------------------------------------------------------
+class Checkpoint:
+    """The checkpoint folder through Hadoop's FileSystem (a local path, hdfs://, s3a:// ...)."""
+
+    def __init__(self, spark, location: str):
+        self.jvm = spark._jvm
+        self.location = location.rstrip("/")
+        self.path = self.jvm.org.apache.hadoop.fs.Path(self.location)
+        self.fs = self.path.getFileSystem(spark._jsc.hadoopConfiguration())
+
+    def _child(self, name: str):
+        return self.jvm.org.apache.hadoop.fs.Path(self.location + "/" + name)
+
+    def has_offsets(self) -> bool:
+        offsets = self._child("offsets")
+        return bool(self.fs.exists(offsets)) and len(self.fs.listStatus(offsets)) > 0
+
+    def read(self, name: str) -> str | None:
+        path = self._child(name)
+        if not self.fs.exists(path):
+            return None
+        stream = self.fs.open(path)
+        try:
+            return self.jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8")
+        finally:
+            stream.close()
+
+    def write(self, name: str, text: str) -> None:
+        self.fs.mkdirs(self.path)
+        stream = self.fs.create(self._child(name), True)
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+        finally:
+            stream.close()
+
+
+def check_fingerprint(checkpoint: Checkpoint, expected: dict) -> None:
+    """Refuse a checkpoint written for other topics or another rename rule; stamp a new one."""
+    stored_text = checkpoint.read(FINGERPRINT_FILE)
+    if stored_text is None:
+        if checkpoint.has_offsets():
+            raise JobRefused(f"the checkpoint {checkpoint.location} holds offsets but no {FINGERPRINT_FILE}, so it "
+                             "may belong to another job; point mirror.checkpoint_location at a new folder",
+                             EXIT_REFUSED)
+        checkpoint.write(FINGERPRINT_FILE, json.dumps(expected, indent=2, sort_keys=True) + "\n")
+        return
+    stored = json.loads(stored_text)
+    if stored.get("sha256") != expected["sha256"]:
+        differ = sorted(k for k in expected["settings"] if stored.get("settings", {}).get(k) != expected["settings"][k])
+        changes = ", ".join(f"{k}: {stored.get('settings', {}).get(k)!r} -> {expected['settings'][k]!r}"
+                            for k in differ)
+        raise JobRefused(f"the checkpoint {checkpoint.location} belongs to a profile with other topic or rename "
+                         f"settings ({changes}); resuming would skip or misroute records. Use a new "
+                         "mirror.checkpoint_location, or restore the old settings", EXIT_REFUSED)
+
+
+# ---- target topics ---------------------------------------------------------------------------------------
+def _cause_name(error) -> str:
+    java = getattr(error, "java_exception", None)
+    while java is not None and java.getCause() is not None and \
+            java.getClass().getSimpleName() in ("ExecutionException", "CompletionException"):
+        java = java.getCause()
+    return java.getClass().getSimpleName() if java is not None else type(error).__name__
+
+
+class TopicPlanner:
+    """Decides, once per source topic, the target name and whether partitions are kept; creates missing topics."""
+
+    def __init__(self, jvm, source_options: dict, sink_options: dict, settings: dict):
+        self.jvm = jvm
+        admin = jvm.org.apache.kafka.clients.admin.Admin
+        self.source = admin.create(kafka_properties(jvm, source_options))
+        self.target = admin.create(kafka_properties(jvm, sink_options))
+        self.pieces = settings["target_topic_pieces"]
+        self.keep_mode = settings["keep_partition"]
+        self.keep: dict[str, bool] = {}
+
+    def target_name(self, topic: str) -> str:
+        return topic.join(self.pieces)
+
+    def _java_list(self, items):
+        out = self.jvm.java.util.ArrayList()
+        for item in items:
+            out.add(item)
+        return out
+
+    def _partition_counts(self, admin, topics: list[str]) -> dict[str, int | None]:
+        from py4j.protocol import Py4JJavaError
+
+        futures = admin.describeTopics(self._java_list(topics)).topicNameValues()
+        counts: dict[str, int | None] = {}
+        for topic in topics:
+            try:
+                counts[topic] = futures.get(topic).get().partitions().size()
+            except Py4JJavaError as error:
+                if _cause_name(error) != "UnknownTopicOrPartitionException":
+                    raise JobRefused(f"cannot describe topic {topic}: {_cause_name(error)}; check the DESCRIBE ACL "
+                                     "of the mirror identity") from None
+                counts[topic] = None
+        return counts
+
+    def _create(self, topic: str, partitions: int) -> None:
+        from py4j.protocol import Py4JJavaError
+
+        optional = self.jvm.java.util.Optional
+        new = self.jvm.org.apache.kafka.clients.admin.NewTopic(topic, optional.of(partitions), optional.empty())
+        try:
+            self.target.createTopics(self._java_list([new])).all().get()
+        except Py4JJavaError as error:
+            name = _cause_name(error)
+            if name == "TopicExistsException":
+                return
+            if name in ("TopicAuthorizationException", "ClusterAuthorizationException"):
+                raise JobRefused(f"target topic {topic} does not exist and the target identity may not create it "
+                                 f"({name}): create it with {partitions} partitions, or grant CREATE on it "
+                                 "(see acls/target.acls.json of the rendered profile)") from None
+            raise JobRefused(f"could not create target topic {topic}: {name}") from None
+
+    def plan(self, topics: set[str]) -> dict[str, bool]:
+        new = sorted(t for t in topics if t not in self.keep)
+        if new:
+            sources = self._partition_counts(self.source, new)
+            targets = self._partition_counts(self.target, [self.target_name(t) for t in new])
+            for topic in new:
+                wanted, have = sources[topic], targets[self.target_name(topic)]
+                if have is None:
+                    self._create(self.target_name(topic), wanted)
+                    have = wanted
+                if self.keep_mode is True and have < wanted:
+                    raise JobRefused(f"keep_partition is true but target topic {self.target_name(topic)} has {have} "
+                                     f"partitions and {topic} has {wanted}; add partitions to the target topic")
+                self.keep[topic] = self.keep_mode is True or (self.keep_mode == "auto" and have == wanted)
+        return {t: self.keep[t] for t in topics}
+
+    def close(self) -> None:
+        for admin in (self.source, self.target):
+            admin.close()
+
+
+# ---- the streaming query ---------------------------------------------------------------------------------
+def target_topic_column(pieces: list[str]):
+    """``concat('src.', topic)`` for alias_prefix: the rename rule as a Spark SQL expression."""
+    from pyspark.sql import functions as F
+
+    parts = []
+    for index, piece in enumerate(pieces):
+        if index:
+            parts.append(F.col("topic"))
+        if piece:
+            parts.append(F.lit(piece))
+    return F.concat(*parts) if len(parts) > 1 else parts[0]
+
+
+def provenance_column(alias: str):
+    """The source's headers plus ``secure-mirror.{cluster,topic,partition,offset,timestamp}``."""
+    from pyspark.sql import functions as F
+
+    def header(name, value):
+        return F.struct(F.lit(PROVENANCE_PREFIX + name).alias("key"), F.encode(value, "UTF-8").alias("value"))
+
+    extra = F.array(header("cluster", F.lit(alias)), header("topic", F.col("topic")),
+                    header("partition", F.col("partition").cast("string")),
+                    header("offset", F.col("offset").cast("string")),
+                    header("timestamp", F.unix_millis(F.col("timestamp")).cast("string")))
+    return F.concat(F.coalesce(F.col("headers"), F.expr(f"cast(array() as {HEADERS_TYPE})")), extra)
+
+
+def batch_stats_columns():
+    from pyspark.sql import functions as F
+
+    size = F.coalesce(F.length("key"), F.lit(0)) + F.coalesce(F.length("value"), F.lit(0))
+    millis = F.unix_millis(F.col("timestamp"))
+    return [F.count(F.lit(1)).alias("records"), F.sum(size).alias("bytes"), F.min("offset").alias("first_offset"),
+            F.max("offset").alias("last_offset"), F.min(millis).alias("ts_min"), F.max(millis).alias("ts_max"),
+            F.avg(millis).alias("ts_avg")]
+
+
+class Mirror:
+    def __init__(self, spark, source_options: dict, sink_options: dict, settings: dict):
+        self.spark = spark
+        self.source_options = source_options
+        self.sink_options = {k: v for k, v in sink_options.items() if k != "checkpointLocation"}
+        self.checkpoint = sink_options.get("checkpointLocation") or settings["checkpoint_location"]
+        self.settings = settings
+        self.planner = TopicPlanner(spark._jvm, source_options, sink_options, settings)
+        self.batches: dict[int, dict] = {}  # batch id -> per-partition stats, read by the monitor
+        self.refused: JobRefused | None = None
+
+    def write_batch(self, frame, batch_id: int) -> None:
+        from pyspark import StorageLevel
+        from pyspark.sql import functions as F
+
+        started = time.time()
+        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            stats = frame.groupBy("topic", "partition").agg(*batch_stats_columns()).collect()
+            try:
+                keep = self.planner.plan({row["topic"] for row in stats})
+            except JobRefused as refused:
+                self.refused = refused
+                raise
+            headers = provenance_column(self.settings["source_alias"]) if self.settings["provenance_headers"] \
+                else F.col("headers")
+            columns = [F.col("key"), F.col("value"), headers.alias("headers"),
+                       target_topic_column(self.settings["target_topic_pieces"]).alias("topic")]
+            kept = sorted(topic for topic, yes in keep.items() if yes)
+            if kept:
+                columns.append(F.when(F.col("topic").isin(kept), F.col("partition"))
+                               .otherwise(F.lit(None).cast("int")).alias("partition"))
+            frame.select(*columns).write.format("kafka").options(**self.sink_options).save()
+            self.batches[batch_id] = {"started": started, "written": time.time(), "keep": keep,
+                                      "partitions": [row.asDict() for row in stats]}
+        finally:
+            frame.unpersist()
+
+    def start(self, until_caught_up: bool, trigger_interval: str):
+        stream = self.spark.readStream.format("kafka").options(**self.source_options).load()
+        writer = stream.writeStream.foreachBatch(self.write_batch).option("checkpointLocation", self.checkpoint) \
+            .queryName("secure-mirror")
+        writer = writer.trigger(availableNow=True) if until_caught_up else writer.trigger(processingTime=trigger_interval)
+        return writer.start()
+
+
+# ---- running it ------------------------------------------------------------------------------------------
+def _classify(error: BaseException, mirror: Mirror | None) -> tuple[int, str]:
+    if mirror is not None and mirror.refused is not None:
+        return mirror.refused.exit_code, str(mirror.refused)
+    text = str(error)
+    if "TopicAuthorizationException" in text or "Not authorized to access topics" in text:
+        return EXIT_CLUSTER_REFUSED, ("a cluster refused the mirror identity access to a topic "
+                                      f"({_first_line(text, 'uthoriz')}); grant the ACLs of the rendered acls/ folder")
+    if "failOnDataLoss" in text or "data may have been lost" in text or "UnknownTopicOrPartition" in text:
+        return EXIT_CLUSTER_REFUSED, ("source records the checkpoint expects are gone (a source topic was deleted or "
+                                      f"truncated): {_first_line(text, 'lost')}. Nothing was skipped; to go on, "
+                                      "recreate the topic or start over with a new checkpoint location")
+    return EXIT_FAILED, f"the mirror query failed: {_first_line(text, 'Exception')}"
+
+
+def _first_line(text: str, needle: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if needle in line:
+            return line[:400]
+    return (lines[0] if lines else text)[:400]
+
+
+class Control:
+    """Where ``secure-mirror run`` and the job meet: pid, stop request, final result."""
+
+    def __init__(self, folder: str | None):
+        self.folder = Path(folder) if folder else None
+        self.signal: int | None = None
+
+    def started(self) -> None:
+        if self.folder:
+            (self.folder / "job.pid").write_text(str(os.getpid()))
+
+    def stop_requested(self) -> bool:
+        return self.signal is not None or bool(self.folder and (self.folder / "stop").exists())
+
+    def result(self, code: int, status: str, message: str) -> int:
+        if self.folder:
+            retryable = code == EXIT_FAILED
+            text = json.dumps({"exit_code": code, "status": status, "message": message, "retryable": retryable})
+            (self.folder / "result.json").write_text(text + "\n")
+        if message:
+            print(f"secure-mirror job: {message}", file=sys.stderr)
+        return code
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="job.py", description="the secure-mirror Spark job")
+    parser.add_argument("--options-dir", required=True)
+    parser.add_argument("--until-caught-up", action="store_true", help="process what is there, then stop")
+    parser.add_argument("--trigger-interval", default="5 seconds")
+    parser.add_argument("--metrics-file", help="append JSON lines with per-topic-partition figures here")
+    parser.add_argument("--status-interval", type=float, default=10.0, help="seconds between idle status lines")
+    parser.add_argument("--control-dir", help="folder for job.pid, the stop file and result.json")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    control = Control(args.control_dir)
+
+    def on_signal(signum, _frame):
+        control.signal = signum
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    control.started()
+    try:
+        source_options, sink_options, settings = read_options(Path(args.options_dir))
+    except JobRefused as refused:
+        return control.result(refused.exit_code, "refused", str(refused))
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.appName("secure-mirror").getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    if "spark.sql.shuffle.partitions" not in spark.sparkContext.getConf().toDebugString():
+        # the per-batch statistics group by topic-partition: 200 shuffle partitions would dominate a small batch
+        spark.conf.set("spark.sql.shuffle.partitions", str(max(2, spark.sparkContext.defaultParallelism)))
+    mirror = None
+    try:
+        check_fingerprint(Checkpoint(spark, sink_options.get("checkpointLocation") or settings["checkpoint_location"]),
+                          settings["fingerprint"])
+        mirror = Mirror(spark, source_options, sink_options, settings)
+        query = mirror.start(args.until_caught_up, args.trigger_interval)
+        reporter = monitor.Reporter(args.metrics_file, args.status_interval, settings["target_topic_pieces"])
+        stopped = monitor.watch(query, mirror, reporter, control.stop_requested)
+        error = query.exception()
+        if error is not None:
+            code, message = _classify(error, mirror)
+            return control.result(code, "failed", message)
+        if stopped:
+            code = EXIT_INTERRUPTED if control.signal == signal.SIGINT else EXIT_OK
+            return control.result(code, "stopped", "")
+        return control.result(EXIT_OK, "caught-up", "")
+    except JobRefused as refused:
+        return control.result(refused.exit_code, "refused", str(refused))
+    except Exception as error:  # noqa: BLE001 - the query's failure, reported as one sentence
+        code, message = _classify(error, mirror)
+        return control.result(code, "failed", message)
+    finally:
+        if mirror is not None:
+            mirror.planner.close()
+        spark.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""``secure-mirror run``: render the profile into a private folder, then run its ``spark/spark-submit.sh`` (the
+very command an operator would run), watch it, stop it cleanly on SIGTERM/Ctrl-C, and restart it when asked.
+
+Secrets never reach a command line: the job reads them from the rendered 0600 option files. The job runs in a
+session of its own; a stop request is forwarded to the job's Python driver, which stops the query between two
+batches. With ``supervise`` a failed job is started again after a growing pause, a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EnvironmentNotReady
+from secure_mirror.profile.models import Profile
+from secure_mirror.render import render_all
+from secure_mirror.run import checkpoint
+from secure_mirror.run.settings import JOB_FILE, job_json, job_settings
+
+BACKOFF_START, BACKOFF_MAX = 2.0, 60.0
+
+
+@dataclass
+class RunOptions:
+    until_caught_up: bool = False
+    supervise: bool = False
+    max_restarts: int = 5
+    trigger_interval: str = "5 seconds"
+    metrics_file: str | None = None
+    status_interval: float = 10.0
+    skip_preflight: bool = False
+    keep_run_dir: bool = False
+
+
+def preflight_gate(profile: Profile, skip: bool) -> int | None:
+    """Run pre-flight (``secure_mirror.preflight.run_preflight``) when it exists; an exit code when it fails."""
+    if skip:
+        return None
+    from secure_mirror.preflight import render_table, run_preflight
+
+    report = run_preflight(profile)
+    if report.ok():
+        passed = sum(1 for check in report.checks if check.status == "pass")
+        print(f"secure-mirror run: pre-flight passed ({passed} checks on both clusters)", flush=True)
+        return None
+    render_table(report)
+    print("secure-mirror run: pre-flight failed, the mirror was not started (use --skip-preflight to override)",
+          file=sys.stderr)
+    return EXIT_FAILED
+
+
+def prepare(profile: Profile, run_dir: Path) -> Path:
+    """Render into ``run_dir/render`` (spark/job.json included); returns the spark-submit script."""
+    render_dir = run_dir / "render"
+    render_all(profile, render_dir)
+    return render_dir / "spark" / "spark-submit.sh"
+
+
+def job_environment() -> dict[str, str]:
+    """spark-submit and the job's Python from this installation (the virtualenv we run in)."""
+    bin_dir = Path(sys.executable).parent
+    submit = bin_dir / "spark-submit"
+    if not submit.exists() and shutil.which("spark-submit") is None:
+        raise EnvironmentNotReady("spark-submit was not found next to this Python or on PATH; install pyspark")
+    env = dict(os.environ)
+    env.update({"SPARK_SUBMIT": str(submit) if submit.exists() else "spark-submit",
+                "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+                "PATH": f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"})
+    return env
+
+
+class _Stopper:
+    """Turns SIGTERM/SIGINT of this process into a clean stop of the job (when we may install handlers)."""
+
+    def __init__(self):
+        self.signal: int | None = None
+        self.previous = {}
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                self.previous[sig] = signal.signal(sig, self._on_signal)
+        return self
+
+    def _on_signal(self, signum, _frame):
+        self.signal = signum
+
+    def __exit__(self, *_exc):
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+
+
+def _attempt(script: Path, args: list[str], control: Path, log: Path, stopper: _Stopper) -> dict:
+    for name in ("result.json", "job.pid", "stop"):
+        (control / name).unlink(missing_ok=True)
+    with open(log, "a", encoding="utf-8") as err:
+        process = subprocess.Popen(["bash", str(script), *args, "--control-dir", str(control)],
+                                   env=job_environment(), stderr=err, start_new_session=True)
+        forwarded = False
+        while process.poll() is None:
+            if stopper.signal is not None and not forwarded:
+                forwarded = _forward_stop(process, control)
+            time.sleep(0.2)
+    result_file = control / "result.json"
+    if result_file.exists():
+        return json.loads(result_file.read_text(encoding="utf-8"))
+    return {"exit_code": EXIT_FAILED, "status": "failed", "retryable": True,
+            "message": f"the Spark job ended with status {process.returncode} before it reported a result; "
+                       f"see {log}"}
+
+
+def _forward_stop(process: subprocess.Popen, control: Path) -> bool:
+    pid_file = control / "job.pid"
+    (control / "stop").touch()
+    if pid_file.exists():
+        try:
+            os.kill(int(pid_file.read_text()), signal.SIGTERM)
+        except (ProcessLookupError, ValueError):
+            pass
+        return True
+    os.killpg(process.pid, signal.SIGTERM)  # still starting: nothing to lose yet
+    return True
+
+
+def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: str | None = None,
+               **overrides) -> int:
+    """Run the mirror job of ``profile``; returns an exit code (see ``secure_mirror.run.job`` and ``errors``).
+
+    ``overrides`` are RunOptions fields (``run_mirror(profile, until_caught_up=True)``).
+    """
+    options = options or RunOptions()
+    for key, value in overrides.items():
+        setattr(options, key, value)
+    checkpoint.check_fingerprint(profile.mirror.checkpoint_location, job_settings(profile)["fingerprint"])
+    if (code := preflight_gate(profile, options.skip_preflight)) is not None:
+        return code
+    folder = Path(run_dir) if run_dir else Path(tempfile.mkdtemp(prefix="secure-mirror-run-"))
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        return _run(profile, options, folder)
+    finally:
+        if not options.keep_run_dir:
+            shutil.rmtree(folder / "render", ignore_errors=True)  # rendered option files may hold secrets
+
+
+def _run(profile: Profile, options: RunOptions, folder: Path) -> int:
+    script = prepare(profile, folder)
+    metrics = options.metrics_file or str(folder / "metrics.jsonl")
+    args = ["--metrics-file", metrics, "--status-interval", str(options.status_interval),
+            "--trigger-interval", options.trigger_interval]
+    if options.until_caught_up:
+        args.append("--until-caught-up")
+    log = folder / "job.log"
+    print(f"secure-mirror run: job log {log}, metrics {metrics}", file=sys.stderr)
+    restarts, backoff = 0, BACKOFF_START
+    with _Stopper() as stopper:
+        while True:
+            result = _attempt(script, args, folder, log, stopper)
+            if stopper.signal is not None:
+                return EXIT_INTERRUPTED if stopper.signal == signal.SIGINT else EXIT_OK
+            code = int(result.get("exit_code", EXIT_FAILED))
+            if code == EXIT_OK:
+                return EXIT_OK
+            message = result.get("message") or f"the job failed; see {log}"
+            retry = options.supervise and result.get("retryable") and restarts < options.max_restarts
+            if not retry:
+                print(f"secure-mirror run: {message}", file=sys.stderr)
+                return code
+            restarts += 1
+            print(f"secure-mirror run: the job failed ({message}); restart {restarts} of {options.max_restarts} "
+                  f"in {backoff:.0f} s", file=sys.stderr)
+            if _sleep(backoff, stopper):
+                return EXIT_INTERRUPTED if stopper.signal == signal.SIGINT else EXIT_OK
+            backoff = min(backoff * 2, BACKOFF_MAX)
+
+
+def _sleep(seconds: float, stopper: _Stopper) -> bool:
+    """Wait, unless a stop is requested (True)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if stopper.signal is not None:
+            return True
+        time.sleep(0.2)
+    return False

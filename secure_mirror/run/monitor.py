@@ -1,0 +1,155 @@
+"""Watching the mirror query: a status line per batch (or per interval when idle) and a JSON-lines metrics file.
+
+The per-topic-partition figures carry MirrorMaker 2's names where they apply: ``record-count``, ``byte-count``,
+``byte-rate``, ``record-age-ms-{min,avg,max}`` (how old a record was when its batch started) and
+``replication-latency-ms-{min,avg,max}`` (from the record's timestamp to the end of the write to the target).
+``records-behind`` is the source's end offset minus the offset the batch reached.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+
+
+def records_behind(progress: dict) -> dict[tuple[str, int], int]:
+    """(topic, partition) -> source end offset minus the offset the batch reached, from a query progress."""
+    behind: dict[tuple[str, int], int] = {}
+    for source in progress.get("sources") or []:
+        end, latest = _offsets(source.get("endOffset")), _offsets(source.get("latestOffset"))
+        for key, offset in latest.items():
+            behind[key] = max(0, offset - end.get(key, offset))
+    return behind
+
+
+def _offsets(value) -> dict[tuple[str, int], int]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    if not isinstance(value, dict):
+        return {}
+    return {(topic, int(p)): int(o) for topic, parts in value.items() if isinstance(parts, dict)
+            for p, o in parts.items()}
+
+
+def partition_metrics(batch: dict, target_pieces: list[str]) -> list[dict]:
+    """The per-topic-partition figures of one written batch (see the module doc for the names)."""
+    started, written = batch["started"], batch["written"]
+    seconds = max(written - started, 1e-3)
+    rows = []
+    for stats in sorted(batch["partitions"], key=lambda s: (s["topic"], s["partition"])):
+        start_ms, written_ms = started * 1000, written * 1000
+        rows.append({
+            "topic": stats["topic"], "partition": stats["partition"],
+            "target-topic": stats["topic"].join(target_pieces),
+            "partition-kept": batch["keep"].get(stats["topic"], False),
+            "record-count": stats["records"], "byte-count": stats["bytes"] or 0,
+            "byte-rate": round((stats["bytes"] or 0) / seconds, 1),
+            "first-offset": stats["first_offset"], "last-offset": stats["last_offset"],
+            "record-age-ms-min": round(start_ms - stats["ts_max"]), "record-age-ms-avg": round(start_ms - stats["ts_avg"]),
+            "record-age-ms-max": round(start_ms - stats["ts_min"]),
+            "replication-latency-ms-min": round(written_ms - stats["ts_max"]),
+            "replication-latency-ms-avg": round(written_ms - stats["ts_avg"]),
+            "replication-latency-ms-max": round(written_ms - stats["ts_min"]),
+        })
+    return rows
+
+
+def batch_line(progress: dict, batch: dict | None, target_pieces: list[str]) -> dict:
+    behind = records_behind(progress)
+    partitions = partition_metrics(batch, target_pieces) if batch else []
+    for row in partitions:
+        row["records-behind"] = behind.get((row["topic"], row["partition"]), 0)
+    return {
+        "time": progress.get("timestamp"), "batch": progress.get("batchId"),
+        "record-count": progress.get("numInputRows", 0),
+        "records-in-per-sec": round(progress.get("inputRowsPerSecond") or 0.0, 1),
+        "records-out-per-sec": round(progress.get("processedRowsPerSecond") or 0.0, 1),
+        "byte-count": sum(row["byte-count"] for row in partitions),
+        "batch-duration-ms": (progress.get("durationMs") or {}).get("triggerExecution"),
+        "records-behind": sum(behind.values()),
+        "partitions": partitions,
+    }
+
+
+def status_text(line: dict) -> str:
+    seconds = max((line["batch-duration-ms"] or 0) / 1000, 1e-3)
+    return (f"batch {line['batch']}: {line['record-count']} records, in {line['records-in-per-sec']:.0f}/s, "
+            f"out {line['records-out-per-sec']:.0f}/s, {line['byte-count'] / seconds / 1024:.1f} KiB/s, "
+            f"took {line['batch-duration-ms']} ms, {line['records-behind']} behind the source")
+
+
+class Reporter:
+    def __init__(self, metrics_file: str | None, interval: float, target_pieces: list[str], stream=None):
+        self.metrics_file = metrics_file
+        self.interval = interval
+        self.pieces = target_pieces
+        self.stream = stream or sys.stdout
+        self.tty = self.stream.isatty()
+        self.last_batch = -1
+        self.last_print = 0.0
+        self.last_text = ""
+
+    def report(self, query, mirror) -> None:
+        for progress in query.recentProgress:
+            progress = json.loads(progress.json) if hasattr(progress, "json") else dict(progress)
+            if progress.get("batchId", -1) <= self.last_batch:
+                continue
+            self.last_batch = progress["batchId"]
+            line = batch_line(progress, mirror.batches.pop(self.last_batch, None), self.pieces)
+            if line["record-count"] or line["partitions"]:
+                self._write(line)
+                self._print(status_text(line))
+        if time.monotonic() - self.last_print > self.interval and self.last_text:
+            self._print(f"batch {self.last_batch}: idle, waiting for new records")
+
+    def _write(self, line: dict) -> None:
+        if self.metrics_file:
+            with open(self.metrics_file, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(line) + "\n")
+
+    def _print(self, text: str) -> None:
+        self.last_text, self.last_print = text, time.monotonic()
+        if self.tty:
+            self.stream.write("\r\033[K" + text)
+        else:
+            self.stream.write(time.strftime("%H:%M:%S ") + text + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.tty and self.last_text:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _stop_between_batches(query, timeout: float = 600.0) -> None:
+    deadline = time.monotonic() + timeout
+    while query.isActive and query.status.get("isTriggerActive") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    query.stop()
+
+
+def watch(query, mirror, reporter: Reporter, stop_requested: Callable[[], bool]) -> bool:
+    """Report progress until the query ends; True when it was stopped on request."""
+    from pyspark.errors import StreamingQueryException
+
+    stopped = False
+    try:
+        while query.isActive:
+            if stop_requested():
+                _stop_between_batches(query)
+                stopped = True
+                break
+            try:
+                query.awaitTermination(0.5)
+            except StreamingQueryException:
+                break
+            reporter.report(query, mirror)
+        reporter.report(query, mirror)
+    finally:
+        reporter.finish()
+    return stopped

@@ -1,0 +1,194 @@
+"""Compare source and target over the mirrored range, in constant memory.
+
+The mirrored range of a source partition runs from where the job started reading it to the offset the
+checkpoint committed. Its target is the renamed topic: the same partition when the mirror kept partitions
+(same partition count and ``keep_partition`` not false), else the whole topic. Both sides are read once into
+order-independent digests (:mod:`secure_mirror.verify.digest`); only when digests differ is a second pass made
+to fetch a few example records of what is missing, extra or duplicated.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+
+from secure_mirror.errors import BadInputError, ClusterRefused
+from secure_mirror.kafka.isolated import IsolatedCallError
+from secure_mirror.profile.models import Profile
+from secure_mirror.run import checkpoint
+from secure_mirror.run.clients import SideClients, watermarks
+from secure_mirror.run.settings import PROVENANCE_PREFIX
+from secure_mirror.verify import scan
+from secure_mirror.verify.digest import DEFAULT_CELLS, Digest, difference
+
+EXAMPLES = 5
+
+
+@dataclass
+class Comparison:
+    """One source partition (or a whole topic when partitions were not kept) against its target."""
+
+    topic: str
+    partition: int | None  # None: the whole topic
+    target_topic: str
+    source_records: int
+    target_records: int
+    source_digest: str
+    target_digest: str
+    missing: int = 0
+    extra: int = 0
+    duplicated: int = 0
+    listed: bool = True  # False: more differences than the sketch can list (counts only)
+    examples: list[dict] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.source_records == self.target_records and self.source_digest == self.target_digest
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "ok": self.ok}
+
+
+@dataclass
+class VerifyResult:
+    comparisons: list[Comparison]
+    not_mirrored: list[dict]  # source partitions the checkpoint does not know yet (created after the last batch)
+    batch: int
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.comparisons)
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "checkpoint_batch": self.batch,
+                "source_records": sum(c.source_records for c in self.comparisons),
+                "target_records": sum(c.target_records for c in self.comparisons),
+                "comparisons": [c.to_dict() for c in self.comparisons], "not_mirrored": self.not_mirrored}
+
+    def text(self) -> str:
+        lines = []
+        for c in self.comparisons:
+            where = f"{c.topic}[{c.partition}]" if c.partition is not None else f"{c.topic}[all]"
+            state = "OK" if c.ok else "MISMATCH"
+            lines.append(f"{state:8} {where} -> {c.target_topic}: source {c.source_records}, target {c.target_records}"
+                         + ("" if c.ok else _differences(c)))
+            for example in c.examples:
+                lines.append(f"         {example['kind']}: {example['topic']}[{example['partition']}]@"
+                             f"{example['offset']} key={example['key']!r} value={example['value']!r} "
+                             f"headers={example['headers']}")
+        for pending in self.not_mirrored:
+            lines.append(f"PENDING  {pending['topic']}[{pending['partition']}]: {pending['records']} records not "
+                         "mirrored yet (not in the checkpoint)")
+        total = self.to_dict()
+        verdict = "match" if self.ok else "MISMATCH"
+        lines.append(f"verify: {verdict}: {total['source_records']} source records, {total['target_records']} "
+                     f"target records over {len(self.comparisons)} comparisons (checkpoint batch {self.batch})")
+        return "\n".join(lines)
+
+
+def _differences(c: Comparison) -> str:
+    if not c.listed:
+        return f" (digests differ; more differences than the sketch can list: {c.source_records - c.target_records:+d})"
+    return f" (missing {c.missing}, extra {c.extra}, duplicated {c.duplicated})"
+
+
+@dataclass
+class _Plan:
+    source_ranges: list[tuple]
+    target_ranges: list[tuple]
+    groups: dict[tuple, str]  # group -> target topic
+    not_mirrored: list[dict]
+
+
+def plan_ranges(profile: Profile, committed: dict, initial: dict, source_marks: dict,
+                target_marks: dict) -> _Plan:
+    """Which offsets of which partitions are compared, and how they are grouped (pure; tested on its own)."""
+    source_ranges, target_ranges, groups = [], [], {}
+    topics = sorted({t for t, _ in committed})
+    for topic in topics:
+        target = profile.target_topic(topic)
+        source_parts = sorted(p for t, p in source_marks if t == topic) or sorted(p for t, p in committed if t == topic)
+        target_parts = sorted(p for t, p in target_marks if t == target)
+        per_partition = profile.mirror.keep_partition is not False and len(source_parts) == len(target_parts)
+        for partition in sorted(p for t, p in committed if t == topic):
+            low = source_marks.get((topic, partition), (0, 0))[0]
+            start = max(initial.get((topic, partition), low), low)
+            group = (topic, partition if per_partition else None)
+            groups[group] = target
+            source_ranges.append((topic, partition, start, committed[(topic, partition)], group))
+        for partition in target_parts:
+            low, high = target_marks[(target, partition)]
+            group = (topic, partition if per_partition else None)
+            groups.setdefault(group, target)
+            target_ranges.append((target, partition, low, high, group))
+    not_mirrored = [{"topic": t, "partition": p, "records": high - low}
+                    for (t, p), (low, high) in sorted(source_marks.items()) if (t, p) not in committed and high > low]
+    return _Plan(source_ranges, target_ranges, groups, not_mirrored)
+
+
+def verify(profile: Profile, *, cells: int = DEFAULT_CELLS, examples: int = EXAMPLES) -> VerifyResult:
+    """Compare ``profile``'s source and target over the range the mirror's checkpoint committed."""
+    location = profile.mirror.checkpoint_location
+    found = checkpoint.committed_offsets(location)
+    if found is None:
+        raise BadInputError(f"nothing was mirrored yet: the checkpoint {location} has no committed batch; run "
+                            "`secure-mirror run PROFILE --until-caught-up` first")
+    batch, committed = found
+    try:
+        return _verify(profile, batch, committed, cells, examples)
+    except IsolatedCallError as error:
+        if "AUTHORIZATION_FAILED" not in f"{error.code} {error}":
+            raise
+        raise ClusterRefused(f"a cluster refused to let the mirror identity read for verify ({error}); verify reads "
+                             "the source topics and the target topics: grant the target identity READ on the "
+                             "target topics") from None
+
+
+def _verify(profile: Profile, batch: int, committed: dict, cells: int, examples: int) -> VerifyResult:
+    location = profile.mirror.checkpoint_location
+    with SideClients(profile) as clients:
+        topics = sorted({t for t, _ in committed})
+        source_marks = clients.call("source", watermarks, topics, profile.selection().java_pattern())
+        target_marks = clients.call("target", watermarks, sorted({profile.target_topic(t) for t in topics}))
+        plan = plan_ranges(profile, committed, checkpoint.initial_offsets(location), source_marks, target_marks)
+        with ThreadPoolExecutor(2) as pool:
+            source = pool.submit(clients.call, "source", scan.scan, plan.source_ranges, None, cells)
+            target = pool.submit(clients.call, "target", scan.scan, plan.target_ranges, PROVENANCE_PREFIX, cells)
+            source_digests, target_digests = source.result(), target.result()
+        comparisons, differences = _compare(plan, source_digests, target_digests, cells)
+        if differences:
+            _explain(clients, plan, comparisons, differences, examples)
+    return VerifyResult(comparisons, plan.not_mirrored, batch)
+
+
+def _compare(plan: _Plan, source: dict, target: dict, cells: int):
+    comparisons, differences = [], {}
+    for group in sorted(plan.groups, key=lambda g: (g[0], -1 if g[1] is None else g[1])):
+        left, right = source.get(group, Digest(cells)), target.get(group, Digest(cells))
+        comparison = Comparison(group[0], group[1], plan.groups[group], left.count, right.count,
+                                f"{left.total:016x}", f"{right.total:016x}")
+        if not comparison.ok:
+            diff = difference(left, right)
+            comparison.listed = diff is not None
+            if diff:
+                differences[group] = (comparison, diff)
+        comparisons.append(comparison)
+    return comparisons, differences
+
+
+def _explain(clients: SideClients, plan: _Plan, comparisons: list[Comparison], differences: dict,
+             examples: int) -> None:
+    ids = {ident for _c, diff in differences.values() for ident in diff}
+    in_source = clients.call("source", scan.find, plan.source_ranges, ids, None)
+    in_target = clients.call("target", scan.find, plan.target_ranges, ids, PROVENANCE_PREFIX)
+    for comparison, diff in differences.values():
+        for ident, times in sorted(diff.items(), key=lambda item: -abs(item[1])):
+            if times > 0:
+                kind, count, records = "missing", times, in_source.get(ident, [])
+            elif ident in in_source:
+                kind, count, records = "duplicated", -times, in_target.get(ident, [])
+            else:
+                kind, count, records = "extra", -times, in_target.get(ident, [])
+            setattr(comparison, kind, getattr(comparison, kind) + count)
+            if records and len(comparison.examples) < examples:
+                comparison.examples.append({"kind": kind, "times": count, **records[0]})

@@ -1,0 +1,101 @@
+"""Reading offset ranges of one cluster with confluent-kafka, one record at a time (run in ``call_isolated``).
+
+A range is ``(topic, partition, start, end, group)``: records with start <= offset < end are fed into the
+digest of ``group`` (a source partition, or a whole topic when partitions were not kept).
+"""
+
+from __future__ import annotations
+
+import time
+
+from secure_mirror.kafka.admin_ops import LOG
+from secure_mirror.verify.digest import DEFAULT_CELLS, PRIME, Digest, record_hash
+
+IDLE_TIMEOUT = 60.0
+
+
+def _each_record(conf: dict, ranges: list[tuple], handle) -> None:
+    from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+
+    todo = {(t, p): (start, end, group) for t, p, start, end, group in ranges if end > start}
+    if not todo:
+        return
+    consumer = Consumer({"group.id": "secure-mirror-verify", **conf, "logger": LOG, "enable.auto.commit": False,
+                         "enable.partition.eof": True, "auto.offset.reset": "earliest",
+                         "queued.max.messages.kbytes": 8192})
+    try:
+        consumer.assign([TopicPartition(t, p, start) for (t, p), (start, _e, _g) in todo.items()])
+        last_progress = time.monotonic()
+        while todo:
+            messages = consumer.consume(num_messages=500, timeout=1.0)
+            if messages:
+                last_progress = time.monotonic()
+            elif time.monotonic() - last_progress > IDLE_TIMEOUT:
+                raise TimeoutError(f"no records for {IDLE_TIMEOUT:.0f} s while {len(todo)} partitions were unread "
+                                   f"(e.g. {next(iter(todo))})")
+            for message in messages:
+                key = (message.topic(), message.partition())
+                if key not in todo:
+                    continue
+                start, end, group = todo[key]
+                error = message.error()
+                if error is not None:
+                    if error.code() == KafkaError._PARTITION_EOF:
+                        _done(consumer, todo, key)
+                        continue
+                    raise KafkaException(error)
+                if start <= message.offset() < end:
+                    handle(group, message)
+                if message.offset() >= end - 1:
+                    _done(consumer, todo, key)
+    finally:
+        consumer.close()
+
+
+def _done(consumer, todo: dict, key: tuple) -> None:
+    from confluent_kafka import TopicPartition
+
+    todo.pop(key, None)
+    consumer.pause([TopicPartition(*key)])
+
+
+def scan(conf: dict, ranges: list[tuple], ignore_prefix: str | None = None,
+         cells: int = DEFAULT_CELLS) -> dict[object, Digest]:
+    """group -> Digest of the records in ``ranges``."""
+    digests: dict[object, Digest] = {}
+    for *_tp, group in ranges:
+        digests.setdefault(group, Digest(cells))
+
+    def handle(group, message) -> None:
+        digests[group].add(record_hash(message.key(), message.value(), message.headers(), ignore_prefix))
+
+    _each_record(conf, ranges, handle)
+    return digests
+
+
+def _text(data: bytes | None, limit: int = 60) -> str | None:
+    if data is None:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = "0x" + data.hex()
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def find(conf: dict, ranges: list[tuple], ids: set[int], ignore_prefix: str | None = None,
+         per_id: int = 2) -> dict[int, list[dict]]:
+    """id -> up to ``per_id`` records (as short text) whose ``record_hash % PRIME`` is one of ``ids``."""
+    hits: dict[int, list[dict]] = {}
+
+    def handle(_group, message) -> None:
+        ident = record_hash(message.key(), message.value(), message.headers(), ignore_prefix) % PRIME
+        if ident in ids and len(hits.setdefault(ident, [])) < per_id:
+            hits[ident].append({
+                "topic": message.topic(), "partition": message.partition(), "offset": message.offset(),
+                "key": _text(message.key()), "value": _text(message.value()),
+                "headers": [[name, _text(value)] for name, value in message.headers() or []],
+            })
+
+    _each_record(conf, ranges, handle)
+    return hits

@@ -1,0 +1,123 @@
+"""The mirror job against the sandbox: GSSAPI on both sides (two principals, two realms), a topic created while
+the job runs, a clean stop on SIGTERM, a resume from the checkpoint, lag, verify, and the refusals."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+
+import pytest
+from .test_run_support import MirrorCase, records, wait_for
+
+from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUSED
+from secure_mirror.kafka import admin_ops
+from secure_mirror.profile import load_profile
+from secure_mirror.run.lag import lag
+from secure_mirror.run.launcher import run_mirror
+from secure_mirror.verify import verify
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
+CLI = [sys.executable, "-m", "secure_mirror"]
+
+
+def _caught_up(profile, topics: set[str]):
+    rows = lag(profile)
+    mirrored = {r.topic for r in rows if r.offset is not None}
+    return rows if topics <= mirrored and all(r.lag == 0 for r in rows) else None
+
+
+@pytest.fixture(scope="module")
+def mirrored(sandbox, tmp_path_factory):
+    """One continuous run (new topic, SIGTERM), then a resume with --until-caught-up; shared by the tests."""
+    folder = tmp_path_factory.mktemp("mirror")
+    with MirrorCase(sandbox, folder) as case:
+        case.create({"a": 3, "b": 1})
+        case.produce("a", records(60, 3, "a"))
+        case.produce("b", records(25, 1, "b"))
+        metrics = folder / "metrics.jsonl"
+        job = subprocess.Popen([*CLI, "run", str(case.profile_path), "--skip-preflight", "--trigger-interval",
+                                "1 second", "--metrics-file", str(metrics), "--run-dir", str(folder / "run")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(lambda: _caught_up(case.profile, {case.topic("a"), case.topic("b")}), 120, "the first batches")
+            case.create({"c": 2})  # created while the job runs: picked up by subscribePattern
+            case.produce("c", records(30, 2, "c"))
+            wait_for(lambda: _caught_up(case.profile, {case.topic("c")}), 90, "the topic created during the run")
+        finally:
+            job.send_signal(signal.SIGTERM)
+            out, err = job.communicate(timeout=120)
+        case.produce("a", records(15, 3, "a2"))  # while stopped: the resume must bring these
+        case.produce("c", records(10, 2, "c2"))
+        resumed = run_mirror(case.profile, until_caught_up=True, skip_preflight=True, metrics_file=str(metrics),
+                             run_dir=str(folder / "run2"))
+        yield {"case": case, "first_exit": job.returncode, "out": out, "err": err, "resumed": resumed,
+               "metrics": metrics, "folder": folder}
+
+
+def test_mirrors_renamed_topics_with_a_new_topic_and_resumes(mirrored):
+    case = mirrored["case"]
+    assert mirrored["first_exit"] == EXIT_OK, mirrored["err"][-3000:]
+    assert mirrored["resumed"] == EXIT_OK
+    result = verify(case.profile)
+    assert result.ok, result.text()
+    compared = {(c.topic, c.partition): c for c in result.comparisons}
+    assert compared[(case.topic("a"), 0)].target_topic == f"src.{case.topic('a')}"
+    assert sum(c.source_records for c in result.comparisons) == 60 + 25 + 30 + 15 + 10
+    assert {c.topic for c in result.comparisons} == {case.topic(t) for t in "abc"}
+    assert all(c.partition is not None for c in result.comparisons)  # same partition counts: partitions kept
+    assert all(row.lag == 0 for row in lag(case.profile))
+
+
+def test_records_keep_keys_headers_and_null_values(mirrored, sandbox):
+    case = mirrored["case"]
+    got = sandbox.admin("target", admin_ops.consume, f"src.{case.topic('b')}", max_records=25)
+    expected = records(25, 1, "b")
+    assert [(r["key"], r["value"], r["headers"]) for r in got] == \
+           [(e["key"], e["value"], e["headers"]) for e in expected]
+
+
+def test_status_lines_and_metrics_file(mirrored):
+    assert "records, in" in mirrored["out"] and "behind the source" in mirrored["out"]
+    lines = [json.loads(line) for line in mirrored["metrics"].read_text().splitlines()]
+    partitions = [p for line in lines for p in line["partitions"]]
+    assert sum(p["record-count"] for p in partitions) >= 140
+    names = {"record-count", "byte-rate", "record-age-ms-max", "replication-latency-ms-avg", "records-behind"}
+    assert names <= set(partitions[0])
+
+
+def test_checkpoint_of_another_profile_is_refused(mirrored):
+    case, folder = mirrored["case"], mirrored["folder"]
+    text = case.profile_path.read_text().replace("rule: alias_prefix", "rule: identity")
+    other = folder / "other.yaml"
+    other.write_text(text)
+    proc = subprocess.run([*CLI, "run", str(other), "--skip-preflight", "--until-caught-up", "--run-dir",
+                           str(folder / "run3")],
+                          capture_output=True, text=True)
+    assert proc.returncode == EXIT_BAD_INPUT
+    assert "belongs to a profile with other topic or rename settings (rename_rule: 'alias_prefix' -> " \
+           "'identity')" in proc.stderr
+    assert load_profile(other).mirror.checkpoint_location == case.profile.mirror.checkpoint_location
+
+
+def test_mixed_gssapi_source_and_scram_target(sandbox, tmp_path):
+    with MirrorCase(sandbox, tmp_path, target_mechanism="SCRAM-SHA-512") as case:
+        assert case.profile.target.mechanism == "SCRAM-SHA-512"
+        case.create({"m": 2})
+        case.produce("m", records(40, 2, "m"))
+        assert run_mirror(case.profile, until_caught_up=True, skip_preflight=True, run_dir=str(tmp_path / "run")) == 0
+        result = verify(case.profile)
+        assert result.ok and result.to_dict()["source_records"] == 40, result.text()
+
+
+def test_target_topic_missing_and_create_not_allowed(sandbox, tmp_path):
+    with MirrorCase(sandbox, tmp_path, create_allowed=False) as case:
+        case.create({"n": 1})
+        case.produce("n", records(5, 1, "n"))
+        proc = subprocess.run([*CLI, "run", str(case.profile_path), "--skip-preflight", "--until-caught-up",
+                               "--supervise", "--run-dir", str(tmp_path / "run")], capture_output=True, text=True)
+        assert proc.returncode == EXIT_REFUSED, proc.stderr
+        assert (f"target topic src.{case.topic('n')} does not exist and the target identity may not create it "
+                "(TopicAuthorizationException): create it with 1 partitions, or grant CREATE") in proc.stderr
+        assert "restart" not in proc.stderr  # supervise does not retry what a restart cannot fix

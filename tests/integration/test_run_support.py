@@ -1,0 +1,73 @@
+"""Support of the run/verify integration tests (no tests here): a profile per test (own topics, own checkpoint), its
+granted on the sandbox and revoked afterwards, and its topics deleted afterwards."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import asdict
+from pathlib import Path
+
+import yaml
+
+from secure_mirror.kafka import admin_ops
+from secure_mirror.profile import load_profile
+from secure_mirror.render import acls
+from secure_mirror.sandbox.profile import profile_dict
+
+
+class MirrorCase:
+    def __init__(self, sandbox, folder: Path, *, target_mechanism: str = "GSSAPI", create_allowed: bool = True):
+        self.sb = sandbox
+        self.prefix = f"t{uuid.uuid4().hex[:8]}"
+        data = profile_dict(sandbox, target_mechanism=target_mechanism, topics=f"{self.prefix}\\..*")
+        data["mirror"]["checkpoint_location"] = str(folder / "checkpoint")
+        data["source"]["client_options"] = {"metadata.max.age.ms": 1000}
+        self.profile_path = folder / "profile.yaml"
+        self.profile_path.write_text(yaml.safe_dump(data, sort_keys=False))
+        self.profile = load_profile(self.profile_path)
+        self.acls = {"source": [asdict(b) for b in acls.source_acls(self.profile).bindings],
+                     "target": [asdict(b) for b in acls.target_acls(self.profile).bindings
+                                if create_allowed or b.operation != "CREATE"]}
+        self.acls["target"].append({**self.acls["target"][0], "operation": "READ"})  # verify reads the target
+        self.topics: dict[str, list[str]] = {"source": [], "target": []}
+
+    def topic(self, name: str) -> str:
+        return f"{self.prefix}.{name}"
+
+    def __enter__(self) -> MirrorCase:
+        for side in ("source", "target"):
+            self.sb.admin(side, admin_ops.create_acls, self.acls[side])
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        for side in ("source", "target"):
+            self.sb.admin(side, admin_ops.delete_acls, self.acls[side])
+            existing = self.sb.admin(side, admin_ops.list_topics)
+            mine = [t for t in existing if self.prefix in t]
+            if mine:
+                self.sb.admin(side, admin_ops.delete_topics, mine)
+
+    def create(self, topics: dict[str, int]) -> None:
+        self.sb.admin("source", admin_ops.create_topics, {self.topic(t): n for t, n in topics.items()})
+
+    def produce(self, name: str, records: list[dict], side: str = "source") -> None:
+        self.sb.admin(side, admin_ops.produce, name if side == "target" else self.topic(name), records)
+
+
+def records(count: int, partitions: int, tag: str) -> list[dict]:
+    """Keys, headers (repeated names, empty and binary values) and some null values."""
+    return [{"key": f"{tag}-k{i}".encode() if i % 7 else None,
+             "value": None if i % 5 == 0 else f"{tag}-v{i}".encode(),
+             "headers": [("h", b"x"), ("seq", str(i).encode()), ("bin", bytes([0, 255, i % 256]))] if i % 3 else None,
+             "partition": i % partitions} for i in range(count)]
+
+
+def wait_for(predicate, timeout: float, what: str, step: float = 1.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
