@@ -58,16 +58,27 @@ def _binding(acl: dict, *, for_filter: bool = False):
     )
 
 
+def _distinct(acls: list[dict]) -> list[dict]:
+    """The ACLs once each (librdkafka refuses a request that names the same binding twice)."""
+    seen: dict[tuple, dict] = {}
+    for acl in acls:
+        key = tuple(str(acl.get(f, {"host": "*", "permission": "ALLOW", "pattern_type": "LITERAL"}.get(f))).upper()
+                    for f in ACL_FIELDS)
+        seen.setdefault(key, acl)
+    return list(seen.values())
+
+
 def create_acls(conf: dict, acls: list[dict], timeout: float = 30.0) -> None:
     if acls:
         admin = _admin(conf)
-        _wait(admin.create_acls([_binding(a) for a in acls], request_timeout=timeout), timeout)
+        _wait(admin.create_acls([_binding(a) for a in _distinct(acls)], request_timeout=timeout), timeout)
 
 
 def delete_acls(conf: dict, acls: list[dict], timeout: float = 30.0) -> None:
     if acls:
         admin = _admin(conf)
-        _wait(admin.delete_acls([_binding(a, for_filter=True) for a in acls], request_timeout=timeout), timeout)
+        _wait(admin.delete_acls([_binding(a, for_filter=True) for a in _distinct(acls)], request_timeout=timeout),
+              timeout)
 
 
 def upsert_scram_user(conf: dict, user: str, password_file: str, mechanism: str = "SCRAM-SHA-512",
@@ -96,7 +107,7 @@ def produce(conf: dict, topic: str, records: list[dict], timeout: float = 60.0) 
             errors.append(str(err))
 
     for r in records:
-        kwargs = {k: r[k] for k in ("key", "value", "headers", "partition") if r.get(k) is not None}
+        kwargs = {k: r[k] for k in ("key", "value", "headers", "partition", "timestamp") if r.get(k) is not None}
         producer.produce(topic, on_delivery=on_delivery, **kwargs)
         producer.poll(0)
     remaining = producer.flush(timeout)
@@ -130,7 +141,7 @@ def consume(conf: dict, topic: str, *, max_records: int, timeout: float = 30.0,
             continue
         if msg.error():
             raise KafkaException(msg.error())
-        out.append({"key": msg.key(), "value": msg.value(), "headers": msg.headers(),
+        out.append({"key": msg.key(), "value": msg.value(), "headers": msg.headers(), "timestamp": msg.timestamp()[1],
                     "partition": msg.partition(), "offset": msg.offset()})
     consumer.close()
     return out

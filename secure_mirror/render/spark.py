@@ -65,6 +65,10 @@ def source_options(profile: Profile) -> dict[str, str]:
     return options
 
 
+TIMESTAMP_INTERCEPTOR = "securemirror.SourceTimestampInterceptor"
+TIMESTAMP_HEADER = "secure-mirror.source-timestamp"
+
+
 def sink_options(profile: Profile) -> dict[str, str]:
     """Options for ``writeStream.format("kafka")`` (the topic comes from each row: see ``Profile.target_topic``)."""
     delivery = profile.mirror.delivery
@@ -74,6 +78,9 @@ def sink_options(profile: Profile) -> dict[str, str]:
         "kafka.enable.idempotence": _text(delivery.enable_idempotence),
         "kafka.compression.type": delivery.compression,
         "kafka.delivery.timeout.ms": str(delivery.delivery_timeout_ms),
+        # Moves the source timestamp, carried by the job in a header, into each record's timestamp
+        # (jvm/interceptor; its jar is among the connector jars).
+        "kafka.interceptor.classes": TIMESTAMP_INTERCEPTOR,
         "checkpointLocation": profile.mirror.checkpoint_location,
     })
     return options

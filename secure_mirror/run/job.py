@@ -30,6 +30,7 @@ if __package__ in (None, ""):  # run as a script by spark-submit: make the packa
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from secure_mirror.run import monitor  # noqa: E402
+from secure_mirror.render.spark import TIMESTAMP_HEADER  # noqa: E402
 from secure_mirror.run.settings import FINGERPRINT_FILE, JOB_FILE, PROVENANCE_PREFIX  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_REFUSED, EXIT_CLUSTER_REFUSED, EXIT_INTERRUPTED = 0, 1, 2, 5, 130  # = secure_mirror.errors
@@ -232,6 +233,16 @@ def provenance_column(alias: str):
     return F.concat(F.coalesce(F.col("headers"), F.expr(f"cast(array() as {HEADERS_TYPE})")), extra)
 
 
+def with_source_timestamp(headers):
+    """``headers`` plus the source timestamp, which the target producer's interceptor turns back into the
+    record's timestamp (and removes): Spark's Kafka sink has no timestamp column of its own."""
+    from pyspark.sql import functions as F
+
+    carried = F.struct(F.lit(TIMESTAMP_HEADER).alias("key"),
+                       F.encode(F.unix_millis(F.col("timestamp")).cast("string"), "UTF-8").alias("value"))
+    return F.concat(F.coalesce(headers, F.expr(f"cast(array() as {HEADERS_TYPE})")), F.array(carried))
+
+
 def batch_stats_columns():
     from pyspark.sql import functions as F
 
@@ -268,6 +279,7 @@ class Mirror:
                 raise
             headers = provenance_column(self.settings["source_alias"]) if self.settings["provenance_headers"] \
                 else F.col("headers")
+            headers = with_source_timestamp(headers)
             columns = [F.col("key"), F.col("value"), headers.alias("headers"),
                        target_topic_column(self.settings["target_topic_pieces"]).alias("topic")]
             kept = sorted(topic for topic, yes in keep.items() if yes)

@@ -50,17 +50,17 @@ def test_two_identities_in_two_realms_from_one_python_process(sandbox, tmp_path,
 
 
 def test_authorization_is_enforced_until_an_acl_grants_it(sandbox):
-    topic = unique("demo.acl")
+    topic, group = unique("sbx.acl"), unique("sbx-check")  # names no other test's ACL can cover
     sandbox.admin("source", admin_ops.create_topics, {topic: 1})
     with pytest.raises(IsolatedCallError) as refused:
         sandbox.as_mirror("source", admin_ops.produce, topic, records(1))
     assert "TOPIC_AUTHORIZATION_FAILED" in str(refused.value) or refused.value.code == "TOPIC_AUTHORIZATION_FAILED"
-    with granted(sandbox, "source", topic_acls(topic, "WRITE", "READ", "DESCRIBE") + group_acls("check")):
+    with granted(sandbox, "source", topic_acls(topic, "WRITE", "READ", "DESCRIBE") + group_acls(group)):
         assert sandbox.as_mirror("source", admin_ops.produce, topic, records(4)) == 4
-        got = sandbox.as_mirror("source", admin_ops.consume, topic, max_records=4, group_id="check")
+        got = sandbox.as_mirror("source", admin_ops.consume, topic, max_records=4, group_id=group)
     assert len(got) == 4
     with pytest.raises(IsolatedCallError):  # and refused again once the ACLs are gone
-        sandbox.as_mirror("source", admin_ops.consume, topic, max_records=1, group_id="check", timeout=10)
+        sandbox.as_mirror("source", admin_ops.consume, topic, max_records=1, group_id=group, timeout=10)
 
 
 def test_scram_sha_512_user_created_on_the_broker_authenticates(sandbox):
