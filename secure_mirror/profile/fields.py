@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, PlainSerializer, PlainValidator, ValidationInfo, WithJsonSchema
 
-from secure_mirror.profile.secrets import HOW_TO_WRITE, SecretRef
+from secure_mirror.profile.secrets import HOW_TO_WRITE, SecretRef, shorten
 
 KEYTAB_MAGIC = b"\x05\x02"  # MIT/Java keytab file format version 0x0502
 
@@ -30,14 +30,31 @@ def _context(info: ValidationInfo) -> dict[str, Any]:
     return info.context or {}
 
 
+def expand_user(path: Path) -> Path:
+    """``~/x`` and ``~user/x`` expanded; an unknown user is a ValueError (pathlib raises RuntimeError)."""
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        raise ValueError(f"{path}: cannot expand {path.parts[0]} (no such user or no home folder); "
+                         "write an absolute path") from None
+
+
 def _absolute(path: Path, info: ValidationInfo) -> Path:
-    path = path.expanduser()
+    path = expand_user(path)
     base = _context(info).get("base_dir")
     return path if path.is_absolute() or base is None else Path(base) / path
 
 
 def file_problem(path: Path) -> str | None:
     """Why ``path`` cannot be read as a file by this user (with the fix), or None."""
+    try:
+        return _file_problem(path)
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte, a folder we may not search ...
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a usable file name"
+        return f"cannot use {shorten(str(path))} as a file ({reason}); fix the path"
+
+
+def _file_problem(path: Path) -> str | None:
     if not path.exists():
         return f"file {path} does not exist; fix the path or create the file"
     if not path.is_file():
@@ -54,19 +71,59 @@ def _input_file(value: Path, info: ValidationInfo) -> Path:
     return path
 
 
+def _head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes; a file that cannot be read (``/proc/self/mem``, an I/O error) is a ValueError."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(size)
+    except OSError as exc:
+        raise ValueError(f"cannot read {shorten(str(path))} ({exc.strerror}); point at a regular file") from None
+
+
 def _keytab(value: Path, info: ValidationInfo) -> Path:
     path = _input_file(value, info)
-    if _context(info).get("check_files") and path.read_bytes()[:2] != KEYTAB_MAGIC:
+    if _context(info).get("check_files") and _head(path, 2) != KEYTAB_MAGIC:
         raise ValueError(f"{path} is not a keytab (no 0x0502 header); export one with kadmin ktadd or ktutil")
     return path
 
 
+MAX_PEM_BYTES = 1 << 20  # a certificate chain or a key is a few kB; Kafka inlines them into its configuration
+
+
+def _pem_text(path: Path, what: str) -> str:
+    """The file as ASCII text (PEM is ASCII, and Kafka's Java client reads it inline), else a ValueError."""
+    data = _head(path, MAX_PEM_BYTES + 1)
+    if len(data) > MAX_PEM_BYTES:
+        raise ValueError(f"{path} is larger than {MAX_PEM_BYTES // 1024} kB, too large for a PEM {what}")
+    try:
+        return data.decode("ascii")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a PEM {what} (PEM files are ASCII text); convert it with openssl") from None
+
+
 def _pkcs8_key(value: Path, info: ValidationInfo) -> Path:
     path = _input_file(value, info)
-    if _context(info).get("check_files") and b"-----BEGIN PRIVATE KEY-----" not in path.read_bytes() \
-            and b"-----BEGIN ENCRYPTED PRIVATE KEY-----" not in path.read_bytes():
+    if not _context(info).get("check_files"):
+        return path
+    text = _pem_text(path, "private key")
+    if "-----BEGIN PRIVATE KEY-----" not in text and "-----BEGIN ENCRYPTED PRIVATE KEY-----" not in text:
         raise ValueError(f"{path} is not a PEM PKCS#8 private key, which Kafka's Java client needs; convert it with "
                          "openssl pkcs8 -topk8 -in KEY -out KEY.pk8 (add -nocrypt for no password)")
+    return path
+
+
+def _certificate(value: Path, info: ValidationInfo) -> Path:
+    path = _input_file(value, info)
+    if not _context(info).get("check_files"):
+        return path
+    from cryptography import x509
+
+    text = _pem_text(path, "certificate")
+    try:
+        x509.load_pem_x509_certificate(text.encode("ascii"))
+    except ValueError:
+        raise ValueError(f"{path} is not a PEM X.509 certificate (-----BEGIN CERTIFICATE-----); "
+                         "convert it with openssl x509 -outform PEM") from None
     return path
 
 
@@ -92,6 +149,7 @@ def _secret_ref(value: Any, info: ValidationInfo) -> SecretRef:
 InputFile = Annotated[Path, AfterValidator(_input_file)]
 KeytabFile = Annotated[Path, AfterValidator(_keytab)]
 PrivateKeyFile = Annotated[Path, AfterValidator(_pkcs8_key)]
+CertificateFile = Annotated[Path, AfterValidator(_certificate)]
 Secret = Annotated[
     SecretRef,
     PlainValidator(_secret_ref),

@@ -81,6 +81,10 @@ def compile_java(pattern: str) -> re.Pattern[str]:
         return re.compile(translated, re.ASCII)
     except re.error as exc:
         raise JavaRegexError(f"does not compile: {exc.msg} at position {exc.pos}") from None
+    except RecursionError:
+        raise JavaRegexError("groups are nested too deeply to compile; simplify the pattern") from None
+    except OverflowError:
+        raise JavaRegexError("a repetition count is too large; use * or + instead") from None
 
 
 def _class_char(pattern: str, i: int, in_class: bool) -> bool:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile.fields import Problem, keytab_warning
 from secure_mirror.profile.models import MECHANISMS, GssapiSasl, Profile, truststore_type
+from secure_mirror.profile.secrets import printable, shorten
 
 EXAMPLE = "docs/profile-example.yaml"
 
@@ -22,6 +23,7 @@ class ProfileError(BadInputError):
     """A profile with problems; ``problems`` lists each one, the message lists them all."""
 
     def __init__(self, source: Path | str, problems: list[str]):
+        problems = [printable(problem) for problem in problems]  # one line each, whatever file names hold
         self.problems = problems
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
         super().__init__(f"{source}: {count}:\n" + "\n".join(f"  - {problem}" for problem in problems))
@@ -40,19 +42,93 @@ def load_profile(path: Path | str) -> Profile:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise ProfileError(path, [f"(file): cannot read it ({exc.strerror}); check the path"]) from None
+    except UnicodeDecodeError as exc:
+        raise ProfileError(path, [f"(file): not UTF-8 text (byte {exc.start + 1}); save the profile as UTF-8"]) from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_ProfileLoader)  # noqa: S506 - a SafeLoader, see below
     except yaml.YAMLError as exc:  # only the position and the problem: the snippet could hold anything
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1} column {mark.column + 1}" if mark else "somewhere"
         problem = getattr(exc, "problem", None) or "invalid YAML"
+        if isinstance(exc, yaml.reader.ReaderError):  # NUL and other control characters YAML does not allow
+            code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+            where, problem = f"character {exc.position + 1}", f"the control character #x{code:02x} is not allowed"
         raise ProfileError(path, [f"(file): not valid YAML at {where}: {problem}; fix the syntax"]) from None
     if not isinstance(data, dict):
         raise ProfileError(path, [f"(file): the top level must be a mapping; start from {EXAMPLE}"])
     return data
+
+
+MAX_KEYS = 10_000
+MAX_DEPTH = 50  # a profile nests five levels; deeper input is an attack or an accident, not a profile
+
+
+class _ProfileLoader(yaml.SafeLoader):
+    """PyYAML's SafeLoader, made to refuse with a position (a YAMLError) what it would otherwise crash on or
+    silently accept: nesting deep enough to exhaust Python's stack, duplicate keys (the last one would win),
+    merge keys that multiply, lone surrogates, and scalars Python cannot hold (a 5000-digit integer, the date
+    2001-02-30)."""
+
+    def __init__(self, stream: str):
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep",
+                                                  self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def flatten_mapping(self, node: Any) -> None:  # merge keys (<<) copy entries: nested ones grow exponentially
+        super().flatten_mapping(node)
+        if len(node.value) > MAX_KEYS:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"a mapping with more than {MAX_KEYS} keys (after merging << keys)", node.start_mark)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        if isinstance(node, yaml.MappingNode):  # before merging: a key may override one merged in by <<
+            seen: set = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    duplicate = key in seen
+                    seen.add(key)
+                except TypeError:  # unhashable: the base class reports it with its position
+                    continue
+                if duplicate:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {_short(key)!r} (only one may be given)", key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_scalar(self, node: Any) -> Any:
+        value = super().construct_scalar(node)
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # "\ud800" in a double-quoted string: no file name or JAAS value can hold it
+            raise yaml.constructor.ConstructorError(
+                None, None, "a \\uD800-\\uDFFF escape (half of a UTF-16 pair) is not a character",
+                node.start_mark) from None
+        return value
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except yaml.YAMLError:
+            raise
+        except Exception:  # noqa: BLE001 - PyYAML's scalar constructors fail in many ways on odd input:
+            # int("9" * 5000), date(2001, 2, 30), "!!int" alone (IndexError), "!!bool" alone (KeyError) ...
+            raise yaml.constructor.ConstructorError(
+                None, None, f"not a valid {node.tag.rsplit(':', 1)[-1]} (empty, too large, or a date that "
+                "does not exist); quote it to make it a string", node.start_mark) from None
 
 
 def format_problem(error: dict[str, Any]) -> str:
@@ -61,7 +137,12 @@ def format_problem(error: dict[str, Any]) -> str:
     cause = (error.get("ctx") or {}).get("error")
     if isinstance(cause, Problem):
         loc = (*loc, *cause.subpath.split("."))
-    return f"{'.'.join(str(part) for part in loc) or '(profile)'}: {_describe(error)}"
+    return f"{'.'.join(_short(part) for part in loc) or '(profile)'}: {_describe(error)}"
+
+
+def _short(part: Any) -> str:
+    """A key as it appears in a message: huge keys are cut (the message must stay readable)."""
+    return shorten(str(part), 60)
 
 
 def _describe(error: dict[str, Any]) -> str:
@@ -86,7 +167,7 @@ def _without_union_tags(loc: tuple) -> tuple:
 
 def _unknown_key(loc: tuple) -> str:
     allowed = _allowed_keys(loc[:-1])
-    close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+    close = difflib.get_close_matches(str(loc[-1])[:100], allowed, n=1)
     if close:
         return f"unknown key; did you mean {close[0]!r}?"
     return f"unknown key; remove it (allowed here: {', '.join(allowed)})" if allowed else "unknown key; remove it"
@@ -145,4 +226,4 @@ def profile_warnings(profile: Profile) -> list[str]:
                             "also provide the CA as PEM to use librdkafka.conf")
     if profile.uses_kerberos and profile.kerberos is None:
         warnings.append("kerberos: not set, so clients use the system krb5.conf; declare realms or krb5_conf")
-    return warnings
+    return [printable(warning) for warning in warnings]

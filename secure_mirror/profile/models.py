@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from secure_mirror.profile import topics
-from secure_mirror.profile.fields import InputFile, KeytabFile, PrivateKeyFile, Problem, Secret
+from secure_mirror.profile.fields import CertificateFile, InputFile, KeytabFile, PrivateKeyFile, Problem, Secret
 from secure_mirror.profile.principals import kafka_principal_for_kerberos, parse_principal
 
 Protocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
@@ -18,6 +18,15 @@ OptionValue = Union[str, int, float, bool]
 MECHANISMS = ("GSSAPI", "SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN", "OAUTHBEARER")
 # Keys an extra client option may not set: the profile's security and bootstrap settings own them.
 PROTECTED_OPTION = re.compile(r"^(bootstrap\.servers|security\.protocol|sasl\..*|ssl\..*|client\.dns\.lookup)$")
+
+
+def protected_option(key: str) -> bool:
+    """True when ``key``, or the part after any prefix (``producer.``, ``<alias>.admin.``), is a protected key:
+    MirrorMaker 2 and Kafka apply ``<alias>.producer.sasl.jaas.config`` as the producer's login module."""
+    parts = key.split(".")
+    return any(PROTECTED_OPTION.match(".".join(parts[i:])) for i in range(len(parts)))
+
+
 _HOST_PORT = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
 _ALIAS = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -80,7 +89,7 @@ Sasl = Annotated[Union[GssapiSasl, PasswordSasl, OAuthSasl], Field(discriminator
 
 class Tls(Strict):
     ca: InputFile | None = Field(None, description="PEM CA bundle, or a JKS/PKCS12 truststore")
-    certificate: InputFile | None = Field(None, description="client certificate (PEM) for mutual TLS")
+    certificate: CertificateFile | None = Field(None, description="client certificate (PEM) for mutual TLS")
     key: PrivateKeyFile | None = Field(None, description="client private key (PEM, PKCS#8) for mutual TLS")
     key_password: Secret | None = None
     hostname_verification: bool = True
@@ -142,7 +151,7 @@ class Cluster(Strict):
     @classmethod
     def _client_options(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
         for key in value:
-            if PROTECTED_OPTION.match(key):
+            if protected_option(key):
                 raise Problem(key, "overrides a security or bootstrap setting the profile owns; set it through "
                               "bootstrap_servers, security_protocol, sasl or tls instead")
         return value
@@ -224,14 +233,21 @@ class Rename(Strict):
 def _check_template(template: str | None) -> None:
     if not template:
         raise ValueError("rule template needs a template, e.g. mirror.{topic}")
+    how = "use placeholders {topic}, {source_alias}, {target_alias}"
     try:
-        names = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
-        sample = template.format(topic="t", source_alias="s", target_alias="d")
-    except (ValueError, KeyError, IndexError) as exc:
-        raise ValueError(f"template does not parse ({exc}); use placeholders {{topic}}, {{source_alias}}, {{target_alias}}") from None
-    if "topic" not in names:
+        fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template)
+                  if name is not None]
+    except ValueError as exc:
+        raise ValueError(f"template does not parse ({exc}); {how}") from None
+    for name, spec, conversion in fields:
+        # Only bare names: a format spec ({topic:>999999999}) or conversion would run for every topic.
+        if name not in TEMPLATE_FIELDS or spec or conversion:
+            shown = name if len(name) <= 40 else name[:40] + "..."
+            raise ValueError(f"template does not parse (placeholder {{{shown}}} is not one of ours, or has a "
+                             f"format spec or conversion); {how}")
+    if "topic" not in {name for name, _, _ in fields}:
         raise ValueError("template must contain {topic}, or every topic would land in the same target topic")
-    if not topics.LEGAL_TOPIC.match(sample):
+    if not topics.LEGAL_TOPIC.match(template.format(topic="t", source_alias="s", target_alias="d")):
         raise ValueError("template yields illegal topic names; use only letters, digits, '.', '_' and '-'")
 
 
@@ -273,7 +289,7 @@ class MirrorMaker2(Strict):
     @classmethod
     def _not_security(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
         for key in value:
-            if PROTECTED_OPTION.match(key.split(".", 1)[-1]) or key in ("clusters",) or "->" in key:
+            if protected_option(key) or key in ("clusters",) or "->" in key:
                 raise Problem(key, "is rendered from the profile (clusters, flows, security); change the profile instead")
         return value
 

@@ -7,6 +7,7 @@ this module puts a value into a message or a ``repr``: errors name the reference
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +34,11 @@ class SecretRef:
         if text.startswith(ENV_PREFIX) and text[len(ENV_PREFIX):]:
             return cls("env", text[len(ENV_PREFIX):])
         if text.startswith(FILE_PREFIX) and text[len(FILE_PREFIX):]:
-            path = Path(text[len(FILE_PREFIX):]).expanduser()
+            path = Path(text[len(FILE_PREFIX):])
+            try:
+                path = path.expanduser()
+            except RuntimeError:  # ~user of an unknown user
+                raise ValueError(f"{text}: cannot expand {path.parts[0]} (no such user); write an absolute path") from None
             return cls("file", str(path if path.is_absolute() or base_dir is None else base_dir / path))
         raise ValueError(f"not a secret reference; {HOW_TO_WRITE} (literal secrets are not allowed in a profile)")
 
@@ -45,6 +50,17 @@ class SecretRef:
 
     def problem(self) -> str | None:
         """Why this reference cannot be resolved (with the fix), or None when it can."""
+        try:
+            return self._problem()
+        except (OSError, ValueError) as exc:  # a NUL byte, a name the OS cannot encode or that is too long ...
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a usable name"
+            what = "environment variable name" if self.kind == "env" else "file name"
+            return f"cannot use {self._short()} as a {what} ({reason}); fix the reference"
+
+    def _short(self) -> str:
+        return printable(shorten(str(self)))
+
+    def _problem(self) -> str | None:
         if self.kind == "env":
             if not os.environ.get(self.name):
                 return f"environment variable {self.name} is not set (or empty); export it before running"
@@ -60,7 +76,39 @@ class SecretRef:
         """The secret's value. A trailing newline of a file is dropped (``echo pw > file`` is the usual way)."""
         problem = self.problem()
         if problem:
-            raise SecretUnavailable(f"{self}: {problem}")
+            raise SecretUnavailable(f"{self._short()}: {problem}")
         if self.kind == "env":
-            return os.environ[self.name]
-        return Path(self.name).read_text(encoding="utf-8").removesuffix("\n").removesuffix("\r")
+            value = os.environ[self.name]
+        else:
+            try:
+                value = Path(self.name).read_bytes().decode("utf-8").removesuffix("\n").removesuffix("\r")
+            except OSError as exc:
+                raise SecretUnavailable(f"{self._short()}: cannot read it ({exc.strerror}); fix the file") from None
+            except UnicodeDecodeError:  # the message would quote the bytes around the error: say only where
+                raise SecretUnavailable(f"{self._short()}: the secret is not UTF-8 text; rewrite the file "
+                                        "as UTF-8") from None
+        if not _encodable(value):  # os.environ decodes undecodable bytes to lone surrogates
+            raise SecretUnavailable(f"{self._short()}: the secret is not valid UTF-8 text; set it again as UTF-8")
+        return value
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """``text`` on one line: control characters and line breaks (a file name may hold them) as escapes, so that
+    a path in a message cannot start a line of its own that looks like ours."""
+    return _CONTROL.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def shorten(text: str, limit: int = 200) -> str:
+    """``text`` cut to ``limit`` characters for a message (a 5000-character path helps nobody)."""
+    return text if len(text) <= limit else f"{text[:limit]}...({len(text)} characters)"
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -1,0 +1,351 @@
+"""secure_mirror against MirrorMaker 2 and against the brokers' own copy limit, in one run, on the sandbox.
+
+Every contender mirrors the same source topic into a freshly created target topic; a contender's time runs
+from its start to the moment the target's end offsets hold all N records. Figures are ratios measured
+side by side: absolute numbers on shared machines drift from run to run.
+
+    scripts/bench [--quick] [--records N] [--partitions P] [--repeats R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from benchmarks import load
+from secure_mirror import paths
+from secure_mirror.kafka import admin_ops
+from secure_mirror.profile import load_profile
+from secure_mirror.render import render_all
+from secure_mirror.sandbox import Sandbox
+
+REPO = Path(__file__).resolve().parent.parent
+SOURCE_TOPIC = "bench.data"
+TARGET_TOPIC = "src.bench.data"
+RESULTS = REPO / "benchmarks" / "results"
+
+
+def log(text: str) -> None:
+    print(f"bench: {text}", file=sys.stderr, flush=True)
+
+
+class Bench:
+    def __init__(self, sb: Sandbox, work: Path, records: int, partitions: int):
+        self.sb, self.work, self.records, self.partitions = sb, work, records, partitions
+        # This process is the benchmark's own: its librdkafka calls run as the two admins, whose caches
+        # live side by side in one DIR: collection (different realms).
+        (work / "cc").mkdir(mode=0o700)
+        os.environ.update({"KRB5_CONFIG": str(sb.krb5_conf), "KRB5CCNAME": f"DIR:{work / 'cc'}"})
+        self.runs = 0
+
+    # ---- set-up ---------------------------------------------------------------------------------------
+    def profile(self, name: str, *, plaintext: bool = False) -> Path:
+        data = yaml.safe_load(self.sb.profile_path.read_text())
+        data["mirror"]["topics"] = {"include": re.escape(SOURCE_TOPIC)}
+        data["mirror"]["checkpoint_location"] = str(self.work / f"checkpoints-{name}")
+        if plaintext:
+            for side in ("source", "target"):
+                s = self.sb.sides[side]
+                data[side] = {"alias": data[side]["alias"], "bootstrap_servers": [f"{s.host}:{s.plaintext_port}"],
+                              "security_protocol": "PLAINTEXT"}
+        path = self.work / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+        return path
+
+    def render(self, profile: Path) -> Path:
+        out = self.work / f"rendered-{profile.stem}"
+        render_all(load_profile(profile), out)
+        return out
+
+    def grant(self, rendered: Path) -> None:
+        for side in ("source", "target"):
+            acls = json.loads((rendered / "acls" / f"{side}.acls.json").read_text())
+            broad = [{"resource_type": rt, "resource_name": "kafka-cluster" if rt == "CLUSTER" else "*",
+                      "principal": p, "operation": "ALL"}
+                     for rt in ("TOPIC", "GROUP", "CLUSTER") for p in ("User:mirror", "User:ANONYMOUS")]
+            admin_ops.create_acls(self.sb.client_conf(side, "admin"), acls + broad)  # MM2 and PLAINTEXT need more
+
+    def load_source(self) -> float:
+        admin_ops.create_topics(self.sb.client_conf("source", "admin"), {SOURCE_TOPIC: self.partitions})
+        self.source_records = self.records
+        return load.produce_load(self.sb.client_conf("source", "admin"), SOURCE_TOPIC, self.records)
+
+    def fresh_target(self, topic: str = TARGET_TOPIC, config: dict | None = None) -> None:
+        conf = self.sb.client_conf("target", "admin")
+        if topic in admin_ops.list_topics(conf):
+            admin_ops.delete_topics(conf, [topic])
+            while topic in admin_ops.list_topics(conf):
+                time.sleep(0.5)
+        for _ in range(20):
+            try:
+                admin_ops.create_topics(conf, {topic: self.partitions}, config=config)
+                return
+            except Exception:  # noqa: BLE001 - the broker may still be deleting the old one
+                time.sleep(0.5)
+        raise RuntimeError(f"could not re-create {topic} on the target")
+
+    def target_count(self, topic: str = TARGET_TOPIC) -> int:
+        return load.end_offsets(self.sb.client_conf("target", "admin"), topic)
+
+    # ---- contenders -----------------------------------------------------------------------------------
+    def wait_for_target(self, proc: subprocess.Popen, started: float, log_file: Path, timeout: float) -> dict:
+        first = None
+        while True:
+            count = self.target_count()
+            now = time.monotonic()
+            if count and first is None:
+                first = now
+            if count >= self.records:
+                return {"seconds": now - started, "startup_seconds": (first or now) - started,
+                        "records_per_second": self.records / (now - started),
+                        "steady_records_per_second": self.records / max(now - (first or started), 1e-6)}
+            if proc.poll() is not None and proc.returncode != 0:
+                raise RuntimeError(f"{log_file.name} exited {proc.returncode}: {log_file.read_text()[-2000:]}")
+            if now - started > timeout:
+                raise RuntimeError(f"{log_file.name}: target has {count}/{self.records} after {timeout}s")
+            time.sleep(0.25)
+
+    def timed_process(self, name: str, argv: list[str], timeout: float) -> dict:
+        self.fresh_target()
+        log_file = self.work / f"{name}-{self.runs}.log"
+        self.runs += 1
+        with open(log_file, "w") as fh:
+            started = time.monotonic()
+            proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
+        try:
+            return self.wait_for_target(proc, started, log_file, timeout)
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(60)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+    def secure_mirror(self, profile: Path, timeout: float) -> dict:
+        run_dir = self.work / f"run-{profile.stem}-{self.runs}"
+        data = yaml.safe_load(profile.read_text())
+        data["mirror"]["checkpoint_location"] = str(run_dir / "checkpoints")  # from scratch every time
+        fresh = self.work / f"{profile.stem}-{self.runs}.yaml"
+        fresh.write_text(yaml.safe_dump(data, sort_keys=False))
+        argv = [str(REPO / ".venv/bin/secure-mirror"), "run", str(fresh), "--until-caught-up", "--skip-preflight",
+                "--run-dir", str(run_dir)]
+        return self.timed_process(f"secure-mirror-{profile.stem}", argv, timeout)
+
+    def mirrormaker2(self, rendered: Path, timeout: float) -> dict:
+        argv = [paths.java_executable(), "-Xmx1g", f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}",
+                "-cp", paths.kafka_classpath(), "org.apache.kafka.connect.mirror.MirrorMaker",
+                str(rendered / "mm2" / "mm2.properties")]
+        return self.timed_process("mirrormaker2", argv, timeout)
+
+    def copy_limit(self, rendered: Path) -> dict:
+        krb5 = f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}"
+        java = [paths.java_executable(), "-Xmx1g", krb5, "-cp", paths.kafka_classpath()]
+        consumer = subprocess.run(
+            java + ["org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server",
+                    self.sb.sides["source"].bootstrap, "--topic", SOURCE_TOPIC, "--num-records", str(self.records),
+                    "--group", f"secure-mirror-src-tgt-perf-{self.runs}", "--timeout", "120000",
+                    "--command-config", str(rendered / "source" / "client.properties")],
+            capture_output=True, text=True, check=True)
+        self.fresh_target("src.bench.copy")
+        self.runs += 1
+        producer = subprocess.run(
+            java + ["org.apache.kafka.tools.ProducerPerformance", "--topic", "src.bench.copy",
+                    "--num-records", str(self.records), "--record-size", "1024", "--throughput", "-1",
+                    "--command-config", str(rendered / "target" / "client.properties"),
+                    "--producer-props", f"bootstrap.servers={self.sb.sides['target'].bootstrap}", "acks=all",
+                    "compression.type=lz4", "linger.ms=20", "batch.size=1000000"],
+            capture_output=True, text=True, check=True)
+        read = float(consumer.stdout.strip().splitlines()[-1].split(",")[5])  # nMsg.sec
+        write = float(re.findall(r"([\d.]+) records/sec", producer.stdout)[-1])
+        return {"consume_records_per_second": read, "produce_records_per_second": write,
+                "records_per_second": min(read, write)}
+
+    def wait_settled(self, deadline: float, quiet: float = 15.0) -> None:
+        """Until the target holds the whole source, or has not grown for ``quiet`` seconds (a mirror that
+        resumes from stored offsets, as MirrorMaker 2 does, copies no backlog into a fresh topic)."""
+        last, since = -1, time.monotonic()
+        while time.monotonic() < deadline:
+            count = self.target_count()
+            if count >= self.source_records:
+                return
+            if count != last:
+                last, since = count, time.monotonic()
+            elif time.monotonic() - since > quiet and count > 0 or time.monotonic() - since > 4 * quiet:
+                return
+            time.sleep(0.5)
+
+    def latency(self, name: str, argv: list[str], records: int, rate: float) -> dict:
+        """p50/p99 of source create time -> target log-append time under a steady produce rate."""
+        self.fresh_target(config={"message.timestamp.type": "LogAppendTime"})
+        log_file = self.work / f"latency-{name}.log"
+        with open(log_file, "w") as fh:
+            proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 600
+            self.wait_settled(deadline)  # the backlog first: start-up and catch-up are not latency
+            since_ms, before = int(time.time() * 1000), self.target_count()
+            load.produce_load(self.sb.client_conf("source", "admin"), SOURCE_TOPIC, records, rate=rate)
+            self.source_records += records
+            while self.target_count() < before + records and time.monotonic() < deadline:
+                time.sleep(0.5)
+            lat = load.latencies(self.sb.client_conf("target", "admin"), TARGET_TOPIC, self.target_count(),
+                                 timeout=120, since_ms=since_ms)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        if not lat:
+            raise RuntimeError(f"no latency samples for {name}; see {log_file}")
+        return {"samples": len(lat), "p50_ms": percentile(lat, 50), "p99_ms": percentile(lat, 99)}
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
+
+
+def summarize(samples: list[dict]) -> dict:
+    rates = [s["records_per_second"] for s in samples]
+    out = {"median_records_per_second": statistics.median(rates), "min": min(rates), "max": max(rates),
+           "runs": samples}
+    if "startup_seconds" in samples[0]:
+        out["median_startup_seconds"] = statistics.median(s["startup_seconds"] for s in samples)
+        out["median_steady_records_per_second"] = statistics.median(s["steady_records_per_second"] for s in samples)
+    return out
+
+
+def run(records: int, partitions: int, repeats: int, latency_records: int, latency_rate: float) -> dict:
+    with tempfile.TemporaryDirectory(prefix="secure-mirror-bench-") as tmp:
+        work = Path(tmp)
+        log("starting the sandbox (with PLAINTEXT listeners beside SASL_SSL)")
+        sb = Sandbox.up(work / "sandbox", plaintext=True)
+        try:
+            bench = Bench(sb, work, records, partitions)
+            secure, plain = bench.profile("gssapi"), bench.profile("plaintext", plaintext=True)
+            rendered = bench.render(secure)
+            bench.render(plain)
+            bench.grant(rendered)
+            log(f"loading {records} records of 1 KiB over {partitions} partitions")
+            load_seconds = bench.load_source()
+            timeout = max(300.0, records / 2000)
+            contenders: dict[str, list[dict]] = {"copy_limit": [], "mirrormaker2": [], "secure_mirror": [],
+                                                 "secure_mirror_plaintext": []}
+            for i in range(repeats):
+                log(f"repeat {i + 1}/{repeats}: copy limit")
+                contenders["copy_limit"].append(bench.copy_limit(rendered))
+                log(f"repeat {i + 1}/{repeats}: MirrorMaker 2")
+                contenders["mirrormaker2"].append(bench.mirrormaker2(rendered, timeout))
+                log(f"repeat {i + 1}/{repeats}: secure_mirror (SASL_SSL + GSSAPI)")
+                contenders["secure_mirror"].append(bench.secure_mirror(secure, timeout))
+                log(f"repeat {i + 1}/{repeats}: secure_mirror (PLAINTEXT)")
+                contenders["secure_mirror_plaintext"].append(bench.secure_mirror(plain, timeout))
+            summary = {name: summarize(s) for name, s in contenders.items()}
+            latency = {}
+            if latency_records:
+                log(f"latency: {latency_records} records at {latency_rate}/s")
+                latency["secure_mirror"] = bench.latency(
+                    "secure_mirror", [str(REPO / ".venv/bin/secure-mirror"), "run", str(secure), "--skip-preflight",
+                                      "--trigger-interval", "0 seconds", "--run-dir", str(work / "run-latency")],
+                    latency_records, latency_rate)
+                latency["mirrormaker2"] = bench.latency(
+                    "mirrormaker2", [paths.java_executable(), "-Xmx1g",
+                                     f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}", "-cp",
+                                     paths.kafka_classpath(), "org.apache.kafka.connect.mirror.MirrorMaker",
+                                     str(rendered / "mm2" / "mm2.properties")], latency_records, latency_rate)
+        finally:
+            sb.down()
+    med = {k: v["median_records_per_second"] for k, v in summary.items()}
+    return {
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
+        "parameters": {"records": records, "partitions": partitions, "repeats": repeats, "value_bytes": 1024,
+                       "latency_records": latency_records, "latency_rate": latency_rate},
+        "load_seconds": load_seconds,
+        "contenders": summary,
+        "latency": latency,
+        "ratios": {
+            "secure_mirror_over_mirrormaker2": med["secure_mirror"] / med["mirrormaker2"],
+            "secure_mirror_over_copy_limit": med["secure_mirror"] / med["copy_limit"],
+            "sasl_ssl_gssapi_over_plaintext": med["secure_mirror"] / med["secure_mirror_plaintext"],
+        },
+    }
+
+
+def markdown(result: dict, command: str) -> str:
+    rows = ["| contender | median records/s (start to all N on target) | min | max | start-up s (median) | "
+            "records/s after the first record arrived (median) |", "| --- | --- | --- | --- | --- | --- |"]
+    for name, c in result["contenders"].items():
+        startup = f"{c['median_startup_seconds']:.1f}" if "median_startup_seconds" in c else "-"
+        steady = f"{c['median_steady_records_per_second']:.0f}" if "median_steady_records_per_second" in c else "-"
+        rows.append(f"| {name} | {c['median_records_per_second']:.0f} | {c['min']:.0f} | {c['max']:.0f} | "
+                    f"{startup} | {steady} |")
+    ratios = "\n".join(f"- {k}: **{v:.2f}**" for k, v in result["ratios"].items())
+    lat = "\n".join(f"- {k}: p50 {v['p50_ms']:.0f} ms, p99 {v['p99_ms']:.0f} ms ({v['samples']} samples)"
+                    for k, v in result["latency"].items()) or "- not measured"
+    p = result["parameters"]
+    return (f"# Benchmark\n\nCommand: `{command}`\n\n{p['records']} records of {p['value_bytes']} bytes over "
+            f"{p['partitions']} partitions, {p['repeats']} repeat(s), on {result['machine']['cpus']} CPUs.\n\n"
+            + "\n".join(rows) + f"\n\nRatios (medians):\n{ratios}\n\nLatency (source create -> target append):\n{lat}\n")
+
+
+def chart(result: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+    names = list(result["contenders"])
+    a.bar(names, [result["contenders"][n]["median_records_per_second"] for n in names], color="#4477aa")
+    a.set_ylabel("records/s (median)")
+    a.set_title("Throughput")
+    a.tick_params(axis="x", rotation=20)
+    lat = result["latency"]
+    if lat:
+        xs = list(lat)
+        b.bar([f"{x}\np50" for x in xs] + [f"{x}\np99" for x in xs],
+              [lat[x]["p50_ms"] for x in xs] + [lat[x]["p99_ms"] for x in xs], color="#cc6677")
+        b.set_ylabel("ms")
+    b.set_title("Latency")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a run under 5 minutes (100k records, 1 repeat)")
+    parser.add_argument("--records", type=int)
+    parser.add_argument("--partitions", type=int, default=6)
+    parser.add_argument("--repeats", type=int)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    records = args.records or (100_000 if args.quick else 2_000_000)
+    repeats = args.repeats or (1 if args.quick else 3)
+    lat_records, lat_rate = (1000, 200.0) if args.quick else (10_000, 1000.0)
+    result = run(records, args.partitions, repeats, lat_records, lat_rate)
+    command = "scripts/bench " + " ".join(argv if argv is not None else sys.argv[1:])
+    result["command"] = command.strip()
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = "quick" if args.quick else "full"
+    (args.out / f"{stem}.json").write_text(json.dumps(result, indent=2))
+    (args.out / f"{stem}.md").write_text(markdown(result, command.strip()))
+    chart(result, args.out / f"{stem}.png")
+    print(markdown(result, command.strip()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
