@@ -126,12 +126,7 @@ class Bench:
         try:
             return self.wait_for_target(proc, started, log_file, timeout)
         finally:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(60)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            stop(proc)
 
     def secure_mirror(self, profile: Path, timeout: float) -> dict:
         run_dir = self.work / f"run-{profile.stem}-{self.runs}"
@@ -144,10 +139,7 @@ class Bench:
         return self.timed_process(f"secure-mirror-{profile.stem}", argv, timeout)
 
     def mirrormaker2(self, rendered: Path, timeout: float) -> dict:
-        argv = [paths.java_executable(), "-Xmx1g", f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}",
-                "-cp", paths.kafka_classpath(), "org.apache.kafka.connect.mirror.MirrorMaker",
-                str(rendered / "mm2" / "mm2.properties")]
-        return self.timed_process("mirrormaker2", argv, timeout)
+        return self.timed_process("mirrormaker2", mirrormaker2_argv(rendered), timeout)
 
     def copy_limit(self, rendered: Path) -> dict:
         krb5 = f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}"
@@ -203,14 +195,27 @@ class Bench:
             lat = load.latencies(self.sb.client_conf("target", "admin"), TARGET_TOPIC, self.target_count(),
                                  timeout=120, since_ms=since_ms)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)
         if not lat:
             raise RuntimeError(f"no latency samples for {name}; see {log_file}")
         return {"samples": len(lat), "p50_ms": percentile(lat, 50), "p99_ms": percentile(lat, 99)}
+
+
+def mirrormaker2_argv(rendered: Path) -> list[str]:
+    """MirrorMaker 2 in dedicated mode with the mm2.properties that render wrote."""
+    return [paths.java_executable(), "-Xmx1g", f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}",
+            "-cp", paths.kafka_classpath(), "org.apache.kafka.connect.mirror.MirrorMaker",
+            str(rendered / "mm2" / "mm2.properties")]
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """SIGTERM a contender, SIGKILL it if it has not gone within a minute."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -261,11 +266,8 @@ def run(records: int, partitions: int, repeats: int, latency_records: int, laten
                     "secure_mirror", [str(REPO / ".venv/bin/secure-mirror"), "run", str(secure), "--skip-preflight",
                                       "--trigger-interval", "0 seconds", "--run-dir", str(work / "run-latency")],
                     latency_records, latency_rate)
-                latency["mirrormaker2"] = bench.latency(
-                    "mirrormaker2", [paths.java_executable(), "-Xmx1g",
-                                     f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}", "-cp",
-                                     paths.kafka_classpath(), "org.apache.kafka.connect.mirror.MirrorMaker",
-                                     str(rendered / "mm2" / "mm2.properties")], latency_records, latency_rate)
+                latency["mirrormaker2"] = bench.latency("mirrormaker2", mirrormaker2_argv(rendered),
+                                                        latency_records, latency_rate)
         finally:
             sb.down()
     med = {k: v["median_records_per_second"] for k, v in summary.items()}

@@ -147,7 +147,7 @@ def client_failure(exc: Exception, principal: str, keytab: Path) -> KerberosFail
                            f"unlock it (kadmin: modprinc -unlock {principal}) or ask the KDC's administrators"),
         "key-expired": (f"the key of {principal} has expired", "change it and export a new keytab"),
         "not-in-keytab": (f"{keytab} has no key for {principal}",
-                          f"export the principal's keys into the keytab or fix sasl.keytab / sasl.principal"),
+                          "export the principal's keys into the keytab or fix sasl.keytab / sasl.principal"),
     }.get(kind, (f"no initial ticket for {principal}: {exc}", "see the Kerberos message"))
     return KerberosFailure(kind, *text)
 

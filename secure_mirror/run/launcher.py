@@ -24,7 +24,7 @@ from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Environ
 from secure_mirror.profile.models import Profile
 from secure_mirror.render import render_all
 from secure_mirror.run import checkpoint
-from secure_mirror.run.settings import JOB_FILE, job_json, job_settings
+from secure_mirror.run.settings import job_settings
 
 BACKOFF_START, BACKOFF_MAX = 2.0, 60.0
 

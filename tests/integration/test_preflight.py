@@ -26,6 +26,7 @@ from secure_mirror.preflight import FAIL, SKIPPED, WARN, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls as acl_plans
+from tests.helpers import granted
 
 pytestmark = pytest.mark.sandbox
 
@@ -71,15 +72,6 @@ def acls_removed(sb, side: str, acls: list[dict]):
         yield
     finally:
         sb.admin(side, admin_ops.create_acls, acls)
-
-
-@contextmanager
-def acls_added(sb, side: str, acls: list[dict]):
-    sb.admin(side, admin_ops.create_acls, acls)
-    try:
-        yield
-    finally:
-        sb.admin(side, admin_ops.delete_acls, acls)
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +154,7 @@ def test_deny_overrides_allow_and_the_audit_names_the_rule(setup):
     sb, profile = setup["sb"], setup["profile"]
     deny = {"principal": "User:mirror", "host": "*", "operation": "READ", "permission": "DENY",
             "resource_type": "TOPIC", "resource_name": "preflight.a", "pattern_type": "LITERAL"}
-    with acls_added(sb, "source", [deny]):
+    with granted(sb, "source", [deny]):
         report = run_preflight(profile, sides=("source",), admin=admin_of(sb, profile))
     assert not_passing(report) == {"source.acl.topic-read", "source.audit.topic-read"}, report.to_json()
     assert "preflight.a" in report.get("source.acl.topic-read").finding
@@ -178,7 +170,7 @@ def test_prefixed_acl_covering_only_some_topics(setup):
     sb, profile, grants = setup["sb"], setup["profile"], setup["acls"]
     wide = one(grants["source"], "READ")
     narrow = dict(wide, resource_name="preflight.a")  # PREFIXED 'preflight.a' misses preflight.b
-    with acls_removed(sb, "source", [wide]), acls_added(sb, "source", [narrow]):
+    with acls_removed(sb, "source", [wide]), granted(sb, "source", [narrow]):
         report = run_preflight(profile, admin=admin_of(sb, profile))
     assert not_passing(report) == {"source.acl.topic-read", "source.audit.topic-read"}, report.to_json()
     check = report.get("source.acl.topic-read")
