@@ -23,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks import load
+from benchmarks import load, preflight_scale
 from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
@@ -136,7 +136,10 @@ class Bench:
         fresh.write_text(yaml.safe_dump(data, sort_keys=False))
         argv = [str(REPO / ".venv/bin/secure-mirror"), "run", str(fresh), "--until-caught-up", "--skip-preflight",
                 "--run-dir", str(run_dir)]
-        return self.timed_process(f"secure-mirror-{profile.stem}", argv, timeout)
+        wall_start = time.time()
+        result = self.timed_process(f"secure-mirror-{profile.stem}", argv, timeout)
+        return {**result, **job_phases(run_dir / "metrics.jsonl", wall_start, wall_start + result["seconds"],
+                                       self.records)}
 
     def mirrormaker2(self, rendered: Path, timeout: float) -> dict:
         return self.timed_process("mirrormaker2", mirrormaker2_argv(rendered), timeout)
@@ -201,6 +204,19 @@ class Bench:
         return {"samples": len(lat), "p50_ms": percentile(lat, 50), "p99_ms": percentile(lat, 99)}
 
 
+def job_phases(metrics: Path, wall_start: float, wall_end: float, records: int) -> dict:
+    """The job's start-up (process start to its first batch, from the job's metrics file) apart from its
+    steady-state throughput (records / time from the first batch's start to the last record on the target)."""
+    from datetime import datetime
+
+    lines = [json.loads(line) for line in metrics.read_text().splitlines()] if metrics.exists() else []
+    if not lines:
+        return {}
+    first = datetime.fromisoformat(lines[0]["time"].replace("Z", "+00:00")).timestamp()
+    return {"job_startup_seconds": first - wall_start, "batches": len(lines),
+            "job_steady_records_per_second": records / max(wall_end - first, 1e-6)}
+
+
 def mirrormaker2_argv(rendered: Path) -> list[str]:
     """MirrorMaker 2 in dedicated mode with the mm2.properties that render wrote."""
     return [paths.java_executable(), "-Xmx1g", f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}",
@@ -230,10 +246,15 @@ def summarize(samples: list[dict]) -> dict:
     if "startup_seconds" in samples[0]:
         out["median_startup_seconds"] = statistics.median(s["startup_seconds"] for s in samples)
         out["median_steady_records_per_second"] = statistics.median(s["steady_records_per_second"] for s in samples)
+    if all("job_startup_seconds" in s for s in samples):
+        out["median_job_startup_seconds"] = statistics.median(s["job_startup_seconds"] for s in samples)
+        out["median_job_steady_records_per_second"] = statistics.median(
+            s["job_steady_records_per_second"] for s in samples)
     return out
 
 
-def run(records: int, partitions: int, repeats: int, latency_records: int, latency_rate: float) -> dict:
+def run(records: int, partitions: int, repeats: int, latency_records: int, latency_rate: float,
+        preflight_topics: int = 1000) -> dict:
     with tempfile.TemporaryDirectory(prefix="secure-mirror-bench-") as tmp:
         work = Path(tmp)
         log("starting the sandbox (with PLAINTEXT listeners beside SASL_SSL)")
@@ -268,6 +289,8 @@ def run(records: int, partitions: int, repeats: int, latency_records: int, laten
                     latency_records, latency_rate)
                 latency["mirrormaker2"] = bench.latency("mirrormaker2", mirrormaker2_argv(rendered),
                                                         latency_records, latency_rate)
+            log(f"pre-flight over {preflight_topics} topics")
+            preflight = preflight_scale.bench(sb, preflight_topics, work) if preflight_topics else {}
         finally:
             sb.down()
     med = {k: v["median_records_per_second"] for k, v in summary.items()}
@@ -278,29 +301,58 @@ def run(records: int, partitions: int, repeats: int, latency_records: int, laten
         "load_seconds": load_seconds,
         "contenders": summary,
         "latency": latency,
+        "preflight": preflight,
         "ratios": {
             "secure_mirror_over_mirrormaker2": med["secure_mirror"] / med["mirrormaker2"],
             "secure_mirror_over_copy_limit": med["secure_mirror"] / med["copy_limit"],
             "sasl_ssl_gssapi_over_plaintext": med["secure_mirror"] / med["secure_mirror_plaintext"],
         },
+        # Without start-up: the job from its first batch against MirrorMaker 2 from its first record on the target.
+        "steady_ratios": _steady_ratios(summary),
     }
 
 
+def _steady_ratios(summary: dict) -> dict:
+    sm, plain, mm2 = (summary[name] for name in ("secure_mirror", "secure_mirror_plaintext", "mirrormaker2"))
+    if "median_job_steady_records_per_second" not in sm:
+        return {}
+    out = {"secure_mirror_over_mirrormaker2": sm["median_job_steady_records_per_second"]
+           / mm2["median_steady_records_per_second"],
+           "secure_mirror_over_copy_limit": sm["median_job_steady_records_per_second"]
+           / summary["copy_limit"]["median_records_per_second"]}
+    if "median_job_steady_records_per_second" in plain:
+        out["sasl_ssl_gssapi_over_plaintext"] = (sm["median_job_steady_records_per_second"]
+                                                 / plain["median_job_steady_records_per_second"])
+    return out
+
+
 def markdown(result: dict, command: str) -> str:
-    rows = ["| contender | median records/s (start to all N on target) | min | max | start-up s (median) | "
-            "records/s after the first record arrived (median) |", "| --- | --- | --- | --- | --- | --- |"]
+    rows = ["| contender | median records/s (start to all N on target) | min | max | first record on target, s "
+            "(median) | records/s after the first record (median) | job start-up, s (median) | job records/s from "
+            "its first batch (median) |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+
+    def fmt(c: dict, key: str, spec: str) -> str:
+        return format(c[key], spec) if key in c else "-"
+
     for name, c in result["contenders"].items():
-        startup = f"{c['median_startup_seconds']:.1f}" if "median_startup_seconds" in c else "-"
-        steady = f"{c['median_steady_records_per_second']:.0f}" if "median_steady_records_per_second" in c else "-"
         rows.append(f"| {name} | {c['median_records_per_second']:.0f} | {c['min']:.0f} | {c['max']:.0f} | "
-                    f"{startup} | {steady} |")
+                    f"{fmt(c, 'median_startup_seconds', '.1f')} | {fmt(c, 'median_steady_records_per_second', '.0f')} | "
+                    f"{fmt(c, 'median_job_startup_seconds', '.1f')} | "
+                    f"{fmt(c, 'median_job_steady_records_per_second', '.0f')} |")
     ratios = "\n".join(f"- {k}: **{v:.2f}**" for k, v in result["ratios"].items())
+    ratios += "\n\nWithout start-up (the job from its first batch; MirrorMaker 2 from its first record on the target):\n"
+    ratios += "\n".join(f"- {k}: **{v:.2f}**" for k, v in result.get("steady_ratios", {}).items()) or "- n/a"
     lat = "\n".join(f"- {k}: p50 {v['p50_ms']:.0f} ms, p99 {v['p99_ms']:.0f} ms ({v['samples']} samples)"
                     for k, v in result["latency"].items()) or "- not measured"
+    pre = result.get("preflight") or {}
+    preflight = (f"- {pre['topics']} topics: {pre['first_run_seconds']:.1f} s (first run), "
+                 f"{pre['second_run_seconds']:.1f} s (second run), {pre['with_admin_audit_seconds']:.1f} s with the "
+                 f"--as-admin ACL audit; {pre['checks']} checks, ok={pre['ok']}") if pre else "- not measured"
     p = result["parameters"]
     return (f"# Benchmark\n\nCommand: `{command}`\n\n{p['records']} records of {p['value_bytes']} bytes over "
             f"{p['partitions']} partitions, {p['repeats']} repeat(s), on {result['machine']['cpus']} CPUs.\n\n"
-            + "\n".join(rows) + f"\n\nRatios (medians):\n{ratios}\n\nLatency (source create -> target append):\n{lat}\n")
+            + "\n".join(rows) + f"\n\nRatios (medians):\n{ratios}\n\nLatency (source create -> target append):\n{lat}"
+            f"\n\nPre-flight at scale:\n{preflight}\n")
 
 
 def chart(result: dict, path: Path) -> None:
@@ -332,12 +384,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int)
     parser.add_argument("--partitions", type=int, default=6)
     parser.add_argument("--repeats", type=int)
+    parser.add_argument("--preflight-topics", type=int, default=1000, help="0 skips pre-flight at scale")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     records = args.records or (100_000 if args.quick else 2_000_000)
     repeats = args.repeats or (1 if args.quick else 3)
     lat_records, lat_rate = (1000, 200.0) if args.quick else (10_000, 1000.0)
-    result = run(records, args.partitions, repeats, lat_records, lat_rate)
+    result = run(records, args.partitions, repeats, lat_records, lat_rate, args.preflight_topics)
     command = "scripts/bench " + " ".join(argv if argv is not None else sys.argv[1:])
     result["command"] = command.strip()
     args.out.mkdir(parents=True, exist_ok=True)

@@ -23,14 +23,19 @@ from secure_mirror.render import acls as acl_plans
 from secure_mirror.sandbox import Sandbox
 
 
+TIMES: dict[str, float] = {}  # label -> seconds of the last timed() call with that label
+
+
 def timed(label: str, fn, *args, **kwargs):
     started = time.monotonic()
     result = fn(*args, **kwargs)
-    print(f"{label:<48} {time.monotonic() - started:7.2f} s")
+    TIMES[label] = time.monotonic() - started
+    print(f"{label:<48} {TIMES[label]:7.2f} s", flush=True)
     return result
 
 
-def bench(sb: Sandbox, count: int, folder: Path) -> None:
+def bench(sb: Sandbox, count: int, folder: Path) -> dict:
+    """Pre-flight over ``count`` topics; the figures (seconds) for the benchmark's results file."""
     data = yaml.safe_load(sb.profile_path.read_text())
     data["source"]["alias"], data["target"]["alias"] = "bsrc", "btgt"
     data["mirror"]["topics"]["include"] = "bench\\..*"
@@ -52,10 +57,14 @@ def bench(sb: Sandbox, count: int, folder: Path) -> None:
         admin = {side: getattr(load_profile(folder / "profile.yaml"), side).model_copy(update={"sasl": getattr(
             profile, side).sasl.model_copy(update={"principal": sb.sides[side].admin_principal,
                                                    "keytab": sb.keytab(side, "admin")})}) for side in ("source", "target")}
-        report = timed("pre-flight with --as-admin audit", run_preflight, profile, admin=admin)
-        print(f"  ok={report.ok()} checks={len(report.checks)}")
+        audit = timed("pre-flight with --as-admin audit", run_preflight, profile, admin=admin)
+        print(f"  ok={audit.ok()} checks={len(audit.checks)}")
     finally:
         timed("clean up", _teardown, sb, source, target, grants)
+    return {"topics": count, "ok": report.ok(), "checks": len(report.checks),
+            "first_run_seconds": TIMES["pre-flight, both sides (run 1)"],
+            "second_run_seconds": TIMES["pre-flight, both sides (run 2)"],
+            "with_admin_audit_seconds": TIMES["pre-flight with --as-admin audit"]}
 
 
 def _setup(sb, source, target, grants) -> None:

@@ -3,7 +3,8 @@
 librdkafka authenticates with GSSAPI through cyrus-sasl, which reads the process-wide ``KRB5_CONFIG`` and
 ``KRB5CCNAME``. Two identities (source and target, or admin and mirror) must not share a ticket cache,
 so each identity's Kafka calls run in a process of their own whose environment names its own cache.
-Our own process's environment is never changed.
+Our own process's environment is never changed (``env:`` secrets aside, which are out of it while a child
+starts: see ``secure_mirror.profile.secrets.withheld_from_children``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 from secure_mirror.errors import SecureMirrorError
+from secure_mirror.profile.secrets import withheld_from_children
 
 T = TypeVar("T")
 
@@ -49,10 +51,13 @@ def _apply_env(env: dict[str, str]) -> None:
 
 
 def call_isolated(env: dict[str, str], fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``fn(*args, **kwargs)`` in a spawned process whose environment is ours plus ``env``."""
+    """``fn(*args, **kwargs)`` in a spawned process whose environment is ours (less ``env:`` secrets) plus ``env``."""
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_apply_env, initargs=(env,)) as pool:
-        return pool.submit(_guarded, fn, args, kwargs).result()
+    with withheld_from_children():  # the pool may start multiprocessing's resource tracker; submit starts the worker
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_apply_env, initargs=(env,))
+        future = pool.submit(_guarded, fn, args, kwargs)
+    with pool:
+        return future.result()
 
 
 def kerberos_env(krb5_conf: str, ccache: str) -> dict[str, str]:

@@ -139,7 +139,11 @@ def client_certificate(run: SideChecks, cluster: Cluster) -> None:
         run.add("files.client-certificate", FAIL, f"cannot read the client certificate or key ({exc})",
                 f"check {run.side}.tls.certificate and {run.side}.tls.key (PEM)")
         return
-    if matches:
+    if matches and tls.pbes2_encrypted(tls_settings.key):
+        run.add("files.client-certificate", WARN, f"{tls_settings.key} is encrypted with PBES2 (openssl's default), "
+                "which Kafka's Java client on Java 17 cannot read (the Spark job would fail to connect)",
+                f"re-encrypt it: openssl pkcs8 -topk8 -v1 PBE-SHA1-3DES -in {tls_settings.key} -out NEW.key")
+    elif matches:
         run.add("files.client-certificate", PASS, f"{tls_settings.certificate} matches its private key")
     else:
         run.add("files.client-certificate", FAIL, f"{tls_settings.certificate} does not match {tls_settings.key}",
@@ -209,7 +213,8 @@ def tls_checks(run: SideChecks, cluster: Cluster, timeout: float) -> None:
         return
     settings = cluster.tls_settings
     ctx = tls.context(settings.ca if settings.ca and not str(settings.ca).endswith((".jks", ".p12", ".pfx")) else None,
-                      settings.certificate, settings.key, settings.hostname_verification)
+                      settings.certificate, settings.key, settings.hostname_verification,
+                      settings.key_password.resolve() if settings.key_password else None)
     seen = []
     for host, port in _hosts(cluster):
         try:

@@ -19,11 +19,11 @@ class TlsFailure(Exception):
 
 
 def context(ca: Path | None, certificate: Path | None = None, key: Path | None = None,
-            verify_hostname: bool = True) -> ssl.SSLContext:
+            verify_hostname: bool = True, key_password: str | None = None) -> ssl.SSLContext:
     ctx = ssl.create_default_context(cafile=str(ca) if ca else None)
     ctx.check_hostname = verify_hostname
-    if certificate is not None:
-        ctx.load_cert_chain(str(certificate), str(key))
+    if certificate is not None:  # without a password OpenSSL would prompt on the terminal for an encrypted key
+        ctx.load_cert_chain(str(certificate), str(key), password=key_password or "")
     return ctx
 
 
@@ -75,6 +75,22 @@ def ca_certificates(path: Path) -> int:
 
     certs = x509.load_pem_x509_certificates(Path(path).read_bytes())
     return len(certs)
+
+
+PBES2_OID = bytes.fromhex("06092a864886f70d01050d")  # 1.2.840.113549.1.5.13
+
+
+def pbes2_encrypted(key: Path) -> bool:
+    """True for an ENCRYPTED PRIVATE KEY (PKCS#8) whose encryption scheme is PBES2: Java 17's
+    ``EncryptedPrivateKeyInfo`` (Kafka's PEM keystore) finds no "PBES2 SecretKeyFactory" for it."""
+    import base64
+
+    text = Path(key).read_text(encoding="ascii", errors="replace")
+    begin, end = "-----BEGIN ENCRYPTED PRIVATE KEY-----", "-----END ENCRYPTED PRIVATE KEY-----"
+    if begin not in text or end not in text:
+        return False
+    der = base64.b64decode("".join(text.split(begin, 1)[1].split(end, 1)[0].split()))
+    return PBES2_OID in der[:32]
 
 
 def certificate_matches_key(certificate: Path, key: Path, password: bytes | None = None) -> bool:

@@ -12,6 +12,8 @@ import multiprocessing
 import os
 from collections.abc import Callable
 
+from secure_mirror.profile.secrets import adopt, env_secrets, withheld_from_children
+
 
 class WorkerTimeout(Exception):
     pass
@@ -21,8 +23,9 @@ class WorkerError(Exception):
     pass
 
 
-def _serve(env: dict[str, str], conn) -> None:
+def _serve(env: dict[str, str], conn, secrets: dict[str, str]) -> None:
     os.environ.update(env)  # the worker's own environment, set before any Kerberos library is loaded
+    adopt(secrets)  # env: secrets come through the pipe, so that no process inherits them
     while True:
         job = conn.recv()
         if job is None:
@@ -38,8 +41,9 @@ class Worker:
     def __init__(self, env: dict[str, str]):
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(env, child), daemon=True)
-        self.proc.start()
+        self.proc = ctx.Process(target=_serve, args=(env, child, env_secrets()), daemon=True)
+        with withheld_from_children():
+            self.proc.start()
         child.close()
 
     def submit(self, fn: Callable, *args) -> None:

@@ -256,6 +256,10 @@ class Delivery(Strict):
     enable_idempotence: bool = True
     compression: Literal["none", "gzip", "snappy", "lz4", "zstd"] = "lz4"
     delivery_timeout_ms: int = Field(120000, gt=0)
+    # Batching (benchmarks/NOTES.md): Kafka's defaults (16 KiB, 0-5 ms) send small requests; a mirror copying a
+    # backlog fills bigger batches at once. Keep batch_size under the brokers' message.max.bytes (1 MiB default).
+    linger_ms: int = Field(20, ge=0, le=60000, description="producer linger.ms")
+    batch_size: int = Field(262144, gt=0, le=1048576, description="producer batch.size in bytes")
 
     @field_validator("acks", mode="before")
     @classmethod

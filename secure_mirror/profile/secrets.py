@@ -2,12 +2,19 @@
 
 The value is read only by :meth:`SecretRef.resolve`, called by the renderers and the run layer. Nothing in
 this module puts a value into a message or a ``repr``: errors name the reference, which is not secret.
+
+An ``env:`` secret is in this process's environment, which every child inherits (and shows in
+``/proc/PID/environ``): processes we start do so inside :func:`withheld_from_children`, which takes the
+``env:`` variables this process has looked at out of the environment for that moment. The children read
+secrets from 0600 files, or are handed them through a pipe (:func:`env_secrets`, :func:`adopt`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +23,38 @@ from secure_mirror.errors import BadInputError
 ENV_PREFIX = "env:"
 FILE_PREFIX = "file:"
 HOW_TO_WRITE = "write env:NAME (an environment variable) or file:/absolute/path (a file holding the secret)"
+_ENV_LOCK = threading.RLock()  # the environment is changed only under it (see withheld_from_children)
+_ENV_SECRETS: set[str] = set()  # names of the env: secrets this process has checked or read
+_HANDED: dict[str, str] = {}  # env: secrets a parent handed to this worker process (not in its environment)
+
+
+@contextlib.contextmanager
+def withheld_from_children():
+    """Start child processes inside this block: the ``env:`` secrets are out of ``os.environ`` meanwhile."""
+    with _ENV_LOCK:
+        saved = {name: os.environ.pop(name) for name in sorted(_ENV_SECRETS) if name in os.environ}
+        try:
+            yield
+        finally:
+            os.environ.update(saved)
+
+
+def env_secrets() -> dict[str, str]:
+    """The ``env:`` secrets this process knows, to hand to a worker process of ours through a pipe."""
+    with _ENV_LOCK:
+        return {**_HANDED, **{name: os.environ[name] for name in _ENV_SECRETS if os.environ.get(name)}}
+
+
+def adopt(values: dict[str, str]) -> None:
+    """In a worker: the ``env:`` secrets its parent handed over, read as if they were in the environment."""
+    _HANDED.update(values)
+
+
+def _env_value(name: str) -> str | None:
+    with _ENV_LOCK:
+        value = os.environ.get(name) or _HANDED.get(name)  # ValueError for a name the OS cannot encode
+        _ENV_SECRETS.add(name)
+        return value
 
 
 class SecretUnavailable(BadInputError):
@@ -62,7 +101,7 @@ class SecretRef:
 
     def _problem(self) -> str | None:
         if self.kind == "env":
-            if not os.environ.get(self.name):
+            if not _env_value(self.name):
                 return f"environment variable {self.name} is not set (or empty); export it before running"
             return None
         path = Path(self.name)
@@ -78,7 +117,7 @@ class SecretRef:
         if problem:
             raise SecretUnavailable(f"{self._short()}: {problem}")
         if self.kind == "env":
-            value = os.environ[self.name]
+            value = _env_value(self.name)
         else:
             try:
                 value = Path(self.name).read_bytes().decode("utf-8").removesuffix("\n").removesuffix("\r")

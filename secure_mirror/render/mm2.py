@@ -56,6 +56,8 @@ def mm2_settings(profile: Profile) -> tuple[dict[str, str], list[str]]:
         f"{target.alias}.producer.acks": profile.mirror.delivery.acks,
         f"{target.alias}.producer.enable.idempotence": str(profile.mirror.delivery.enable_idempotence).lower(),
         f"{target.alias}.producer.compression.type": profile.mirror.delivery.compression,
+        f"{target.alias}.producer.linger.ms": str(profile.mirror.delivery.linger_ms),
+        f"{target.alias}.producer.batch.size": str(profile.mirror.delivery.batch_size),
         **policy,
     })
     factor = str(profile.mirror.mm2.replication_factor)

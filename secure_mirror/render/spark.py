@@ -3,7 +3,10 @@ identities live in one JVM), the Spark configuration, and the spark-submit comma
 
 With a local master every path is local. Otherwise the keytabs and krb5.conf travel with ``--files`` under
 distinct names (``source-mirror.keytab``, ``target-mirror.keytab``, ``krb5.conf``) and the options refer to those
-names, which YARN and Kubernetes place in each container's working directory.
+names, which YARN, Kubernetes and standalone workers place in each executor's working directory. The names come
+from private copies that spark-submit.sh makes in the rendered ``spark/`` folder, not from ``--files local#name``
+(only YARN honours that renaming; elsewhere Spark 4 refuses the ``#``: "URI has a fragment component") nor from
+symbolic links (Spark ships a link under its target's name, and both keytabs may be called ``mirror.keytab``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from secure_mirror.render.krb5 import krb5_conf_path
 
 JOB_MODULE = "secure_mirror.run.job"
 SHIPPED_KRB5 = "krb5.conf"
-OPTION_FILES = ("source-options.json", "sink-options.json")
+OPTION_FILES = ("source-options.json", "sink-options.json", "job.json")  # what the job reads (cluster mode ships them)
 
 
 def shipped_keytab(cluster: Cluster, side: str) -> str | None:
@@ -78,6 +81,8 @@ def sink_options(profile: Profile) -> dict[str, str]:
         "kafka.enable.idempotence": _text(delivery.enable_idempotence),
         "kafka.compression.type": delivery.compression,
         "kafka.delivery.timeout.ms": str(delivery.delivery_timeout_ms),
+        "kafka.linger.ms": str(delivery.linger_ms),
+        "kafka.batch.size": str(delivery.batch_size),
         # Moves the source timestamp, carried by the job in a header, into each record's timestamp
         # (jvm/interceptor; its jar is among the connector jars).
         "kafka.interceptor.classes": TIMESTAMP_INTERCEPTOR,
@@ -109,7 +114,7 @@ def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
 
 
 def shipped_files(profile: Profile, out_dir: Path) -> dict[str, str]:
-    """Local file -> the name it has in every container (for ``--files local#name``)."""
+    """Local file -> the name it has in every container (a copy of that name in ``spark/`` is what ships)."""
     files: dict[str, str] = {}
     for side, cluster in profile.clusters().items():
         if name := shipped_keytab(cluster, side):
@@ -134,8 +139,8 @@ def spark_submit(profile: Profile, out_dir: Path) -> str:
         deploy_mode=spark.deploy_mode,
         jars=",".join(str(jar) for jar in paths.spark_connector_jars()),
         conf={k: v for k, v in spark_conf(profile, out_dir).items() if k != "spark.jars"},
-        files=[f"{local}#{name}" for local, name in files.items()],
-        links={name: local for local, name in files.items() if shipping and not cluster_mode},
+        files=[str(out_dir / "spark" / name) for name in files.values()],
+        copies={name: local for local, name in files.items() if Path(local) != out_dir / "spark" / name},
         spark_dir=str(out_dir / "spark"),
         job=str(Path(secure_mirror.__file__).parent / "run" / "job.py"),
         package_dir=str(Path(secure_mirror.__file__).parent),

@@ -21,20 +21,27 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script by spark-submit: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from secure_mirror.run import monitor  # noqa: E402
+from secure_mirror.run.login_watch import LoginWatch, gssapi_identities  # noqa: E402
 from secure_mirror.render.spark import TIMESTAMP_HEADER  # noqa: E402
 from secure_mirror.run.settings import FINGERPRINT_FILE, JOB_FILE, PROVENANCE_PREFIX  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_REFUSED, EXIT_CLUSTER_REFUSED, EXIT_INTERRUPTED = 0, 1, 2, 5, 130  # = secure_mirror.errors
 HEADERS_TYPE = "array<struct<key:string,value:binary>>"
+# Secrets in plan strings: a password/secret/token setting or JAAS option (quoted or up to the next comma) and
+# PEM private keys (ssl.keystore.key); Spark replaces the matches with *********(redacted).
+PLAN_REDACTION = (r'(?i)(password|secret|token)[^=\s]*=("(?:[^"\\]|\\.)*"|[^,\s}]*)'
+                  r"|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----")
 
 
 class JobRefused(Exception):
@@ -123,12 +130,28 @@ def check_fingerprint(checkpoint: Checkpoint, expected: dict) -> None:
 
 
 # ---- target topics ---------------------------------------------------------------------------------------
-def _cause_name(error) -> str:
+def _cause(error):
     java = getattr(error, "java_exception", None)
     while java is not None and java.getCause() is not None and \
             java.getClass().getSimpleName() in ("ExecutionException", "CompletionException"):
         java = java.getCause()
+    return java
+
+
+def _cause_name(error) -> str:
+    java = _cause(error)
     return java.getClass().getSimpleName() if java is not None else type(error).__name__
+
+
+def _retriable(error) -> bool:
+    """A Kafka ``RetriableException`` (a broker that did not answer in time ...): trying again later may work."""
+    java = _cause(error)
+    kind = java.getClass() if java is not None else None
+    while kind is not None:
+        if kind.getName() == "org.apache.kafka.common.errors.RetriableException":
+            return True
+        kind = kind.getSuperclass()
+    return False
 
 
 class TopicPlanner:
@@ -161,10 +184,13 @@ class TopicPlanner:
             try:
                 counts[topic] = futures.get(topic).get().partitions().size()
             except Py4JJavaError as error:
-                if _cause_name(error) != "UnknownTopicOrPartitionException":
-                    raise JobRefused(f"cannot describe topic {topic}: {_cause_name(error)}; check the DESCRIBE ACL "
-                                     "of the mirror identity") from None
-                counts[topic] = None
+                if _cause_name(error) == "UnknownTopicOrPartitionException":
+                    counts[topic] = None
+                    continue
+                if _retriable(error):
+                    raise  # the query fails; --supervise starts it again
+                raise JobRefused(f"cannot describe topic {topic}: {_cause_name(error)}; check the DESCRIBE ACL "
+                                 "of the mirror identity") from None
         return counts
 
     def _create(self, topic: str, partitions: int) -> None:
@@ -182,6 +208,8 @@ class TopicPlanner:
                 raise JobRefused(f"target topic {topic} does not exist and the target identity may not create it "
                                  f"({name}): create it with {partitions} partitions, or grant CREATE on it "
                                  "(see acls/target.acls.json of the rendered profile)") from None
+            if _retriable(error):
+                raise  # the query fails; --supervise starts it again
             raise JobRefused(f"could not create target topic {topic}: {name}") from None
 
     def plan(self, topics: set[str]) -> dict[str, bool]:
@@ -199,6 +227,22 @@ class TopicPlanner:
                                      f"partitions and {topic} has {wanted}; add partitions to the target topic")
                 self.keep[topic] = self.keep_mode is True or (self.keep_mode == "auto" and have == wanted)
         return {t: self.keep[t] for t in topics}
+
+    def gone(self, topics: set[str]) -> list[str]:
+        """Those of ``topics`` the source cluster no longer has."""
+        counts = self._partition_counts(self.source, sorted(topics)) if topics else {}
+        return sorted(topic for topic, count in counts.items() if count is None)
+
+    def earliest(self, partitions: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        """The first offsets the source still has for ``partitions`` (those new since the previous batch)."""
+        jvm = self.jvm
+        request = jvm.java.util.HashMap()
+        keys = {}
+        for topic, partition in partitions:
+            keys[(topic, partition)] = jvm.org.apache.kafka.common.TopicPartition(topic, partition)
+            request.put(keys[(topic, partition)], jvm.org.apache.kafka.clients.admin.OffsetSpec.earliest())
+        found = self.source.listOffsets(request).all().get()
+        return {key: found.get(tp).offset() for key, tp in keys.items()}
 
     def close(self) -> None:
         for admin in (self.source, self.target):
@@ -243,57 +287,104 @@ def with_source_timestamp(headers):
     return F.concat(F.coalesce(headers, F.expr(f"cast(array() as {HEADERS_TYPE})")), F.array(carried))
 
 
+OBSERVED = "secure-mirror-batch"  # the name of the batch's figures in the query progress (observedMetrics)
+
+
 def batch_stats_columns():
+    """The batch's figures, gathered while it is written: records, key+value bytes, source timestamps."""
     from pyspark.sql import functions as F
 
     size = F.coalesce(F.length("key"), F.lit(0)) + F.coalesce(F.length("value"), F.lit(0))
     millis = F.unix_millis(F.col("timestamp"))
-    return [F.count(F.lit(1)).alias("records"), F.sum(size).alias("bytes"), F.min("offset").alias("first_offset"),
-            F.max("offset").alias("last_offset"), F.min(millis).alias("ts_min"), F.max(millis).alias("ts_max"),
-            F.avg(millis).alias("ts_avg")]
+    return [F.count(F.lit(1)).alias("records"), F.sum(size).alias("bytes"), F.min(millis).alias("ts_min"),
+            F.max(millis).alias("ts_max"), F.avg(millis).alias("ts_avg")]
+
+
+def _log_offsets(text: str | None) -> dict[tuple[str, int], int] | None:
+    """The Kafka source's offsets in a checkpoint offset-log file (``offsets/N``: ``v1``, metadata, then one JSON
+    line per source) or initial-offsets file (``sources/0/0``: ``v1`` then JSON)."""
+    if text is None:
+        return None
+    for line in text.splitlines()[1:]:
+        line = line.strip()
+        if line.startswith("{") and '"batchWatermarkMs"' not in line:
+            data = json.loads(line)
+            return {(topic, int(p)): int(o) for topic, parts in data.items() for p, o in parts.items()}
+    return None
 
 
 class Mirror:
-    def __init__(self, spark, source_options: dict, sink_options: dict, settings: dict):
+    def __init__(self, spark, source_options: dict, sink_options: dict, settings: dict,
+                 stop_requested: Callable[[], bool] = lambda: False):
         self.spark = spark
         self.source_options = source_options
         self.sink_options = {k: v for k, v in sink_options.items() if k != "checkpointLocation"}
         self.checkpoint = sink_options.get("checkpointLocation") or settings["checkpoint_location"]
         self.settings = settings
         self.planner = TopicPlanner(spark._jvm, source_options, sink_options, settings)
+        self.checkpoint_files = Checkpoint(spark, self.checkpoint)
         self.batches: dict[int, dict] = {}  # batch id -> per-partition stats, read by the monitor
         self.refused: JobRefused | None = None
+        # Once a stop is requested no batch starts writing: the one in flight finishes and commits, the next one
+        # fails before it writes anything (Spark runs it again on resume), so a stop never leaves a written but
+        # uncommitted batch behind, even when batches run back to back.
+        self.stop_requested = stop_requested
+        self.declined: int | None = None  # the batch not written because of a stop request
 
     def write_batch(self, frame, batch_id: int) -> None:
-        from pyspark import StorageLevel
         from pyspark.sql import functions as F
 
+        if self.stop_requested():
+            self.declined = batch_id
+            print(f"secure-mirror job: stopping; batch {batch_id} is not written and runs again on resume (Spark "
+                  "logs this as the query's error)", file=sys.stderr, flush=True)
+            raise RuntimeError(f"batch {batch_id} not written: the job is stopping (it runs again on resume)")
         started = time.time()
-        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+        ranges = self.batch_ranges(batch_id)
         try:
-            stats = frame.groupBy("topic", "partition").agg(*batch_stats_columns()).collect()
-            try:
-                keep = self.planner.plan({row["topic"] for row in stats})
-            except JobRefused as refused:
-                self.refused = refused
-                raise
-            headers = provenance_column(self.settings["source_alias"]) if self.settings["provenance_headers"] \
-                else F.col("headers")
-            headers = with_source_timestamp(headers)
-            columns = [F.col("key"), F.col("value"), headers.alias("headers"),
-                       target_topic_column(self.settings["target_topic_pieces"]).alias("topic")]
-            kept = sorted(topic for topic, yes in keep.items() if yes)
-            if kept:
-                columns.append(F.when(F.col("topic").isin(kept), F.col("partition"))
-                               .otherwise(F.lit(None).cast("int")).alias("partition"))
-            frame.select(*columns).write.format("kafka").options(**self.sink_options).save()
-            self.batches[batch_id] = {"started": started, "written": time.time(), "keep": keep,
-                                      "partitions": [row.asDict() for row in stats]}
-        finally:
-            frame.unpersist()
+            keep = self.planner.plan({topic for topic, _ in ranges} if ranges is not None else self._topics(frame))
+        except JobRefused as refused:
+            self.refused = refused
+            raise
+        headers = provenance_column(self.settings["source_alias"]) if self.settings["provenance_headers"] \
+            else F.col("headers")
+        headers = with_source_timestamp(headers)
+        columns = [F.col("key"), F.col("value"), headers.alias("headers"),
+                   target_topic_column(self.settings["target_topic_pieces"]).alias("topic")]
+        kept = sorted(topic for topic, yes in keep.items() if yes)
+        if kept:
+            columns.append(F.when(F.col("topic").isin(kept), F.col("partition"))
+                           .otherwise(F.lit(None).cast("int")).alias("partition"))
+        # One pass: each task reads its Kafka partition and writes it. The batch's figures are gathered on the way
+        # (the stream's Dataset.observe, see start(); they arrive with the query's progress).
+        frame.select(*columns).write.format("kafka").options(**self.sink_options).save()
+        self.batches[batch_id] = {"started": started, "written": time.time(), "keep": keep, "ranges": ranges or {}}
+
+    def batch_ranges(self, batch_id: int) -> dict[tuple[str, int], tuple[int, int]] | None:
+        """(topic, partition) -> (first offset, end offset) of this batch, from the checkpoint's offset log (Spark
+        writes it before it runs the batch); None when it cannot be read."""
+        try:
+            end = _log_offsets(self.checkpoint_files.read(f"offsets/{batch_id}"))
+            before = self.checkpoint_files.read(f"offsets/{batch_id - 1}") if batch_id else \
+                self.checkpoint_files.read("sources/0/0")
+            start = _log_offsets(before)
+        except Exception:  # noqa: BLE001 - the figures are optional; planning falls back to the data
+            return None
+        if end is None:
+            return None
+        start = start or {}
+        missing = [key for key in end if key not in start]
+        if missing:
+            start.update(self.planner.earliest(missing))
+        return {key: (start.get(key, offset), offset) for key, offset in end.items()}
+
+    @staticmethod
+    def _topics(frame) -> set[str]:
+        return {row["topic"] for row in frame.select("topic").distinct().collect()}
 
     def start(self, until_caught_up: bool, trigger_interval: str):
-        stream = self.spark.readStream.format("kafka").options(**self.source_options).load()
+        stream = self.spark.readStream.format("kafka").options(**self.source_options).load() \
+            .observe(OBSERVED, *batch_stats_columns())
         writer = stream.writeStream.foreachBatch(self.write_batch).option("checkpointLocation", self.checkpoint) \
             .queryName("secure-mirror")
         writer = writer.trigger(availableNow=True) if until_caught_up else writer.trigger(processingTime=trigger_interval)
@@ -301,6 +392,49 @@ class Mirror:
 
 
 # ---- running it ------------------------------------------------------------------------------------------
+KAFKA_ERROR = re.compile(r"org\.apache\.kafka\.[\w.]+\.(\w+(?:Exception|Error): [^\n]{1,300})")
+SOURCE_GONE = ("source records the checkpoint expects are gone (a source topic was deleted or truncated): {}. "
+               "Nothing was skipped; to go on, recreate the topic or start over with a new checkpoint location")
+
+
+class DeletedTopicWatch:
+    """Spark's Kafka source plans no batch once none of its topics is left, so ``failOnDataLoss`` never fires when
+    the last source topic is deleted and the query would wait for ever. Every ``interval`` seconds this checks that
+    the topics the query has read from still exist on the source; ``refused`` says which one is gone."""
+
+    def __init__(self, query, planner: TopicPlanner, interval: float = 10.0):
+        self.query, self.planner, self.interval = query, planner, interval
+        self.next_check = time.monotonic() + interval
+        self.refused: JobRefused | None = None
+
+    def __call__(self) -> bool:
+        """True when the query must stop."""
+        if self.refused is None and time.monotonic() >= self.next_check:
+            self.next_check = time.monotonic() + self.interval
+            try:
+                gone = self.planner.gone(_read_topics(self.query.lastProgress))
+            except JobRefused as refused:
+                self.refused = refused
+            except Exception:  # noqa: BLE001 - the source did not answer this time; ask again later
+                return False
+            else:
+                if gone:
+                    verb = "is" if len(gone) == 1 else "are"
+                    self.refused = JobRefused(SOURCE_GONE.format(f"{', '.join(gone)} {verb} no longer on the source"))
+        return self.refused is not None
+
+
+def _read_topics(progress) -> set[str]:
+    """The topics in the offsets the query has reached (its last progress's ``endOffset``)."""
+    if progress is not None and hasattr(progress, "json"):
+        progress = json.loads(progress.json)
+    topics: set[str] = set()
+    for source in (progress or {}).get("sources") or []:
+        end = source.get("endOffset")
+        topics |= set((json.loads(end) if isinstance(end, str) else end) or {})
+    return topics
+
+
 def _classify(error: BaseException, mirror: Mirror | None) -> tuple[int, str]:
     if mirror is not None and mirror.refused is not None:
         return mirror.refused.exit_code, str(mirror.refused)
@@ -309,10 +443,9 @@ def _classify(error: BaseException, mirror: Mirror | None) -> tuple[int, str]:
         return EXIT_CLUSTER_REFUSED, ("a cluster refused the mirror identity access to a topic "
                                       f"({_first_line(text, 'uthoriz')}); grant the ACLs of the rendered acls/ folder")
     if "failOnDataLoss" in text or "data may have been lost" in text or "UnknownTopicOrPartition" in text:
-        return EXIT_CLUSTER_REFUSED, ("source records the checkpoint expects are gone (a source topic was deleted or "
-                                      f"truncated): {_first_line(text, 'lost')}. Nothing was skipped; to go on, "
-                                      "recreate the topic or start over with a new checkpoint location")
-    return EXIT_FAILED, f"the mirror query failed: {_first_line(text, 'Exception')}"
+        return EXIT_CLUSTER_REFUSED, SOURCE_GONE.format(_first_line(text, "lost"))
+    kafka = KAFKA_ERROR.search(text)  # the Kafka client's own words, rather than Spark's wrapping of them
+    return EXIT_FAILED, f"the mirror query failed: {kafka.group(1) if kafka else _first_line(text, 'Exception')}"
 
 
 def _first_line(text: str, needle: str) -> str:
@@ -376,19 +509,30 @@ def main(argv: list[str] | None = None) -> int:
 
     spark = SparkSession.builder.appName("secure-mirror").getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
-    if "spark.sql.shuffle.partitions" not in spark.sparkContext.getConf().toDebugString():
-        # the per-batch statistics group by topic-partition: 200 shuffle partitions would dominate a small batch
-        spark.conf.set("spark.sql.shuffle.partitions", str(max(2, spark.sparkContext.defaultParallelism)))
+    # Defence in depth: secret-looking "name=value" text in SQL plan strings (Spark UI, event logs). The write goes
+    # through Kafka's V1 sink on purpose: the V2 one prints every producer setting (KafkaWrite) in its plan node.
+    if not spark.conf.get("spark.sql.redaction.string.regex", None):
+        spark.conf.set("spark.sql.redaction.string.regex", PLAN_REDACTION)
     mirror = None
     try:
         check_fingerprint(Checkpoint(spark, sink_options.get("checkpointLocation") or settings["checkpoint_location"]),
                           settings["fingerprint"])
-        mirror = Mirror(spark, source_options, sink_options, settings)
+        mirror = Mirror(spark, source_options, sink_options, settings, control.stop_requested)
         query = mirror.start(args.until_caught_up, args.trigger_interval)
         reporter = monitor.Reporter(args.metrics_file, args.status_interval, settings["target_topic_pieces"])
-        stopped = monitor.watch(query, mirror, reporter, control.stop_requested)
+        logins = LoginWatch(spark._jvm, gssapi_identities(source_options, sink_options))
+        deleted = DeletedTopicWatch(query, mirror.planner)
+        try:
+            stopped = monitor.watch(query, mirror, reporter, lambda: control.stop_requested() or
+                                    logins.refused is not None or deleted()) or mirror.declined is not None
+        finally:
+            logins.close()
+        if logins.refused is not None:  # Kafka's client would retry such a login for ever
+            return control.result(EXIT_CLUSTER_REFUSED, "refused", logins.refused)
+        if deleted.refused is not None:
+            return control.result(deleted.refused.exit_code, "refused", str(deleted.refused))
         error = query.exception()
-        if error is not None:
+        if error is not None and mirror.declined is None:
             code, message = _classify(error, mirror)
             return control.result(code, "failed", message)
         if stopped:

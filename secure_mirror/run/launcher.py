@@ -22,6 +22,7 @@ from pathlib import Path
 
 from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EnvironmentNotReady
 from secure_mirror.profile.models import Profile
+from secure_mirror.profile.secrets import withheld_from_children
 from secure_mirror.render import render_all
 from secure_mirror.run import checkpoint
 from secure_mirror.run.settings import job_settings
@@ -103,8 +104,9 @@ def _attempt(script: Path, args: list[str], control: Path, log: Path, stopper: _
     for name in ("result.json", "job.pid", "stop"):
         (control / name).unlink(missing_ok=True)
     with open(log, "a", encoding="utf-8") as err:
-        process = subprocess.Popen(["bash", str(script), *args, "--control-dir", str(control)],
-                                   env=job_environment(), stderr=err, start_new_session=True)
+        with withheld_from_children():  # the job reads its secrets from the rendered 0600 option files
+            process = subprocess.Popen(["bash", str(script), *args, "--control-dir", str(control)],
+                                       env=job_environment(), stderr=err, start_new_session=True)
         forwarded = False
         while process.poll() is None:
             if stopper.signal is not None and not forwarded:
@@ -166,7 +168,7 @@ def _run(profile: Profile, options: RunOptions, folder: Path) -> int:
         while True:
             result = _attempt(script, args, folder, log, stopper)
             if stopper.signal is not None:
-                return EXIT_INTERRUPTED if stopper.signal == signal.SIGINT else EXIT_OK
+                return _stopped(stopper.signal)
             code = int(result.get("exit_code", EXIT_FAILED))
             if code == EXIT_OK:
                 return EXIT_OK
@@ -179,8 +181,15 @@ def _run(profile: Profile, options: RunOptions, folder: Path) -> int:
             print(f"secure-mirror run: the job failed ({message}); restart {restarts} of {options.max_restarts} "
                   f"in {backoff:.0f} s", file=sys.stderr)
             if _sleep(backoff, stopper):
-                return EXIT_INTERRUPTED if stopper.signal == signal.SIGINT else EXIT_OK
+                return _stopped(stopper.signal)
             backoff = min(backoff * 2, BACKOFF_MAX)
+
+
+def _stopped(signum: int) -> int:
+    """The job stopped on request, between two batches: 130 for Ctrl-C (SIGINT), 0 for SIGTERM."""
+    name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+    print(f"secure-mirror run: stopped on {name}; run it again to resume from the checkpoint", file=sys.stderr)
+    return EXIT_INTERRUPTED if signum == signal.SIGINT else EXIT_OK
 
 
 def _sleep(seconds: float, stopper: _Stopper) -> bool:

@@ -1,9 +1,11 @@
 """Watching the mirror query: a status line per batch (or per interval when idle) and a JSON-lines metrics file.
 
-The per-topic-partition figures carry MirrorMaker 2's names where they apply: ``record-count``, ``byte-count``,
+Each line is one batch. Its figures carry MirrorMaker 2's names where they apply: ``record-count``, ``byte-count``,
 ``byte-rate``, ``record-age-ms-{min,avg,max}`` (how old a record was when its batch started) and
-``replication-latency-ms-{min,avg,max}`` (from the record's timestamp to the end of the write to the target).
-``records-behind`` is the source's end offset minus the offset the batch reached.
+``replication-latency-ms-{min,avg,max}`` (from the record's timestamp to the end of the write to the target), all
+gathered while the batch is written (no second pass over the data). Under ``partitions``, per topic-partition:
+the offsets the batch covered, ``record-count``, and ``records-behind`` (the source's end offset minus the offset
+the batch reached).
 """
 
 from __future__ import annotations
@@ -37,26 +39,40 @@ def _offsets(value) -> dict[tuple[str, int], int]:
 
 
 def partition_metrics(batch: dict, target_pieces: list[str]) -> list[dict]:
-    """The per-topic-partition figures of one written batch (see the module doc for the names)."""
-    started, written = batch["started"], batch["written"]
-    seconds = max(written - started, 1e-3)
+    """Per topic-partition: the offsets the batch covered (from the checkpoint's offset log). ``record-count`` is
+    the number of offsets, which is the number of records except in compacted or transactional topics."""
     rows = []
-    for stats in sorted(batch["partitions"], key=lambda s: (s["topic"], s["partition"])):
-        start_ms, written_ms = started * 1000, written * 1000
+    for (topic, partition), (start, end) in sorted(batch.get("ranges", {}).items()):
+        if end <= start:
+            continue
         rows.append({
-            "topic": stats["topic"], "partition": stats["partition"],
-            "target-topic": stats["topic"].join(target_pieces),
-            "partition-kept": batch["keep"].get(stats["topic"], False),
-            "record-count": stats["records"], "byte-count": stats["bytes"] or 0,
-            "byte-rate": round((stats["bytes"] or 0) / seconds, 1),
-            "first-offset": stats["first_offset"], "last-offset": stats["last_offset"],
+            "topic": topic, "partition": partition, "target-topic": topic.join(target_pieces),
+            "partition-kept": batch["keep"].get(topic, False),
+            "record-count": end - start, "first-offset": start, "last-offset": end - 1,
+        })
+    return rows
+
+
+OBSERVED = "secure-mirror-batch"  # = job.OBSERVED: the batch's figures in the progress's observedMetrics
+
+
+def batch_figures(batch: dict, stats: dict) -> dict:
+    """The batch's MirrorMaker 2-named figures: ``byte-count``, ``byte-rate`` (key and value bytes per second of the
+    write), ``record-age-ms-{min,avg,max}`` (how old a record was when the batch started) and
+    ``replication-latency-ms-{min,avg,max}`` (from the record's timestamp to the end of the write)."""
+    started, written = batch["started"], batch["written"]
+    size = stats.get("bytes") or 0
+    figures = {"byte-count": size, "byte-rate": round(size / max(written - started, 1e-3), 1)}
+    if stats.get("records") and stats.get("ts_min") is not None:
+        start_ms, written_ms = started * 1000, written * 1000
+        figures.update({
             "record-age-ms-min": round(start_ms - stats["ts_max"]), "record-age-ms-avg": round(start_ms - stats["ts_avg"]),
             "record-age-ms-max": round(start_ms - stats["ts_min"]),
             "replication-latency-ms-min": round(written_ms - stats["ts_max"]),
             "replication-latency-ms-avg": round(written_ms - stats["ts_avg"]),
             "replication-latency-ms-max": round(written_ms - stats["ts_min"]),
         })
-    return rows
+    return figures
 
 
 def batch_line(progress: dict, batch: dict | None, target_pieces: list[str]) -> dict:
@@ -69,7 +85,8 @@ def batch_line(progress: dict, batch: dict | None, target_pieces: list[str]) -> 
         "record-count": progress.get("numInputRows", 0),
         "records-in-per-sec": round(progress.get("inputRowsPerSecond") or 0.0, 1),
         "records-out-per-sec": round(progress.get("processedRowsPerSecond") or 0.0, 1),
-        "byte-count": sum(row["byte-count"] for row in partitions),
+        "byte-count": 0, **(batch_figures(batch, (progress.get("observedMetrics") or {}).get(OBSERVED) or {})
+                            if batch else {}),
         "batch-duration-ms": (progress.get("durationMs") or {}).get("triggerExecution"),
         "records-behind": sum(behind.values()),
         "partitions": partitions,

@@ -9,6 +9,7 @@ import os
 import secrets
 import shutil
 import socket
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -218,6 +219,34 @@ class Sandbox:
         fd = os.open(pw, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as fh:
             fh.write(secrets.token_urlsafe(24))
+
+    def start_broker(self, side: str, timeout: float = 120.0) -> None:
+        """Start a broker again after ``broker(side).stop()`` (its data is kept) and record its new pid."""
+        broker = self.broker(side)
+        broker.start(timeout)
+        self.state["pids"][side] = broker.pid
+        self._save()
+
+    def restart_broker(self, side: str, *, hard: bool = False, down_seconds: float = 0.0,
+                       timeout: float = 120.0) -> None:
+        """Stop a broker (SIGTERM, or SIGKILL when ``hard``), leave it down ``down_seconds``, then start it again
+        on the same ports with the same data and wait until it serves; ``state["pids"]`` follows."""
+        self.broker(side).stop(hard=hard)
+        time.sleep(down_seconds)
+        self.start_broker(side, timeout)
+
+    def stop_kdc(self) -> None:
+        """A KDC outage: stop the KDC (its database stays); :meth:`start_kdc` brings it back on the same ports."""
+        self.kdc().stop()
+        self.state["pids"]["kdc"] = None
+        self._save()
+
+    def start_kdc(self, timeout: float = 30.0) -> None:
+        """Start the KDC again after :meth:`stop_kdc` and record its new pid."""
+        kdc = self.kdc()
+        kdc.start(timeout)
+        self.state["pids"]["kdc"] = kdc.pid
+        self._save()
 
     def alive(self) -> dict[str, bool]:
         return {name: procs.pid_alive(pid) for name, pid in self.state["pids"].items() if pid}

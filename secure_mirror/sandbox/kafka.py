@@ -145,13 +145,15 @@ class Broker:
             if port and procs.port_in_use(port):
                 raise EnvironmentNotReady(f"port {port} for the {self.name} broker is already in use")
         argv = self.java("kafka.Kafka", str(self.base / "broker.properties"), heap=BROKER_HEAP)
+        logged = len(_read(self.log))  # a restarted broker appends to the log of its previous life
         self._proc = procs.start(argv, env=_java_env(), log=self.base / "logs" / "stdout.log")
         self.pid = self._proc.pid
-        self.wait_ready(timeout)
+        self.wait_ready(timeout, since=logged)
 
-    def wait_ready(self, timeout: float = 90.0) -> None:
+    def wait_ready(self, timeout: float = 90.0, since: int = 0) -> None:
+        """Wait for the port and for "Kafka Server started" in the log after its first ``since`` characters."""
         def started() -> bool:
-            return procs.tcp_open(self.port) and bool(re.search(r"Kafka Server started", _read(self.log)))
+            return procs.tcp_open(self.port) and bool(re.search(r"Kafka Server started", _read(self.log)[since:]))
 
         log = self.log if _read(self.log).strip() else self.base / "logs" / "stdout.log"
         procs.wait_until(started, what=f"the {self.name} Kafka broker", timeout=timeout, proc=self._proc, log=log)

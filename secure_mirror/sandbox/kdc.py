@@ -72,8 +72,9 @@ class KDC:
         (self.base / "kadm5.acl").write_text("")
         for realm in self.realms:
             (self.base / realm.name).mkdir(exist_ok=True, mode=0o700)
-            # A random master key for a throwaway database; it protects nothing outside this folder.
-            self._run(find_binary("kdb5_util"), "-r", realm.name, "create", "-s", "-P", secrets.token_hex(16))
+            # A random master password for a throwaway database, on stdin (kdb5_util asks twice), not in argv.
+            password = secrets.token_hex(16)
+            self._run(find_binary("kdb5_util"), "-r", realm.name, "create", "-s", stdin=f"{password}\n{password}\n")
 
     def kdc_conf(self) -> str:
         blocks = []
@@ -114,8 +115,9 @@ class KDC:
         if self.pid:
             procs.stop_pid(self.pid, expect_in_cmdline="krb5kdc")
 
-    def _run(self, *argv: str) -> str:
-        res = subprocess.run(argv, env=self.env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    def _run(self, *argv: str, stdin: str | None = None) -> str:
+        res = subprocess.run(argv, env=self.env, capture_output=True, text=True, input=stdin,
+                             stdin=subprocess.DEVNULL if stdin is None else None)
         if res.returncode != 0:
             raise EnvironmentNotReady(f"{Path(argv[0]).name} failed: {(res.stderr or res.stdout).strip()}")
         return res.stdout

@@ -82,9 +82,13 @@ def test_status_lines_and_metrics_file(mirrored):
     assert "records, in" in mirrored["out"] and "behind the source" in mirrored["out"]
     lines = [json.loads(line) for line in mirrored["metrics"].read_text().splitlines()]
     partitions = [p for line in lines for p in line["partitions"]]
-    assert sum(p["record-count"] for p in partitions) >= 140
-    names = {"record-count", "byte-rate", "record-age-ms-max", "replication-latency-ms-avg", "records-behind"}
-    assert names <= set(partitions[0])
+    assert sum(p["record-count"] for p in partitions) == sum(line["record-count"] for line in lines) >= 115
+    assert {"record-count", "first-offset", "last-offset", "records-behind", "target-topic"} <= set(partitions[0])
+    written = [line for line in lines if line["record-count"]]
+    names = {"byte-count", "byte-rate", "record-age-ms-max", "replication-latency-ms-avg", "records-behind"}
+    assert names <= set(written[0])
+    assert all(line["byte-count"] > 0 and line["replication-latency-ms-max"] >= line["replication-latency-ms-min"] >= 0
+               for line in written)
 
 
 def test_checkpoint_of_another_profile_is_refused(mirrored):

@@ -13,16 +13,20 @@ import yaml
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
+from secure_mirror.run.lag import lag
 from secure_mirror.sandbox.profile import profile_dict
 
 
 class MirrorCase:
-    def __init__(self, sandbox, folder: Path, *, target_mechanism: str = "GSSAPI", create_allowed: bool = True):
+    def __init__(self, sandbox, folder: Path, *, target_mechanism: str = "GSSAPI", create_allowed: bool = True,
+                 mirror: dict | None = None, target_client_options: dict | None = None):
         self.sb = sandbox
         self.prefix = f"t{uuid.uuid4().hex[:8]}"
         data = profile_dict(sandbox, target_mechanism=target_mechanism, topics=f"{self.prefix}\\..*")
         data["mirror"]["checkpoint_location"] = str(folder / "checkpoint")
+        data["mirror"].update(mirror or {})
         data["source"]["client_options"] = {"metadata.max.age.ms": 1000}
+        data["target"]["client_options"] = target_client_options or {}
         self.profile_path = folder / "profile.yaml"
         self.profile_path.write_text(yaml.safe_dump(data, sort_keys=False))
         self.profile = load_profile(self.profile_path)
@@ -61,6 +65,13 @@ def records(count: int, partitions: int, tag: str) -> list[dict]:
              "value": None if i % 5 == 0 else f"{tag}-v{i}".encode(),
              "headers": [("h", b"x"), ("seq", str(i).encode()), ("bin", bytes([0, 255, i % 256]))] if i % 3 else None,
              "partition": i % partitions} for i in range(count)]
+
+
+def caught_up(profile, topics: set[str]):
+    """The lag rows once every topic of ``topics`` is mirrored and nothing is behind (else None)."""
+    rows = lag(profile)
+    mirrored = {r.topic for r in rows if r.offset is not None}
+    return rows if topics <= mirrored and all(r.lag == 0 for r in rows) else None
 
 
 def wait_for(predicate, timeout: float, what: str, step: float = 1.0):

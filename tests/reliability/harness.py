@@ -1,0 +1,455 @@
+"""The mirror under load, for the reliability suite (no tests here).
+
+``MirrorUnderLoad`` is a :class:`integration.test_run_support.MirrorCase` (own topics, own checkpoint, ACLs
+granted and revoked) with
+
+- a background producer: ONE spawned process, logged in as the source's admin, producing sequence-numbered
+  records at a steady rate with ``acks=all`` and idempotence, and remembering which sequence numbers the broker
+  acknowledged (only those count as produced);
+- the job as a real process: ``python -m secure_mirror run PROFILE --skip-preflight --run-dir DIR
+  [--supervise]`` in a session of its own, so a signal reaches the CLI alone, while :meth:`kill_driver`
+  SIGKILLs the Spark driver (the process group of the ``job.pid`` the job writes to its control folder);
+- :meth:`finish`: stop producing, let the mirror catch up (the running job, or ``run --until-caught-up``), stop
+  it, then ``verify`` and an independent count of every sequence number on the target: produced, lost
+  (acknowledged but not on the target: must be 0), duplicated, restarts. The figures go into
+  ``conftest.STATS``.
+
+Usage::
+
+    with MirrorUnderLoad(sandbox, tmp_path, rate=200) as load:
+        load.start_job()
+        load.wait_for_batches(1)
+        load.kill_driver()
+        load.wait_job_exit()
+        load.start_job()
+        outcome = load.finish()
+    assert outcome.lost == 0
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import yaml
+
+from integration.test_run_support import MirrorCase, wait_for
+
+from secure_mirror.profile import load_profile
+from secure_mirror.render import acls
+from secure_mirror.run import checkpoint
+from secure_mirror.run.clients import SideClients, watermarks
+from secure_mirror.verify import verify
+from secure_mirror.verify.digest import DEFAULT_CELLS
+
+from .conftest import STATS
+
+CLI = [sys.executable, "-m", "secure_mirror"]
+SEQ_HEADER = "seq"
+ProfileHook = Callable[[dict], None]
+
+
+# ---- the producer process ----------------------------------------------------------------------------------
+def _produce_loop(env: dict, conf: dict, topic: str, partitions: int, rate: float, size: int, stop, acked_count,
+                  out) -> None:
+    """Runs in its own spawned process: produce ``rate`` records/s until ``stop`` is set, then flush and send
+    the acknowledged sequence numbers (and the delivery errors seen) through ``out``."""
+    os.environ.update(env)
+    import logging
+
+    from confluent_kafka import Producer
+
+    quiet = logging.getLogger("reliability.producer")  # outages are expected: count errors, don't print them
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
+
+    acked: list[int] = []
+    errors: Counter = Counter()
+
+    def delivered(seq: int, err) -> None:  # a delivery report carries no headers: the seq comes bound
+        if err is None:
+            acked.append(seq)
+            acked_count.value = len(acked)
+        else:
+            errors[err.name()] += 1
+
+    producer = Producer({**conf, "acks": "all", "enable.idempotence": True, "linger.ms": 5, "logger": quiet,
+                         "message.timeout.ms": 300000, "error_cb": lambda err: errors.update([err.name()])})
+    padding = b"." * max(0, size - 24)
+    seq, started, tick = 0, time.monotonic(), 0.05
+    while not stop.is_set():
+        due = int((time.monotonic() - started) * rate)
+        while seq < due:
+            try:
+                producer.produce(topic, key=f"k{seq}".encode(), value=b"seq=%d " % seq + padding,
+                                 headers=[(SEQ_HEADER, str(seq).encode())], partition=seq % partitions,
+                                 on_delivery=lambda err, _msg, seq=seq: delivered(seq, err))
+            except BufferError:  # the local queue is full (a broker is down): try again at the next tick
+                break
+            seq += 1
+        producer.poll(tick)
+    unacknowledged = producer.flush(180)
+    out.send({"acked": acked, "sent": seq, "unacknowledged": unacknowledged, "errors": dict(errors)})
+    out.close()
+
+
+class BackgroundProducer:
+    """Sequence-numbered records into one topic, from one spawned process, as the source's admin."""
+
+    def __init__(self, sandbox, topic: str, partitions: int, rate: float, size: int = 200):
+        ctx = multiprocessing.get_context("spawn")
+        self._stop = ctx.Event()
+        self._count = ctx.Value("q", 0, lock=False)
+        self._recv, send = ctx.Pipe(duplex=False)
+        env = sandbox.identity_env("source", "admin")
+        self._process = ctx.Process(target=_produce_loop, name="reliability-producer", daemon=True,
+                                    args=(env, sandbox.client_conf("source", "admin"), topic, partitions, rate,
+                                          size, self._stop, self._count, send))
+        self._process.start()
+        send.close()
+        self.result: dict | None = None
+
+    @property
+    def acknowledged_so_far(self) -> int:
+        if not self._process.is_alive() and self.result is None:
+            raise AssertionError(f"the background producer died (exit {self._process.exitcode})")
+        return self._count.value
+
+    def stop(self, timeout: float = 240.0) -> dict:
+        """Stop producing; wait for the last acknowledgements. ``result["acked"]``: the acknowledged sequence
+        numbers."""
+        if self.result is None:
+            self._stop.set()
+            if not self._recv.poll(timeout):
+                self._process.kill()
+                raise AssertionError(f"the background producer did not finish within {timeout:.0f} s")
+            self.result = self._recv.recv()
+            self._process.join(30)
+        return self.result
+
+    def kill(self) -> None:
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join(10)
+
+
+# ---- what a target holds -----------------------------------------------------------------------------------
+def count_sequences(conf: dict, topic: str, timeout: float = 120.0) -> dict[int, int]:
+    """seq -> how many times it is on ``topic`` (all partitions, from the start to the high watermark).
+    Runs in ``call_isolated`` (``sandbox.admin``)."""
+    from confluent_kafka import Consumer, KafkaError, TopicPartition
+
+    consumer = Consumer({**conf, "group.id": "reliability-count", "enable.auto.commit": False,
+                         "enable.partition.eof": True, "auto.offset.reset": "earliest"})
+    try:
+        metadata = consumer.list_topics(topic, timeout=30)
+        ends = {}
+        for partition in metadata.topics[topic].partitions:
+            low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=30)
+            if high > low:
+                ends[partition] = high
+        consumer.assign([TopicPartition(topic, p, 0) for p in ends])
+        counts: Counter = Counter()
+        deadline = time.monotonic() + timeout
+        while ends:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"reading {topic} took more than {timeout:.0f} s; {len(ends)} partitions unread")
+            for message in consumer.consume(num_messages=1000, timeout=1.0):
+                if message.error() is not None:
+                    if message.error().code() == KafkaError._PARTITION_EOF:
+                        ends.pop(message.partition(), None)
+                        continue
+                    raise RuntimeError(str(message.error()))
+                counts[int(dict(message.headers())[SEQ_HEADER])] += 1
+                if message.offset() >= ends.get(message.partition(), 0) - 1:
+                    ends.pop(message.partition(), None)
+        return dict(counts)
+    finally:
+        consumer.close()
+
+
+# ---- the outcome -------------------------------------------------------------------------------------------
+@dataclass
+class Outcome:
+    produced: int  # acknowledged by the source broker
+    lost: int  # acknowledged, not on the target
+    duplicated: int  # extra copies on the target
+    restarts: int  # job starts from the checkpoint after the first (by the test or by --supervise)
+    sent: int = 0  # handed to the producer (acknowledged or not)
+    verify_missing: int = 0
+    verify_duplicated: int = 0
+    verify_extra: int = 0
+    verify_ok: bool = False
+    exit_codes: list[int] = field(default_factory=list)  # of every `secure-mirror run`, in order
+    lost_examples: list[int] = field(default_factory=list)
+    producer_errors: dict = field(default_factory=dict)
+
+    def text(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in asdict(self).items() if k != "lost_examples" or v)
+
+
+class _Case(MirrorCase):
+    """A MirrorCase whose profile a hook may change (other principals, keytabs, Spark conf ...)."""
+
+    def __init__(self, sandbox, folder: Path, hook: ProfileHook | None, **kwargs):
+        super().__init__(sandbox, folder, **kwargs)
+        if hook is None:
+            return
+        data = yaml.safe_load(self.profile_path.read_text())
+        hook(data)
+        self.profile_path.write_text(yaml.safe_dump(data, sort_keys=False))
+        self.profile = load_profile(self.profile_path)
+        self.acls = _acls_of(self.profile, kwargs.get("create_allowed", True))
+
+
+def _acls_of(profile, create_allowed: bool) -> dict[str, list[dict]]:
+    """The ACLs of a changed profile, derived as MirrorCase derives them."""
+    out = {"source": [asdict(b) for b in acls.source_acls(profile).bindings],
+           "target": [asdict(b) for b in acls.target_acls(profile).bindings
+                      if create_allowed or b.operation != "CREATE"]}
+    out["target"].append({**out["target"][0], "operation": "READ"})  # verify reads the target
+    return out
+
+
+# ---- the harness -------------------------------------------------------------------------------------------
+class MirrorUnderLoad:
+    """A mirror case with a producer running for its whole life and the job as a process (see module doc)."""
+
+    def __init__(self, sandbox, folder: Path, *, partitions: int = 3, rate: float = 200.0, record_size: int = 200,
+                 trigger_interval: str = "1 second", profile_hook: ProfileHook | None = None,
+                 target_mechanism: str = "GSSAPI", name: str = "load"):
+        self.sb = sandbox
+        self.folder = Path(folder)
+        self.partitions, self.rate, self.record_size = partitions, rate, record_size
+        self.trigger_interval = trigger_interval
+        self.case = _Case(sandbox, self.folder, _with_local_dirs(profile_hook, self.folder),
+                          target_mechanism=target_mechanism)
+        self.name = name
+        self.producer: BackgroundProducer | None = None
+        self.job: subprocess.Popen | None = None
+        self.run_dir: Path | None = None
+        self.starts = 0
+        self.restarts = 0  # starts from the checkpoint after the first, by the test (finish's drain excluded)
+        self.exit_codes: list[int] = []
+        self.supervised_restarts = 0
+        self.outcome: Outcome | None = None
+
+    # -- names
+    @property
+    def profile(self):
+        return self.case.profile
+
+    @property
+    def profile_path(self) -> Path:
+        return self.case.profile_path
+
+    @property
+    def source_topic(self) -> str:
+        return self.case.topic(self.name)
+
+    @property
+    def target_topic(self) -> str:
+        return self.profile.target_topic(self.source_topic)
+
+    # -- life
+    def __enter__(self) -> MirrorUnderLoad:
+        self.case.__enter__()
+        try:
+            self.case.create({self.name: self.partitions})
+            self.producer = BackgroundProducer(self.sb, self.source_topic, self.partitions, self.rate,
+                                               self.record_size)
+        except BaseException:
+            self.case.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            if self.job is not None and self.job.poll() is None:
+                self._kill_everything()
+            if self.producer is not None:
+                self.producer.kill()
+        finally:
+            self.case.__exit__(*exc)
+
+    # -- the job
+    def start_job(self, *, supervise: bool = False, max_restarts: int = 10, until_caught_up: bool = False,
+                  trigger_interval: str | None = None, extra: tuple[str, ...] = (),
+                  _drain: bool = False) -> subprocess.Popen:
+        """``secure-mirror run`` as a process in a session of its own (its output in ``cli-N.log``)."""
+        assert self.job is None or self.job.poll() is not None, "the previous job is still running"
+        self.restarts += 1 if self.starts and not _drain else 0
+        self.starts += 1
+        self.run_dir = self.folder / f"run-{self.starts}"
+        argv = [*CLI, "run", str(self.profile_path), "--skip-preflight", "--run-dir", str(self.run_dir),
+                "--trigger-interval", trigger_interval or self.trigger_interval, "--status-interval", "5", *extra]
+        if supervise:
+            argv += ["--supervise", "--max-restarts", str(max_restarts)]
+        if until_caught_up:
+            argv.append("--until-caught-up")
+        self.cli_log = self.folder / f"cli-{self.starts}.log"
+        with open(self.cli_log, "w") as log:
+            self.job = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                        start_new_session=True)
+        return self.job
+
+    def driver_pid(self, timeout: float = 180.0) -> int:
+        """The pid of the job's Python driver (``job.pid`` in the run folder), once it is written."""
+        pid_file = self.run_dir / "job.pid"
+
+        def read() -> int | None:
+            self._fail_if_ended("its driver started")
+            try:
+                return int(pid_file.read_text())
+            except (OSError, ValueError):
+                return None
+
+        return wait_for(read, timeout, "the Spark driver's job.pid", step=0.2)
+
+    def committed_batch(self) -> int:
+        found = checkpoint.committed_offsets(self.profile.mirror.checkpoint_location)
+        return -1 if found is None else found[0]
+
+    def wait_for_batches(self, count: int = 1, timeout: float = 240.0, *, with_records: bool = True) -> int:
+        """Wait until the checkpoint has committed ``count`` batches more than now; returns the batch id."""
+        start = self.committed_batch()
+        acked = self.producer.acknowledged_so_far
+
+        def advanced() -> int | None:
+            self._fail_if_ended(f"{count} more batches were committed")
+            batch = self.committed_batch()
+            fresh = not with_records or self.producer.acknowledged_so_far > acked
+            return batch if batch >= start + count and fresh else None
+
+        return wait_for(advanced, timeout, f"{count} more committed batches", step=0.2)
+
+    def kill_driver(self) -> int:
+        """SIGKILL the Spark driver: the whole process group of the job (bash, the JVM and its Python), as the
+        kernel's OOM killer or a lost container would. The CLI survives and sees the job fail."""
+        pid = self.driver_pid()
+        group = os.getpgid(pid)
+        assert group not in (os.getpgid(0), self.job.pid), "the driver is not in a group of its own"
+        os.killpg(group, signal.SIGKILL)
+        return pid
+
+    def stop_job(self, sig: int = signal.SIGTERM, timeout: float = 180.0) -> int:
+        """Signal the ``secure-mirror run`` process alone; its exit code."""
+        self.job.send_signal(sig)
+        return self.wait_job_exit(timeout)
+
+    def wait_job_exit(self, timeout: float = 180.0) -> int:
+        try:
+            code = self.job.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._kill_everything()
+            raise AssertionError(f"secure-mirror run did not end within {timeout:.0f} s; see {self.cli_log}") \
+                from None
+        self.exit_codes.append(code)
+        self.supervised_restarts += self.supervised_restarts_so_far()
+        return code
+
+    def supervised_restarts_so_far(self) -> int:
+        """How often ``--supervise`` has started the running job again (from its "restart N of M" lines)."""
+        return len(re.findall(r"restart \d+ of \d+", self.cli_log.read_text()))
+
+    def _fail_if_ended(self, what: str) -> None:
+        if self.job is not None and self.job.poll() is not None:
+            raise AssertionError(f"secure-mirror run ended (exit {self.job.returncode}) before {what}:\n"
+                                 + self.log_tail())
+
+    def log_tail(self, lines: int = 40) -> str:
+        text = []
+        for path in (self.cli_log, self.run_dir / "job.log"):
+            if path.exists():
+                text.append(f"--- {path}\n" + "\n".join(path.read_text(errors="replace").splitlines()[-lines:]))
+        return "\n".join(text)
+
+    def _kill_everything(self) -> None:
+        """The CLI and its job (used only when something hangs or a test fails)."""
+        pid_file = self.run_dir / "job.pid" if self.run_dir else None
+        for target in ([int(pid_file.read_text())] if pid_file and pid_file.exists() else []) + [self.job.pid]:
+            try:
+                os.killpg(os.getpgid(target), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+        try:
+            self.job.wait(30)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def duplicated_so_far(self) -> int:
+        """Extra copies of records on the target right now."""
+        on_target = self.sb.admin("target", count_sequences, self.target_topic)
+        return sum(times - 1 for times in on_target.values() if times > 1)
+
+    # -- the end
+    def caught_up(self) -> bool:
+        """The checkpoint has committed every record the source holds."""
+        found = checkpoint.committed_offsets(self.profile.mirror.checkpoint_location)
+        if found is None:
+            return False
+        with SideClients(self.profile) as clients:
+            marks = clients.call("source", watermarks, [self.source_topic])
+        committed = found[1]
+        return all(committed.get(tp, -1) >= high for tp, (_low, high) in marks.items() if high > 0)
+
+    def finish(self, drain_timeout: float = 300.0) -> Outcome:
+        """Stop producing; the running job catches up and is stopped with SIGTERM (or, when none runs, ``run
+        --until-caught-up`` drains); then count. Records the figures in ``STATS``."""
+        produced = self.producer.stop()
+        if self.job is not None and self.job.poll() is None:
+            wait_for(lambda: self._fail_if_ended("it caught up") or self.caught_up(), drain_timeout,
+                     "the running job to catch up", step=2.0)
+            code = self.stop_job()
+            assert code == 0, f"stopping the job after it caught up ended with {code}:\n{self.log_tail()}"
+        else:
+            self.start_job(until_caught_up=True, _drain=True)
+            code = self.wait_job_exit(drain_timeout)
+            assert code == 0, f"run --until-caught-up ended with {code}:\n{self.log_tail()}"
+        self.outcome = self._count(produced)
+        STATS["cases"] += 1
+        STATS["records_produced"] += self.outcome.produced
+        STATS["records_lost"] += self.outcome.lost
+        STATS["records_duplicated"] += self.outcome.duplicated
+        STATS["restarts"] += self.outcome.restarts
+        return self.outcome
+
+    def _count(self, produced: dict) -> Outcome:
+        on_target = self.sb.admin("target", count_sequences, self.target_topic)
+        acked = produced["acked"]
+        missing = sorted(seq for seq in set(acked) if seq not in on_target)
+        duplicated = sum(times - 1 for times in on_target.values() if times > 1)
+        # verify lists every difference only when its sketch has room for them: size it from our own count
+        cells = max(DEFAULT_CELLS, 3 * (duplicated + len(missing)) // self.partitions + 60)
+        result = verify(self.profile, cells=cells)
+        listed = all(c.listed for c in result.comparisons)
+        assert listed, f"verify could not list the differences with {cells} cells:\n{result.text()}"
+        return Outcome(produced=len(acked), lost=len(missing), duplicated=duplicated,
+                       restarts=self.restarts + self.supervised_restarts,
+                       sent=produced["sent"], verify_ok=result.ok,
+                       verify_missing=sum(c.missing for c in result.comparisons),
+                       verify_duplicated=sum(c.duplicated for c in result.comparisons),
+                       verify_extra=sum(c.extra for c in result.comparisons),
+                       exit_codes=list(self.exit_codes), lost_examples=missing[:10],
+                       producer_errors=produced["errors"])
+
+
+def _with_local_dirs(hook: ProfileHook | None, folder: Path) -> ProfileHook:
+    """Spark's scratch space inside the case's folder (a killed driver leaves it behind), then ``hook``."""
+
+    def apply(data: dict) -> None:
+        spark = data["mirror"].setdefault("spark", {})
+        spark.setdefault("conf", {})["spark.local.dir"] = str(folder / "spark-local")
+        if hook is not None:
+            hook(data)
+
+    return apply

@@ -1,0 +1,130 @@
+"""Issue 7, parts 1-3: the mirror keeps every acknowledged record through crashes, clean stops and broker bounces.
+
+Each case produces on the source for its whole life (one producer process, acks=all, only acknowledged records
+count), mirrors with the real job (``secure-mirror run`` as a process), suffers its faults, then drains and
+counts: verify, and every sequence number read back from the target (``harness.MirrorUnderLoad``).
+
+- SIGKILL of the Spark driver at random moments, restart from the checkpoint: nothing lost; duplicates (the
+  batch in flight is written again: at least once) counted and reported.
+- SIGTERM of ``secure-mirror run``, restart: nothing lost and nothing duplicated (the job stops between batches).
+- The source broker, then the target broker, stopped cleanly and killed hard while a ``--supervise``d job runs:
+  nothing lost; the job rides it out or ``--supervise`` restarts it (which one is recorded).
+
+Quick setting (CI): 5 kills, 1 clean stop (and the one that ends every case), 4 bounces.
+``SECURE_MIRROR_RELIABILITY=long``: 12 kills, 3 clean stops, the 4 bounces twice over, longer outages, a higher rate.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+
+import pytest
+
+from .conftest import DETAILS, LONG, STATS
+from .harness import MirrorUnderLoad
+
+pytestmark = [pytest.mark.reliability, pytest.mark.sandbox, pytest.mark.spark]
+
+KILLS = 12 if LONG else 5
+CLEAN_STOPS = 3 if LONG else 1
+BOUNCE_ROUNDS = 2 if LONG else 1
+RATE = 400.0 if LONG else 150.0
+BROKER_DOWN_SECONDS = 15.0 if LONG else 4.0
+
+
+def _report(name: str, outcome) -> None:
+    DETAILS.append(f"{name}: {outcome.text()}")
+    print(f"\n{name}: {outcome.text()}")
+
+
+def test_driver_killed_at_random_moments_loses_nothing(sandbox, tmp_path):
+    seed = random.randrange(1 << 30)
+    rng = random.Random(seed)
+    with MirrorUnderLoad(sandbox, tmp_path, rate=RATE, name="killed") as load:
+        load.start_job()
+        for kill in range(KILLS):
+            load.wait_for_batches(1)  # records are flowing through this attempt
+            time.sleep(rng.uniform(0.0, 3.0))  # somewhere in a batch, or between two
+            load.kill_driver()
+            code = load.wait_job_exit(120)
+            assert code == 1, f"kill {kill + 1}: a killed job should end `run` with exit 1 (seed {seed}):\n" \
+                              + load.log_tail()
+            assert "before it reported a result" in load.cli_log.read_text()
+            load.start_job()  # from the checkpoint
+        outcome = load.finish()
+    _report(f"SIGKILL x{KILLS} (seed {seed})", outcome)
+    assert outcome.produced > 0 and outcome.restarts == KILLS
+    assert outcome.lost == 0, f"acknowledged records missing on the target, e.g. {outcome.lost_examples}"
+    assert outcome.verify_missing == 0 and outcome.verify_extra == 0
+    assert outcome.verify_duplicated == outcome.duplicated  # verify's count agrees with the one read back
+
+
+@pytest.fixture(scope="module")
+def stopped_then_bounced(sandbox, tmp_path_factory):
+    """One case, two phases (one case saves a Spark start-up and a drain on a slow machine):
+
+    1. clean stops: SIGTERM to `secure-mirror run` at a random moment while batches run back to back (trigger
+       interval 0, as when the mirror is behind), restart; the target's duplicates are counted once the restarted
+       job has written two batches (a batch written twice would be there by then);
+    2. broker bounces: the source broker, then the target broker, stopped cleanly and then killed, under a
+       `--supervise`d job; after each bounce records must flow end to end again, by the job riding it out or by
+       --supervise restarting it (recorded per bounce).
+    """
+    folder = tmp_path_factory.mktemp("stopped-then-bounced")
+    rng = random.Random()
+    phases = {"stop_seconds": [], "stop_codes": [], "bounces": []}
+    bounces = [(side, hard) for _ in range(BOUNCE_ROUNDS) for side in ("source", "target") for hard in (False, True)]
+    try:
+        with MirrorUnderLoad(sandbox, folder, rate=RATE, name="stopped") as load:
+            load.start_job(supervise=True, max_restarts=20, trigger_interval="0 seconds")
+            for stop in range(CLEAN_STOPS):
+                load.wait_for_batches(2)
+                time.sleep(rng.uniform(0.0, 2.0))
+                started = time.monotonic()
+                phases["stop_codes"].append(load.stop_job(signal.SIGTERM, timeout=180))
+                phases["stop_seconds"].append(round(time.monotonic() - started, 1))
+                last = stop == CLEAN_STOPS - 1
+                load.start_job(supervise=True, max_restarts=20, trigger_interval="1 second" if last else "0 seconds")
+            load.wait_for_batches(2)
+            phases["duplicated_after_stops"] = load.duplicated_so_far()
+            phases["log_after_stops"] = load.log_tail()
+            for side, hard in bounces:
+                before = load.supervised_restarts_so_far()
+                sandbox.restart_broker(side, hard=hard, down_seconds=BROKER_DOWN_SECONDS)
+                load.wait_for_batches(2, timeout=300)  # records flow again, end to end
+                restarted = load.supervised_restarts_so_far() - before
+                phases["bounces"].append(f"{side} {'killed' if hard else 'stopped'}: "
+                                         + (f"restarted {restarted}x by --supervise" if restarted else "job continued"))
+            phases["outcome"] = load.finish()
+    finally:
+        _healthy(sandbox)  # the session's sandbox serves the tests that come after these
+    STATS["bounces"] += len(bounces)
+    outcome = phases["outcome"]
+    _report(f"SIGTERM x{CLEAN_STOPS} (stopped in {phases['stop_seconds']} s), then broker bounces ("
+            + "; ".join(phases["bounces"]) + ")", outcome)
+    return phases
+
+
+def test_clean_stop_and_restart_duplicates_nothing(stopped_then_bounced):
+    phases = stopped_then_bounced
+    assert phases["stop_codes"] == [0] * CLEAN_STOPS, phases["log_after_stops"]
+    assert max(phases["stop_seconds"]) < 60, f"stopping took {phases['stop_seconds']} s"  # between two batches
+    assert phases["duplicated_after_stops"] == 0, phases["log_after_stops"]
+
+
+def test_broker_bounces_under_a_supervised_job_lose_nothing(stopped_then_bounced):
+    outcome = stopped_then_bounced["outcome"]
+    assert len(stopped_then_bounced["bounces"]) == 4 * BOUNCE_ROUNDS
+    assert outcome.produced > 0 and outcome.restarts >= CLEAN_STOPS
+    assert outcome.lost == 0, f"acknowledged records missing on the target, e.g. {outcome.lost_examples}"
+    assert outcome.verify_missing == 0 and outcome.verify_extra == 0
+    assert outcome.verify_duplicated == outcome.duplicated
+
+
+def _healthy(sandbox) -> None:
+    """Start again any broker a failed bounce left down."""
+    for side in ("source", "target"):
+        if not sandbox.alive().get(side):
+            sandbox.start_broker(side)
