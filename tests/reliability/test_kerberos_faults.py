@@ -32,7 +32,7 @@ from integration.test_run_support import wait_for
 
 from secure_mirror.run.login_watch import INTERVAL
 
-from .conftest import LONG
+from .conftest import DETAILS, LONG
 from .harness import MirrorUnderLoad
 
 pytestmark = [pytest.mark.reliability, pytest.mark.sandbox, pytest.mark.spark]
@@ -125,6 +125,8 @@ def test_short_tickets_and_a_kdc_outage_lose_nothing(sandbox, tmp_path):
           f"{sorted(set(reconnected_with))} (first login {min(logins)}); batches committed during the "
           f"{OUTAGE} s outage: {during}; {outcome.text()}")
     print("kerberos lines of the job's output:\n  " + "\n  ".join(_kerberos_lines(cli)[-20:]))
+    DETAILS.append(f"Kerberos: {LIFETIME} s tickets for {ran_for:.0f} s, then the KDC stopped for {OUTAGE} s "
+                   f"(source broker restarted after the first expiry and after the outage): {outcome.text()}")
     # The connections made after the restart used a TGT newer than the one the job started with: Kafka's client
     # logged in again (the job's own checks log in with a Subject of their own, which no connection uses).
     assert reconnected_with and max(reconnected_with) > min(logins), (logins, reconnected_with)
@@ -154,6 +156,7 @@ def test_a_keytab_rotated_on_the_kdc_fails_clearly(sandbox, tmp_path):
     print(f"\nkerberos: with a stale keytab the job ended with exit {code} {took:.0f} s after the rotation; "
           f"logins tried at the KDC after the rotation: {len(tried)}")
     print("kerberos lines of the job's output:\n  " + "\n  ".join(_kerberos_lines(cli + job_log)[-10:]))
+    DETAILS.append(f"Kerberos: keytab rotated on the KDC while running: exit {code} {took:.0f} s later")
     assert tried, "the job never tried to log in with its stale keytab"
     assert code == 5, cli[-3000:]
     sentence = f"secure-mirror run: the KDC refused the login of {identity.principal} with the keytab {identity.keytab}"
