@@ -142,7 +142,22 @@ class Bench:
                                        self.records)}
 
     def mirrormaker2(self, rendered: Path, timeout: float) -> dict:
+        self.forget_mirrormaker2()
         return self.timed_process("mirrormaker2", mirrormaker2_argv(rendered), timeout)
+
+    def forget_mirrormaker2(self) -> None:
+        """Delete MirrorMaker 2's internal topics on both clusters, so that every repeat starts from scratch (it
+        would otherwise resume from the source offsets stored in ``mm2-offsets.<alias>.internal`` and copy
+        nothing into the fresh target topic)."""
+        for side in ("source", "target"):
+            conf = self.sb.client_conf(side, "admin")
+            internal = [t for t in admin_ops.list_topics(conf)
+                        if t.startswith("mm2-") or t.endswith(".internal") or t == "heartbeats"]
+            if internal:
+                admin_ops.delete_topics(conf, internal)
+                deadline = time.monotonic() + 60
+                while set(internal) & set(admin_ops.list_topics(conf)) and time.monotonic() < deadline:
+                    time.sleep(0.5)
 
     def copy_limit(self, rendered: Path) -> dict:
         krb5 = f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}"
