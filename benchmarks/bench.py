@@ -83,10 +83,7 @@ class Bench:
 
     def fresh_target(self, topic: str = TARGET_TOPIC, config: dict | None = None) -> None:
         conf = self.sb.client_conf("target", "admin")
-        if topic in admin_ops.list_topics(conf):
-            admin_ops.delete_topics(conf, [topic])
-            while topic in admin_ops.list_topics(conf):
-                time.sleep(0.5)
+        delete_and_wait(conf, [topic])
         for _ in range(20):
             try:
                 admin_ops.create_topics(conf, {topic: self.partitions}, config=config)
@@ -151,13 +148,8 @@ class Bench:
         nothing into the fresh target topic)."""
         for side in ("source", "target"):
             conf = self.sb.client_conf(side, "admin")
-            internal = [t for t in admin_ops.list_topics(conf)
-                        if t.startswith("mm2-") or t.endswith(".internal") or t == "heartbeats"]
-            if internal:
-                admin_ops.delete_topics(conf, internal)
-                deadline = time.monotonic() + 60
-                while set(internal) & set(admin_ops.list_topics(conf)) and time.monotonic() < deadline:
-                    time.sleep(0.5)
+            delete_and_wait(conf, [t for t in admin_ops.list_topics(conf)
+                                   if t.startswith("mm2-") or t.endswith(".internal") or t == "heartbeats"])
 
     def copy_limit(self, rendered: Path) -> dict:
         krb5 = f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}"
@@ -217,6 +209,17 @@ class Bench:
         if not lat:
             raise RuntimeError(f"no latency samples for {name}; see {log_file}")
         return {"samples": len(lat), "p50_ms": percentile(lat, 50), "p99_ms": percentile(lat, 99)}
+
+
+def delete_and_wait(conf: dict, topics: list[str], limit: float = 120.0) -> None:
+    """Delete those of ``topics`` that exist, and wait (at most ``limit`` seconds) until the broker lists none."""
+    present = set(topics) & set(admin_ops.list_topics(conf))
+    if not present:
+        return
+    admin_ops.delete_topics(conf, sorted(present))
+    deadline = time.monotonic() + limit
+    while present & set(admin_ops.list_topics(conf)) and time.monotonic() < deadline:
+        time.sleep(0.5)
 
 
 def job_phases(metrics: Path, wall_start: float, wall_end: float, records: int) -> dict:

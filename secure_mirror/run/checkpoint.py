@@ -27,7 +27,7 @@ def _batch_ids(folder: Path) -> list[int]:
     return sorted(int(p.name) for p in folder.iterdir() if p.name.isdigit())
 
 
-def _source_offsets(text: str) -> Offsets:
+def offset_log_offsets(text: str) -> Offsets:
     """The first source's offsets of an offsets-log file (``v1``, metadata, then one JSON line per source)."""
     lines = text.splitlines()
     for line in lines[2:3]:
@@ -49,7 +49,7 @@ def committed_offsets(location: str) -> tuple[int, Offsets] | None:
     committed = set(_batch_ids(folder / "commits"))
     for batch in reversed(_batch_ids(folder / "offsets")):
         if batch in committed:
-            return batch, _source_offsets((folder / "offsets" / str(batch)).read_text(encoding="utf-8"))
+            return batch, offset_log_offsets((folder / "offsets" / str(batch)).read_text(encoding="utf-8"))
     return None
 
 
@@ -59,7 +59,11 @@ def initial_offsets(location: str) -> Offsets:
     path = folder / "sources" / "0" / "0" if folder else None
     if path is None or not path.exists():
         return {}
-    text = path.read_text(encoding="utf-8", errors="replace")
+    return initial_offsets_file(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def initial_offsets_file(text: str) -> Offsets:
+    """The offsets of a ``sources/0/0`` file (a version line, then JSON)."""
     start = text.find("{")
     return _parse(json.loads(text[start:])) if start >= 0 else {}
 

@@ -32,6 +32,7 @@ if __package__ in (None, ""):  # run as a script by spark-submit: make the packa
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from secure_mirror.run import monitor  # noqa: E402
+from secure_mirror.run.checkpoint import initial_offsets_file, offset_log_offsets  # noqa: E402
 from secure_mirror.run.login_watch import LoginWatch, gssapi_identities  # noqa: E402
 from secure_mirror.render.spark import TIMESTAMP_HEADER  # noqa: E402
 from secure_mirror.run.settings import FINGERPRINT_FILE, JOB_FILE, PROVENANCE_PREFIX  # noqa: E402
@@ -287,9 +288,6 @@ def with_source_timestamp(headers):
     return F.concat(F.coalesce(headers, F.expr(f"cast(array() as {HEADERS_TYPE})")), F.array(carried))
 
 
-OBSERVED = "secure-mirror-batch"  # the name of the batch's figures in the query progress (observedMetrics)
-
-
 def batch_stats_columns():
     """The batch's figures, gathered while it is written: records, key+value bytes, source timestamps."""
     from pyspark.sql import functions as F
@@ -298,19 +296,6 @@ def batch_stats_columns():
     millis = F.unix_millis(F.col("timestamp"))
     return [F.count(F.lit(1)).alias("records"), F.sum(size).alias("bytes"), F.min(millis).alias("ts_min"),
             F.max(millis).alias("ts_max"), F.avg(millis).alias("ts_avg")]
-
-
-def _log_offsets(text: str | None) -> dict[tuple[str, int], int] | None:
-    """The Kafka source's offsets in a checkpoint offset-log file (``offsets/N``: ``v1``, metadata, then one JSON
-    line per source) or initial-offsets file (``sources/0/0``: ``v1`` then JSON)."""
-    if text is None:
-        return None
-    for line in text.splitlines()[1:]:
-        line = line.strip()
-        if line.startswith("{") and '"batchWatermarkMs"' not in line:
-            data = json.loads(line)
-            return {(topic, int(p)): int(o) for topic, parts in data.items() for p, o in parts.items()}
-    return None
 
 
 class Mirror:
@@ -323,7 +308,7 @@ class Mirror:
         self.settings = settings
         self.planner = TopicPlanner(spark._jvm, source_options, sink_options, settings)
         self.checkpoint_files = Checkpoint(spark, self.checkpoint)
-        self.batches: dict[int, dict] = {}  # batch id -> per-partition stats, read by the monitor
+        self.batches: dict[int, dict] = {}  # batch id -> times, partition plan and offset ranges, read by the monitor
         self.refused: JobRefused | None = None
         # Once a stop is requested no batch starts writing: the one in flight finishes and commits, the next one
         # fails before it writes anything (Spark runs it again on resume), so a stop never leaves a written but
@@ -364,15 +349,16 @@ class Mirror:
         """(topic, partition) -> (first offset, end offset) of this batch, from the checkpoint's offset log (Spark
         writes it before it runs the batch); None when it cannot be read."""
         try:
-            end = _log_offsets(self.checkpoint_files.read(f"offsets/{batch_id}"))
-            before = self.checkpoint_files.read(f"offsets/{batch_id - 1}") if batch_id else \
-                self.checkpoint_files.read("sources/0/0")
-            start = _log_offsets(before)
+            end_text = self.checkpoint_files.read(f"offsets/{batch_id}")
+            end = offset_log_offsets(end_text) if end_text else {}
+            if batch_id:
+                start = offset_log_offsets(self.checkpoint_files.read(f"offsets/{batch_id - 1}") or "")
+            else:
+                start = initial_offsets_file(self.checkpoint_files.read("sources/0/0") or "")
         except Exception:  # noqa: BLE001 - the figures are optional; planning falls back to the data
             return None
-        if end is None:
+        if not end:
             return None
-        start = start or {}
         missing = [key for key in end if key not in start]
         if missing:
             start.update(self.planner.earliest(missing))
@@ -384,7 +370,7 @@ class Mirror:
 
     def start(self, until_caught_up: bool, trigger_interval: str):
         stream = self.spark.readStream.format("kafka").options(**self.source_options).load() \
-            .observe(OBSERVED, *batch_stats_columns())
+            .observe(monitor.OBSERVED, *batch_stats_columns())
         writer = stream.writeStream.foreachBatch(self.write_batch).option("checkpointLocation", self.checkpoint) \
             .queryName("secure-mirror")
         writer = writer.trigger(availableNow=True) if until_caught_up else writer.trigger(processingTime=trigger_interval)
@@ -428,11 +414,8 @@ def _read_topics(progress) -> set[str]:
     """The topics in the offsets the query has reached (its last progress's ``endOffset``)."""
     if progress is not None and hasattr(progress, "json"):
         progress = json.loads(progress.json)
-    topics: set[str] = set()
-    for source in (progress or {}).get("sources") or []:
-        end = source.get("endOffset")
-        topics |= set((json.loads(end) if isinstance(end, str) else end) or {})
-    return topics
+    return {topic for source in (progress or {}).get("sources") or []
+            for topic, _ in monitor.parse_offsets(source.get("endOffset"))}
 
 
 def _classify(error: BaseException, mirror: Mirror | None) -> tuple[int, str]:

@@ -20,13 +20,14 @@ def records_behind(progress: dict) -> dict[tuple[str, int], int]:
     """(topic, partition) -> source end offset minus the offset the batch reached, from a query progress."""
     behind: dict[tuple[str, int], int] = {}
     for source in progress.get("sources") or []:
-        end, latest = _offsets(source.get("endOffset")), _offsets(source.get("latestOffset"))
+        end, latest = parse_offsets(source.get("endOffset")), parse_offsets(source.get("latestOffset"))
         for key, offset in latest.items():
             behind[key] = max(0, offset - end.get(key, offset))
     return behind
 
 
-def _offsets(value) -> dict[tuple[str, int], int]:
+def parse_offsets(value) -> dict[tuple[str, int], int]:
+    """(topic, partition) -> offset of a Kafka source offset in a query progress (JSON text or its dict)."""
     if isinstance(value, str):
         try:
             value = json.loads(value)
@@ -53,7 +54,7 @@ def partition_metrics(batch: dict, target_pieces: list[str]) -> list[dict]:
     return rows
 
 
-OBSERVED = "secure-mirror-batch"  # = job.OBSERVED: the batch's figures in the progress's observedMetrics
+OBSERVED = "secure-mirror-batch"  # the name of the batch's figures (job.py observes them) in observedMetrics
 
 
 def batch_figures(batch: dict, stats: dict) -> dict:
