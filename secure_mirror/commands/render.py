@@ -7,6 +7,7 @@ import sys
 
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.profile import load_profile, profile_warnings
+from secure_mirror.profile.secrets import printable
 from secure_mirror.render import render_all
 
 
@@ -22,5 +23,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     files = render_all(profile, args.out, force=args.force)
     secret = sum(1 for rendered in files if rendered.secret)
-    print(f"rendered {len(files)} files into {args.out} ({secret} with secrets, mode 0600); see {args.out}/MANIFEST.md")
+    out = printable(args.out)
+    print(f"rendered {len(files)} files into {out} ({secret} with secrets, mode 0600); see {out}/MANIFEST.md")
     return EXIT_OK

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, PlainSerializer, PlainValidator, ValidationInfo, WithJsonSchema
 
+from secure_mirror.profile import policy
 from secure_mirror.profile.secrets import HOW_TO_WRITE, SecretRef, shorten
 
 KEYTAB_MAGIC = b"\x05\x02"  # MIT/Java keytab file format version 0x0502
@@ -42,7 +43,9 @@ def expand_user(path: Path) -> Path:
 def _absolute(path: Path, info: ValidationInfo) -> Path:
     path = expand_user(path)
     base = _context(info).get("base_dir")
-    return path if path.is_absolute() or base is None else Path(base) / path
+    path = path if path.is_absolute() or base is None else Path(base) / path
+    policy.check(str(path))  # the profile's own folder lands in rendered files too
+    return path
 
 
 def file_problem(path: Path) -> str | None:

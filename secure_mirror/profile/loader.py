@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from secure_mirror.errors import BadInputError
+from secure_mirror.profile import policy
 from secure_mirror.profile.fields import Problem, keytab_warning
 from secure_mirror.profile.models import MECHANISMS, GssapiSasl, Profile, truststore_type
 from secure_mirror.profile.secrets import printable, shorten
@@ -34,10 +35,28 @@ def load_profile(path: Path | str) -> Profile:
     path = Path(path)
     data = _read_yaml(path)
     context = {"base_dir": path.resolve().parent, "check_files": True}
+    refused = policy.tree_problems(data)
     try:
-        return Profile.model_validate(data, context=context)
+        profile = Profile.model_validate(data, context=context)
     except ValidationError as exc:
-        raise ProfileError(path, [format_problem(error) for error in exc.errors()]) from None
+        problems = [(_path(error), format_problem(error)) for error in exc.errors()]
+    else:
+        problems = []
+    if refused or problems:  # the policy's sentence for a field, else the model's
+        refused_paths = {where for where, _ in refused}
+        raise ProfileError(path, [f"{'.'.join(_short(p) for p in where) or '(profile)'}: {reason}"
+                                  for where, reason in refused]
+                           + [text for where, text in problems if not _under(where, refused_paths)])
+    return profile
+
+
+def _path(error: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(str(part) for part in _without_union_tags(error["loc"]))
+
+
+def _under(where: tuple[str, ...], paths: set[tuple[str, ...]]) -> bool:
+    """True when ``where`` is one of ``paths``, or inside or above one of them (the same value's problem)."""
+    return any(where[:len(p)] == p or p[:len(where)] == where for p in paths)
 
 
 def _read_yaml(path: Path) -> Any:

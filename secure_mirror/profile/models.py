@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from secure_mirror.profile import topics
+from secure_mirror.profile import policy, topics
 from secure_mirror.profile.fields import CertificateFile, InputFile, KeytabFile, PrivateKeyFile, Problem, Secret
 from secure_mirror.profile.principals import kafka_principal_for_kerberos, parse_principal
 
@@ -17,14 +17,28 @@ Protocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
 OptionValue = Union[str, int, float, bool]
 MECHANISMS = ("GSSAPI", "SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN", "OAUTHBEARER")
 # Keys an extra client option may not set: the profile's security and bootstrap settings own them.
-PROTECTED_OPTION = re.compile(r"^(bootstrap\.servers|security\.protocol|sasl\..*|ssl\..*|client\.dns\.lookup)$")
+# Config providers too: with one, any setting could be replaced at start by what a file or variable holds.
+PROTECTED_OPTION = re.compile(r"^(bootstrap\.servers|security\.protocol|sasl\..*|ssl\..*|client\.dns\.lookup"
+                              r"|config\.providers(\..*)?)$")
+# Spark conf the profile owns: the connector jars, and Spark's own Kafka clusters (they carry SASL settings).
+PROTECTED_SPARK_CONF = re.compile(r"^(spark\.jars|spark\.kafka\..*)$")
 
 
 def protected_option(key: str) -> bool:
     """True when ``key``, or the part after any prefix (``producer.``, ``<alias>.admin.``), is a protected key:
-    MirrorMaker 2 and Kafka apply ``<alias>.producer.sasl.jaas.config`` as the producer's login module."""
-    parts = key.split(".")
+    MirrorMaker 2 and Kafka apply ``<alias>.producer.sasl.jaas.config`` as the producer's login module. Compared
+    without case, as Spark's option map compares keys (``kafka.SASL.JAAS.CONFIG`` is ``kafka.sasl.jaas.config``)."""
+    parts = key.lower().split(".")
     return any(PROTECTED_OPTION.match(".".join(parts[i:])) for i in range(len(parts)))
+
+
+def _option_keys(value: dict[str, Any], protected: Any, owner: str) -> dict[str, Any]:
+    for key in value:
+        if (reason := policy.option_key_problem(key)) is not None:
+            raise Problem(key, reason)
+        if protected(key):
+            raise Problem(key, owner)
+    return value
 
 
 _HOST_PORT = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
@@ -150,11 +164,8 @@ class Cluster(Strict):
     @field_validator("client_options")
     @classmethod
     def _client_options(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
-        for key in value:
-            if protected_option(key):
-                raise Problem(key, "overrides a security or bootstrap setting the profile owns; set it through "
-                              "bootstrap_servers, security_protocol, sasl or tls instead")
-        return value
+        return _option_keys(value, protected_option, "overrides a security or bootstrap setting the profile owns; "
+                            "set it through bootstrap_servers, security_protocol, sasl or tls instead")
 
     @property
     def uses_tls(self) -> bool:
@@ -273,6 +284,12 @@ class Spark(Strict):
     conf: dict[str, OptionValue] = Field(default_factory=dict, description="extra Spark configuration")
     max_offsets_per_trigger: int | None = Field(None, gt=0)
 
+    @field_validator("conf")
+    @classmethod
+    def _conf(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
+        return _option_keys(value, PROTECTED_SPARK_CONF.match, "is rendered from the profile (connector jars, Kafka "
+                            "security); change the profile instead")
+
     @property
     def is_local(self) -> bool:
         return self.master.startswith("local")
@@ -292,10 +309,8 @@ class MirrorMaker2(Strict):
     @field_validator("properties")
     @classmethod
     def _not_security(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
-        for key in value:
-            if protected_option(key) or key in ("clusters",) or "->" in key:
-                raise Problem(key, "is rendered from the profile (clusters, flows, security); change the profile instead")
-        return value
+        return _option_keys(value, lambda key: protected_option(key) or key.lower() == "clusters",
+                            "is rendered from the profile (clusters, flows, security); change the profile instead")
 
 
 class Mirror(Strict):
@@ -314,8 +329,8 @@ class Mirror(Strict):
     def _absolute_checkpoint(cls, value: str, info: ValidationInfo) -> str:
         base = (info.context or {}).get("base_dir")
         if "://" in value or Path(value).is_absolute() or base is None:
-            return value
-        return str(Path(base) / value)
+            return policy.check(value)
+        return policy.check(str(Path(base) / value))
 
 
 class Profile(Strict):

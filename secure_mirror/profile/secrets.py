@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from secure_mirror.errors import BadInputError
+from secure_mirror.profile import policy
 
 ENV_PREFIX = "env:"
 FILE_PREFIX = "file:"
@@ -128,6 +129,9 @@ class SecretRef:
                                         "as UTF-8") from None
         if not _encodable(value):  # os.environ decodes undecodable bytes to lone surrogates
             raise SecretUnavailable(f"{self._short()}: the secret is not valid UTF-8 text; set it again as UTF-8")
+        if (match := policy.FORBIDDEN.search(value)) is not None:  # where, never what: the value is the secret
+            raise SecretUnavailable(f"{self._short()}: the secret contains {policy.describe(match.group())}, which "
+                                    "no client configuration can carry safely; set a secret without it")
         return value
 
 

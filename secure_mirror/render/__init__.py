@@ -5,7 +5,8 @@
 """
 
 from secure_mirror.render import acls, jaas, java_properties, krb5, librdkafka, mm2, spark, templating
-from secure_mirror.render.jaas import UnrepresentableValue, jaas_quote
+from secure_mirror.render.encoders import UnrepresentableValue
+from secure_mirror.render.encoders import jaas as jaas_quote
 from secure_mirror.render.tree import RenderedFile, render_all, render_files
 
 __all__ = [

@@ -6,13 +6,15 @@ or PREFIXED ACLs; a general regex cannot be an ACL, so it is listed for pre-flig
 from __future__ import annotations
 
 import json
-import shlex
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from secure_mirror.profile import policy
 from secure_mirror.profile.models import Cluster, GssapiSasl, Profile
+from secure_mirror.profile.secrets import printable
 from secure_mirror.profile.topics import TopicResource, classify
 from secure_mirror.render import templating
+from secure_mirror.render.encoders import UnrepresentableValue, sh
 from secure_mirror.render.spark import group_id_prefix
 
 SOURCE_TOPIC_OPERATIONS = ("READ", "DESCRIBE")
@@ -62,7 +64,11 @@ def certificate_subject(path: Path) -> str:
     """The certificate's subject as Kafka's default ssl.principal.mapping.rules print it (RFC 2253)."""
     from cryptography import x509
 
-    return x509.load_pem_x509_certificate(path.read_bytes()).subject.rfc4514_string()
+    subject = x509.load_pem_x509_certificate(path.read_bytes()).subject.rfc4514_string()
+    if (reason := policy.problem(subject)) is not None:  # it lands in ACL files and scripts like a profile value
+        raise UnrepresentableValue(f"the subject of certificate {printable(str(path))} {reason.replace('; remove it', '')}"
+                                   "; issue a certificate whose subject has no such character")
+    return subject
 
 
 def _grant(plan: AclPlan, resource: TopicResource, name: str, operations: tuple[str, ...]) -> None:
@@ -104,9 +110,9 @@ def target_acls(profile: Profile) -> AclPlan:
 
 
 def _command(binding: AclBinding) -> str:
-    name = shlex.quote(binding.resource_name)
+    name = sh(binding.resource_name, "an ACL's resource name")
     resource = {"TOPIC": f"--topic {name}", "GROUP": f"--group {name}", "CLUSTER": "--cluster"}[binding.resource_type]
-    return (f"--allow-principal {shlex.quote(binding.principal)} --allow-host {shlex.quote(binding.host)} "
+    return (f"--allow-principal {sh(binding.principal, 'the principal')} --allow-host {sh(binding.host, 'a host')} "
             f"--operation {binding.operation.title()} {resource} "
             f"--resource-pattern-type {binding.pattern_type.lower()}")
 

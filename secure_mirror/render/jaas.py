@@ -9,15 +9,11 @@ be written: a line break (ends the string) and ``${`` (the JDK's file parser exp
 
 from __future__ import annotations
 
-from secure_mirror.errors import BadInputError
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, PasswordSasl
 from secure_mirror.render import templating
+from secure_mirror.render.encoders import UnrepresentableValue  # noqa: F401 - re-exported
+from secure_mirror.render.encoders import jaas as jaas_quote  # noqa: F401 - re-exported
 
-_UNREPRESENTABLE = {
-    "\n": "a line break",
-    "\r": "a carriage return",
-    "${": "'${' (the JDK's JAAS file parser expands it as a system property)",
-}
 LOGIN_MODULES = {
     "GSSAPI": "jaas/gssapi.j2",
     "SCRAM-SHA-256": "jaas/scram.j2",
@@ -25,24 +21,6 @@ LOGIN_MODULES = {
     "PLAIN": "jaas/plain.j2",
     "OAUTHBEARER": "jaas/oauthbearer.j2",
 }
-
-
-class UnrepresentableValue(BadInputError):
-    """A value a target format cannot carry exactly; the message names the field, never the value."""
-
-
-def jaas_quote(value: str, field: str) -> str:
-    """``value`` as a double-quoted JAAS option value, or :class:`UnrepresentableValue` naming ``field``."""
-    for text, description in _UNREPRESENTABLE.items():
-        if text in value:
-            raise UnrepresentableValue(
-                f"{field}: the value contains {description}, which a JAAS configuration cannot represent; "
-                "change the value (e.g. rotate the password) or the path"
-            )
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-templating.register_filter("jaas", jaas_quote)
 
 
 def jaas_entry(cluster: Cluster, side: str, keytab: str | None = None) -> str:

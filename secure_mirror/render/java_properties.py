@@ -7,48 +7,10 @@ from pathlib import Path
 
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, truststore_type
 from secure_mirror.render import templating
+from secure_mirror.render.encoders import option_text
 from secure_mirror.render.jaas import inline_jaas
 
 OAUTH_CALLBACK_HANDLER = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
-_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f"}
-
-
-def _escape(text: str, specials: str) -> str:
-    out = []
-    for char in text:
-        if char in _ESCAPES:
-            out.append(_ESCAPES[char])
-        elif char in specials:
-            out.append("\\" + char)
-        elif " " <= char <= "~":
-            out.append(char)
-        else:  # Properties.load(InputStream) reads ISO-8859-1: everything else as UTF-16 \uXXXX units
-            encoded = char.encode("utf-16-be")
-            out.extend(f"\\u{encoded[i:i + 2].hex()}" for i in range(0, len(encoded), 2))
-    return "".join(out)
-
-
-def properties_key(key: str) -> str:
-    return _escape(key, "=: #!")
-
-
-def properties_value(value: object) -> str:
-    """A value that ``Properties.load`` reads back exactly (leading blanks and ``#``/``!`` kept)."""
-    text = _text(value)
-    escaped = _escape(text, "")
-    if escaped[:1] in (" ", "#", "!"):
-        escaped = "\\" + escaped
-    return escaped
-
-
-def _text(value: object) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-templating.register_filter("properties_key", properties_key)
-templating.register_filter("properties_value", properties_value)
-
-
 def properties_text(settings: dict[str, object], header: list[str]) -> str:
     return templating.render("templates/java.properties.j2", settings=settings, header=header)
 
@@ -104,4 +66,4 @@ def _pem(path: Path | None) -> str:
 
 def client_properties(cluster: Cluster, side: str) -> dict[str, str]:
     """Everything Kafka's own tools need (``--command-config``, ``--consumer.config``, ``--producer.config``)."""
-    return {**java_connection(cluster, side), **{k: _text(v) for k, v in cluster.client_options.items()}}
+    return {**java_connection(cluster, side), **{k: option_text(v) for k, v in cluster.client_options.items()}}

@@ -13,10 +13,9 @@ import re
 
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, PasswordSasl, truststore_type
 from secure_mirror.render import templating
-from secure_mirror.render.jaas import UnrepresentableValue
+from secure_mirror.render.encoders import UnrepresentableValue, rdkafka_line
 
 KINIT_CMD = 'kinit -k -t "%{sasl.kerberos.keytab}" %{sasl.kerberos.principal}'
-MAX_LINE = 510  # fgets(buf, 512) keeps 511 bytes including the newline
 _SHELL_UNSAFE = re.compile(r'["$`\\\n]')  # inside "..." of the kinit command run by /bin/sh
 _SHELL_WORD = re.compile(r"^[A-Za-z0-9._@/+=-]+$")  # the principal is an unquoted word of that command
 
@@ -80,26 +79,8 @@ def _tls(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
     return config
 
 
-def check_line(key: str, value: str, field: str) -> str:
-    """``key=value`` if kcat reads it back exactly, else :class:`UnrepresentableValue` naming ``field``."""
-    line = f"{key}={value}"
-    problem = None
-    if "\n" in value or "\r" in value:
-        problem = "a line break"
-    elif value != value.rstrip():
-        problem = "trailing blanks (kcat trims them)"
-    elif "\\=" in value or "\\:" in value:
-        problem = "\\= or \\: (kcat unescapes them)"
-    elif len(line.encode("utf-8")) > MAX_LINE:
-        problem = f"more than {MAX_LINE} bytes on one line (kcat reads 511 at most)"
-    if problem:
-        raise UnrepresentableValue(f"{field}: the value contains {problem}, which a librdkafka configuration "
-                                   "file cannot represent; change the value")
-    return line
-
-
 def librdkafka_file(cluster: Cluster, side: str, ccache_dir: str, krb5_conf: str | None) -> str:
-    lines = [check_line(key, value, field) for key, (value, field) in librdkafka_config(cluster, side).items()]
+    lines = [rdkafka_line(key, value, field) for key, (value, field) in librdkafka_config(cluster, side).items()]
     return templating.render(
         "templates/librdkafka.conf.j2",
         side=side,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import INTERNAL_TOPICS
+from secure_mirror.render.encoders import sh
 from secure_mirror.render.java_properties import java_connection, properties_text
 
 IDENTITY_POLICY = "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"
@@ -69,7 +70,7 @@ def mm2_settings(profile: Profile) -> tuple[dict[str, str], list[str]]:
 
 def mm2_properties(profile: Profile, path: str, krb5_conf: str | None = None) -> str:
     settings, notes = mm2_settings(profile)
-    kerberos = [f"Kerberos: export KAFKA_OPTS=-Djava.security.krb5.conf={krb5_conf}"] if krb5_conf else []
+    kerberos = [f"Kerberos: export KAFKA_OPTS={sh('-Djava.security.krb5.conf=' + krb5_conf)}"] if krb5_conf else []
     header = [
         f"MirrorMaker 2 configuration rendered by secure-mirror: {profile.source.alias} -> {profile.target.alias}.",
         f"Run it with: connect-mirror-maker.sh {path}",

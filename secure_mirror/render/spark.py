@@ -11,7 +11,6 @@ symbolic links (Spark ships a link under its target's name, and both keytabs may
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 import secure_mirror
@@ -19,6 +18,7 @@ from secure_mirror import paths
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.render import templating
+from secure_mirror.render.encoders import jvm_option, option_text
 from secure_mirror.render.java_properties import java_connection
 from secure_mirror.render.krb5 import krb5_conf_path
 
@@ -42,11 +42,7 @@ def ships_files(profile: Profile) -> bool:
 def _kafka_options(cluster: Cluster, side: str, shipped: bool) -> dict[str, str]:
     keytab = shipped_keytab(cluster, side) if shipped else None
     settings = {**java_connection(cluster, side, keytab), **cluster.client_options}
-    return {f"kafka.{key}": _text(value) for key, value in settings.items()}
-
-
-def _text(value: object) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
+    return {f"kafka.{key}": option_text(value) for key, value in settings.items()}
 
 
 def group_id_prefix(profile: Profile) -> str:
@@ -78,7 +74,7 @@ def sink_options(profile: Profile) -> dict[str, str]:
     options = _kafka_options(profile.target, "target", ships_files(profile))
     options.update({
         "kafka.acks": delivery.acks,
-        "kafka.enable.idempotence": _text(delivery.enable_idempotence),
+        "kafka.enable.idempotence": option_text(delivery.enable_idempotence),
         "kafka.compression.type": delivery.compression,
         "kafka.delivery.timeout.ms": str(delivery.delivery_timeout_ms),
         "kafka.linger.ms": str(delivery.linger_ms),
@@ -92,9 +88,12 @@ def sink_options(profile: Profile) -> dict[str, str]:
 
 
 def _java_options(krb5: str | None, oauth_urls: list[str], user_value: object | None) -> str:
-    parts = [f"-Djava.security.krb5.conf={krb5}"] if krb5 else []
+    """Our options, each one quoted word as Spark splits the string, then the profile's own (a string of options
+    the user wrote for Spark to split)."""
+    parts = [jvm_option(f"-Djava.security.krb5.conf={krb5}", "krb5.conf path")] if krb5 else []
     if oauth_urls:  # Kafka >= 3.9.1 only calls token endpoints listed here
-        parts.append(f"-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={','.join(oauth_urls)}")
+        parts.append(jvm_option(f"-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={','.join(oauth_urls)}",
+                                "sasl.token_endpoint_url"))
     return " ".join([*parts, *([str(user_value)] if user_value else [])])
 
 
@@ -104,7 +103,7 @@ def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
     spark = profile.mirror.spark
     executor_krb5 = SHIPPED_KRB5 if krb5 and ships_files(profile) else krb5
     driver_krb5 = SHIPPED_KRB5 if krb5 and spark.deploy_mode == "cluster" else krb5
-    conf = {key: _text(value) for key, value in spark.conf.items()}
+    conf = {key: option_text(value) for key, value in spark.conf.items()}
     conf["spark.jars"] = ",".join(str(jar) for jar in paths.spark_connector_jars())
     urls = sorted({c.sasl.token_endpoint_url for c in (profile.source, profile.target) if isinstance(c.sasl, OAuthSasl)})
     for role, krb5_path in (("driver", driver_krb5), ("executor", executor_krb5)):
@@ -148,5 +147,3 @@ def spark_submit(profile: Profile, out_dir: Path) -> str:
         cluster_mode=cluster_mode,
     )
 
-
-templating.register_filter("sh", lambda value: shlex.quote(str(value)))

@@ -14,8 +14,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from secure_mirror.errors import BadInputError
+from secure_mirror.profile import policy
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
 from secure_mirror.render import acls, jaas, java_properties, krb5, librdkafka, mm2, spark, templating
+from secure_mirror.render.encoders import sh
 
 CCACHE_DIR = "ccache"
 OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
@@ -48,9 +50,9 @@ def _cluster_files(profile: Profile, side: str, out_dir: Path) -> list[RenderedF
     header = [f"Kafka Java client settings for the {side} cluster ({cluster.alias}), rendered by secure-mirror.",
               "Use with kafka-console-consumer.sh --consumer.config / --producer.config / --command-config."]
     if isinstance(cluster.sasl, GssapiSasl) and krb5_path:
-        header.append(f"Kerberos: export KAFKA_OPTS=-Djava.security.krb5.conf={krb5_path}")
+        header.append(f"Kerberos: export KAFKA_OPTS={sh('-Djava.security.krb5.conf=' + krb5_path)}")
     if isinstance(cluster.sasl, OAuthSasl):  # Kafka >= 3.9.1 only calls token endpoints it is allowed to
-        header.append(f"OAuth: export KAFKA_OPTS=-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}")
+        header.append(f"OAuth: export KAFKA_OPTS={sh(f'-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}')}")
     files = [
         RenderedFile(f"{side}/client.properties",
                      java_properties.properties_text(java_properties.client_properties(cluster, side), header),
@@ -134,6 +136,7 @@ def _manifest_files(profile: Profile, files: list[RenderedFile]) -> list[Rendere
 def render_all(profile: Profile, out_dir: Path | str, force: bool = False) -> list[RenderedFile]:
     """Render into ``out_dir`` all or nothing; refuse a non-empty ``out_dir`` unless ``force``."""
     out_dir = Path(out_dir).resolve()
+    policy.check_argument(str(out_dir), "--out")  # the folder's path is written into the rendered files
     if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not force)):
         raise BadInputError(f"{out_dir} exists and is not empty; choose another --out or pass --force to replace it")
     files = render_files(profile, out_dir)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EnvironmentNotReady
+from secure_mirror.profile import policy
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import withheld_from_children
 from secure_mirror.render import render_all
@@ -142,6 +143,8 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
     options = options or RunOptions()
     for key, value in overrides.items():
         setattr(options, key, value)
+    if run_dir:  # its absolute path lands in the rendered files the job runs with
+        policy.check_argument(str(Path(run_dir).resolve()), "--run-dir")
     checkpoint.check_fingerprint(profile.mirror.checkpoint_location, job_settings(profile)["fingerprint"])
     if (code := preflight_gate(profile, options.skip_preflight)) is not None:
         return code

@@ -12,15 +12,19 @@ import pytest
 from profile_factory import gssapi, password, profile_data, write_profile
 from secure_mirror import paths
 from secure_mirror.profile import load_profile
+from secure_mirror.profile.secrets import SecretUnavailable
 from secure_mirror.render import UnrepresentableValue, jaas_quote, render_all
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTILE = [
     'p"q', "a\\b", "a\\\\b", '\\"', "x;y", "a=b", "with space", " leading", "debug=true",
-    '" debug="true', '";', 'x"; org.Evil required a="b', "é漢字🙂", "tab\there", "\\n literal", "'single'",
-    "/* comment */", "// slash", "$dollar", "#hash", "!bang", ":colon", "\\u0041", "\\7", "\x01ct\x0brl",
-    "{}[]()", "=", ";", '"', "\\", "a\x1cb\x1dc\x1ed\x85e\u2028f\u2029g\x0ch", "\x00nul",
+    '" debug="true', '";', 'x"; org.Evil required a="b', "é漢字🙂", "\\n literal", "'single'",
+    "/* comment */", "// slash", "$dollar", "#hash", "!bang", ":colon", "\\u0041", "\\7",
+    "{}[]()", "=", ";", '"', "\\", "*/ KafkaClient { x required; }; /*",
 ]
+# Refused by the input policy (secure_mirror/profile/policy.py) when the secret is resolved, naming the reference.
+REFUSED = ["tab\there", "\x01ct\x0brl", "a\x1cb", "d\x85e", "e\u2028f", "f\u2029g", "g\x0ch", "\x00nul",
+           "rlo\u202eexe", "new\nline", "c\rr"]
 
 
 @pytest.mark.parametrize("value, quoted", [
@@ -107,6 +111,16 @@ def test_hostile_passwords_round_trip_through_every_java_parser(tmp_path):
 
 
 @pytest.mark.jvm
+@pytest.mark.parametrize("value", REFUSED)
+def test_secrets_with_control_characters_are_refused_without_showing_them(tmp_path, value):
+    data = profile_data(tmp_path, target=password(tmp_path, "target", "SCRAM-SHA-512", value=value))
+    with pytest.raises(SecretUnavailable) as caught:
+        render_all(load_profile(write_profile(tmp_path, data)), tmp_path / "out")
+    message = str(caught.value)
+    assert "password.txt: the secret contains " in message and "set a secret without it" in message
+    assert value not in message and not (tmp_path / "out").exists()
+
+
 def test_hostile_keytab_path_and_principal_round_trip(tmp_path):
     if not _java_available():
         pytest.skip("java or the Kafka jars (.deps/kafka/lib) are missing")

@@ -163,7 +163,7 @@ def test_manifest_lists_every_file(tmp_path):
     listed = {entry["path"] for entry in manifest["files"]}
     on_disk = {str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*") if p.is_file()}
     assert on_disk <= listed and "ccache/" in listed and len(files) == len(on_disk)
-    assert "| `target/client.properties` | 0600 | yes |" in (tmp_path / "out" / "MANIFEST.md").read_text()
+    assert "| target/client.properties | 0600 | yes |" in (tmp_path / "out" / "MANIFEST.md").read_text()
 
 
 # -- templates ------------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
 
 # ---- source cluster src: principal User:ANONYMOUS
 # Topics: READ + DESCRIBE. Group: READ on the consumer groups Spark's Kafka source uses.
-SOURCE_ADMIN_CONFIG="${SOURCE_ADMIN_CONFIG:?set it to an admin client config for src}"
+: "${SOURCE_ADMIN_CONFIG:?set it to an admin client config for the source cluster}"
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
   --add --allow-principal User:ANONYMOUS --allow-host '*' --operation Read --topic orders --resource-pattern-type prefixed
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
@@ -23,7 +23,7 @@ SOURCE_ADMIN_CONFIG="${SOURCE_ADMIN_CONFIG:?set it to an admin client config for
 
 # ---- target cluster tgt: principal User:ANONYMOUS
 # Topics: WRITE + DESCRIBE, and CREATE so missing target topics can be created.
-TARGET_ADMIN_CONFIG="${TARGET_ADMIN_CONFIG:?set it to an admin client config for tgt}"
+: "${TARGET_ADMIN_CONFIG:?set it to an admin client config for the target cluster}"
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:ANONYMOUS --allow-host '*' --operation Write --topic orders --resource-pattern-type prefixed
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \

@@ -7,10 +7,10 @@ SPARK_SUBMIT="${SPARK_SUBMIT:-spark-submit}"
 # The files ship under the names of these private copies: only YARN renames with --files local#name, and
 # Spark ships a symbolic link under its target's name. umask 077 keeps Spark's own copies here private too.
 umask 077
-cd <TMP>/out/spark
-install -m 600 <TMP>/source/mirror.keytab source-mirror.keytab
-install -m 600 <TMP>/target/mirror.keytab target-mirror.keytab
-install -m 600 <TMP>/out/krb5.conf krb5.conf
+cd -- <TMP>/out/spark
+install -m 600 -- <TMP>/source/mirror.keytab source-mirror.keytab
+install -m 600 -- <TMP>/target/mirror.keytab target-mirror.keytab
+install -m 600 -- <TMP>/out/krb5.conf krb5.conf
 # Cluster mode: the driver runs remotely and needs the secure_mirror package.
 PY_FILES="$(mktemp -d)/secure_mirror.zip"
 python3 -m zipfile -c "$PY_FILES" <REPO>/secure_mirror
@@ -21,6 +21,6 @@ exec "$SPARK_SUBMIT" \
   --files <TMP>/out/spark/source-mirror.keytab,<TMP>/out/spark/target-mirror.keytab,<TMP>/out/spark/krb5.conf,<TMP>/out/spark/source-options.json,<TMP>/out/spark/sink-options.json,<TMP>/out/spark/job.json \
   --py-files "$PY_FILES" \
   --conf spark.executor.instances=2 \
-  --conf spark.driver.extraJavaOptions=-Djava.security.krb5.conf=krb5.conf \
-  --conf spark.executor.extraJavaOptions=-Djava.security.krb5.conf=krb5.conf \
+  --conf 'spark.driver.extraJavaOptions="-Djava.security.krb5.conf=krb5.conf"' \
+  --conf 'spark.executor.extraJavaOptions="-Djava.security.krb5.conf=krb5.conf"' \
   <REPO>/secure_mirror/run/job.py --options-dir . "$@"

@@ -1,0 +1,214 @@
+"""One encoder per rendered format, written for the program that reads that format, and registered as the only
+way a template places a value (comments included).
+
+Each encoder returns text its reader turns back into exactly the value, or refuses the value with
+:class:`UnrepresentableValue` naming the field (never the value). Values already passed the input policy
+(``secure_mirror.profile.policy``: no line terminators or control characters); the encoders check again, since
+a value can also come from elsewhere (a folder on the command line, a certificate), and a template must not be
+able to place what its reader would read as structure.
+
+| filter | reader | what it does |
+| --- | --- | --- |
+| ``sh`` | bash / POSIX sh | one single-quoted word |
+| ``sh_comment`` | bash | text after ``#``: refuses line terminators |
+| ``properties_key``, ``properties_value`` | ``java.util.Properties.load(InputStream)`` | backslash escapes |
+| ``properties_comment`` | the same | text after ``#``: refuses ``\\n``/``\\r`` |
+| ``jaas`` | Kafka's ``JaasConfig``, the JDK's ``ConfigFile`` | a double-quoted string (see ``render/jaas.py``) |
+| ``jaas_comment`` | the JDK's ``ConfigFile`` (``StreamTokenizer``) | text after ``//`` |
+| ``rdkafka_value``, ``rdkafka_comment`` | kcat ``-F`` (``fgets`` into 512 bytes) | refuses what kcat alters |
+| ``krb5_tag``, ``krb5_value``, ``krb5_comment`` | MIT krb5's profile library | refuses what it parses |
+| ``jvm_option`` | Spark's ``splitCommandString`` and the launcher's ``parseOptionString`` | one quoted word |
+| ``md`` | Markdown tables | pipes and backticks escaped |
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+from secure_mirror.errors import BadInputError
+from secure_mirror.profile import policy
+from secure_mirror.render import templating
+
+
+class UnrepresentableValue(BadInputError):
+    """A value a target format cannot carry exactly; the message names the field, never the value."""
+
+
+def _refuse(field: str, what: str, fmt: str) -> UnrepresentableValue:
+    return UnrepresentableValue(f"{field}: the value contains {what}, which {fmt} cannot represent; change the value")
+
+
+def _policy(value: object, field: str, fmt: str) -> str:
+    text = option_text(value)
+    if (match := policy.FORBIDDEN.search(text)) is not None:
+        raise _refuse(field, policy.describe(match.group()), fmt)
+    return text
+
+
+def option_text(value: object) -> str:
+    """An option value as every client reads it: booleans as ``true``/``false``, the rest as ``str``."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+# ---- POSIX shell ---------------------------------------------------------------------------------------------
+def sh(value: object, field: str = "a shell word") -> str:
+    """One word for bash: single quotes (``'`` as ``'"'"'``), inside which bash interprets nothing."""
+    return shlex.quote(_policy(value, field, "a shell script"))
+
+
+def sh_comment(value: object, field: str = "a shell comment") -> str:
+    """Text inside a ``#`` comment: a comment ends at the line's end only, so only line terminators matter."""
+    return _policy(value, field, "a shell comment")
+
+
+# ---- Java .properties ----------------------------------------------------------------------------------------
+_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f"}
+
+
+def _escape(text: str, specials: str) -> str:
+    out = []
+    for char in text:
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif char in specials:
+            out.append("\\" + char)
+        elif " " <= char <= "~":
+            out.append(char)
+        else:  # Properties.load(InputStream) reads ISO-8859-1: everything else as UTF-16 \uXXXX units
+            encoded = char.encode("utf-16-be")
+            out.extend(f"\\u{encoded[i:i + 2].hex()}" for i in range(0, len(encoded), 2))
+    return "".join(out)
+
+
+def properties_key(key: str) -> str:
+    return _escape(key, "=: #!")
+
+
+def properties_value(value: object) -> str:
+    """A value that ``Properties.load`` reads back exactly (leading blanks and ``#``/``!`` kept)."""
+    escaped = _escape(option_text(value), "")
+    if escaped[:1] in (" ", "#", "!"):
+        escaped = "\\" + escaped
+    return escaped
+
+
+def properties_comment(value: object, field: str = "a .properties comment") -> str:
+    """Text after ``#``: ``Properties.load`` ends a comment at ``\\n`` or ``\\r`` only."""
+    return _policy(value, field, "a Java .properties comment")
+
+
+# ---- JAAS ------------------------------------------------------------------------------------------------------
+_JAAS_UNREPRESENTABLE = {
+    "\n": "a line break",
+    "\r": "a carriage return",
+    "${": "'${' (the JDK's JAAS file parser expands it as a system property)",
+}
+
+
+def jaas(value: str, field: str) -> str:
+    """``value`` as a double-quoted JAAS option value (``\\`` and ``"`` escaped), or a refusal naming ``field``."""
+    for text, description in _JAAS_UNREPRESENTABLE.items():
+        if text in value:
+            raise UnrepresentableValue(
+                f"{field}: the value contains {description}, which a JAAS configuration cannot represent; "
+                "change the value (e.g. rotate the password) or the path"
+            )
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def jaas_comment(value: object, field: str = "a JAAS comment") -> str:
+    """Text after ``//``: the JDK's tokenizer ends such a comment at ``\\n`` or ``\\r`` only (so ``*/`` is inert)."""
+    return _policy(value, field, "a JAAS comment")
+
+
+# ---- librdkafka.conf, as kcat -F reads it ------------------------------------------------------------------------
+RDKAFKA_MAX_LINE = 510  # kcat: fgets(buf, 512): 511 bytes including the newline; a longer line's rest is a new line
+
+
+def rdkafka_line(key: str, value: str, field: str) -> str:
+    """``key=value`` if kcat reads it back exactly, else a refusal naming ``field``."""
+    text = _policy(value, field, "a librdkafka configuration file")
+    line = f"{key}={text}"
+    problem = None
+    if text != text.rstrip():
+        problem = "trailing blanks (kcat trims them)"
+    elif "\\=" in text or "\\:" in text:
+        problem = "\\= or \\: (kcat unescapes them)"
+    elif len(line.encode("utf-8")) > RDKAFKA_MAX_LINE:
+        problem = f"more than {RDKAFKA_MAX_LINE} bytes on one line (kcat reads 511 at most)"
+    if problem:
+        raise _refuse(field, problem, "a librdkafka configuration file")
+    return line
+
+
+def rdkafka_comment(value: object, field: str = "a librdkafka.conf comment") -> str:
+    """Text in a ``#`` line: kcat splits a line longer than its buffer, and the rest would be read as a setting."""
+    text = _policy(value, field, "a librdkafka configuration file")
+    if len(text.encode("utf-8")) > RDKAFKA_MAX_LINE - 80:  # the comment's own words take up to 80 bytes
+        raise _refuse(field, f"more than {RDKAFKA_MAX_LINE - 80} bytes", "a librdkafka configuration comment")
+    return text
+
+
+# ---- krb5.conf, as MIT krb5's profile library reads it -----------------------------------------------------------
+KRB5_MAX_LINE = 2047  # prof_parse.c reads lines with fgets into a 2048-byte buffer; the rest is a new line
+_KRB5_STRUCTURE = re.compile(r"[\s{}=#;\"\\]")
+
+
+def krb5_tag(value: object, field: str = "a krb5.conf name") -> str:
+    """A relation or subsection name: one token, not a section (``[``), a close (``}``) nor a final mark (``*``)."""
+    text = _krb5_token(value, field)
+    if text[:1] in ("[", "}") or text.endswith("*"):
+        raise _refuse(field, "'[' or '}' at the start or '*' at the end", "a krb5.conf name")
+    return text
+
+
+def krb5_value(value: object, field: str = "a krb5.conf value") -> str:
+    """A relation value: one token (a quote would start an escaped string, ``{`` a subsection)."""
+    return _krb5_token(value, field)
+
+
+def _krb5_token(value: object, field: str) -> str:
+    text = _policy(value, field, "krb5.conf")
+    if not text or _KRB5_STRUCTURE.search(text):
+        raise _refuse(field, "a blank, a brace, '=', '#', ';', a quote or a backslash (or is empty)", "krb5.conf")
+    if len(text.encode("utf-8")) > KRB5_MAX_LINE - 80:
+        raise _refuse(field, f"more than {KRB5_MAX_LINE - 80} bytes", "a krb5.conf line")
+    return text
+
+
+def krb5_comment(value: object, field: str = "a krb5.conf comment") -> str:
+    text = _policy(value, field, "krb5.conf")
+    if len(text.encode("utf-8")) > KRB5_MAX_LINE - 80:
+        raise _refuse(field, f"more than {KRB5_MAX_LINE - 80} bytes", "a krb5.conf comment")
+    return text
+
+
+# ---- JVM options in one string (spark.*.extraJavaOptions) ---------------------------------------------------------
+def jvm_option(value: object, field: str = "a JVM option") -> str:
+    """One option as Spark splits ``extraJavaOptions``: in double quotes, ``\\`` and ``"`` escaped by a backslash
+    (``Utils.splitCommandString`` for executors, the launcher's ``parseOptionString`` for a client-mode driver)."""
+    text = _policy(value, field, "a JVM option string")
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# ---- JSON and Markdown ---------------------------------------------------------------------------------------------
+def json_text(data: object) -> str:
+    """A whole JSON document: ``json.dumps`` escapes every control character and quote."""
+    return json.dumps(data, indent=2) + "\n"
+
+
+def md(value: object) -> str:
+    """Text in a Markdown table cell: the policy, and ``|``, backticks, ``<`` and ``\\`` escaped."""
+    text = _policy(value, "a MANIFEST.md entry", "Markdown")
+    return re.sub(r"([\\`|<>*_\[\]])", r"\\\1", text)
+
+
+for _name, _function in {
+    "sh": sh, "sh_comment": sh_comment, "properties_key": properties_key, "properties_value": properties_value,
+    "properties_comment": properties_comment, "jaas": jaas, "jaas_comment": jaas_comment,
+    "rdkafka_comment": rdkafka_comment, "krb5_tag": krb5_tag, "krb5_value": krb5_value,
+    "krb5_comment": krb5_comment, "jvm_option": jvm_option, "md": md,
+}.items():
+    templating.register_filter(_name, _function)
