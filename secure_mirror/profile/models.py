@@ -184,20 +184,22 @@ class Cluster(Strict):
         return parse_principal(self.sasl.principal).realm if isinstance(self.sasl, GssapiSasl) else None
 
 
-_KRB5_WORD = r"^[^\s{}=#;]+$"  # one krb5.conf token: no blanks, braces, '=' or comment characters
+_KRB5_WORD = r"^[^\s{}=#;\"\\]+$"  # one krb5.conf token: no blanks, braces, '=', comment characters, quotes or \
 Krb5Word = Annotated[str, Field(pattern=_KRB5_WORD)]
+# A name (realm, domain) is the tag of a relation: MIT's parser also cuts it at '*' and reads '[' as a section.
+Krb5Name = Annotated[str, Field(pattern=r"^[^\s{}=#;\"\\*\[\]]+$")]
 
 
 class Realm(Strict):
     kdcs: list[Krb5Word] = Field(min_length=1, description="host:port of each KDC")
     admin_server: Krb5Word | None = None
-    domains: list[Krb5Word] = Field(default_factory=list, description="DNS domains whose hosts belong to this realm")
+    domains: list[Krb5Name] = Field(default_factory=list, description="DNS domains whose hosts belong to this realm")
 
 
 class Kerberos(Strict):
     krb5_conf: InputFile | None = Field(None, description="an existing krb5.conf (instead of realms)")
-    realms: dict[Krb5Word, Realm] = Field(default_factory=dict)
-    default_realm: Krb5Word | None = None
+    realms: dict[Krb5Name, Realm] = Field(default_factory=dict)
+    default_realm: Krb5Name | None = None
 
     @model_validator(mode="after")
     def _one_source(self) -> Kerberos:

@@ -159,8 +159,8 @@ _KRB5_STRUCTURE = re.compile(r"[\s{}=#;\"\\]")
 def krb5_tag(value: object, field: str = "a krb5.conf name") -> str:
     """A relation or subsection name: one token, not a section (``[``), a close (``}``) nor a final mark (``*``)."""
     text = _krb5_token(value, field)
-    if text[:1] in ("[", "}") or text.endswith("*"):
-        raise _refuse(field, "'[' or '}' at the start or '*' at the end", "a krb5.conf name")
+    if "*" in text or text[:1] in ("[", "}"):  # MIT's parser cuts a name at '*' (its "final" mark)
+        raise _refuse(field, "'*', or '[' or '}' at the start", "a krb5.conf name")
     return text
 
 
@@ -190,6 +190,8 @@ def jvm_option(value: object, field: str = "a JVM option") -> str:
     """One option as Spark splits ``extraJavaOptions``: in double quotes, ``\\`` and ``"`` escaped by a backslash
     (``Utils.splitCommandString`` for executors, the launcher's ``parseOptionString`` for a client-mode driver)."""
     text = _policy(value, field, "a JVM option string")
+    if any(ord(char) > 0xFFFF for char in text):  # parseOptionString steps by UTF-16 unit: it doubles their halves
+        raise _refuse(field, "a character beyond U+FFFF (Spark's launcher splits it into two)", "a JVM option string")
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
