@@ -132,8 +132,8 @@ def rdkafka_line(key: str, value: str, field: str) -> str:
     text = _policy(value, field, "a librdkafka configuration file")
     line = f"{key}={text}"
     problem = None
-    if text != text.rstrip():
-        problem = "trailing blanks (kcat trims them)"
+    if text != text.strip():  # kcat trims both ends of the line and of the value after '='
+        problem = "blanks at its start or end (kcat trims them)"
     elif "\\=" in text or "\\:" in text:
         problem = "\\= or \\: (kcat unescapes them)"
     elif len(line.encode("utf-8")) > RDKAFKA_MAX_LINE:
