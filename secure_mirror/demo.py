@@ -10,6 +10,7 @@ from pathlib import Path
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK
 from secure_mirror.kafka import admin_ops
 from secure_mirror.preflight import render_table, run_preflight
+from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
 from secure_mirror.run.lag import format_table, lag
@@ -76,8 +77,11 @@ def run_demo(base: Path, *, records: int, keep_sandbox: bool) -> int:
 
 
 def _finish(sb: Sandbox, profile, out: Path, records: int) -> int:
-    step("pre-flight: keytabs, tickets, broker service names, TLS trust and ACLs on both clusters")
-    report = run_preflight(profile)
+    step("pre-flight: keytabs, tickets, broker service names, TLS trust and ACLs on both clusters, and the admin "
+         "audit proving WRITE on the target topics the mirror will create")
+    admin = admin_clusters(profile, ",".join(f"{side}.principal={sb.sides[side].admin_principal},"
+                                             f"{side}.keytab={sb.keytab(side, 'admin')}" for side in ("source", "target")))
+    report = run_preflight(profile, admin=admin)
     render_table(report)
     if not report.ok():
         return EXIT_FAILED

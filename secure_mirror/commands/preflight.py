@@ -17,6 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--side", choices=SIDES, help="check only this side")
     parser.add_argument("--strict", action="store_true", help="warnings fail too")
+    parser.add_argument("--accept-unverified", action="store_true",
+                        help="exit 0 although some required permissions could not be proven (they are listed)")
     parser.add_argument("--as-admin", metavar="ADMIN", help="audit the mirror's ACLs with an admin identity: a "
                         "profile file, or SIDE.KEY=VALUE,... (principal, keytab / username, password)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
@@ -37,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(report.to_json())
     else:
         render_table(report)
-    return EXIT_OK if report.ok(strict=args.strict) else EXIT_FAILED
+    return EXIT_OK if report.ok(strict=args.strict, accept_unverified=args.accept_unverified) else EXIT_FAILED
 
 
 def write_acls(report, out_dir: Path, sides) -> None:

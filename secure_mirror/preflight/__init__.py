@@ -5,9 +5,9 @@
 ``checks`` and ``audit`` decide what a result means; ``authorizer`` is Kafka's ACL evaluation, pure.
 """
 
-from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, WARN, Check, Report
+from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, UNVERIFIED, WARN, Check, Report
 from secure_mirror.preflight.runner import DEFAULT_TIMEOUT, SIDES, run_preflight
 from secure_mirror.preflight.table import render_table
 
-__all__ = ["DEFAULT_TIMEOUT", "FAIL", "PASS", "SIDES", "SKIPPED", "WARN", "Check", "Report", "render_table",
-           "run_preflight"]
+__all__ = ["DEFAULT_TIMEOUT", "FAIL", "PASS", "SIDES", "SKIPPED", "UNVERIFIED", "WARN", "Check", "Report",
+           "render_table", "run_preflight"]

@@ -14,8 +14,10 @@ from pathlib import Path
 
 from secure_mirror.preflight import kafka, kerberos, tls
 from secure_mirror.preflight.authorizer import resource_matches
-from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, WARN, Check, acl_entry, kafka_acls_command
-from secure_mirror.profile.models import Cluster, GssapiSasl, Profile
+from secure_mirror.preflight.model import (FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, WARN, Check, acl_entry,
+                                          kafka_acls_command)
+from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
+from secure_mirror.profile.principals import parse_principal
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.render.librdkafka import librdkafka_config
 from secure_mirror.render.spark import group_id_prefix
@@ -68,6 +70,7 @@ def client_conf(cluster: Cluster, side: str) -> dict[str, str]:
 def probe_side(profile: Profile, side: str, timeout: float, krb5_conf: str | None) -> SideFacts:
     cluster: Cluster = getattr(profile, side)
     run = SideChecks(side)
+    weak_settings(run, cluster)
     local_files(run, cluster, krb5_conf)
     creds = kerberos_checks(run, cluster, side) if isinstance(cluster.sasl, GssapiSasl) else None
     if cluster.uses_tls:
@@ -82,6 +85,33 @@ def probe_side(profile: Profile, side: str, timeout: float, krb5_conf: str | Non
     if side == "source":
         facts.topics = source_topics(run, profile, admin)
     return facts
+
+
+def weak_settings(run: SideChecks, cluster: Cluster) -> None:
+    """Settings that work but weaken what the mirror's security rests on: warnings (``--strict`` fails them)."""
+    side, found = run.side, []
+    if cluster.uses_tls and not cluster.tls_settings.hostname_verification:
+        found.append((f"{side}.tls.hostname_verification is off: any certificate the CA signed is accepted for any "
+                      "broker", f"set {side}.tls.hostname_verification: true and connect by the names the "
+                      "certificates list"))
+    if cluster.security_protocol == "SASL_PLAINTEXT" and cluster.mechanism == "PLAIN":
+        found.append(("PLAIN over SASL_PLAINTEXT sends the password unencrypted to every broker",
+                      f"use security_protocol SASL_SSL on {side}"))
+    if isinstance(cluster.sasl, OAuthSasl) and cluster.sasl.token_endpoint_url.lower().startswith("http://"):
+        found.append(("the OAuth token endpoint is plain http: the client secret and the tokens travel unencrypted",
+                      f"use an https:// {side}.sasl.token_endpoint_url"))
+    if isinstance(cluster.sasl, GssapiSasl) and parse_principal(cluster.sasl.principal).primary == \
+            cluster.sasl.service_name:
+        found.append((f"the mirror logs in as {cluster.sasl.principal}, a principal of the brokers' own service "
+                      f"({cluster.sasl.service_name}/...), which brokers usually list as a super user",
+                      "create a dedicated principal for the mirror (e.g. mirror/HOST@REALM) and grant it the rendered "
+                      "ACLs"))
+    if found:
+        run.add("config.weak-settings", WARN, "; ".join(finding for finding, _ in found),
+                "; ".join(fix for _, fix in found))
+    else:
+        run.add("config.weak-settings", PASS, "hostname verification on, no clear-text password, no broker "
+                "identity")
 
 
 def local_files(run: SideChecks, cluster: Cluster, krb5_conf: str | None) -> None:
@@ -140,7 +170,7 @@ def client_certificate(run: SideChecks, cluster: Cluster) -> None:
                 f"check {run.side}.tls.certificate and {run.side}.tls.key (PEM)")
         return
     if matches and tls.pbes2_encrypted(tls_settings.key):
-        run.add("files.client-certificate", WARN, f"{tls_settings.key} is encrypted with PBES2 (openssl's default), "
+        run.add("files.client-certificate", FAIL, f"{tls_settings.key} is encrypted with PBES2 (openssl's default), "
                 "which Kafka's Java client on Java 17 cannot read (the Spark job would fail to connect)",
                 f"re-encrypt it: openssl pkcs8 -topk8 -v1 PBE-SHA1-3DES -in {tls_settings.key} -out NEW.key")
     elif matches:
@@ -333,8 +363,16 @@ def source_topics(run: SideChecks, profile: Profile, conn: Connected) -> dict[st
     return {t: described[t].get("partitions", visible[t]) for t in selected}
 
 
+def spark_group_name(profile: Profile) -> str:
+    """A group id shaped like those Spark's Kafka source uses (``<groupIdPrefix>-<random UUID>-<n>-driver-0``): an
+    ACL that allows it allows the real ones, whose UUID is new at every start (a LITERAL grant cannot)."""
+    import uuid
+
+    return f"{group_id_prefix(profile)}-{uuid.uuid4()}-{abs(hash(profile.mirror.checkpoint_location)) % 10**9}-driver-0"
+
+
 def group_read(run: SideChecks, profile: Profile, conn: Connected, plan) -> None:
-    group = f"{group_id_prefix(profile)}-preflight"
+    group = spark_group_name(profile)
     answer = kafka.describe_group(conn.admin, group)
     if "READ" in answer.get("operations", []):
         run.add("acl.group-read", PASS, f"{plan.principal} may READ consumer groups named {group_id_prefix(profile)}*")
@@ -370,12 +408,13 @@ def target_side(profile: Profile, timeout: float, source_topics: dict[str, int])
         missing(run, "acl.topic-write", plan, profile.target, "WRITE", "TOPIC", no_write,
                 f"{plan.principal} may not WRITE {len(no_write)} of {len(exists)} existing target topic(s): "
                 f"{_listed(no_write)}")
-    elif exists:
-        later = f"; WRITE on the {len(to_create)} topic(s) still to create is checked by --as-admin" if to_create else ""
-        run.add("acl.topic-write", PASS, f"{plan.principal} may WRITE all {len(exists)} existing target topic(s){later}")
+    elif to_create:  # a broker answers for topics that exist only: WRITE on the others is not proven
+        existing = f"WRITE holds on the {len(exists)} existing one(s); " if exists else ""
+        run.add("acl.topic-write", UNVERIFIED, f"{existing}WRITE on the {len(to_create)} target topic(s) still to "
+                f"create ({_listed(sorted(to_create))}) cannot be asked before they exist", PROVE_WITH_AUDIT,
+                proven_by="target.audit.topic-write", details={"resources": sorted(to_create)[:100]})
     else:
-        run.add("acl.topic-write", SKIPPED, "skipped: no target topic exists yet (WRITE on topics still to create "
-                "is checked by --as-admin)")
+        run.add("acl.topic-write", PASS, f"{plan.principal} may WRITE all {len(exists)} existing target topic(s)")
     no_create = sorted(t for t in to_create if created[t] == "TOPIC_AUTHORIZATION_FAILED")
     other = sorted(t for t in to_create if created[t] not in (None, "TOPIC_AUTHORIZATION_FAILED"))
     if no_create:
@@ -395,7 +434,13 @@ def target_side(profile: Profile, timeout: float, source_topics: dict[str, int])
 
 def partitions(run: SideChecks, profile: Profile, exists: dict, names: dict[str, int], to_create: list[str]) -> None:
     differ = sorted(t for t, d in exists.items() if d["partitions"] != names[t])
-    if differ:
+    fewer = [t for t in differ if exists[t]["partitions"] < names[t]]
+    if fewer and profile.mirror.keep_partition is True:  # the job would write to partitions that do not exist
+        sample = ", ".join(f"{t} ({exists[t]['partitions']} vs {names[t]})" for t in fewer[:5])
+        run.add("topics.partitions", FAIL, f"mirror.keep_partition is true but {len(fewer)} target topic(s) have "
+                f"fewer partitions than their source: {sample}", "add partitions on the target (kafka-topics --alter "
+                "--partitions N), or set mirror.keep_partition: auto")
+    elif differ:
         sample = ", ".join(f"{t} ({exists[t]['partitions']} vs {names[t]})" for t in differ[:5])
         run.add("topics.partitions", WARN, f"{len(differ)} target topic(s) have a partition count other than their "
                 f"source's: {sample}", "add partitions on the target (kafka-topics --alter --partitions N) if records "
@@ -410,8 +455,8 @@ def idempotent_write(run: SideChecks, profile: Profile, exists: dict) -> None:
         return
     if run.blocked("acl.idempotent-write", "acl.topic-write"):
         return
-    if run.status("acl.topic-write") == SKIPPED:
-        run.add("acl.idempotent-write", SKIPPED, "skipped: needs an existing target topic to check WRITE")
-        return
-    run.add("acl.idempotent-write", PASS, "the idempotent producer is allowed: WRITE on the target topics "
-            "suffices since Kafka 2.8 (KIP-679); no IDEMPOTENT_WRITE on the cluster needed")
+    # Phase 2 runs only after the target answered DescribeCluster (target.kafka.connect), an API Kafka added in 2.8:
+    # the version since which WRITE on a topic allows the idempotent producer (KIP-679); older brokers would need
+    # IDEMPOTENT_WRITE on the cluster.
+    run.add("acl.idempotent-write", PASS, "the brokers answer DescribeCluster (Kafka 2.8 or later), where WRITE on "
+            "the target topics allows the idempotent producer (KIP-679); no IDEMPOTENT_WRITE needed")

@@ -11,7 +11,12 @@ import shlex
 from dataclasses import asdict, dataclass, field
 
 PASS, WARN, FAIL, SKIPPED = "pass", "warn", "fail", "skipped"
-STATUSES = (PASS, WARN, FAIL, SKIPPED)
+# A required permission pre-flight could not ask about (WRITE on a target topic that does not exist yet): not a
+# pass. It is proven by the check named in ``proven_by`` passing (the admin audit), or accepted by the user.
+UNVERIFIED = "unverified"
+STATUSES = (PASS, WARN, FAIL, UNVERIFIED, SKIPPED)
+PROVE_WITH_AUDIT = ("prove it with the admin audit (secure-mirror preflight PROFILE --as-admin ADMIN), or accept it "
+                    "knowingly (secure-mirror run --accept-unverified)")
 ACL_KEYS = ("principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type")
 
 
@@ -24,6 +29,7 @@ class Check:
     acls: list[dict] = field(default_factory=list)  # ACLs that would fix it (render's ACL JSON entries)
     commands: list[str] = field(default_factory=list)  # the same as kafka-acls commands
     details: dict = field(default_factory=dict)
+    proven_by: str = ""  # UNVERIFIED: the id of the check whose pass proves it (e.g. target.audit.topic-write)
 
     @property
     def side(self) -> str:
@@ -34,9 +40,18 @@ class Check:
 class Report:
     checks: list[Check] = field(default_factory=list)
 
-    def ok(self, strict: bool = False) -> bool:
+    def ok(self, strict: bool = False, accept_unverified: bool = False) -> bool:
+        """No failure (with ``strict``, no warning) and nothing unverified that the audit did not prove (unless
+        the user accepts unverified permissions)."""
         bad = (FAIL, WARN) if strict else (FAIL,)
-        return not any(check.status in bad for check in self.checks)
+        if any(check.status in bad for check in self.checks):
+            return False
+        return accept_unverified or not self.unproven()
+
+    def unproven(self) -> list[Check]:
+        """UNVERIFIED checks whose ``proven_by`` check did not run and pass."""
+        passed = {check.id for check in self.checks if check.status == PASS}
+        return [check for check in self.with_status(UNVERIFIED) if check.proven_by not in passed]
 
     def get(self, check_id: str) -> Check:
         return next(check for check in self.checks if check.id == check_id)
@@ -56,7 +71,7 @@ class Report:
     def to_dict(self) -> dict:
         counts = {status: len(self.with_status(status)) for status in STATUSES}
         sides = sorted({check.side for check in self.checks})
-        return {"ok": self.ok(), "counts": counts, "checks": [asdict(check) for check in self.checks],
+        return {"ok": self.ok(), "unproven": [check.id for check in self.unproven()], "counts": counts, "checks": [asdict(check) for check in self.checks],
                 "missing_acls": {side: self.missing_acls(side) for side in sides}}
 
     def to_json(self) -> str:

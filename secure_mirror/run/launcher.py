@@ -40,23 +40,33 @@ class RunOptions:
     metrics_file: str | None = None
     status_interval: float = 10.0
     skip_preflight: bool = False
+    strict: bool = False  # pre-flight warnings stop the run too
+    accept_unverified: bool = False  # start although pre-flight could not prove some required permissions
     keep_run_dir: bool = False
 
 
-def preflight_gate(profile: Profile, skip: bool) -> int | None:
-    """Run pre-flight (``secure_mirror.preflight.run_preflight``) when it exists; an exit code when it fails."""
+def preflight_gate(profile: Profile, skip: bool, *, strict: bool = False, accept_unverified: bool = False) -> int | None:
+    """Run pre-flight (``secure_mirror.preflight.run_preflight``); an exit code when it does not pass. Unverified
+    required permissions stop the run too, unless the user accepts them (``--accept-unverified``)."""
     if skip:
         return None
     from secure_mirror.preflight import render_table, run_preflight
 
     report = run_preflight(profile)
-    if report.ok():
+    if report.ok(strict=strict, accept_unverified=accept_unverified):
         passed = sum(1 for check in report.checks if check.status == "pass")
-        print(f"secure-mirror run: pre-flight passed ({passed} checks on both clusters)", flush=True)
+        accepted = [check.id for check in report.unproven()]
+        note = f"; accepted unverified: {', '.join(accepted)}" if accepted else ""
+        print(f"secure-mirror run: pre-flight passed ({passed} checks on both clusters{note})", flush=True)
         return None
     render_table(report)
-    print("secure-mirror run: pre-flight failed, the mirror was not started (use --skip-preflight to override)",
-          file=sys.stderr)
+    if report.ok(strict=strict, accept_unverified=True):
+        print("secure-mirror run: pre-flight could not prove every permission the mirror needs, the mirror was not "
+              "started (prove them with secure-mirror preflight PROFILE --as-admin ADMIN, or pass "
+              "--accept-unverified)", file=sys.stderr)
+    else:
+        print("secure-mirror run: pre-flight failed, the mirror was not started (use --skip-preflight to override)",
+              file=sys.stderr)
     return EXIT_FAILED
 
 
@@ -146,7 +156,8 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
     if run_dir:  # its absolute path lands in the rendered files the job runs with
         policy.check_argument(str(Path(run_dir).resolve()), "--run-dir")
     checkpoint.check_fingerprint(profile.mirror.checkpoint_location, job_settings(profile)["fingerprint"])
-    if (code := preflight_gate(profile, options.skip_preflight)) is not None:
+    if (code := preflight_gate(profile, options.skip_preflight, strict=options.strict,
+                               accept_unverified=options.accept_unverified)) is not None:
         return code
     folder = Path(run_dir) if run_dir else Path(tempfile.mkdtemp(prefix="secure-mirror-run-"))
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)

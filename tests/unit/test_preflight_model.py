@@ -53,5 +53,32 @@ def test_table_lists_every_check_and_the_commands_of_failures():
     render_table(report, console)
     text = console.export_text()
     assert "source.acl.topic-read" in text and "target.kafka.connect" in text
-    assert "FAILED: 1 pass, 0 warn, 1 fail, 0 skipped" in text
+    assert "FAILED: 1 pass, 0 warn, 1 fail, 0 unverified, 0 skipped" in text
     assert "--operation Read --topic orders." in text
+
+
+def test_without_a_terminal_each_check_is_one_plain_line():
+    report = Report([Check("source.acl.topic-read", "fail", "may not READ orders " + "x" * 150, "grant READ"),
+                     Check("target.kafka.connect", "pass", "authenticated")])
+    console = Console(record=True, width=80, force_terminal=False)
+    render_table(report, console)
+    lines = console.export_text().splitlines()
+    assert lines[0] == "FAIL       source.acl.topic-read: may not READ orders " + "x" * 150 + " -- fix: grant READ"
+    assert lines[1] == "PASS       target.kafka.connect: authenticated"
+
+
+def test_unverified_is_not_ok_until_its_proof_passes_or_it_is_accepted():
+    unverified = Check("target.acl.topic-write", "unverified", "WRITE on 2 topics to create", "prove it",
+                       proven_by="target.audit.topic-write")
+    report = Report([Check("target.kafka.connect", "pass", "ok"), unverified])
+    assert not report.ok() and report.ok(accept_unverified=True) and report.unproven() == [unverified]
+    assert not report.ok(strict=True, accept_unverified=False)
+    proven = Report([*report.checks, Check("target.audit.topic-write", "pass", "allowed by ...")])
+    assert proven.ok() and proven.unproven() == []
+    denied = Report([*report.checks, Check("target.audit.topic-write", "fail", "denied")])
+    assert not denied.ok(accept_unverified=True)
+    console = Console(record=True, width=200, force_terminal=False)
+    render_table(report, console)
+    text = console.export_text()
+    assert "UNVERIFIED: 1 pass, 0 warn, 0 fail, 1 unverified, 0 skipped" in text
+    assert "not proven: target.acl.topic-write: prove it" in text
