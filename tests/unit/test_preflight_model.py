@@ -63,8 +63,8 @@ def test_without_a_terminal_each_check_is_one_plain_line():
     console = Console(record=True, width=80, force_terminal=False)
     render_table(report, console)
     lines = console.export_text().splitlines()
-    assert lines[0] == "FAIL       source.acl.topic-read: may not READ orders " + "x" * 150 + " -- fix: grant READ"
-    assert lines[1] == "PASS       target.kafka.connect: authenticated"
+    assert lines[0] == "fail       source.acl.topic-read: may not READ orders " + "x" * 150 + " -- fix: grant READ"
+    assert lines[1] == "pass       target.kafka.connect: authenticated"
 
 
 def test_unverified_is_not_ok_until_its_proof_passes_or_it_is_accepted():
