@@ -12,7 +12,7 @@ import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
-from secure_mirror.preflight import audit, checks
+from secure_mirror.preflight import audit, checks, java_client
 from secure_mirror.preflight.model import FAIL, SKIPPED, Check, Report
 from secure_mirror.preflight.workers import Worker, WorkerError, WorkerTimeout
 from secure_mirror.profile.models import Cluster, Profile
@@ -40,6 +40,11 @@ def run_preflight(profile: Profile, *, sides: tuple[str, ...] = SIDES, timeout: 
             w.submit(checks.probe_side, profile, side, timeout, krb5_conf)
         facts = {side: _result(w, side, deadline) for side, w in mirror.items()}
         report = Report([c for side in sides for c in facts[side].checks])
+        reached = [side for side in sides if any(c.id == f"{side}.kafka.connect" and c.status == "pass"
+                                                 for c in facts[side].checks)]
+        if reached:  # the Java client the job uses, on the sides librdkafka reached (one cause, one failure)
+            report.checks += java_client.java_checks(profile, java_client.probe(profile, reached, Path(tmp),
+                                                                                krb5_conf, timeout))
         source_topics = facts["source"].topics if "source" in facts else None
         if "target" in sides:
             report.checks += _target_topics(profile, mirror["target"], facts["target"], source_topics, timeout, deadline)

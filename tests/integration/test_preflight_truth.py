@@ -116,3 +116,20 @@ def test_weak_settings_warn_and_strict_refuses(sandbox, tmp_path):
         proc = run_refused(case, tmp_path, "--strict", "--accept-unverified")
         assert "target.config.weak-settings" in proc.stdout
     assert sandbox.admin("target", admin_ops.list_topics) is not None
+
+
+def test_a_setting_only_the_java_client_refuses_fails_preflight(sandbox, tmp_path):
+    """librdkafka never sees client_options; Spark's Java client does, and would stop at start."""
+    case = MirrorCase(sandbox, tmp_path, target_client_options={"retry.backoff.ms": "soon"})
+    with case:
+        case.create({"j": 1})
+        case.produce("j", records(3, 1, "j"))
+        report = run_preflight(case.profile, admin=admin_of(sandbox, case.profile))
+        assert report.get("target.kafka.connect").status == PASS  # librdkafka is content
+        check = report.get("target.java.client")
+        assert check.status == FAIL and "ConfigException" in check.finding and "retry.backoff.ms" in check.finding
+        assert "Spark's job and MirrorMaker 2 would fail the same way" in check.fix
+        source = report.get("source.java.client")
+        assert source.status == PASS and "authenticated and reached cluster" in source.finding
+        proc = run_refused(case, tmp_path, "--accept-unverified")
+        assert "target.java.client" in proc.stdout
