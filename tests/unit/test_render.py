@@ -210,6 +210,24 @@ def test_acls_for_regex_and_template(tmp_path, monkeypatch):
     assert groups == [("secure-mirror-src-tgt", "PREFIXED", "READ")]
 
 
+def test_mirrormaker2_acls_are_separate_and_name_its_internal_topics_and_group(tmp_path, monkeypatch):
+    profile = load_profile(pf.write_profile(tmp_path, _case("scram", tmp_path, monkeypatch)))
+    job = {(b.operation, b.resource_type, b.resource_name) for plan in (acls.source_acls(profile),
+                                                                        acls.target_acls(profile))
+           for b in plan.bindings}
+    source, target = acls.mm2_source_acls(profile), acls.mm2_target_acls(profile)
+    src, tgt = profile.source.alias, profile.target.alias
+    mm2 = {(b.operation, b.resource_type, b.resource_name) for b in source.bindings + target.bindings}
+    internal = {name for op, kind, name in mm2 if kind == "TOPIC" and ("internal" in name or name == "heartbeats")}
+    assert internal == {f"mm2-offset-syncs.{tgt}.internal", f"{src}.checkpoints.internal", "heartbeats",
+                        f"mm2-configs.{src}.internal", f"mm2-offsets.{src}.internal", f"mm2-status.{src}.internal"}
+    assert {b.resource_name for b in source.bindings if "internal" in b.resource_name} == {
+        f"mm2-offset-syncs.{tgt}.internal"}  # offset-syncs live on the source by default
+    assert ("READ", "GROUP", f"{src}-mm2") in mm2
+    assert not {name for _, _, name in job} & internal  # the Spark job's identity gets none of MM2's topics
+    assert not {op for op, _, _ in job} & {"ALTER_CONFIGS", "DESCRIBE_CONFIGS"}
+
+
 def test_mutual_tls_principal_is_the_certificate_subject(tmp_path, monkeypatch):
     profile = load_profile(pf.write_profile(tmp_path, _case("mutual-tls", tmp_path, monkeypatch)))
     assert acls.kafka_principal(profile.source) == "User:CN=mirror,O=Example"
