@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from secure_mirror.errors import BadInputError
+from secure_mirror.profile import compat
 from secure_mirror.profile.fields import Problem, keytab_warning
 from secure_mirror.profile.models import MECHANISMS, GssapiSasl, Profile, truststore_type
 from secure_mirror.profile.secrets import printable, shorten
@@ -35,9 +36,12 @@ def load_profile(path: Path | str) -> Profile:
     data = _read_yaml(path)
     context = {"base_dir": path.resolve().parent, "check_files": True}
     try:
-        return Profile.model_validate(data, context=context)
+        profile = Profile.model_validate(data, context=context)
     except ValidationError as exc:
         raise ProfileError(path, [format_problem(error) for error in exc.errors()]) from None
+    if problems := compat.client_problems(profile):  # what a real client would refuse at start
+        raise ProfileError(path, problems)
+    return profile
 
 
 def _read_yaml(path: Path) -> Any:
