@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile import load_profile
 from secure_mirror.profile.models import Cluster, GssapiSasl, PasswordSasl, Profile
@@ -24,11 +26,11 @@ def admin_clusters(profile: Profile, value: str) -> dict[str, Cluster]:
 
 def _parse(value: str) -> dict[str, dict[str, str]]:
     options: dict[str, dict[str, str]] = {}
-    for item in filter(None, (part.strip() for part in value.split(","))):
+    for number, item in enumerate(filter(None, (part.strip() for part in value.split(","))), 1):
         key, sep, val = item.partition("=")
         side, _, name = key.partition(".")
-        if not sep or side not in ("source", "target") or name not in KEYS:
-            raise BadInputError(f"--as-admin: {item!r} is neither a profile file nor SIDE.KEY=VALUE with SIDE source|"
+        if not sep or side not in ("source", "target") or name not in KEYS:  # the item may be a secret: not quoted
+            raise BadInputError(f"--as-admin: item {number} (counting from 1, split at commas) is neither a profile file nor SIDE.KEY=VALUE with SIDE source|"
                                 f"target and KEY one of {', '.join(sorted(KEYS))}")
         options.setdefault(side, {})[name] = val
     return options
@@ -47,6 +49,12 @@ def _with_credentials(cluster: Cluster, side: str, opts: dict[str, str]) -> Clus
         else:
             raise BadInputError(f"--as-admin: {side} uses {cluster.mechanism}; give "
                                 + ("principal and keytab" if isinstance(sasl, GssapiSasl) else "username and password"))
-    except (ValueError, KeyError) as exc:
-        raise BadInputError(f"--as-admin: the {side} admin credentials are not usable: {exc}") from None
+    except ValidationError as exc:  # its str() quotes the input, which may be a literal password
+        reasons = "; ".join(f"{'.'.join(map(str, error['loc']))}: {error['msg']}"
+                            for error in exc.errors(include_input=False, include_url=False))
+        raise BadInputError(f"--as-admin: the {side} admin credentials are not usable: {reasons}") from None
+    except KeyError as exc:
+        raise BadInputError(f"--as-admin: the {side} admin credentials are not usable: {exc} is missing") from None
+    except ValueError:
+        raise BadInputError(f"--as-admin: the {side} admin credentials are not usable; check each value") from None
     return cluster.model_copy(update={"sasl": new})

@@ -12,7 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from secure_mirror.errors import BadInputError
-from secure_mirror.profile import policy
+from secure_mirror.profile import compat, policy
 from secure_mirror.profile.fields import Problem, keytab_warning
 from secure_mirror.profile.models import MECHANISMS, GssapiSasl, Profile, truststore_type
 from secure_mirror.profile.secrets import printable, shorten
@@ -47,6 +47,8 @@ def load_profile(path: Path | str) -> Profile:
         raise ProfileError(path, [f"{'.'.join(_short(p) for p in where) or '(profile)'}: {reason}"
                                   for where, reason in refused]
                            + [text for where, text in problems if not _under(where, refused_paths)])
+    if client_problems := compat.client_problems(profile):  # what a real client would refuse at start
+        raise ProfileError(path, client_problems)
     return profile
 
 

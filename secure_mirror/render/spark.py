@@ -113,16 +113,17 @@ def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
 
 
 def shipped_files(profile: Profile, out_dir: Path) -> dict[str, str]:
-    """Local file -> the name it has in every container (a copy of that name in ``spark/`` is what ships)."""
+    """The name a file has in every container -> the local file (a copy of that name in ``spark/`` is what
+    ships). Keyed by name: one keytab used for both sides ships twice, as ``source-...`` and ``target-...``."""
     files: dict[str, str] = {}
     for side, cluster in profile.clusters().items():
         if name := shipped_keytab(cluster, side):
-            files[str(cluster.sasl.keytab)] = name
+            files[name] = str(cluster.sasl.keytab)
     krb5 = krb5_conf_path(profile, out_dir) if profile.uses_kerberos else None
     if krb5:
-        files[krb5] = SHIPPED_KRB5
+        files[SHIPPED_KRB5] = krb5
     if profile.mirror.spark.deploy_mode == "cluster":
-        files.update({str(out_dir / "spark" / name): name for name in OPTION_FILES})
+        files.update({name: str(out_dir / "spark" / name) for name in OPTION_FILES})
     return files
 
 
@@ -138,8 +139,8 @@ def spark_submit(profile: Profile, out_dir: Path) -> str:
         deploy_mode=spark.deploy_mode,
         jars=",".join(str(jar) for jar in paths.spark_connector_jars()),
         conf={k: v for k, v in spark_conf(profile, out_dir).items() if k != "spark.jars"},
-        files=[str(out_dir / "spark" / name) for name in files.values()],
-        copies={name: local for local, name in files.items() if Path(local) != out_dir / "spark" / name},
+        files=[str(out_dir / "spark" / name) for name in files],
+        copies={name: local for name, local in files.items() if Path(local) != out_dir / "spark" / name},
         spark_dir=str(out_dir / "spark"),
         job=str(Path(secure_mirror.__file__).parent / "run" / "job.py"),
         package_dir=str(Path(secure_mirror.__file__).parent),

@@ -104,6 +104,10 @@ def _other_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
                      holds_secret(profile.source) or holds_secret(profile.target)),
         RenderedFile("acls/source.acls.json", source_plan.to_json(), "ACLs the mirror identity needs on the source"),
         RenderedFile("acls/target.acls.json", target_plan.to_json(), "ACLs the mirror identity needs on the target"),
+        RenderedFile("acls/mm2-source.acls.json", acls.mm2_source_acls(profile).to_json(),
+                     "ACLs MirrorMaker 2 needs on the source (only if mm2/mm2.properties is used)"),
+        RenderedFile("acls/mm2-target.acls.json", acls.mm2_target_acls(profile).to_json(),
+                     "ACLs MirrorMaker 2 needs on the target (only if mm2/mm2.properties is used)"),
         RenderedFile("acls/apply-acls.sh", acls.apply_acls_script(profile, out_dir),
                      "kafka-acls.sh commands granting those ACLs, for review", executable=True),
     ]

@@ -21,6 +21,7 @@ from tests.helpers import records, topic_acls, unique
 
 pytestmark = pytest.mark.sandbox
 REPO = Path(__file__).resolve().parents[2]
+GRANTED: dict[str, list[dict]] = {}  # the module fixture's grants, per side
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +34,9 @@ def rendered(sandbox, tmp_path_factory):
              "target": topic_acls("src.demo.", "READ", pattern="PREFIXED")
              + [{"resource_type": "GROUP", "resource_name": "secure-mirror-src-tgt", "pattern_type": "PREFIXED",
                  "principal": "User:mirror", "operation": "READ"}]}
+    GRANTED.update({side: acls[side] + extra[side] for side in acls})
     for side in acls:
-        sandbox.admin(side, admin_ops.create_acls, acls[side] + extra[side])
+        sandbox.admin(side, admin_ops.create_acls, GRANTED[side])
     yield out
     for side in acls:
         sandbox.admin(side, admin_ops.delete_acls, acls[side] + extra[side])
@@ -119,15 +121,18 @@ def test_spark_reads_source_and_writes_target_with_two_identities_in_one_jvm(san
     assert sorted(r["key"] for r in got) == sorted(f"sp-{i}".encode() for i in range(50))
 
 
-def test_mirrormaker2_mirrors_a_topic_with_rendered_mm2_properties(sandbox, rendered, tmp_path):
+def test_mirrormaker2_mirrors_a_topic_with_rendered_mm2_properties_and_rendered_acls_alone(sandbox, rendered, tmp_path):
+    """MirrorMaker 2 works with acls/mm2-*.acls.json alone: the module's grants are lifted while it runs and
+    nothing is granted by hand (its internal topics, Connect worker group and topic configs included)."""
     topic = unique("demo.mm2")
     sandbox.admin("source", admin_ops.create_topics, {topic: 1})
     sandbox.admin("source", admin_ops.produce, topic, records(20, "mm"))
-    broad = {side: [{"resource_type": rt, "resource_name": "*" if rt != "CLUSTER" else "kafka-cluster",
-                     "pattern_type": "LITERAL", "principal": "User:mirror", "operation": "ALL"}
-                    for rt in ("TOPIC", "GROUP", "CLUSTER")] for side in ("source", "target")}
-    for side in broad:  # MirrorMaker 2 needs its internal topics and groups too (not rendered yet)
-        sandbox.admin(side, admin_ops.create_acls, broad[side])
+    granted = GRANTED
+    mm2_acls = {side: json.loads((rendered / "acls" / f"mm2-{side}.acls.json").read_text())
+                for side in ("source", "target")}
+    for side in mm2_acls:
+        sandbox.admin(side, admin_ops.delete_acls, granted[side])
+        sandbox.admin(side, admin_ops.create_acls, mm2_acls[side])
     log = tmp_path / "mm2.log"
     with open(log, "w") as fh:
         proc = subprocess.Popen(java("org.apache.kafka.connect.mirror.MirrorMaker", str(rendered / "mm2" / "mm2.properties"),
@@ -139,13 +144,17 @@ def test_mirrormaker2_mirrors_a_topic_with_rendered_mm2_properties(sandbox, rend
         while time.monotonic() < deadline and len(got) < 20:
             time.sleep(5)
             if f"src.{topic}" in sandbox.admin("target", admin_ops.list_topics):
-                got = mirror_count(sandbox, "target", f"src.{topic}", 20)
+                got = sandbox.admin("target", admin_ops.consume, f"src.{topic}", max_records=20, timeout=30,
+                                    group_id=unique("admin-check"))
         assert len(got) == 20, log.read_text()[-3000:]
+        denied = [line for line in log.read_text().splitlines() if "AuthorizationException" in line]
+        assert not denied, denied[:5]
     finally:
         proc.terminate()
         proc.wait(timeout=60)
-        for side in broad:
-            sandbox.admin(side, admin_ops.delete_acls, broad[side])
+        for side in mm2_acls:
+            sandbox.admin(side, admin_ops.delete_acls, mm2_acls[side])
+            sandbox.admin(side, admin_ops.create_acls, granted[side])
 
 
 def test_a_scram_password_full_of_jaas_metacharacters_still_authenticates(sandbox, tmp_path):

@@ -62,3 +62,30 @@ def test_standalone_master_and_two_workers_mirror_with_shipped_keytabs(sandbox, 
             for side in ("source", "target"):
                 assert f"[Principal={sandbox.sides[side].mirror_principal}]: TGT refresh thread started" in logs
                 assert str(sandbox.keytab(side, "mirror")) not in logs
+
+
+def test_one_keytab_for_both_sides_ships_under_both_names_to_standalone_executors(sandbox, tmp_path):
+    """Both principals' keys in one keytab file (MIT's format: one header, then the entries of both), used by
+    both sides: the executors get it as source-mirror.keytab and as target-mirror.keytab and log in to both."""
+    shared = tmp_path / "both.keytab"
+    shared.touch(mode=0o600)
+    shared.write_bytes(sandbox.keytab("source", "mirror").read_bytes()
+                       + sandbox.keytab("target", "mirror").read_bytes()[2:])
+    with SparkStandalone(tmp_path / "spark", workers=1, cores=1, memory="1g") as cluster:
+        spark = {"master": cluster.master_url,
+                 "conf": {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+                          "spark.executor.memory": "512m", "spark.executor.cores": 1}}
+        with MirrorCase(sandbox, tmp_path, mirror={"spark": spark}, shared_keytab=shared) as case:
+            case.create({"s": 2})
+            case.produce("s", records(50, 2, "s"))
+            proc = subprocess.run([*CLI, "run", str(case.profile_path), "--skip-preflight", "--until-caught-up",
+                                   "--run-dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=600)
+            job_log = (tmp_path / "run" / "job.log").read_text(errors="replace")
+            assert proc.returncode == EXIT_OK, proc.stderr[-2000:] + job_log[-4000:]
+            result = verify(case.profile)
+            assert result.ok and result.to_dict()["source_records"] == 50, result.text()
+            app_id = [a for a in cluster.status()["completedapps"] + cluster.status()["activeapps"]
+                      if a["name"] == "secure-mirror"][0]["id"]
+            for folder in cluster.executor_dirs(app_id):
+                for name in ("source-mirror.keytab", "target-mirror.keytab"):
+                    assert (folder / name).read_bytes() == shared.read_bytes(), name

@@ -25,19 +25,23 @@ def secret_file(path: Path, value: str) -> str:
 
 
 def certificate_pair(folder: Path) -> tuple[str, str]:
-    """A deterministic Ed25519 client certificate and PKCS#8 key (same bytes on every run)."""
+    """A deterministic EC (P-256) client certificate and PKCS#8 key (same bytes on every run: the certificate is
+    signed with a fixed Ed25519 key, whose signatures are deterministic; Kafka's Java client reads no Ed25519
+    client key, see profile/compat.py)."""
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.x509.oid import NameOID
 
-    key = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+    key = ec.derive_private_key(int.from_bytes(bytes(range(1, 33)), "big"), ec.SECP256R1())
+    signer = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
     name = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Example"),
                       x509.NameAttribute(NameOID.COMMON_NAME, "mirror")])
     start = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
             .serial_number(42).not_valid_before(start).not_valid_after(start + datetime.timedelta(days=3650))
-            .sign(key, None))
+            .sign(signer, None))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "client.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     (folder / "client.key").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,

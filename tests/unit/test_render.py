@@ -194,8 +194,8 @@ def test_cluster_mode_ships_keytabs_under_distinct_names(tmp_path, monkeypatch):
     assert 'keyTab="source-mirror.keytab"' in spark.source_options(profile)["kafka.sasl.jaas.config"]
     assert 'keyTab="target-mirror.keytab"' in spark.sink_options(profile)["kafka.sasl.jaas.config"]
     shipped = spark.shipped_files(profile, tmp_path / "out")
-    assert shipped[str(tmp_path / "source" / "mirror.keytab")] == "source-mirror.keytab"
-    assert shipped[str(tmp_path / "target" / "mirror.keytab")] == "target-mirror.keytab"
+    assert shipped["source-mirror.keytab"] == str(tmp_path / "source" / "mirror.keytab")
+    assert shipped["target-mirror.keytab"] == str(tmp_path / "target" / "mirror.keytab")
 
 
 def test_acls_for_regex_and_template(tmp_path, monkeypatch):
@@ -210,6 +210,55 @@ def test_acls_for_regex_and_template(tmp_path, monkeypatch):
     assert groups == [("secure-mirror-src-tgt", "PREFIXED", "READ")]
 
 
+def test_mirrormaker2_acls_are_separate_and_name_its_internal_topics_and_group(tmp_path, monkeypatch):
+    profile = load_profile(pf.write_profile(tmp_path, _case("scram", tmp_path, monkeypatch)))
+    job = {(b.operation, b.resource_type, b.resource_name) for plan in (acls.source_acls(profile),
+                                                                        acls.target_acls(profile))
+           for b in plan.bindings}
+    source, target = acls.mm2_source_acls(profile), acls.mm2_target_acls(profile)
+    src, tgt = profile.source.alias, profile.target.alias
+    mm2 = {(b.operation, b.resource_type, b.resource_name) for b in source.bindings + target.bindings}
+    internal = {name for op, kind, name in mm2 if kind == "TOPIC" and ("internal" in name or name == "heartbeats")}
+    assert internal == {f"mm2-offset-syncs.{tgt}.internal", f"{src}.checkpoints.internal", "heartbeats",
+                        f"mm2-configs.{src}.internal", f"mm2-offsets.{src}.internal", f"mm2-status.{src}.internal"}
+    assert {b.resource_name for b in source.bindings if "internal" in b.resource_name} == {
+        f"mm2-offset-syncs.{tgt}.internal"}  # offset-syncs live on the source by default
+    assert ("READ", "GROUP", f"{src}-mm2") in mm2
+    assert not {name for _, _, name in job} & internal  # the Spark job's identity gets none of MM2's topics
+    assert not {op for op, _, _ in job} & {"ALTER_CONFIGS", "DESCRIBE_CONFIGS"}
+
+
 def test_mutual_tls_principal_is_the_certificate_subject(tmp_path, monkeypatch):
     profile = load_profile(pf.write_profile(tmp_path, _case("mutual-tls", tmp_path, monkeypatch)))
     assert acls.kafka_principal(profile.source) == "User:CN=mirror,O=Example"
+
+
+@pytest.mark.parametrize("master, deploy_mode", [("local[2]", "client"), ("spark://spark.example.com:7077", "client"),
+                                                 ("spark://spark.example.com:7077", "cluster")])
+def test_one_keytab_for_both_sides_ships_under_both_names_in_every_deploy_mode(master, deploy_mode, tmp_path):
+    """The rendered spark-submit.sh is run by bash with a stand-in spark-submit: every keyTab the Kafka options
+    name is a file that ships (or, with a local master, is the keytab itself), holding the keytab's bytes."""
+    import re
+    import subprocess
+
+    data = pf.profile_data(tmp_path, spark={"master": master, "deploy_mode": deploy_mode})
+    data["target"]["sasl"]["keytab"] = data["source"]["sasl"]["keytab"]
+    out = tmp_path / "out"
+    render_all(load_profile(pf.write_profile(tmp_path, data)), out)
+    stub = tmp_path / "spark-submit"
+    stub.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done > "$ARGS_FILE"\n')
+    stub.chmod(0o755)
+    env = {"PATH": os.environ["PATH"], "SPARK_SUBMIT": str(stub), "ARGS_FILE": str(tmp_path / "args")}
+    subprocess.run(["bash", str(out / "spark" / "spark-submit.sh")], env=env, check=True, timeout=60)
+    args = (tmp_path / "args").read_text().splitlines()
+    shipped = args[args.index("--files") + 1].split(",") if "--files" in args else []
+    keytab = Path(data["source"]["sasl"]["keytab"]).read_bytes()
+    for options in ("source-options.json", "sink-options.json"):
+        jaas = json.loads((out / "spark" / options).read_text())["kafka.sasl.jaas.config"]
+        name = re.search(r'keyTab="([^"]+)"', jaas).group(1)
+        if master.startswith("local"):
+            assert name == data["source"]["sasl"]["keytab"]
+            continue
+        files = {Path(f).name: Path(f) for f in shipped}
+        assert name in files, (options, name, shipped)
+        assert files[name].read_bytes() == keytab
