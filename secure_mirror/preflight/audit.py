@@ -9,7 +9,7 @@ from __future__ import annotations
 from secure_mirror.preflight import kafka
 from secure_mirror.preflight.authorizer import authorize, principal_matches
 from secure_mirror.preflight.checks import SideChecks, client_conf, suggestion
-from secure_mirror.preflight.model import FAIL, PASS, kafka_acls_command
+from secure_mirror.preflight.model import FAIL, PASS, WARN, kafka_acls_command
 from secure_mirror.profile.models import Cluster, Profile
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.render.spark import group_id_prefix
@@ -69,6 +69,14 @@ def _evaluate(run, plan, cluster, acls, principal, host, operation, resource_typ
     denied = {n: d for n, d in decisions.items() if not d.allowed}
     rules = sorted({d.reason for d in decisions.values()})
     if not denied:
+        hosts = sorted({d.rule["host"] for d in decisions.values() if d.rule and d.rule.get("host", "*") != "*"})
+        if hosts:  # allowed, but only from where the grant names: executors elsewhere would be refused
+            run.add(what, WARN, f"{operation} on {len(names)} {resource_type.lower()}(s) is granted for connections "
+                    f"from {', '.join(hosts)} only (valid for this host only): {'; '.join(rules[:3])}",
+                    f"grant it for every host the job's driver and executors run on (--allow-host '*' or each host); "
+                    f"this audit evaluated connections from {host}",
+                    details={"decisions": {n: d.reason for n, d in list(decisions.items())[:100]}, "hosts": hosts})
+            return
         run.add(what, PASS, f"{operation} on {len(names)} {resource_type.lower()}(s): {'; '.join(rules[:3])}",
                 details={"decisions": {n: d.reason for n, d in list(decisions.items())[:100]}})
         return

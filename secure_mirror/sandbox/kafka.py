@@ -130,7 +130,7 @@ class Broker:
         ]
 
     def format_storage(self) -> None:
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        cluster_id = cluster_id_for_cli()
         config = self.write_config()
         res = subprocess.run(
             self.java("kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config)),
@@ -178,3 +178,13 @@ def _java_env() -> dict[str, str]:
 
     keep = ("PATH", "JAVA_HOME", "LANG", "LC_ALL", "HOME", "TMPDIR")
     return {k: os.environ[k] for k in keep if k in os.environ}
+
+
+def cluster_id_for_cli() -> str:
+    """A random KRaft cluster id that a command line reads as a value: one starting with '-' (about one in 32 of
+    base64's alphabet) would be taken for an option ("argument --cluster-id/-t: expected one argument"). Kafka's own
+    Uuid.randomUuid() skips those ids for the same reason."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
