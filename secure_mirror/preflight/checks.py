@@ -14,6 +14,7 @@ from pathlib import Path
 
 from secure_mirror.preflight import kafka, kerberos, tls
 from secure_mirror.preflight.authorizer import resource_matches
+from secure_mirror.profile.topics import classify
 from secure_mirror.preflight.model import (FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, WARN, Check, acl_entry,
                                           kafka_acls_command)
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
@@ -343,8 +344,9 @@ def source_topics(run: SideChecks, profile: Profile, conn: Connected) -> dict[st
                 "(run pre-flight --as-admin to see every topic)", details=details)
         return {}
     run.add("topics.selection", PASS, f"{len(selected)} topic(s) selected: {_listed(selected)}", details=details)
-    described = kafka.describe_topics(conn.admin, selected)
     plan = acl_plans.source_acls(profile)
+    hidden_literals(run, profile, conn, plan, set(visible))
+    described = kafka.describe_topics(conn.admin, selected)
     no_describe = [t for t in selected if "error" in described[t]]
     no_read = [t for t in selected if "error" not in described[t] and "READ" not in described[t]["operations"]]
     if no_describe:
@@ -369,6 +371,25 @@ def spark_group_name(profile: Profile) -> str:
     import uuid
 
     return f"{group_id_prefix(profile)}-{uuid.uuid4()}-{abs(hash(profile.mirror.checkpoint_location)) % 10**9}-driver-0"
+
+
+def hidden_literals(run: SideChecks, profile: Profile, conn: Connected, plan, visible: set[str]) -> None:
+    """A topic the include names literally but the identity cannot see would be left out without a word: ask."""
+    selection = profile.selection()
+    named = [r.value for r in map(classify, selection.include) if r.kind == "literal" and r.value not in visible]
+    named = [name for name in named if selection.matches(name)]
+    if not named:
+        return
+    answers = kafka.describe_topics(conn.admin, named)
+    hidden = sorted(name for name in named if answers[name].get("error") == "TOPIC_AUTHORIZATION_FAILED")
+    absent = sorted(name for name in named if name not in hidden)
+    if hidden:
+        missing(run, "acl.topic-describe-named", plan, profile.source, "DESCRIBE", "TOPIC", hidden,
+                f"mirror.topics names {_listed(hidden)}, which {plan.principal} may not DESCRIBE: it would not be "
+                "mirrored, silently")
+    elif absent:
+        run.add("acl.topic-describe-named", WARN, f"mirror.topics names {_listed(absent)}, which does not exist on "
+                "the source (yet); it is mirrored once it exists", "create the topic, or fix mirror.topics.include")
 
 
 def group_read(run: SideChecks, profile: Profile, conn: Connected, plan) -> None:

@@ -133,3 +133,23 @@ def test_a_setting_only_the_java_client_refuses_fails_preflight(sandbox, tmp_pat
         assert source.status == PASS and "authenticated and reached cluster" in source.finding
         proc = run_refused(case, tmp_path, "--accept-unverified")
         assert "target.java.client" in proc.stdout
+
+
+def test_a_topic_named_in_the_selection_but_hidden_from_the_mirror_fails(sandbox, tmp_path):
+    """Before, a literally named topic the identity may not DESCRIBE was left out of the selection without a word."""
+    case = MirrorCase(sandbox, tmp_path)
+    data = yaml.safe_load(case.profile_path.read_text())
+    data["mirror"]["topics"]["include"] = f"{case.prefix}\\.a,{case.prefix}\\.hidden"
+    case.profile_path.write_text(yaml.safe_dump(data, sort_keys=False))
+    case.profile = load_profile(case.profile_path)
+    hidden = case.topic("hidden")
+    case.acls["source"] = [a for a in case.acls["source"] if a["resource_type"] != "TOPIC"] + [
+        {**case.acls["source"][0], "operation": op, "resource_type": "TOPIC", "resource_name": case.topic("a"),
+         "pattern_type": "LITERAL"} for op in ("READ", "DESCRIBE")]
+    with case:
+        case.create({"a": 1, "hidden": 1})
+        case.produce("a", records(3, 1, "a"))
+        report = run_preflight(case.profile, sides=("source",))
+        check = report.get("source.acl.topic-describe-named")
+        assert check.status == FAIL and hidden in check.finding and "silently" in check.finding, report.to_json()
+        assert check.acls[0]["resource_name"] == hidden and check.acls[0]["operation"] == "DESCRIBE"
