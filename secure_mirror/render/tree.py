@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from secure_mirror.errors import BadInputError
-from secure_mirror.profile import policy
+from secure_mirror.profile import job_settings, policy
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
 from secure_mirror.render import acls, jaas, java_properties, krb5, librdkafka, mm2, spark, templating
 from secure_mirror.render.encoders import sh
@@ -90,9 +90,7 @@ def _spark_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
 
 
 def _job_json(profile: Profile) -> str:
-    from secure_mirror.run.settings import job_json  # the run layer owns the job's settings
-
-    return job_json(profile)
+    return job_settings.job_json(profile)
 
 
 def _other_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from secure_mirror.errors import BadInputError
-from secure_mirror.run.settings import FINGERPRINT_FILE
+from secure_mirror.profile.job_settings import FINGERPRINT_FILE
 
 Offsets = dict[tuple[str, int], int]
 

@@ -35,7 +35,7 @@ from secure_mirror.run import monitor  # noqa: E402
 from secure_mirror.run.checkpoint import initial_offsets_file, offset_log_offsets  # noqa: E402
 from secure_mirror.run.login_watch import LoginWatch, gssapi_identities  # noqa: E402
 from secure_mirror.render.spark import TIMESTAMP_HEADER  # noqa: E402
-from secure_mirror.run.settings import FINGERPRINT_FILE, JOB_FILE, PROVENANCE_PREFIX  # noqa: E402
+from secure_mirror.profile.job_settings import FINGERPRINT_FILE, JOB_FILE, PROVENANCE_PREFIX  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_REFUSED, EXIT_CLUSTER_REFUSED, EXIT_INTERRUPTED = 0, 1, 2, 5, 130  # = secure_mirror.errors
 HEADERS_TYPE = "array<struct<key:string,value:binary>>"

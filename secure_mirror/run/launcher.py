@@ -26,7 +26,7 @@ from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import withheld_from_children
 from secure_mirror.render import render_all
 from secure_mirror.run import checkpoint
-from secure_mirror.run.settings import job_settings
+from secure_mirror.profile.job_settings import job_settings
 
 BACKOFF_START, BACKOFF_MAX = 2.0, 60.0
 

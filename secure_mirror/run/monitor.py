@@ -96,7 +96,10 @@ def batch_line(progress: dict, batch: dict | None, target_pieces: list[str]) -> 
 
 def status_text(line: dict) -> str:
     seconds = max((line["batch-duration-ms"] or 0) / 1000, 1e-3)
-    return (f"batch {line['batch']}: {line['record-count']} records, in {line['records-in-per-sec']:.0f}/s, "
+    # Spark's input rate spans the time since the previous batch: a first (or only) batch has none, not 0/s
+    incoming = "n/a" if line["record-count"] and not line["records-in-per-sec"] else \
+        f"{line['records-in-per-sec']:.0f}/s"
+    return (f"batch {line['batch']}: {line['record-count']} records, in {incoming}, "
             f"out {line['records-out-per-sec']:.0f}/s, {line['byte-count'] / seconds / 1024:.1f} KiB/s, "
             f"took {line['batch-duration-ms']} ms, {line['records-behind']} behind the source")
 

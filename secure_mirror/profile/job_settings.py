@@ -1,7 +1,9 @@
-"""What the mirror job needs besides the Kafka options: the rename rule as pieces for a Spark expression, the
+"""Facts derived from the profile for the mirror job, besides the Kafka options: the rename rule as pieces for a Spark expression, the
 partition policy, provenance headers, and the profile's fingerprint that guards the checkpoint.
 
-The job reads these from ``spark/job.json`` next to the rendered option files (no secrets in it).
+Render writes them to ``spark/job.json`` next to the rendered option files (no secrets in it) and the job reads them
+there; the launcher and verify use them directly. They live with the profile so that every layer imports them from
+below.
 """
 
 from __future__ import annotations

@@ -1,0 +1,61 @@
+"""Imports only go downward: a module may import its own layer and the layers listed before it, never one after.
+
+The order, written once here: the flow (profile -> render -> preflight -> run -> verify) with the thin Kafka
+wrappers under render, the sandbox above the flow it tests, then the demo, the commands and the entry points.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "secure_mirror"
+LAYERS = [
+    {"__init__", "errors", "paths"},
+    {"profile"},
+    {"kafka"},
+    {"render"},
+    {"preflight"},
+    {"run"},
+    {"verify"},
+    {"sandbox"},
+    {"demo"},
+    {"commands"},
+    {"cli", "__main__"},
+]
+RANK = {name: index for index, names in enumerate(LAYERS) for name in names}
+
+
+def _layer_of(path: Path) -> str:
+    relative = path.relative_to(PACKAGE)
+    return relative.parts[0] if len(relative.parts) > 1 else relative.stem
+
+
+def _imported_layers(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            parts = node.module.split(".")
+            if parts[0] == "secure_mirror":
+                found |= {parts[1]} if len(parts) > 1 else {alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("secure_mirror.")}
+    return found
+
+
+def test_every_module_belongs_to_a_layer():
+    assert {_layer_of(path) for path in PACKAGE.rglob("*.py")} <= set(RANK)
+
+
+def test_no_module_imports_from_a_higher_layer():
+    upward = sorted(f"{path.relative_to(PACKAGE.parent)} imports secure_mirror.{name}"
+                    for path in PACKAGE.rglob("*.py")
+                    for name in _imported_layers(path)
+                    if name in RANK and RANK[name] > RANK[_layer_of(path)])
+    assert upward == []
+
+
+def test_the_check_sees_an_upward_import(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("from secure_mirror.run.launcher import run_mirror\nimport secure_mirror.verify.scan\n")
+    assert _imported_layers(module) == {"run", "verify"}
