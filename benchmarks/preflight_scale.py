@@ -22,7 +22,6 @@ from secure_mirror.profile import load_profile
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.sandbox import Sandbox
 
-
 TIMES: dict[str, float] = {}  # label -> seconds of the last timed() call with that label
 
 

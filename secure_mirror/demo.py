@@ -15,8 +15,8 @@ from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
 from secure_mirror.run.lag import format_table, lag
 from secure_mirror.run.launcher import run_mirror
-from secure_mirror.verify import verify
 from secure_mirror.sandbox import Sandbox
+from secure_mirror.verify import verify
 
 DEMO_TOPICS = {"demo.orders": 3, "demo.payments": 2}
 

@@ -44,8 +44,14 @@ def list_topics(conf: dict, timeout: float = 30.0) -> dict[str, int]:
 
 
 def _binding(acl: dict, *, for_filter: bool = False):
-    from confluent_kafka.admin import (AclBinding, AclBindingFilter, AclOperation, AclPermissionType,
-                                       ResourcePatternType, ResourceType)
+    from confluent_kafka.admin import (
+        AclBinding,
+        AclBindingFilter,
+        AclOperation,
+        AclPermissionType,
+        ResourcePatternType,
+        ResourceType,
+    )
 
     cls = AclBindingFilter if for_filter else AclBinding
     resource_type = acl["resource_type"].upper()

@@ -30,8 +30,9 @@ def _parse(value: str) -> dict[str, dict[str, str]]:
         key, sep, val = item.partition("=")
         side, _, name = key.partition(".")
         if not sep or side not in ("source", "target") or name not in KEYS:  # the item may be a secret: not quoted
-            raise BadInputError(f"--as-admin: item {number} (counting from 1, split at commas) is neither a profile file nor SIDE.KEY=VALUE with SIDE source|"
-                                f"target and KEY one of {', '.join(sorted(KEYS))}")
+            raise BadInputError(f"--as-admin: item {number} (counting from 1, split at commas) is neither a profile "
+                                f"file nor SIDE.KEY=VALUE with SIDE source|target and KEY one of "
+                                f"{', '.join(sorted(KEYS))}")
         options.setdefault(side, {})[name] = val
     return options
 

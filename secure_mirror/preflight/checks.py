@@ -14,11 +14,20 @@ from pathlib import Path
 
 from secure_mirror.preflight import kafka, kerberos, tls
 from secure_mirror.preflight.authorizer import resource_matches
-from secure_mirror.profile.topics import classify
-from secure_mirror.preflight.model import (FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, WARN, Check, acl_entry,
-                                          kafka_acls_command)
+from secure_mirror.preflight.model import (
+    FAIL,
+    PASS,
+    PROVE_WITH_AUDIT,
+    SKIPPED,
+    UNVERIFIED,
+    WARN,
+    Check,
+    acl_entry,
+    kafka_acls_command,
+)
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
 from secure_mirror.profile.principals import parse_principal
+from secure_mirror.profile.topics import classify
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.render.librdkafka import librdkafka_config
 from secure_mirror.render.spark import group_id_prefix
@@ -321,7 +330,8 @@ def missing(run: SideChecks, what: str, plan, cluster: Cluster, operation: str, 
             acls_needed.append(entry)
     bootstrap = cluster.bootstrap_servers[0]
     commands = [kafka_acls_command(a, bootstrap) for a in acls_needed]
-    fix = (f"grant {operation} to {plan.principal}: {commands[0]}" + (f" (+{len(commands) - 1} more)" if len(commands) > 1 else "")
+    more = f" (+{len(commands) - 1} more)" if len(commands) > 1 else ""
+    fix = (f"grant {operation} to {plan.principal}: {commands[0]}" + more
            + "; if that ALLOW already exists a DENY overrides it: run pre-flight --as-admin to name it")
     return run.add(what, FAIL, finding, fix, acls=acls_needed, commands=commands, details={"resources": names[:100]})
 

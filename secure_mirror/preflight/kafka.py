@@ -103,8 +103,13 @@ def describe_group(admin: Admin, group: str) -> dict:
 
 def describe_acls(admin: Admin) -> list[dict]:
     """Every ACL of the cluster (needs DESCRIBE on the cluster), in render's ACL file format."""
-    from confluent_kafka.admin import (AclBindingFilter, AclOperation, AclPermissionType, ResourcePatternType,
-                                       ResourceType)
+    from confluent_kafka.admin import (
+        AclBindingFilter,
+        AclOperation,
+        AclPermissionType,
+        ResourcePatternType,
+        ResourceType,
+    )
 
     everything = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY,
                                   AclPermissionType.ANY)

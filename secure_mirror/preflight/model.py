@@ -71,7 +71,8 @@ class Report:
     def to_dict(self) -> dict:
         counts = {status: len(self.with_status(status)) for status in STATUSES}
         sides = sorted({check.side for check in self.checks})
-        return {"ok": self.ok(), "unproven": [check.id for check in self.unproven()], "counts": counts, "checks": [asdict(check) for check in self.checks],
+        return {"ok": self.ok(), "unproven": [check.id for check in self.unproven()], "counts": counts,
+                "checks": [asdict(check) for check in self.checks],
                 "missing_acls": {side: self.missing_acls(side) for side in sides}}
 
     def to_json(self) -> str:

@@ -1,5 +1,5 @@
-"""Facts derived from the profile for the mirror job, besides the Kafka options: the rename rule as pieces for a Spark expression, the
-partition policy, provenance headers, and the profile's fingerprint that guards the checkpoint.
+"""Facts derived from the profile for the mirror job, besides the Kafka options: the rename rule as pieces for a
+Spark expression, the partition policy, provenance headers, and the profile's fingerprint that guards the checkpoint.
 
 Render writes them to ``spark/job.json`` next to the rendered option files (no secrets in it) and the job reads them
 there; the launcher and verify use them directly. They live with the profile so that every layer imports them from

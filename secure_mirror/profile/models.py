@@ -112,7 +112,8 @@ class Tls(Strict):
     @model_validator(mode="after")
     def _pairs(self) -> Tls:
         if (self.certificate is None) != (self.key is None):
-            raise Problem("key" if self.key is None else "certificate", "mutual TLS needs both certificate and key; give both or neither")
+            raise Problem("key" if self.key is None else "certificate",
+                          "mutual TLS needs both certificate and key; give both or neither")
         if self.ca is not None and truststore_type(self.ca) != "PEM" and self.truststore_password is None:
             raise Problem("truststore_password", "a JKS/PKCS12 truststore needs truststore_password (env:NAME or file:/path)")
         return self

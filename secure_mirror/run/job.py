@@ -31,11 +31,11 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script by spark-submit: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from secure_mirror.profile.job_settings import FINGERPRINT_FILE, JOB_FILE, PROVENANCE_PREFIX  # noqa: E402
+from secure_mirror.render.spark import TIMESTAMP_HEADER  # noqa: E402
 from secure_mirror.run import monitor  # noqa: E402
 from secure_mirror.run.checkpoint import initial_offsets_file, offset_log_offsets  # noqa: E402
 from secure_mirror.run.login_watch import LoginWatch, gssapi_identities  # noqa: E402
-from secure_mirror.render.spark import TIMESTAMP_HEADER  # noqa: E402
-from secure_mirror.profile.job_settings import FINGERPRINT_FILE, JOB_FILE, PROVENANCE_PREFIX  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_REFUSED, EXIT_CLUSTER_REFUSED, EXIT_INTERRUPTED = 0, 1, 2, 5, 130  # = secure_mirror.errors
 HEADERS_TYPE = "array<struct<key:string,value:binary>>"

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EnvironmentNotReady
 from secure_mirror.profile import policy
+from secure_mirror.profile.job_settings import job_settings
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import withheld_from_children
 from secure_mirror.render import render_all
 from secure_mirror.run import checkpoint
-from secure_mirror.profile.job_settings import job_settings
 
 BACKOFF_START, BACKOFF_MAX = 2.0, 60.0
 

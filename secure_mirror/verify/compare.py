@@ -14,10 +14,10 @@ from dataclasses import asdict, dataclass, field
 
 from secure_mirror.errors import BadInputError, ClusterRefused
 from secure_mirror.kafka.isolated import IsolatedCallError
+from secure_mirror.profile.job_settings import PROVENANCE_PREFIX
 from secure_mirror.profile.models import Profile
 from secure_mirror.run import checkpoint
 from secure_mirror.run.clients import SideClients, watermarks
-from secure_mirror.profile.job_settings import PROVENANCE_PREFIX
 from secure_mirror.verify import scan
 from secure_mirror.verify.digest import DEFAULT_CELLS, Digest, difference
 

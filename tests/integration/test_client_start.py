@@ -17,7 +17,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
 from secure_mirror import paths
 from secure_mirror.errors import BadInputError
@@ -167,7 +166,8 @@ def test_every_combination_starts_in_both_clients_or_validate_refuses_it(tmp_pat
             continue
         rendered[name] = folder / "out"
     java = subprocess.run(
-        [paths.java_executable(), "-Xmx256m", OAUTH_URLS, f"-Djava.security.krb5.conf={next(iter(rendered.values())) / 'krb5.conf'}",
+        [paths.java_executable(), "-Xmx256m", OAUTH_URLS,
+         f"-Djava.security.krb5.conf={next(iter(rendered.values())) / 'krb5.conf'}",
          "-cp", paths.kafka_classpath(), str(REPO / "jvm/tools/ClientStart.java"),
          *(str(out / "source" / "client.properties") for out in rendered.values())],
         capture_output=True, text=True, timeout=600, cwd=REPO)

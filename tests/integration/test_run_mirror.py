@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-from .test_run_support import MirrorCase, records, wait_for
 
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUSED
 from secure_mirror.kafka import admin_ops
@@ -17,6 +16,8 @@ from secure_mirror.profile import load_profile
 from secure_mirror.run.lag import lag
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.verify import verify
+
+from .test_run_support import MirrorCase, records, wait_for
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]

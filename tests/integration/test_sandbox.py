@@ -10,8 +10,7 @@ import pytest
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.isolated import IsolatedCallError, call_isolated
-from secure_mirror.sandbox import Sandbox
-from secure_mirror.sandbox import procs
+from secure_mirror.sandbox import Sandbox, procs
 from tests.helpers import granted, group_acls, records, topic_acls, unique
 
 pytestmark = pytest.mark.sandbox

@@ -41,7 +41,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import yaml
-
 from integration.test_run_support import MirrorCase, wait_for
 
 from secure_mirror.profile import load_profile

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from secure_mirror import cli, paths
@@ -269,7 +269,8 @@ def _deep(depth: int, style: str) -> str:
 
 YAML_TOKENS = ["{", "}", "[", "]", ":", ": ", "- ", ",", "&a ", "*a", "*b", "&b ", "<<: ", "!!str ", "!!int ", "!!binary ",
                "!!python/object:os.system ", "!!timestamp ", "!!float ", "!!bool ", "!!set ", "!!omap ", "!!pairs ",
-               "!!map ", "!!seq ", "!!null ", "!!merge ", "!!value ", "!<tag:yaml.org,2002:int> ", "!local ", "? ", "|", ">", "'", '"', "#", "%YAML 1.1\n", "---\n",
+               "!!map ", "!!seq ", "!!null ", "!!merge ", "!!value ", "!<tag:yaml.org,2002:int> ", "!local ", "? ", "|",
+               ">", "'", '"', "#", "%YAML 1.1\n", "---\n",
                "...\n", "\n", "  ", "\t", "version", "source", "1", "99999999999999999999", "2001-02-30", ".nan",
                "~", "null", "\\ud800", "\"\\ud800\"", "\"\\x00\"", "é", "\ufeff", "\x85", "\u2028"]
 

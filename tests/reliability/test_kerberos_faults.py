@@ -27,7 +27,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from integration.test_run_support import wait_for
 
 from secure_mirror.run.login_watch import INTERVAL

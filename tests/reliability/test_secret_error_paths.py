@@ -123,7 +123,7 @@ def test_as_admin_credentials_on_the_command_line_never_come_back(tmp_path):
              f"source.username=admin,source.pasword={MARKER}",  # a misspelt key
              f"source.password={MARKER}",  # no username
              f"target.password={MARKER}",  # a password for a Kerberos side
-             f"source.username=admin,source.password=env:SM_ADMIN_SECRET",  # good form, unreachable broker
+             "source.username=admin,source.password=env:SM_ADMIN_SECRET",  # good form, unreachable broker
              f"source.username=admin,source.password=file:{tmp_path / 'missing'}",  # no such file
              f"{MARKER}",  # neither a file nor KEY=VALUE
              str(admin_file)]

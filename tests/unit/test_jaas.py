@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from profile_factory import gssapi, password, profile_data, write_profile
+
 from secure_mirror import paths
 from secure_mirror.profile import load_profile
 from secure_mirror.profile.secrets import SecretUnavailable

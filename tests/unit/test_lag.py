@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import pytest
 
 from secure_mirror.errors import BadInputError
+from secure_mirror.profile.job_settings import FINGERPRINT_FILE, fingerprint
 from secure_mirror.run import checkpoint
 from secure_mirror.run.lag import format_table, lag_rows
-from secure_mirror.profile.job_settings import FINGERPRINT_FILE, fingerprint
 
 
 def _write_checkpoint(folder, batches: dict[int, dict], committed: list[int]):

@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from profile_factory import PASSWORD, gssapi, password, profile_data, write_profile
+
 from secure_mirror.cli import main
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile import (

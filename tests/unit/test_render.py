@@ -9,9 +9,9 @@ import os
 import stat
 from pathlib import Path
 
+import profile_factory as pf
 import pytest
 
-import profile_factory as pf
 from secure_mirror.cli import main
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile import load_profile
