@@ -20,8 +20,8 @@ class LagRow:
     topic: str
     partition: int
     offset: int | None  # committed by the mirror; None: not mirrored yet
-    log_end: int
-    lag: int
+    log_end: int | None  # None: the source no longer shows the topic (deleted, or not describable by the mirror)
+    lag: int | None  # None when log_end is unknown: not 0, which would read as "caught up"
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -33,8 +33,11 @@ def lag_rows(profile: Profile, ends: dict[tuple[str, int], tuple[int, int]],
     group = group_id_prefix(profile)
     rows = []
     for (topic, partition) in sorted(set(ends) | set(committed)):
-        low, high = ends.get((topic, partition), (0, 0))
         offset = committed.get((topic, partition))
+        if (topic, partition) not in ends:
+            rows.append(LagRow(group, topic, partition, offset, None, None))
+            continue
+        low, high = ends[(topic, partition)]
         behind = high - (offset if offset is not None else
                          (low if profile.mirror.starting_offsets == "earliest" else high))
         rows.append(LagRow(group, topic, partition, offset, high, max(0, behind)))
@@ -53,9 +56,14 @@ def lag(profile: Profile) -> list[LagRow]:
 def format_table(rows: list[LagRow]) -> str:
     header = ("Group", "Topic", "Partition", "Offset", "LogEnd", "Lag")
     cells = [header] + [(r.group, r.topic, str(r.partition), "-" if r.offset is None else str(r.offset),
-                         str(r.log_end), str(r.lag)) for r in rows]
+                         "?" if r.log_end is None else str(r.log_end), "?" if r.lag is None else str(r.lag))
+                        for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) if i < 2 else cell.rjust(width) for i, (cell, width) in
                        enumerate(zip(row, widths))).rstrip() for row in cells]
-    total = sum(r.lag for r in rows)
-    return "\n".join(lines + [f"total lag: {total} records over {len(rows)} partitions"])
+    known = [r for r in rows if r.lag is not None]
+    footer = [f"total lag: {sum(r.lag for r in known)} records over {len(known)} partitions"]
+    if unknown := sorted({r.topic for r in rows if r.lag is None}):
+        footer.append(f"unknown: {', '.join(unknown)} no longer shown by the source (deleted, or the mirror identity "
+                      "may no longer DESCRIBE it); the job stops on a deleted topic (exit 5)")
+    return "\n".join(lines + footer)

@@ -43,6 +43,17 @@ def test_lag_rows_and_table():
     assert table[-1] == "total lag: 10 records over 3 partitions"
 
 
+def test_a_topic_the_source_no_longer_shows_has_unknown_lag_not_zero():
+    profile = SimpleNamespace(source=SimpleNamespace(alias="src"), target=SimpleNamespace(alias="tgt"),
+                              mirror=SimpleNamespace(starting_offsets="earliest"))
+    rows = lag_rows(profile, {("t", 0): (0, 12)}, {("t", 0): 9, ("gone", 0): 40})
+    assert [(r.topic, r.offset, r.log_end, r.lag) for r in rows] == [("gone", 40, None, None), ("t", 9, 12, 3)]
+    table = format_table(rows).splitlines()
+    assert table[1].split() == ["secure-mirror-src-tgt", "gone", "0", "40", "?", "?"]
+    assert table[-2] == "total lag: 3 records over 1 partitions"
+    assert table[-1].startswith("unknown: gone no longer shown by the source (deleted, or the mirror identity")
+
+
 def test_checkpoint_of_other_settings_is_refused(tmp_path):
     old = {"rename_rule": "alias_prefix", "topics_include": "a.*"}
     (tmp_path / FINGERPRINT_FILE).write_text(json.dumps({"sha256": fingerprint(old), "settings": old}))
