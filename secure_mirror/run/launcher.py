@@ -116,7 +116,9 @@ def _attempt(script: Path, args: list[str], control: Path, log: Path, stopper: _
         (control / name).unlink(missing_ok=True)
     with open(log, "a", encoding="utf-8") as err:
         with withheld_from_children():  # the job reads its secrets from the rendered 0600 option files
-            process = subprocess.Popen(["bash", str(script), *args, "--control-dir", str(control)],
+            # cwd: the run folder, where Spark puts what it writes into its working folder (artifacts/), never
+            # the folder the user started us from
+            process = subprocess.Popen(["bash", str(script), *args, "--control-dir", str(control)], cwd=control,
                                        env=job_environment(), stderr=err, start_new_session=True)
         forwarded = False
         while process.poll() is None:
@@ -159,7 +161,7 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
     if (code := preflight_gate(profile, options.skip_preflight, strict=options.strict,
                                accept_unverified=options.accept_unverified)) is not None:
         return code
-    folder = Path(run_dir) if run_dir else Path(tempfile.mkdtemp(prefix="secure-mirror-run-"))
+    folder = Path(run_dir).resolve() if run_dir else Path(tempfile.mkdtemp(prefix="secure-mirror-run-"))
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     try:
         return _run(profile, options, folder)
@@ -170,7 +172,7 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
 
 def _run(profile: Profile, options: RunOptions, folder: Path) -> int:
     script = prepare(profile, folder)
-    metrics = options.metrics_file or str(folder / "metrics.jsonl")
+    metrics = str(Path(options.metrics_file).resolve()) if options.metrics_file else str(folder / "metrics.jsonl")
     args = ["--metrics-file", metrics, "--status-interval", str(options.status_interval),
             "--trigger-interval", options.trigger_interval]
     if options.until_caught_up:

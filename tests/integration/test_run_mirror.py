@@ -38,9 +38,11 @@ def mirrored(sandbox, tmp_path_factory):
         case.produce("a", records(60, 3, "a"))
         case.produce("b", records(25, 1, "b"))
         metrics = folder / "metrics.jsonl"
+        started_in = folder / "started-here"  # the user's folder: the run must leave nothing in it
+        started_in.mkdir()
         job = subprocess.Popen([*CLI, "run", str(case.profile_path), "--skip-preflight", "--trigger-interval",
                                 "1 second", "--metrics-file", str(metrics), "--run-dir", str(folder / "run")],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=started_in)
         try:
             wait_for(lambda: _caught_up(case.profile, {case.topic("a"), case.topic("b")}), 120, "the first batches")
             case.create({"c": 2})  # created while the job runs: picked up by subscribePattern
@@ -54,12 +56,13 @@ def mirrored(sandbox, tmp_path_factory):
         resumed = run_mirror(case.profile, until_caught_up=True, skip_preflight=True, metrics_file=str(metrics),
                              run_dir=str(folder / "run2"))
         yield {"case": case, "first_exit": job.returncode, "out": out, "err": err, "resumed": resumed,
-               "metrics": metrics, "folder": folder}
+               "metrics": metrics, "folder": folder, "left_behind": sorted(p.name for p in started_in.iterdir())}
 
 
 def test_mirrors_renamed_topics_with_a_new_topic_and_resumes(mirrored):
     case = mirrored["case"]
     assert mirrored["first_exit"] == EXIT_OK, mirrored["err"][-3000:]
+    assert mirrored["left_behind"] == []  # Spark's artifacts/ goes into the run folder, not where run started
     assert mirrored["resumed"] == EXIT_OK
     result = verify(case.profile)
     assert result.ok, result.text()
