@@ -52,18 +52,26 @@ def check(text: str) -> str:
     return text
 
 
-def tree_problems(data: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
-    """Every policy problem in the loaded YAML ``data``: (field path, sentence), keys and values alike."""
+def tree_problems(data: Any, path: tuple[str, ...] = (), _seen: set[int] | None = None) \
+        -> list[tuple[tuple[str, ...], str]]:
+    """Every policy problem in the loaded YAML ``data``: (field path, sentence), keys and values alike. YAML aliases
+    can share one container many times over (a "billion laughs") or make a list contain itself (``a: &x [*x]``):
+    each container is walked once, under the first path that reaches it (the model refuses such values itself)."""
+    seen = set() if _seen is None else _seen
     found: list[tuple[tuple[str, ...], str]] = []
+    if isinstance(data, (dict, list)):
+        if id(data) in seen:
+            return found
+        seen.add(id(data))
     if isinstance(data, dict):
         for key, value in data.items():
             where = (*path, str(key))
             if isinstance(key, str) and (reason := problem(key)):
                 found.append((where, f"the key {reason}"))
-            found.extend(tree_problems(value, where))
+            found.extend(tree_problems(value, where, seen))
     elif isinstance(data, list):
         for index, value in enumerate(data):
-            found.extend(tree_problems(value, (*path, str(index))))
+            found.extend(tree_problems(value, (*path, str(index)), seen))
     elif isinstance(data, str) and (reason := problem(data)):
         found.append((path, reason))
     return found

@@ -34,7 +34,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from secure_mirror import cli, paths
-from secure_mirror.profile import load_profile
+from secure_mirror.profile import load_profile, policy
+from secure_mirror.profile.secrets import SecretUnavailable
 from secure_mirror.render import UnrepresentableValue, jaas, mm2
 
 from .conftest import PROFILE, STATS
@@ -528,6 +529,11 @@ def test_jaas_injection_never_changes_a_login_option(jaas_parser, data):
             assert render_code == 2 and "the value contains" in str(refused)
             values = [v for v in _jaas_expected(cluster, resolved)["options"].values()]
             assert any("\n" in v or "\r" in v or "${" in v for v in values)
+            return
+        except SecretUnavailable as refused:  # the input policy: no control character in a resolved secret
+            STATS["jaas_refused"] += 1
+            assert render_code == 2 and "the secret contains" in str(refused)
+            assert policy.FORBIDDEN.search(resolved["secret"])
             return
         requests = [{"kind": "inline", "text": inline},
                     {"kind": "file", "path": str(folder / "jaas.conf"), "section": "KafkaClient"}]

@@ -333,3 +333,12 @@ def test_krb5_values_cannot_inject_lines(tmp_path):
     data["kerberos"]["realms"]["SOURCE.TEST"]["kdcs"] = ["127.0.0.1:88\n  kdc = evil:88"]
     [problem] = problems_of(tmp_path, data)
     assert problem.startswith("kerberos.realms.SOURCE.TEST.kdcs.0: contains a line feed (U+000A) at character 13")
+
+
+def test_a_list_that_contains_itself_is_refused_with_a_sentence(tmp_path):
+    """A YAML alias can make a list contain itself; the policy's walk must not recurse for ever (it did)."""
+    path = tmp_path / "profile.yaml"
+    path.write_text("version: 1\nsource: &x [*x]\n")
+    with pytest.raises(ProfileError) as caught:
+        load_profile(path)
+    assert "source:" in str(caught.value) and "Traceback" not in str(caught.value)
