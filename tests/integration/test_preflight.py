@@ -26,7 +26,7 @@ from secure_mirror.preflight import FAIL, SKIPPED, WARN, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls as acl_plans
-from tests.helpers import granted
+from tests.support.cluster import granted
 
 pytestmark = pytest.mark.sandbox
 

@@ -22,8 +22,7 @@ from secure_mirror.preflight import FAIL, PASS, UNVERIFIED, WARN, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
 from secure_mirror.render.spark import group_id_prefix
-
-from .test_run_support import MirrorCase, records
+from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = pytest.mark.sandbox
 CLI = [sys.executable, "-m", "secure_mirror"]

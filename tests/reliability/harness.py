@@ -1,6 +1,6 @@
 """The mirror under load, for the reliability suite (no tests here).
 
-``MirrorUnderLoad`` is a :class:`integration.test_run_support.MirrorCase` (own topics, own checkpoint, ACLs
+``MirrorUnderLoad`` is a :class:`tests.support.mirror_case.MirrorCase` (own topics, own checkpoint, ACLs
 granted and revoked) with
 
 - a background producer: ONE spawned process, logged in as the source's admin, producing sequence-numbered
@@ -41,7 +41,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import yaml
-from integration.test_run_support import MirrorCase, wait_for
 
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
@@ -49,6 +48,7 @@ from secure_mirror.run import checkpoint
 from secure_mirror.run.clients import SideClients, watermarks
 from secure_mirror.verify import verify
 from secure_mirror.verify.digest import DEFAULT_CELLS
+from tests.support.mirror_case import MirrorCase, wait_for
 
 from .conftest import STATS
 

@@ -40,11 +40,9 @@ from secure_mirror.errors import BadInputError
 from secure_mirror.profile import load_profile, policy
 from secure_mirror.render import acls, java_properties, librdkafka, mm2, render_all, spark
 from secure_mirror.render.krb5 import default_realm
+from tests.support import profiles as pf
 
 from .conftest import LONG, STATS
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-import profile_factory as pf  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.jvm]
 

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from secure_mirror.preflight.audit import audit_checks
 from secure_mirror.profile import load_profile
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import profile_factory as pf  # noqa: E402
+from tests.support import profiles as pf
 
 
 def _acl(operation, name, host="*", resource_type="TOPIC", pattern="LITERAL"):
