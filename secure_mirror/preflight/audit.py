@@ -7,7 +7,7 @@ the evaluation (``audit_checks``) is pure.
 from __future__ import annotations
 
 from secure_mirror.preflight import kafka
-from secure_mirror.preflight.authorizer import authorize, principal_matches
+from secure_mirror.preflight.authorizer import CLUSTER_NAME, authorize, principal_matches
 from secure_mirror.preflight.checks import SideChecks, client_conf, suggestion
 from secure_mirror.preflight.model import FAIL, PASS, WARN, kafka_acls_command
 from secure_mirror.profile.models import Cluster, Profile
@@ -64,7 +64,7 @@ def _evaluate(run, plan, cluster, acls, principal, host, operation, resource_typ
                               resource_type=resource_type, name=n) for n in names}
     if operation == "CREATE":  # CREATE on the cluster also allows creating any topic
         cluster_wide = authorize(acls, principal=principal, host=host, operation="CREATE",
-                                 resource_type="CLUSTER", name="kafka-cluster")
+                                 resource_type="CLUSTER", name=CLUSTER_NAME)
         decisions = {n: cluster_wide if (not d.allowed and cluster_wide.allowed) else d for n, d in decisions.items()}
     denied = {n: d for n, d in decisions.items() if not d.allowed}
     rules = sorted({d.reason for d in decisions.values()})

@@ -7,7 +7,6 @@ or PREFIXED ACLs; a general regex cannot be an ACL, so it is listed for pre-flig
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from secure_mirror.profile.models import Cluster, GssapiSasl, Profile
 from secure_mirror.profile.secrets import printable
 from secure_mirror.profile.topics import TopicResource, classify
 from secure_mirror.render import templating
-from secure_mirror.render.encoders import UnrepresentableValue, sh
+from secure_mirror.render.encoders import UnrepresentableValue, json_text, sh
 from secure_mirror.render.spark import group_id_prefix
 
 SOURCE_TOPIC_OPERATIONS = ("READ", "DESCRIBE")
@@ -55,7 +54,7 @@ class AclPlan:
                              for op in operations)
 
     def to_json(self) -> str:
-        return json.dumps([asdict(binding) for binding in self.bindings], indent=2) + "\n"
+        return json_text([asdict(binding) for binding in self.bindings])
 
 
 def kafka_principal(cluster: Cluster) -> str:

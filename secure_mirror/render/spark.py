@@ -22,7 +22,6 @@ from secure_mirror.render.encoders import jvm_option, option_text
 from secure_mirror.render.java_properties import java_connection
 from secure_mirror.render.krb5 import krb5_conf_path
 
-JOB_MODULE = "secure_mirror.run.job"
 SHIPPED_KRB5 = "krb5.conf"
 OPTION_FILES = ("source-options.json", "sink-options.json", "job.json")  # what the job reads (cluster mode ships them)
 
