@@ -12,7 +12,6 @@ from secure_mirror.preflight.checks import SideChecks, client_conf, suggestion
 from secure_mirror.preflight.model import FAIL, PASS, WARN, kafka_acls_command
 from secure_mirror.profile.models import Cluster, Profile
 from secure_mirror.render import acls as acl_plans
-from secure_mirror.render.spark import group_id_prefix
 
 
 def collect(admin_cluster: Cluster, side: str, timeout: float) -> dict:
@@ -45,7 +44,7 @@ def audit_checks(profile: Profile, side: str, data: dict, source_topics: dict[st
                     "fix mirror.topics.include/exclude")
             return run.checks
         needs = [("READ", "TOPIC", selected), ("DESCRIBE", "TOPIC", selected),
-                 ("READ", "GROUP", [f"{group_id_prefix(profile)}-spark-kafka-source"])]
+                 ("READ", "GROUP", [f"{profile.group_prefix}-spark-kafka-source"])]
     else:
         targets = [profile.target_topic(t) for t in selected]
         absent = [t for t in targets if t not in data["topics"]]
@@ -80,7 +79,7 @@ def _evaluate(run, plan, cluster, acls, principal, host, operation, resource_typ
         run.add(what, PASS, f"{operation} on {len(names)} {resource_type.lower()}(s): {'; '.join(rules[:3])}",
                 details={"decisions": {n: d.reason for n, d in list(decisions.items())[:100]}})
         return
-    bootstrap = cluster.bootstrap_servers[0]
+    bootstrap = cluster.first_broker
     deny_rules = [d.rule for d in denied.values() if d.rule is not None]
     grants, commands = [], []
     for rule in {tuple(sorted(r.items())): r for r in deny_rules}.values():

@@ -16,7 +16,6 @@ from secure_mirror.profile.secrets import printable
 from secure_mirror.profile.topics import TopicResource, classify
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import UnrepresentableValue, json_text, sh
-from secure_mirror.render.spark import group_id_prefix
 
 SOURCE_TOPIC_OPERATIONS = ("READ", "DESCRIBE")
 TARGET_TOPIC_OPERATIONS = ("WRITE", "DESCRIBE", "CREATE")
@@ -97,7 +96,7 @@ def _source_topics(plan: AclPlan, profile: Profile, operations: tuple[str, ...])
 
 
 def _target_topics(plan: AclPlan, profile: Profile, operations: tuple[str, ...]) -> AclPlan:
-    prefix_keeps_prefix = profile.target_topic("\0").endswith("\0")  # {topic} is last in the rename template
+    prefix_keeps_prefix = profile.target_topic_pieces[-1] == ""  # {topic} is last in the rename template
     for piece in profile.selection().include:
         resource = classify(piece)
         if resource.kind == "regex" or (resource.kind == "prefix" and not prefix_keeps_prefix):
@@ -113,14 +112,14 @@ def _target_topics(plan: AclPlan, profile: Profile, operations: tuple[str, ...])
 def source_acls(profile: Profile) -> AclPlan:
     plan = _source_topics(AclPlan("source", profile.source, kafka_principal(profile.source)), profile,
                           SOURCE_TOPIC_OPERATIONS)
-    plan.allow(("READ",), "GROUP", group_id_prefix(profile), "PREFIXED")
+    plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
     return plan
 
 
 def target_acls(profile: Profile) -> AclPlan:
     plan = _target_topics(AclPlan("target", profile.target, kafka_principal(profile.target)), profile,
                           TARGET_TOPIC_OPERATIONS + VERIFY_TOPIC_OPERATIONS)
-    plan.allow(("READ",), "GROUP", group_id_prefix(profile), "PREFIXED")
+    plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
     return plan
 
 

@@ -33,6 +33,7 @@ if __package__ in (None, ""):  # run as a script by spark-submit: make the packa
 
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED  # noqa: E402
 from secure_mirror.profile.job_settings import FINGERPRINT_FILE, JOB_FILE, PROVENANCE_PREFIX  # noqa: E402
+from secure_mirror.profile.models import keeps_partitions, too_few_partitions  # noqa: E402
 from secure_mirror.render.spark import TIMESTAMP_HEADER  # noqa: E402
 from secure_mirror.run import (
     control_folder,  # noqa: E402
@@ -222,10 +223,10 @@ class TopicPlanner:
                 if have is None:
                     self._create(self.target_name(topic), wanted)
                     have = wanted
-                if self.keep_mode is True and have < wanted:
+                if too_few_partitions(self.keep_mode, wanted, have):
                     raise JobRefused(f"keep_partition is true but target topic {self.target_name(topic)} has {have} "
                                      f"partitions and {topic} has {wanted}; add partitions to the target topic")
-                self.keep[topic] = self.keep_mode is True or (self.keep_mode == "auto" and have == wanted)
+                self.keep[topic] = keeps_partitions(self.keep_mode, wanted, have)
         return {t: self.keep[t] for t in topics}
 
     def gone(self, topics: set[str]) -> list[str]:

@@ -21,7 +21,6 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.preflight import FAIL, PASS, UNVERIFIED, WARN, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
-from secure_mirror.render.spark import group_id_prefix
 from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = pytest.mark.sandbox
@@ -84,7 +83,7 @@ def test_the_admin_audit_proves_write_on_topics_still_to_create(sandbox, tmp_pat
 def test_a_literal_grant_on_one_group_name_does_not_pass_for_sparks_group_ids(sandbox, tmp_path):
     case = MirrorCase(sandbox, tmp_path)
     without(case, "source", "READ", "GROUP")
-    prefix = group_id_prefix(case.profile)
+    prefix = case.profile.group_prefix
     case.acls["source"].append({**case.acls["source"][0], "operation": "READ", "resource_type": "GROUP",
                                 "resource_name": f"{prefix}-preflight", "pattern_type": "LITERAL"})
     with case:
