@@ -6,10 +6,11 @@ the evaluation (``audit_checks``) is pure.
 
 from __future__ import annotations
 
+from secure_mirror.kafka.acl import kafka_acls_command
 from secure_mirror.preflight import kafka
 from secure_mirror.preflight.authorizer import CLUSTER_NAME, authorize, principal_matches
 from secure_mirror.preflight.checks import SideChecks, client_conf, suggestion
-from secure_mirror.preflight.model import FAIL, PASS, WARN, kafka_acls_command
+from secure_mirror.preflight.model import FAIL, PASS, WARN
 from secure_mirror.profile.models import Cluster, Profile
 from secure_mirror.render import acls as acl_plans
 
@@ -34,7 +35,7 @@ def audit_checks(profile: Profile, side: str, data: dict, source_topics: dict[st
     cluster: Cluster = getattr(profile, side)
     plan = acl_plans.source_acls(profile) if side == "source" else acl_plans.target_acls(profile)
     principal = plan.principal
-    mine = [a for a in data["acls"] if principal_matches(a["principal"], principal)]
+    mine = [a for a in data["acls"] if principal_matches(a.principal, principal)]
     run.add("audit.acls", PASS, f"{len(mine)} ACL(s) apply to {principal} (of {len(data['acls'])} on the cluster); "
             f"evaluated for connections from {host}", details={"acls": mine})
     selected = profile.selection().select(list(source_topics))
@@ -68,7 +69,7 @@ def _evaluate(run, plan, cluster, acls, principal, host, operation, resource_typ
     denied = {n: d for n, d in decisions.items() if not d.allowed}
     rules = sorted({d.reason for d in decisions.values()})
     if not denied:
-        hosts = sorted({d.rule["host"] for d in decisions.values() if d.rule and d.rule.get("host", "*") != "*"})
+        hosts = sorted({d.rule.host for d in decisions.values() if d.rule and d.rule.host != "*"})
         if hosts:  # allowed, but only from where the grant names: executors elsewhere would be refused
             run.add(what, WARN, f"{operation} on {len(names)} {resource_type.lower()}(s) is granted for connections "
                     f"from {', '.join(hosts)} only (valid for this host only): {'; '.join(rules[:3])}",
@@ -82,7 +83,7 @@ def _evaluate(run, plan, cluster, acls, principal, host, operation, resource_typ
     bootstrap = cluster.first_broker
     deny_rules = [d.rule for d in denied.values() if d.rule is not None]
     grants, commands = [], []
-    for rule in {tuple(sorted(r.items())): r for r in deny_rules}.values():
+    for rule in dict.fromkeys(deny_rules):
         commands.append(kafka_acls_command(rule, bootstrap, remove=True))
     for name, decision in denied.items():
         if decision.rule is None:

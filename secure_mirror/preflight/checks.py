@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from secure_mirror.kafka.acl import Acl, kafka_acls_command
 from secure_mirror.preflight import kafka, kerberos, tls
 from secure_mirror.preflight.authorizer import resource_matches
 from secure_mirror.preflight.model import (
@@ -21,8 +22,6 @@ from secure_mirror.preflight.model import (
     UNVERIFIED,
     WARN,
     Check,
-    acl_entry,
-    kafka_acls_command,
 )
 from secure_mirror.profile.fields import keytab_exposure, keytab_fix
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile, too_few_partitions
@@ -300,14 +299,12 @@ def broker_tickets(run: SideChecks, cluster: Cluster, creds, hosts: list[str]) -
 
 
 # ---- ACL suggestions -------------------------------------------------------------------------------------
-def suggestion(plan, operation: str, resource_type: str, name: str) -> dict:
+def suggestion(plan, operation: str, resource_type: str, name: str) -> Acl:
     """The ACL the rendered plan would grant for this need, else a LITERAL one for exactly this resource."""
     for binding in plan.bindings:
-        entry = vars(binding) if not isinstance(binding, dict) else binding
-        entry = dict(entry)
-        if entry["operation"] == operation and resource_matches(entry, resource_type, name):
-            return entry
-    return acl_entry(plan.principal, operation, resource_type, name)
+        if binding.operation == operation and resource_matches(binding, resource_type, name):
+            return binding
+    return Acl(principal=plan.principal, operation=operation, resource_type=resource_type, resource_name=name)
 
 
 def missing(run: SideChecks, what: str, plan, cluster: Cluster, operation: str, resource_type: str,

@@ -7,9 +7,10 @@ or PREFIXED ACLs; a general regex cannot be an ACL, so it is listed for pre-flig
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from secure_mirror.kafka.acl import Acl, kafka_acls_arguments
 from secure_mirror.profile import policy
 from secure_mirror.profile.models import Cluster, GssapiSasl, Profile
 from secure_mirror.profile.secrets import printable
@@ -27,17 +28,6 @@ MM2_TARGET_TOPIC_OPERATIONS = TARGET_TOPIC_OPERATIONS + ("DESCRIBE_CONFIGS", "AL
 MM2_INTERNAL_TOPIC_OPERATIONS = ("CREATE", "DESCRIBE", "DESCRIBE_CONFIGS", "READ", "WRITE")
 
 
-@dataclass(frozen=True)
-class AclBinding:
-    principal: str
-    host: str
-    operation: str  # READ | WRITE | DESCRIBE | CREATE | DESCRIBE_CONFIGS | ALTER_CONFIGS
-    permission: str  # ALLOW
-    resource_type: str  # TOPIC | GROUP | CLUSTER
-    resource_name: str
-    pattern_type: str  # LITERAL | PREFIXED
-
-
 @dataclass
 class AclPlan:
     """The bindings one cluster needs, plus include patterns only pre-flight can turn into topic names."""
@@ -45,15 +35,15 @@ class AclPlan:
     side: str
     cluster: Cluster
     principal: str
-    bindings: list[AclBinding] = field(default_factory=list)
+    bindings: list[Acl] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
 
     def allow(self, operations: tuple[str, ...], resource_type: str, name: str, pattern: str) -> None:
-        self.bindings.extend(AclBinding(self.principal, "*", op, "ALLOW", resource_type, name, pattern)
-                             for op in operations)
+        self.bindings.extend(Acl(principal=self.principal, operation=op, resource_type=resource_type,
+                                 resource_name=name, pattern_type=pattern) for op in operations)
 
     def to_json(self) -> str:
-        return json_text([asdict(binding) for binding in self.bindings])
+        return json_text([binding.to_dict() for binding in self.bindings])
 
 
 def kafka_principal(cluster: Cluster) -> str:
@@ -162,15 +152,7 @@ def mm2_target_acls(profile: Profile) -> AclPlan:
     return _offset_syncs(plan, profile)
 
 
-def _command(binding: AclBinding) -> str:
-    name = sh(binding.resource_name, "an ACL's resource name")
-    resource = {"TOPIC": f"--topic {name}", "GROUP": f"--group {name}", "CLUSTER": "--cluster"}[binding.resource_type]
-    return (f"--allow-principal {sh(binding.principal, 'the principal')} --allow-host {sh(binding.host, 'a host')} "
-            f"--operation {binding.operation.title()} {resource} "
-            f"--resource-pattern-type {binding.pattern_type.lower()}")
-
-
-templating.register_filter("acl_arguments", _command)
+templating.register_filter("acl_arguments", lambda acl: kafka_acls_arguments(acl, sh))
 
 
 def apply_acls_script(profile: Profile, out_dir: Path) -> str:

@@ -92,7 +92,7 @@ def test_a_literal_grant_on_one_group_name_does_not_pass_for_sparks_group_ids(sa
         report = run_preflight(case.profile)
         check = report.get("source.acl.group-read")
         assert check.status == FAIL, report.to_json()
-        assert check.acls and check.acls[0]["pattern_type"] == "PREFIXED" and check.acls[0]["resource_name"] == prefix
+        assert check.acls and check.acls[0].pattern_type == "PREFIXED" and check.acls[0].resource_name == prefix
         proc = run_refused(case, tmp_path, "--accept-unverified")
         assert "source.acl.group-read" in proc.stdout and "--group " + prefix in proc.stdout
 
@@ -150,4 +150,4 @@ def test_a_topic_named_in_the_selection_but_hidden_from_the_mirror_fails(sandbox
         report = run_preflight(case.profile, sides=("source",))
         check = report.get("source.acl.topic-describe-named")
         assert check.status == FAIL and hidden in check.finding and "silently" in check.finding, report.to_json()
-        assert check.acls[0]["resource_name"] == hidden and check.acls[0]["operation"] == "DESCRIBE"
+        assert check.acls[0].resource_name == hidden and check.acls[0].operation == "DESCRIBE"
