@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import seeds
+
 
 @pytest.fixture(autouse=True)
 def _no_home(tmp_path_factory, monkeypatch):
@@ -24,3 +26,12 @@ def sandbox(tmp_path_factory):
     yield sb
     if not reuse:
         sb.down()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing test's report lists every random seed drawn so far (tests/support/seeds.py), to repeat the run."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and seeds.DRAWN:
+        report.sections.append(("random seeds", "\n".join(seeds.DRAWN)))

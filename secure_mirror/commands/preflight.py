@@ -47,4 +47,5 @@ def write_acls(report, out_dir: Path, sides) -> None:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     for side in sides:
-        (out_dir / f"{side}.acls.json").write_text(json.dumps(report.missing_acls(side), indent=2) + "\n")
+        acls = [acl.to_dict() for acl in report.missing_acls(side)]
+        (out_dir / f"{side}.acls.json").write_text(json.dumps(acls, indent=2) + "\n")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from secure_mirror.kafka.acl import Acl
+
 # librdkafka's own log lines go to this logger (quiet unless the CLI is run with --verbose).
 LOG = logging.getLogger("secure_mirror.librdkafka")
-
-ACL_FIELDS = ("resource_type", "resource_name", "pattern_type", "principal", "host", "operation", "permission")
 
 
 def _admin(conf: dict):
@@ -43,7 +43,7 @@ def list_topics(conf: dict, timeout: float = 30.0) -> dict[str, int]:
     return {name: len(t.partitions) for name, t in md.topics.items()}
 
 
-def _binding(acl: dict, *, for_filter: bool = False):
+def _binding(acl: Acl, *, for_filter: bool = False):
     from confluent_kafka.admin import (
         AclBinding,
         AclBindingFilter,
@@ -54,33 +54,23 @@ def _binding(acl: dict, *, for_filter: bool = False):
     )
 
     cls = AclBindingFilter if for_filter else AclBinding
-    resource_type = acl["resource_type"].upper()
-    resource_type = "BROKER" if resource_type == "CLUSTER" else resource_type  # librdkafka's name for it
-    return cls(
-        ResourceType[resource_type], acl["resource_name"],
-        ResourcePatternType[acl.get("pattern_type", "LITERAL").upper()], acl["principal"],
-        acl.get("host", "*"), AclOperation[acl["operation"].upper()],
-        AclPermissionType[acl.get("permission", "ALLOW").upper()],
-    )
+    resource_type = "BROKER" if acl.resource_type == "CLUSTER" else acl.resource_type  # librdkafka's name for it
+    return cls(ResourceType[resource_type], acl.resource_name, ResourcePatternType[acl.pattern_type], acl.principal,
+               acl.host, AclOperation[acl.operation], AclPermissionType[acl.permission])
 
 
-def _distinct(acls: list[dict]) -> list[dict]:
-    """The ACLs once each (librdkafka refuses a request that names the same binding twice)."""
-    seen: dict[tuple, dict] = {}
-    for acl in acls:
-        key = tuple(str(acl.get(f, {"host": "*", "permission": "ALLOW", "pattern_type": "LITERAL"}.get(f))).upper()
-                    for f in ACL_FIELDS)
-        seen.setdefault(key, acl)
-    return list(seen.values())
+def _distinct(acls: list[Acl | dict]) -> list[Acl]:
+    """The ACLs (or ACL file entries) once each: librdkafka refuses a request that names the same binding twice."""
+    return list(dict.fromkeys(Acl.of(acl) for acl in acls))
 
 
-def create_acls(conf: dict, acls: list[dict], timeout: float = 30.0) -> None:
+def create_acls(conf: dict, acls: list[Acl | dict], timeout: float = 30.0) -> None:
     if acls:
         admin = _admin(conf)
         _wait(admin.create_acls([_binding(a) for a in _distinct(acls)], request_timeout=timeout), timeout)
 
 
-def delete_acls(conf: dict, acls: list[dict], timeout: float = 30.0) -> None:
+def delete_acls(conf: dict, acls: list[Acl | dict], timeout: float = 30.0) -> None:
     if acls:
         admin = _admin(conf)
         _wait(admin.delete_acls([_binding(a, for_filter=True) for a in _distinct(acls)], request_timeout=timeout),

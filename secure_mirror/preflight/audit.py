@@ -6,13 +6,13 @@ the evaluation (``audit_checks``) is pure.
 
 from __future__ import annotations
 
+from secure_mirror.kafka.acl import kafka_acls_command
 from secure_mirror.preflight import kafka
-from secure_mirror.preflight.authorizer import authorize, principal_matches
+from secure_mirror.preflight.authorizer import CLUSTER_NAME, authorize, principal_matches
 from secure_mirror.preflight.checks import SideChecks, client_conf, suggestion
-from secure_mirror.preflight.model import FAIL, PASS, WARN, kafka_acls_command
+from secure_mirror.preflight.model import FAIL, PASS, WARN
 from secure_mirror.profile.models import Cluster, Profile
 from secure_mirror.render import acls as acl_plans
-from secure_mirror.render.spark import group_id_prefix
 
 
 def collect(admin_cluster: Cluster, side: str, timeout: float) -> dict:
@@ -35,7 +35,7 @@ def audit_checks(profile: Profile, side: str, data: dict, source_topics: dict[st
     cluster: Cluster = getattr(profile, side)
     plan = acl_plans.source_acls(profile) if side == "source" else acl_plans.target_acls(profile)
     principal = plan.principal
-    mine = [a for a in data["acls"] if principal_matches(a["principal"], principal)]
+    mine = [a for a in data["acls"] if principal_matches(a.principal, principal)]
     run.add("audit.acls", PASS, f"{len(mine)} ACL(s) apply to {principal} (of {len(data['acls'])} on the cluster); "
             f"evaluated for connections from {host}", details={"acls": mine})
     selected = profile.selection().select(list(source_topics))
@@ -45,7 +45,7 @@ def audit_checks(profile: Profile, side: str, data: dict, source_topics: dict[st
                     "fix mirror.topics.include/exclude")
             return run.checks
         needs = [("READ", "TOPIC", selected), ("DESCRIBE", "TOPIC", selected),
-                 ("READ", "GROUP", [f"{group_id_prefix(profile)}-spark-kafka-source"])]
+                 ("READ", "GROUP", [f"{profile.group_prefix}-spark-kafka-source"])]
     else:
         targets = [profile.target_topic(t) for t in selected]
         absent = [t for t in targets if t not in data["topics"]]
@@ -64,12 +64,12 @@ def _evaluate(run, plan, cluster, acls, principal, host, operation, resource_typ
                               resource_type=resource_type, name=n) for n in names}
     if operation == "CREATE":  # CREATE on the cluster also allows creating any topic
         cluster_wide = authorize(acls, principal=principal, host=host, operation="CREATE",
-                                 resource_type="CLUSTER", name="kafka-cluster")
+                                 resource_type="CLUSTER", name=CLUSTER_NAME)
         decisions = {n: cluster_wide if (not d.allowed and cluster_wide.allowed) else d for n, d in decisions.items()}
     denied = {n: d for n, d in decisions.items() if not d.allowed}
     rules = sorted({d.reason for d in decisions.values()})
     if not denied:
-        hosts = sorted({d.rule["host"] for d in decisions.values() if d.rule and d.rule.get("host", "*") != "*"})
+        hosts = sorted({d.rule.host for d in decisions.values() if d.rule and d.rule.host != "*"})
         if hosts:  # allowed, but only from where the grant names: executors elsewhere would be refused
             run.add(what, WARN, f"{operation} on {len(names)} {resource_type.lower()}(s) is granted for connections "
                     f"from {', '.join(hosts)} only (valid for this host only): {'; '.join(rules[:3])}",
@@ -80,10 +80,10 @@ def _evaluate(run, plan, cluster, acls, principal, host, operation, resource_typ
         run.add(what, PASS, f"{operation} on {len(names)} {resource_type.lower()}(s): {'; '.join(rules[:3])}",
                 details={"decisions": {n: d.reason for n, d in list(decisions.items())[:100]}})
         return
-    bootstrap = cluster.bootstrap_servers[0]
+    bootstrap = cluster.first_broker
     deny_rules = [d.rule for d in denied.values() if d.rule is not None]
     grants, commands = [], []
-    for rule in {tuple(sorted(r.items())): r for r in deny_rules}.values():
+    for rule in dict.fromkeys(deny_rules):
         commands.append(kafka_acls_command(rule, bootstrap, remove=True))
     for name, decision in denied.items():
         if decision.rule is None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from secure_mirror.kafka.acl import Acl
+
 IMPLIES_DESCRIBE = frozenset({"DESCRIBE", "READ", "WRITE", "DELETE", "ALTER"})
 IMPLIES_DESCRIBE_CONFIGS = frozenset({"DESCRIBE_CONFIGS", "ALTER_CONFIGS"})
 CLUSTER_NAME = "kafka-cluster"
@@ -21,14 +23,14 @@ CLUSTER_NAME = "kafka-cluster"
 @dataclass(frozen=True)
 class Decision:
     allowed: bool
-    rule: dict | None  # the ACL that decided, None when no ACL applied
+    rule: Acl | None  # the ACL that decided, None when no ACL applied
     reason: str
 
 
-def resource_matches(acl: dict, resource_type: str, name: str) -> bool:
-    if acl["resource_type"] != resource_type:
+def resource_matches(acl: Acl, resource_type: str, name: str) -> bool:
+    if acl.resource_type != resource_type:
         return False
-    pattern, value = acl["pattern_type"], acl["resource_name"]
+    pattern, value = acl.pattern_type, acl.resource_name
     if pattern == "LITERAL":
         return value == name or value == "*"
     if pattern == "PREFIXED":
@@ -43,11 +45,11 @@ def principal_matches(acl_principal: str, principal: str) -> bool:
     return name == "*" and principal.partition(":")[0] == kind
 
 
-def operation_matches(acl: dict, operation: str) -> bool:
-    granted = acl["operation"]
+def operation_matches(acl: Acl, operation: str) -> bool:
+    granted = acl.operation
     if granted in ("ALL", operation):
         return True
-    if acl["permission"] != "ALLOW":
+    if acl.permission != "ALLOW":
         return False
     if operation == "DESCRIBE":
         return granted in IMPLIES_DESCRIBE
@@ -56,12 +58,12 @@ def operation_matches(acl: dict, operation: str) -> bool:
     return False
 
 
-def applies(acl: dict, *, principal: str, host: str, operation: str, resource_type: str, name: str) -> bool:
-    return (resource_matches(acl, resource_type, name) and principal_matches(acl["principal"], principal)
-            and acl["host"] in ("*", host) and operation_matches(acl, operation))
+def applies(acl: Acl, *, principal: str, host: str, operation: str, resource_type: str, name: str) -> bool:
+    return (resource_matches(acl, resource_type, name) and principal_matches(acl.principal, principal)
+            and acl.host in ("*", host) and operation_matches(acl, operation))
 
 
-def authorize(acls: Iterable[dict], *, principal: str, operation: str, resource_type: str, name: str,
+def authorize(acls: Iterable[Acl], *, principal: str, operation: str, resource_type: str, name: str,
               host: str = "*", super_users: Iterable[str] = (), allow_if_no_acl: bool = False) -> Decision:
     """May ``principal`` (connecting from ``host``) perform ``operation`` on the resource?"""
     acls = list(acls)
@@ -69,10 +71,10 @@ def authorize(acls: Iterable[dict], *, principal: str, operation: str, resource_
         return Decision(True, None, f"{principal} is a super user")
     matching = [a for a in acls if applies(a, principal=principal, host=host, operation=operation,
                                            resource_type=resource_type, name=name)]
-    deny = next((a for a in matching if a["permission"] == "DENY"), None)
+    deny = next((a for a in matching if a.permission == "DENY"), None)
     if deny is not None:
         return Decision(False, deny, f"denied by {describe_rule(deny)}")
-    allow = next((a for a in matching if a["permission"] == "ALLOW"), None)
+    allow = next((a for a in matching if a.permission == "ALLOW"), None)
     if allow is not None:
         return Decision(True, allow, f"allowed by {describe_rule(allow)}")
     if allow_if_no_acl and not any(resource_matches(a, resource_type, name) for a in acls):
@@ -80,7 +82,7 @@ def authorize(acls: Iterable[dict], *, principal: str, operation: str, resource_
     return Decision(False, None, f"no ACL allows {operation} on {resource_type} {name} for {principal}")
 
 
-def describe_rule(acl: dict) -> str:
-    host = "" if acl["host"] == "*" else f" from {acl['host']}"
-    return (f"{acl['permission']} {acl['operation']} on {acl['resource_type']} {acl['pattern_type']} "
-            f"'{acl['resource_name']}' for {acl['principal']}{host}")
+def describe_rule(acl: Acl) -> str:
+    host = "" if acl.host == "*" else f" from {acl.host}"
+    return (f"{acl.permission} {acl.operation} on {acl.resource_type} {acl.pattern_type} "
+            f"'{acl.resource_name}' for {acl.principal}{host}")

@@ -8,10 +8,10 @@ yields one failure: a stopped KDC fails ``<side>.kerberos.initial-ticket`` and s
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from secure_mirror.kafka.acl import Acl, kafka_acls_command
 from secure_mirror.preflight import kafka, kerberos, tls
 from secure_mirror.preflight.authorizer import resource_matches
 from secure_mirror.preflight.model import (
@@ -22,15 +22,13 @@ from secure_mirror.preflight.model import (
     UNVERIFIED,
     WARN,
     Check,
-    acl_entry,
-    kafka_acls_command,
 )
-from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
+from secure_mirror.profile.fields import keytab_exposure, keytab_fix
+from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile, too_few_partitions
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.profile.topics import classify
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.render.librdkafka import librdkafka_config
-from secure_mirror.render.spark import group_id_prefix
 
 OK = (PASS, WARN)
 
@@ -65,10 +63,6 @@ class SideFacts:
     checks: list[Check]
     topics: dict[str, int] | None = None  # visible topics (source: the selected ones) -> partitions
     hosts: list[str] = field(default_factory=list)
-
-
-def _hosts(cluster: Cluster) -> list[tuple[str, int]]:
-    return [(s.rsplit(":", 1)[0].strip("[]"), int(s.rsplit(":", 1)[1])) for s in cluster.bootstrap_servers]
 
 
 def client_conf(cluster: Cluster, side: str) -> dict[str, str]:
@@ -129,12 +123,12 @@ def local_files(run: SideChecks, cluster: Cluster, krb5_conf: str | None) -> Non
         keytab_file(run, cluster.sasl.keytab)
         krb5_conf_check(run, cluster.realm, krb5_conf)
     tls_settings = cluster.tls_settings
-    if cluster.uses_tls and tls_settings.ca is not None and not str(tls_settings.ca).endswith((".jks", ".p12", ".pfx")):
+    if cluster.uses_tls and tls_settings.pem_ca is not None:
         try:
-            count = tls.ca_certificates(tls_settings.ca)
-            run.add("files.ca", PASS, f"{tls_settings.ca} holds {count} CA certificate(s)")
+            count = tls.ca_certificates(tls_settings.pem_ca)
+            run.add("files.ca", PASS, f"{tls_settings.pem_ca} holds {count} CA certificate(s)")
         except (OSError, ValueError) as exc:
-            run.add("files.ca", FAIL, f"{tls_settings.ca} is not a PEM CA bundle ({exc})",
+            run.add("files.ca", FAIL, f"{tls_settings.pem_ca} is not a PEM CA bundle ({exc})",
                     f"point {run.side}.tls.ca at the PEM file of the CA that signed the brokers")
     if tls_settings.mutual:
         client_certificate(run, cluster)
@@ -146,10 +140,8 @@ def keytab_file(run: SideChecks, keytab: Path) -> None:
     elif not os.access(keytab, os.R_OK):
         run.add("files.keytab", FAIL, f"{keytab} is not readable by this user (uid {os.getuid()})",
                 f"chown the keytab to the job's user and chmod 600 {keytab}")
-    elif keytab.stat().st_mode & (stat.S_IROTH | stat.S_IRGRP):
-        mode = stat.filemode(keytab.stat().st_mode)
-        run.add("files.keytab", WARN, f"{keytab} is readable by other users ({mode}): anyone who reads it can "
-                "act as the mirror", f"chmod 600 {keytab}")
+    elif exposure := keytab_exposure(keytab):
+        run.add("files.keytab", WARN, f"{exposure}: anyone who reads it can act as the mirror", keytab_fix(keytab))
     else:
         run.add("files.keytab", PASS, f"{keytab} exists and only its owner can read it")
 
@@ -225,15 +217,11 @@ def initial_ticket(run: SideChecks, cluster: Cluster, side: str):
         run.add("kerberos.initial-ticket", FAIL, str(exc), exc.fix, details={"kind": exc.kind})
         return None
     lifetime = creds.lifetime
-    run.add("kerberos.initial-ticket", PASS, f"ticket for {sasl.principal} from the KDC of {run_realm(sasl)}, "
+    run.add("kerberos.initial-ticket", PASS, f"ticket for {sasl.principal} from the KDC of {sasl.realm}, "
             f"valid {lifetime // 3600}h{lifetime % 3600 // 60:02d}m (renewed from the keytab, not by renewal)",
             details={"lifetime_s": lifetime})
-    service_tickets(run, "kerberos.service-ticket", sasl, creds, [h for h, _ in _hosts(cluster)])
+    service_tickets(run, "kerberos.service-ticket", sasl, creds, [h for h, _ in cluster.brokers])
     return creds
-
-
-def run_realm(sasl: GssapiSasl) -> str:
-    return sasl.principal.rsplit("@", 1)[-1]
 
 
 def service_tickets(run: SideChecks, what: str, sasl: GssapiSasl, creds, hosts: list[str]) -> None:
@@ -252,11 +240,11 @@ def tls_checks(run: SideChecks, cluster: Cluster, timeout: float) -> None:
     if run.blocked("tls.certificate", "files.ca", "files.client-certificate"):
         return
     settings = cluster.tls_settings
-    ctx = tls.context(settings.ca if settings.ca and not str(settings.ca).endswith((".jks", ".p12", ".pfx")) else None,
+    ctx = tls.context(settings.pem_ca,
                       settings.certificate, settings.key, settings.hostname_verification,
                       settings.key_password.resolve() if settings.key_password else None)
     seen = []
-    for host, port in _hosts(cluster):
+    for host, port in cluster.brokers:
         try:
             tls.handshake(host, port, ctx, timeout)
         except tls.TlsFailure as exc:
@@ -301,7 +289,7 @@ def _connect_failure(reason: str, cluster: Cluster, timeout: float) -> tuple[str
 
 
 def broker_tickets(run: SideChecks, cluster: Cluster, creds, hosts: list[str]) -> None:
-    bootstrap = {h for h, _ in _hosts(cluster)}
+    bootstrap = {h for h, _ in cluster.brokers}
     extra = [h for h in hosts if h not in bootstrap]
     if not extra:
         run.add("kerberos.broker-tickets", PASS, f"the cluster's brokers ({', '.join(hosts)}) are the bootstrap "
@@ -311,14 +299,12 @@ def broker_tickets(run: SideChecks, cluster: Cluster, creds, hosts: list[str]) -
 
 
 # ---- ACL suggestions -------------------------------------------------------------------------------------
-def suggestion(plan, operation: str, resource_type: str, name: str) -> dict:
+def suggestion(plan, operation: str, resource_type: str, name: str) -> Acl:
     """The ACL the rendered plan would grant for this need, else a LITERAL one for exactly this resource."""
     for binding in plan.bindings:
-        entry = vars(binding) if not isinstance(binding, dict) else binding
-        entry = dict(entry)
-        if entry["operation"] == operation and resource_matches(entry, resource_type, name):
-            return entry
-    return acl_entry(plan.principal, operation, resource_type, name)
+        if binding.operation == operation and resource_matches(binding, resource_type, name):
+            return binding
+    return Acl(principal=plan.principal, operation=operation, resource_type=resource_type, resource_name=name)
 
 
 def missing(run: SideChecks, what: str, plan, cluster: Cluster, operation: str, resource_type: str,
@@ -328,7 +314,7 @@ def missing(run: SideChecks, what: str, plan, cluster: Cluster, operation: str, 
         entry = suggestion(plan, operation, resource_type, name)
         if entry not in acls_needed:
             acls_needed.append(entry)
-    bootstrap = cluster.bootstrap_servers[0]
+    bootstrap = cluster.first_broker
     commands = [kafka_acls_command(a, bootstrap) for a in acls_needed]
     more = f" (+{len(commands) - 1} more)" if len(commands) > 1 else ""
     fix = (f"grant {operation} to {plan.principal}: {commands[0]}" + more
@@ -380,7 +366,7 @@ def spark_group_name(profile: Profile) -> str:
     ACL that allows it allows the real ones, whose UUID is new at every start (a LITERAL grant cannot)."""
     import uuid
 
-    return f"{group_id_prefix(profile)}-{uuid.uuid4()}-{abs(hash(profile.mirror.checkpoint_location)) % 10**9}-driver-0"
+    return f"{profile.group_prefix}-{uuid.uuid4()}-{abs(hash(profile.mirror.checkpoint_location)) % 10**9}-driver-0"
 
 
 def hidden_literals(run: SideChecks, profile: Profile, conn: Connected, plan, visible: set[str]) -> None:
@@ -406,10 +392,10 @@ def group_read(run: SideChecks, profile: Profile, conn: Connected, plan) -> None
     group = spark_group_name(profile)
     answer = kafka.describe_group(conn.admin, group)
     if "READ" in answer.get("operations", []):
-        run.add("acl.group-read", PASS, f"{plan.principal} may READ consumer groups named {group_id_prefix(profile)}*")
+        run.add("acl.group-read", PASS, f"{plan.principal} may READ consumer groups named {profile.group_prefix}*")
     elif answer.get("error") in (None, "GROUP_AUTHORIZATION_FAILED"):
         missing(run, "acl.group-read", plan, profile.source, "READ", "GROUP", [group],
-                f"{plan.principal} may not READ the consumer groups Spark will use ({group_id_prefix(profile)}*)")
+                f"{plan.principal} may not READ the consumer groups Spark will use ({profile.group_prefix}*)")
     else:
         run.add("acl.group-read", WARN, f"could not check the consumer group {group}: {answer['error']}",
                 "run pre-flight again; the group coordinator was not ready")
@@ -465,8 +451,8 @@ def target_side(profile: Profile, timeout: float, source_topics: dict[str, int])
 
 def partitions(run: SideChecks, profile: Profile, exists: dict, names: dict[str, int], to_create: list[str]) -> None:
     differ = sorted(t for t, d in exists.items() if d["partitions"] != names[t])
-    fewer = [t for t in differ if exists[t]["partitions"] < names[t]]
-    if fewer and profile.mirror.keep_partition is True:  # the job would write to partitions that do not exist
+    fewer = [t for t in differ if too_few_partitions(profile.mirror.keep_partition, names[t], exists[t]["partitions"])]
+    if fewer:  # the job would write to partitions that do not exist
         sample = ", ".join(f"{t} ({exists[t]['partitions']} vs {names[t]})" for t in fewer[:5])
         run.add("topics.partitions", FAIL, f"mirror.keep_partition is true but {len(fewer)} target topic(s) have "
                 f"fewer partitions than their source: {sample}", "add partitions on the target (kafka-topics --alter "

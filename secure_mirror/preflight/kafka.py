@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import time
 
+from secure_mirror.kafka.acl import Acl
+
 RETRIABLE = {"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR"}
 
 
@@ -101,8 +103,8 @@ def describe_group(admin: Admin, group: str) -> dict:
             time.sleep(0.3)
 
 
-def describe_acls(admin: Admin) -> list[dict]:
-    """Every ACL of the cluster (needs DESCRIBE on the cluster), in render's ACL file format."""
+def describe_acls(admin: Admin) -> list[Acl]:
+    """Every ACL of the cluster (needs DESCRIBE on the cluster); librdkafka's BROKER resource type is CLUSTER."""
     from confluent_kafka.admin import (
         AclBindingFilter,
         AclOperation,
@@ -114,6 +116,6 @@ def describe_acls(admin: Admin) -> list[dict]:
     everything = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY,
                                   AclPermissionType.ANY)
     bindings = admin.client.describe_acls(everything, request_timeout=admin.timeout).result()
-    return [{"principal": b.principal, "host": b.host, "operation": b.operation.name,
-             "permission": b.permission_type.name, "resource_type": b.restype.name, "resource_name": b.name,
-             "pattern_type": b.resource_pattern_type.name} for b in bindings]
+    return [Acl.of({"principal": b.principal, "host": b.host, "operation": b.operation.name,
+                    "permission": b.permission_type.name, "resource_type": b.restype.name, "resource_name": b.name,
+                    "pattern_type": b.resource_pattern_type.name}) for b in bindings]

@@ -12,6 +12,8 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from secure_mirror.profile.principals import parse_principal
+
 # krb5 error codes (com_err table "krb5", base -1765328384) as carried in GSS minor status codes.
 _KRB5 = -1765328384
 KINDS = {
@@ -131,7 +133,7 @@ def service_ticket(creds, service: str, host: str) -> None:
 
 def client_failure(exc: Exception, principal: str, keytab: Path) -> KerberosFailure:
     kind = failure_kind(exc)
-    realm = principal.rsplit("@", 1)[-1]
+    realm = parse_principal(principal).realm
     text = {
         "unknown-client": (f"the KDC of {realm} has no principal {principal}",
                            f"create it (kadmin: addprinc -randkey {principal}) and export its keytab, or fix "

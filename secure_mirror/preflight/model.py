@@ -7,8 +7,9 @@ A missing permission carries the ACL that would grant it, in the format ``render
 from __future__ import annotations
 
 import json
-import shlex
 from dataclasses import asdict, dataclass, field
+
+from secure_mirror.kafka.acl import Acl
 
 PASS, WARN, FAIL, SKIPPED = "pass", "warn", "fail", "skipped"
 # A required permission pre-flight could not ask about (WRITE on a target topic that does not exist yet): not a
@@ -17,7 +18,6 @@ UNVERIFIED = "unverified"
 STATUSES = (PASS, WARN, FAIL, UNVERIFIED, SKIPPED)
 PROVE_WITH_AUDIT = ("prove it with the admin audit (secure-mirror preflight PROFILE --as-admin ADMIN), or accept it "
                     "knowingly (secure-mirror run --accept-unverified)")
-ACL_KEYS = ("principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type")
 
 
 @dataclass
@@ -26,7 +26,7 @@ class Check:
     status: str
     finding: str
     fix: str = ""
-    acls: list[dict] = field(default_factory=list)  # ACLs that would fix it (render's ACL JSON entries)
+    acls: list[Acl] = field(default_factory=list)  # ACLs that would fix it
     commands: list[str] = field(default_factory=list)  # the same as kafka-acls commands
     details: dict = field(default_factory=dict)
     proven_by: str = ""  # UNVERIFIED: the id of the check whose pass proves it (e.g. target.audit.topic-write)
@@ -59,44 +59,17 @@ class Report:
     def with_status(self, *statuses: str) -> list[Check]:
         return [check for check in self.checks if check.status in statuses]
 
-    def missing_acls(self, side: str) -> list[dict]:
-        """Every ACL the failing checks of ``side`` ask for, once each, in render's ACL file format."""
-        seen: dict[tuple, dict] = {}
-        for check in self.checks:
-            if check.side == side and check.status == FAIL:
-                for acl in check.acls:
-                    seen.setdefault(tuple(acl[k] for k in ACL_KEYS), acl)
-        return list(seen.values())
+    def missing_acls(self, side: str) -> list[Acl]:
+        """Every ACL the failing checks of ``side`` ask for, once each."""
+        return list(dict.fromkeys(acl for check in self.checks if check.side == side and check.status == FAIL
+                                  for acl in check.acls))
 
     def to_dict(self) -> dict:
         counts = {status: len(self.with_status(status)) for status in STATUSES}
         sides = sorted({check.side for check in self.checks})
         return {"ok": self.ok(), "unproven": [check.id for check in self.unproven()], "counts": counts,
                 "checks": [asdict(check) for check in self.checks],
-                "missing_acls": {side: self.missing_acls(side) for side in sides}}
+                "missing_acls": {side: [acl.to_dict() for acl in self.missing_acls(side)] for side in sides}}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2) + "\n"
-
-
-def acl_entry(principal: str, operation: str, resource_type: str, resource_name: str,
-              pattern_type: str = "LITERAL", permission: str = "ALLOW", host: str = "*") -> dict:
-    return {"principal": principal, "host": host, "operation": operation, "permission": permission,
-            "resource_type": resource_type, "resource_name": resource_name, "pattern_type": pattern_type}
-
-
-def _operation_word(operation: str) -> str:
-    return "".join(part.title() for part in operation.split("_"))  # DESCRIBE_CONFIGS -> DescribeConfigs
-
-
-def kafka_acls_command(acl: dict, bootstrap: str, *, remove: bool = False) -> str:
-    """``kafka-acls.sh`` adding (or removing) ``acl``, run with an admin's client properties."""
-    kind = acl["permission"].lower()
-    resource = {"TOPIC": f"--topic {shlex.quote(acl['resource_name'])}",
-                "GROUP": f"--group {shlex.quote(acl['resource_name'])}",
-                "TRANSACTIONAL_ID": f"--transactional-id {shlex.quote(acl['resource_name'])}",
-                "CLUSTER": "--cluster"}[acl["resource_type"]]
-    return (f"kafka-acls.sh --bootstrap-server {bootstrap} --command-config admin.properties "
-            f"{'--remove --force' if remove else '--add'} --{kind}-principal {shlex.quote(acl['principal'])} "
-            f"--{kind}-host {shlex.quote(acl['host'])} --operation {_operation_word(acl['operation'])} {resource} "
-            f"--resource-pattern-type {acl['pattern_type'].lower()}")

@@ -120,10 +120,10 @@ def _audit(profile: Profile, sides, admin: dict[str, Cluster], worker, timeout: 
 
 def _local_address(cluster: Cluster) -> str:
     """The address the brokers see this machine connect from (what host-restricted ACLs are matched against)."""
-    host, port = cluster.bootstrap_servers[0].rsplit(":", 1)
+    host, port = cluster.brokers[0]
     try:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect((host.strip("[]"), int(port)))
+            s.connect((host, port))
             return s.getsockname()[0]
     except OSError:
         return "*"

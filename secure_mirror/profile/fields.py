@@ -130,12 +130,15 @@ def _certificate(value: Path, info: ValidationInfo) -> Path:
     return path
 
 
-def keytab_warning(path: Path) -> str | None:
-    """A keytab other users can read is a credential leak; it still works, so this is only a warning."""
+def keytab_exposure(path: Path) -> str | None:
+    """Why other users can get at a keytab (its mode gives group or others any access), or None. Whoever reads it
+    can act as its principal; it still works, so validate and pre-flight both warn (fix: :func:`keytab_fix`)."""
     mode = path.stat().st_mode & 0o777
-    if mode & 0o077:
-        return f"keytab {path} has mode {mode:04o} (group/others can access it); run chmod 0600 {path}"
-    return None
+    return f"keytab {path} has mode {mode:04o} (group/others can access it)" if mode & 0o077 else None
+
+
+def keytab_fix(path: Path) -> str:
+    return f"chmod 0600 {path}"
 
 
 def _secret_ref(value: Any, info: ValidationInfo) -> SecretRef:

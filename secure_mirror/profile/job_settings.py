@@ -18,12 +18,6 @@ FINGERPRINT_FILE = "secure-mirror-fingerprint.json"
 PROVENANCE_PREFIX = "secure-mirror."  # provenance header names start with this; verify ignores them
 
 
-def target_topic_pieces(profile: Profile) -> list[str]:
-    """The target name around the source topic: ``alias_prefix`` -> ``["src.", ""]`` (join with the topic)."""
-    marker = "\0"
-    return profile.target_topic(marker).split(marker)
-
-
 def fingerprint_settings(profile: Profile) -> dict:
     """The settings a checkpoint belongs to: change any of them and the stored offsets mean something else."""
     mirror = profile.mirror
@@ -46,7 +40,7 @@ def job_settings(profile: Profile) -> dict:
     """The content of ``spark/job.json``."""
     settings = fingerprint_settings(profile)
     return {
-        "target_topic_pieces": target_topic_pieces(profile),
+        "target_topic_pieces": profile.target_topic_pieces,
         "keep_partition": profile.mirror.keep_partition,
         "provenance_headers": profile.mirror.provenance_headers,
         "source_alias": profile.source.alias,

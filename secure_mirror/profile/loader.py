@@ -13,8 +13,8 @@ from pydantic import BaseModel, ValidationError
 
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile import compat, policy
-from secure_mirror.profile.fields import Problem, keytab_warning
-from secure_mirror.profile.models import MECHANISMS, GssapiSasl, Profile, truststore_type
+from secure_mirror.profile.fields import Problem, keytab_exposure, keytab_fix
+from secure_mirror.profile.models import MECHANISMS, GssapiSasl, Profile
 from secure_mirror.profile.secrets import printable, shorten
 
 EXAMPLE = "docs/profile-example.yaml"
@@ -239,11 +239,11 @@ def profile_warnings(profile: Profile) -> list[str]:
     warnings = []
     for side, cluster in profile.clusters().items():
         if isinstance(cluster.sasl, GssapiSasl) and cluster.sasl.keytab.exists():
-            if warning := keytab_warning(cluster.sasl.keytab):
-                warnings.append(f"{side}.sasl.keytab: {warning}")
-        ca = cluster.tls.ca if cluster.tls else None
-        if ca is not None and truststore_type(ca) != "PEM":
-            warnings.append(f"{side}.tls.ca: librdkafka (kcat) cannot read a {truststore_type(ca)} truststore; "
+            if exposure := keytab_exposure(cluster.sasl.keytab):
+                warnings.append(f"{side}.sasl.keytab: {exposure}; run {keytab_fix(cluster.sasl.keytab)}")
+        kind = cluster.tls.truststore_type if cluster.tls else None
+        if kind not in (None, "PEM"):
+            warnings.append(f"{side}.tls.ca: librdkafka (kcat) cannot read a {kind} truststore; "
                             "also provide the CA as PEM to use librdkafka.conf")
     if profile.uses_kerberos and profile.kerberos is None:
         warnings.append("kerberos: not set, so clients use the system krb5.conf; declare realms or krb5_conf")

@@ -76,6 +76,11 @@ class GssapiSasl(_SaslBase):
     def authorizer_principal(self) -> str:
         return self.kafka_principal or kafka_principal_for_kerberos(self.principal)
 
+    @property
+    def realm(self) -> str:
+        """The realm of the principal (``mirror/host@REALM`` -> ``REALM``)."""
+        return parse_principal(self.principal).realm
+
 
 class PasswordSasl(_SaslBase):
     mechanism: Literal["SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN"]
@@ -121,6 +126,16 @@ class Tls(Strict):
     @property
     def mutual(self) -> bool:
         return self.certificate is not None
+
+    @property
+    def truststore_type(self) -> str | None:
+        """``PEM``, ``JKS`` or ``PKCS12`` (from the CA file's suffix), or None without a CA."""
+        return truststore_type(self.ca) if self.ca is not None else None
+
+    @property
+    def pem_ca(self) -> Path | None:
+        """The CA file when it is PEM (what librdkafka and Python's ssl can read), else None."""
+        return self.ca if self.truststore_type == "PEM" else None
 
 
 def truststore_type(path: Path) -> str:
@@ -182,7 +197,17 @@ class Cluster(Strict):
 
     @property
     def realm(self) -> str | None:
-        return parse_principal(self.sasl.principal).realm if isinstance(self.sasl, GssapiSasl) else None
+        return self.sasl.realm if isinstance(self.sasl, GssapiSasl) else None
+
+    @property
+    def brokers(self) -> list[tuple[str, int]]:
+        """``bootstrap_servers`` as (host, port) pairs; an IPv6 host loses its brackets."""
+        return [(host.strip("[]"), int(port)) for host, port in (s.rsplit(":", 1) for s in self.bootstrap_servers)]
+
+    @property
+    def first_broker(self) -> str:
+        """The first bootstrap server as written (``host:port``), for a tool's ``--bootstrap-server``."""
+        return self.bootstrap_servers[0]
 
 
 _KRB5_WORD = r"^[^\s{}=#;\"\\]+$"  # one krb5.conf token: no blanks, braces, '=', comment characters, quotes or \
@@ -242,6 +267,11 @@ class Rename(Strict):
         elif value is not None:
             raise ValueError("template is only used with rule: template; set the rule or drop the template")
         return value
+
+    @property
+    def template_text(self) -> str:
+        """The rule as a template: ``{topic}`` (identity), ``{source_alias}.{topic}`` (alias_prefix), or the template."""
+        return {"identity": "{topic}", "alias_prefix": "{source_alias}.{topic}"}.get(self.rule) or self.template
 
 
 def _check_template(template: str | None) -> None:
@@ -316,12 +346,27 @@ class MirrorMaker2(Strict):
                             "is rendered from the profile (clusters, flows, security); change the profile instead")
 
 
+KeepPartition = Literal["auto"] | bool
+
+
+def keeps_partitions(keep_partition: KeepPartition, source_partitions: int, target_partitions: int) -> bool:
+    """Whether records keep their partition number on the target topic: with ``true`` always (the job refuses a
+    target with fewer partitions: :func:`too_few_partitions`), with ``auto`` when both topics have as many, never with
+    ``false``. The job writes by it, verify compares by it (per partition, else per topic)."""
+    return keep_partition is True or (keep_partition == "auto" and source_partitions == target_partitions)
+
+
+def too_few_partitions(keep_partition: KeepPartition, source_partitions: int, target_partitions: int) -> bool:
+    """``keep_partition: true`` with a target topic that lacks some of the source's partitions (refused)."""
+    return keep_partition is True and target_partitions < source_partitions
+
+
 class Mirror(Strict):
     topics: Topics
     rename: Rename = Field(default_factory=Rename)
     starting_offsets: Literal["earliest", "latest"] = "earliest"
     checkpoint_location: str = Field(min_length=1, description="a path or a URI (hdfs://, s3a://) Spark checkpoints to")
-    keep_partition: Literal["auto"] | bool = "auto"
+    keep_partition: KeepPartition = "auto"
     provenance_headers: bool = False
     delivery: Delivery = Field(default_factory=Delivery)
     spark: Spark = Field(default_factory=Spark)
@@ -334,6 +379,9 @@ class Mirror(Strict):
         if "://" in value or Path(value).is_absolute() or base is None:
             return policy.check(value)
         return policy.check(str(Path(base) / value))
+
+    def keeps_partitions(self, source_partitions: int, target_partitions: int) -> bool:
+        return keeps_partitions(self.keep_partition, source_partitions, target_partitions)
 
 
 class Profile(Strict):
@@ -365,10 +413,19 @@ class Profile(Strict):
     def selection(self) -> topics.TopicSelection:
         return self.mirror.topics.selection()
 
+    @property
+    def target_topic_pieces(self) -> list[str]:
+        """The target name around the source topic: ``alias_prefix`` -> ``["src.", ""]``; join them with the topic
+        (the job builds its Spark expression from them, the ACLs see whether the topic comes last)."""
+        marker = "\0"  # no alias or template holds it (the input policy refuses control characters)
+        return self.mirror.rename.template_text.format(
+            topic=marker, source_alias=self.source.alias, target_alias=self.target.alias).split(marker)
+
     def target_topic(self, topic: str) -> str:
         """The name ``topic`` gets on the target cluster under the profile's rename rule."""
-        rename = self.mirror.rename
-        if rename.rule == "identity":
-            return topic
-        template = "{source_alias}.{topic}" if rename.rule == "alias_prefix" else rename.template
-        return template.format(topic=topic, source_alias=self.source.alias, target_alias=self.target.alias)
+        return topic.join(self.target_topic_pieces)
+
+    @property
+    def group_prefix(self) -> str:
+        """The prefix of every consumer group the mirror uses (Spark's ``groupIdPrefix``; the ACLs grant READ on it)."""
+        return f"secure-mirror-{self.source.alias}-{self.target.alias}"

@@ -7,17 +7,16 @@ or PREFIXED ACLs; a general regex cannot be an ACL, so it is listed for pre-flig
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from secure_mirror.kafka.acl import Acl, kafka_acls_arguments
 from secure_mirror.profile import policy
 from secure_mirror.profile.models import Cluster, GssapiSasl, Profile
 from secure_mirror.profile.secrets import printable
 from secure_mirror.profile.topics import TopicResource, classify
 from secure_mirror.render import templating
-from secure_mirror.render.encoders import UnrepresentableValue, sh
-from secure_mirror.render.spark import group_id_prefix
+from secure_mirror.render.encoders import UnrepresentableValue, json_text, sh
 
 SOURCE_TOPIC_OPERATIONS = ("READ", "DESCRIBE")
 TARGET_TOPIC_OPERATIONS = ("WRITE", "DESCRIBE", "CREATE")
@@ -29,17 +28,6 @@ MM2_TARGET_TOPIC_OPERATIONS = TARGET_TOPIC_OPERATIONS + ("DESCRIBE_CONFIGS", "AL
 MM2_INTERNAL_TOPIC_OPERATIONS = ("CREATE", "DESCRIBE", "DESCRIBE_CONFIGS", "READ", "WRITE")
 
 
-@dataclass(frozen=True)
-class AclBinding:
-    principal: str
-    host: str
-    operation: str  # READ | WRITE | DESCRIBE | CREATE | DESCRIBE_CONFIGS | ALTER_CONFIGS
-    permission: str  # ALLOW
-    resource_type: str  # TOPIC | GROUP | CLUSTER
-    resource_name: str
-    pattern_type: str  # LITERAL | PREFIXED
-
-
 @dataclass
 class AclPlan:
     """The bindings one cluster needs, plus include patterns only pre-flight can turn into topic names."""
@@ -47,15 +35,15 @@ class AclPlan:
     side: str
     cluster: Cluster
     principal: str
-    bindings: list[AclBinding] = field(default_factory=list)
+    bindings: list[Acl] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
 
     def allow(self, operations: tuple[str, ...], resource_type: str, name: str, pattern: str) -> None:
-        self.bindings.extend(AclBinding(self.principal, "*", op, "ALLOW", resource_type, name, pattern)
-                             for op in operations)
+        self.bindings.extend(Acl(principal=self.principal, operation=op, resource_type=resource_type,
+                                 resource_name=name, pattern_type=pattern) for op in operations)
 
     def to_json(self) -> str:
-        return json.dumps([asdict(binding) for binding in self.bindings], indent=2) + "\n"
+        return json_text([binding.to_dict() for binding in self.bindings])
 
 
 def kafka_principal(cluster: Cluster) -> str:
@@ -98,7 +86,7 @@ def _source_topics(plan: AclPlan, profile: Profile, operations: tuple[str, ...])
 
 
 def _target_topics(plan: AclPlan, profile: Profile, operations: tuple[str, ...]) -> AclPlan:
-    prefix_keeps_prefix = profile.target_topic("\0").endswith("\0")  # {topic} is last in the rename template
+    prefix_keeps_prefix = profile.target_topic_pieces[-1] == ""  # {topic} is last in the rename template
     for piece in profile.selection().include:
         resource = classify(piece)
         if resource.kind == "regex" or (resource.kind == "prefix" and not prefix_keeps_prefix):
@@ -114,14 +102,14 @@ def _target_topics(plan: AclPlan, profile: Profile, operations: tuple[str, ...])
 def source_acls(profile: Profile) -> AclPlan:
     plan = _source_topics(AclPlan("source", profile.source, kafka_principal(profile.source)), profile,
                           SOURCE_TOPIC_OPERATIONS)
-    plan.allow(("READ",), "GROUP", group_id_prefix(profile), "PREFIXED")
+    plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
     return plan
 
 
 def target_acls(profile: Profile) -> AclPlan:
     plan = _target_topics(AclPlan("target", profile.target, kafka_principal(profile.target)), profile,
                           TARGET_TOPIC_OPERATIONS + VERIFY_TOPIC_OPERATIONS)
-    plan.allow(("READ",), "GROUP", group_id_prefix(profile), "PREFIXED")
+    plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
     return plan
 
 
@@ -164,15 +152,7 @@ def mm2_target_acls(profile: Profile) -> AclPlan:
     return _offset_syncs(plan, profile)
 
 
-def _command(binding: AclBinding) -> str:
-    name = sh(binding.resource_name, "an ACL's resource name")
-    resource = {"TOPIC": f"--topic {name}", "GROUP": f"--group {name}", "CLUSTER": "--cluster"}[binding.resource_type]
-    return (f"--allow-principal {sh(binding.principal, 'the principal')} --allow-host {sh(binding.host, 'a host')} "
-            f"--operation {binding.operation.title()} {resource} "
-            f"--resource-pattern-type {binding.pattern_type.lower()}")
-
-
-templating.register_filter("acl_arguments", _command)
+templating.register_filter("acl_arguments", lambda acl: kafka_acls_arguments(acl, sh))
 
 
 def apply_acls_script(profile: Profile, out_dir: Path) -> str:

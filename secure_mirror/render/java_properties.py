@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, truststore_type
+from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import option_text
 from secure_mirror.render.jaas import inline_jaas
@@ -46,7 +46,7 @@ def _tls(cluster: Cluster) -> dict[str, str]:
     tls = cluster.tls_settings
     settings = {"ssl.endpoint.identification.algorithm": "https" if tls.hostname_verification else ""}
     if tls.ca is not None:
-        settings["ssl.truststore.type"] = truststore_type(tls.ca)
+        settings["ssl.truststore.type"] = tls.truststore_type
         settings["ssl.truststore.location"] = str(tls.ca)
         if tls.truststore_password is not None:
             settings["ssl.truststore.password"] = tls.truststore_password.resolve()

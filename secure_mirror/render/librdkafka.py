@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, PasswordSasl, truststore_type
+from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, PasswordSasl
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import UnrepresentableValue, rdkafka_line
 
@@ -69,8 +69,8 @@ def _tls(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
             "https" if tls.hostname_verification else "none", f"{field}.hostname_verification"
         )
     }
-    if tls.ca is not None and truststore_type(tls.ca) == "PEM":
-        config["ssl.ca.location"] = (str(tls.ca), f"{field}.ca")
+    if tls.pem_ca is not None:
+        config["ssl.ca.location"] = (str(tls.pem_ca), f"{field}.ca")
     if tls.mutual:
         config["ssl.certificate.location"] = (str(tls.certificate), f"{field}.certificate")
         config["ssl.key.location"] = (str(tls.key), f"{field}.key")

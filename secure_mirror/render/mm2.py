@@ -25,8 +25,7 @@ REPLICATION_FACTOR_KEYS = (
 
 def replication_policy(profile: Profile) -> tuple[dict[str, str], str | None]:
     """(settings, None) when MirrorMaker 2 can name topics as the profile does, else ({}, why not)."""
-    rename = profile.mirror.rename
-    template = {"identity": "{topic}", "alias_prefix": "{source_alias}.{topic}"}.get(rename.rule, rename.template)
+    template = profile.mirror.rename.template_text
     if template == "{topic}":
         return {"replication.policy.class": IDENTITY_POLICY}, None
     if template.startswith("{source_alias}") and template.endswith("{topic}"):

@@ -22,7 +22,6 @@ from secure_mirror.render.encoders import jvm_option, option_text
 from secure_mirror.render.java_properties import java_connection
 from secure_mirror.render.krb5 import krb5_conf_path
 
-JOB_MODULE = "secure_mirror.run.job"
 SHIPPED_KRB5 = "krb5.conf"
 OPTION_FILES = ("source-options.json", "sink-options.json", "job.json")  # what the job reads (cluster mode ships them)
 
@@ -45,10 +44,6 @@ def _kafka_options(cluster: Cluster, side: str, shipped: bool) -> dict[str, str]
     return {f"kafka.{key}": option_text(value) for key, value in settings.items()}
 
 
-def group_id_prefix(profile: Profile) -> str:
-    return f"secure-mirror-{profile.source.alias}-{profile.target.alias}"
-
-
 def source_options(profile: Profile) -> dict[str, str]:
     """Options for ``spark.readStream.format("kafka")``."""
     options = _kafka_options(profile.source, "source", ships_files(profile))
@@ -57,7 +52,7 @@ def source_options(profile: Profile) -> dict[str, str]:
         "startingOffsets": profile.mirror.starting_offsets,
         "failOnDataLoss": "true",
         "includeHeaders": "true",
-        "groupIdPrefix": group_id_prefix(profile),
+        "groupIdPrefix": profile.group_prefix,
     })
     if profile.mirror.spark.max_offsets_per_trigger:
         options["maxOffsetsPerTrigger"] = str(profile.mirror.spark.max_offsets_per_trigger)

@@ -6,7 +6,6 @@ folder next to the destination and renamed into place. Files holding a secret ar
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -17,7 +16,7 @@ from secure_mirror.errors import BadInputError
 from secure_mirror.profile import job_settings, policy
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
 from secure_mirror.render import acls, jaas, java_properties, krb5, librdkafka, mm2, spark, templating
-from secure_mirror.render.encoders import sh
+from secure_mirror.render.encoders import json_text, sh
 
 CCACHE_DIR = "ccache"
 OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
@@ -68,19 +67,15 @@ def _cluster_files(profile: Profile, side: str, out_dir: Path) -> list[RenderedF
     return files
 
 
-def _json(data: object) -> str:
-    return json.dumps(data, indent=2) + "\n"
-
-
 def _spark_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
     return [
-        RenderedFile("spark/source-options.json", _json(spark.source_options(profile)),
+        RenderedFile("spark/source-options.json", json_text(spark.source_options(profile)),
                      "Spark readStream options for the source (kafka.* with the source identity)",
                      holds_secret(profile.source)),
-        RenderedFile("spark/sink-options.json", _json(spark.sink_options(profile)),
+        RenderedFile("spark/sink-options.json", json_text(spark.sink_options(profile)),
                      "Spark writeStream options for the target (kafka.* with the target identity)",
                      holds_secret(profile.target)),
-        RenderedFile("spark/spark-conf.json", _json(spark.spark_conf(profile, out_dir)),
+        RenderedFile("spark/spark-conf.json", json_text(spark.spark_conf(profile, out_dir)),
                      "Spark configuration: connector jars and -Djava.security.krb5.conf for driver and executors"),
         RenderedFile("spark/spark-submit.sh", spark.spark_submit(profile, out_dir),
                      "runs the mirror job with spark-submit", executable=True),
@@ -131,7 +126,7 @@ def _manifest_files(profile: Profile, files: list[RenderedFile]) -> list[Rendere
                     {"path": "manifest.json", "purpose": "this list", "secret": False, "mode": "0644"},
                     {"path": "MANIFEST.md", "purpose": "this list, for people", "secret": False, "mode": "0644"}]}
     markdown = templating.render("templates/MANIFEST.md.j2", manifest=manifest)
-    return [RenderedFile("manifest.json", _json(manifest), "this list"),
+    return [RenderedFile("manifest.json", json_text(manifest), "this list"),
             RenderedFile("MANIFEST.md", markdown, "this list, for people")]
 
 

@@ -68,16 +68,23 @@ def initial_offsets_file(text: str) -> Offsets:
     return _parse(json.loads(text[start:])) if start >= 0 else {}
 
 
+def fingerprint_mismatch(location: str, stored: dict, expected: dict) -> str | None:
+    """Why a checkpoint stamped with ``stored`` must not be resumed by a job of ``expected`` (the sentence the
+    launcher and the job both refuse with), or None when the fingerprints agree."""
+    if stored.get("sha256") == expected["sha256"]:
+        return None
+    old, new = stored.get("settings", {}), expected["settings"]
+    changes = ", ".join(f"{key}: {old.get(key)!r} -> {new[key]!r}" for key in sorted(new) if old.get(key) != new[key])
+    return (f"the checkpoint {location} belongs to a profile with other topic or rename settings ({changes}); "
+            "resuming would skip or misroute records. Point mirror.checkpoint_location at a new folder, or restore "
+            "the old settings")
+
+
 def check_fingerprint(location: str, expected: dict) -> None:
     """Refuse (exit 2) a local checkpoint stamped by a profile with other topic or rename settings."""
     folder = local_folder(location)
     if folder is None or not (folder / FINGERPRINT_FILE).exists():
         return  # the job checks remote checkpoints, and stamps new ones
     stored = json.loads((folder / FINGERPRINT_FILE).read_text(encoding="utf-8"))
-    if stored.get("sha256") == expected["sha256"]:
-        return
-    old, new = stored.get("settings", {}), expected["settings"]
-    changes = ", ".join(f"{key}: {old.get(key)!r} -> {new[key]!r}" for key in sorted(new) if old.get(key) != new[key])
-    raise BadInputError(f"the checkpoint {location} belongs to a profile with other topic or rename settings "
-                        f"({changes}); resuming would skip or misroute records. Point mirror.checkpoint_location at "
-                        "a new folder, or restore the old settings")
+    if (problem := fingerprint_mismatch(location, stored, expected)) is not None:
+        raise BadInputError(problem)

@@ -12,7 +12,6 @@ from secure_mirror.kafka.admin_ops import LOG
 from secure_mirror.kafka.isolated import call_isolated
 from secure_mirror.profile.models import Profile
 from secure_mirror.render import krb5, librdkafka
-from secure_mirror.render.spark import group_id_prefix
 
 
 class SideClients:
@@ -43,7 +42,7 @@ class SideClients:
         cluster = getattr(self.profile, side)
         conf = {key: value for key, (value, _field) in librdkafka.librdkafka_config(cluster, side).items()}
         # A group under the prefix the rendered ACLs grant READ on (nothing is ever committed to it).
-        return {**conf, "group.id": f"{group_id_prefix(self.profile)}-inspect"}
+        return {**conf, "group.id": f"{self.profile.group_prefix}-inspect"}
 
     def call(self, side: str, fn, *args, **kwargs):
         return call_isolated(self._env(side), fn, self.conf(side), *args, **kwargs)

@@ -31,13 +31,18 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script by spark-submit: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED  # noqa: E402
 from secure_mirror.profile.job_settings import FINGERPRINT_FILE, JOB_FILE, PROVENANCE_PREFIX  # noqa: E402
+from secure_mirror.profile.models import keeps_partitions, too_few_partitions  # noqa: E402
 from secure_mirror.render.spark import TIMESTAMP_HEADER  # noqa: E402
-from secure_mirror.run import monitor  # noqa: E402
-from secure_mirror.run.checkpoint import initial_offsets_file, offset_log_offsets  # noqa: E402
+from secure_mirror.run import (
+    control_folder,  # noqa: E402
+    monitor,  # noqa: E402
+)
+from secure_mirror.run.checkpoint import fingerprint_mismatch, initial_offsets_file, offset_log_offsets  # noqa: E402
+from secure_mirror.run.control_folder import ControlFolder  # noqa: E402
 from secure_mirror.run.login_watch import LoginWatch, gssapi_identities  # noqa: E402
 
-EXIT_OK, EXIT_FAILED, EXIT_REFUSED, EXIT_CLUSTER_REFUSED, EXIT_INTERRUPTED = 0, 1, 2, 5, 130  # = secure_mirror.errors
 HEADERS_TYPE = "array<struct<key:string,value:binary>>"
 # Secrets in plan strings: a password/secret/token setting or JAAS option (quoted or up to the next comma) and
 # PEM private keys (ssl.keystore.key); Spark replaces the matches with *********(redacted).
@@ -48,7 +53,7 @@ PLAN_REDACTION = (r'(?i)(password|secret|token)[^=\s]*=("(?:[^"\\]|\\.)*"|[^,\s}
 class JobRefused(Exception):
     """The job cannot (or must not) go on, and starting it again would not help."""
 
-    def __init__(self, message: str, exit_code: int = EXIT_CLUSTER_REFUSED):
+    def __init__(self, message: str, exit_code: int = EXIT_REFUSED):
         super().__init__(message)
         self.exit_code = exit_code
 
@@ -59,7 +64,7 @@ def read_options(options_dir: Path) -> tuple[dict, dict, dict]:
         path = options_dir / name
         if not path.exists():
             raise JobRefused(f"{path} is missing; render the profile again (secure-mirror render) and run the "
-                             "spark-submit.sh of that folder", EXIT_REFUSED)
+                             "spark-submit.sh of that folder", EXIT_BAD_INPUT)
         return json.loads(path.read_text(encoding="utf-8"))
 
     return load("source-options.json"), load("sink-options.json"), load(JOB_FILE)
@@ -117,17 +122,12 @@ def check_fingerprint(checkpoint: Checkpoint, expected: dict) -> None:
         if checkpoint.has_offsets():
             raise JobRefused(f"the checkpoint {checkpoint.location} holds offsets but no {FINGERPRINT_FILE}, so it "
                              "may belong to another job; point mirror.checkpoint_location at a new folder",
-                             EXIT_REFUSED)
+                             EXIT_BAD_INPUT)
         checkpoint.write(FINGERPRINT_FILE, json.dumps(expected, indent=2, sort_keys=True) + "\n")
         return
-    stored = json.loads(stored_text)
-    if stored.get("sha256") != expected["sha256"]:
-        differ = sorted(k for k in expected["settings"] if stored.get("settings", {}).get(k) != expected["settings"][k])
-        changes = ", ".join(f"{k}: {stored.get('settings', {}).get(k)!r} -> {expected['settings'][k]!r}"
-                            for k in differ)
-        raise JobRefused(f"the checkpoint {checkpoint.location} belongs to a profile with other topic or rename "
-                         f"settings ({changes}); resuming would skip or misroute records. Use a new "
-                         "mirror.checkpoint_location, or restore the old settings", EXIT_REFUSED)
+    problem = fingerprint_mismatch(checkpoint.location, json.loads(stored_text), expected)
+    if problem is not None:
+        raise JobRefused(problem, EXIT_BAD_INPUT)
 
 
 # ---- target topics ---------------------------------------------------------------------------------------
@@ -223,10 +223,10 @@ class TopicPlanner:
                 if have is None:
                     self._create(self.target_name(topic), wanted)
                     have = wanted
-                if self.keep_mode is True and have < wanted:
+                if too_few_partitions(self.keep_mode, wanted, have):
                     raise JobRefused(f"keep_partition is true but target topic {self.target_name(topic)} has {have} "
                                      f"partitions and {topic} has {wanted}; add partitions to the target topic")
-                self.keep[topic] = self.keep_mode is True or (self.keep_mode == "auto" and have == wanted)
+                self.keep[topic] = keeps_partitions(self.keep_mode, wanted, have)
         return {t: self.keep[t] for t in topics}
 
     def gone(self, topics: set[str]) -> list[str]:
@@ -423,10 +423,10 @@ def _classify(error: BaseException, mirror: Mirror | None) -> tuple[int, str]:
         return mirror.refused.exit_code, str(mirror.refused)
     text = str(error)
     if "TopicAuthorizationException" in text or "Not authorized to access topics" in text:
-        return EXIT_CLUSTER_REFUSED, ("a cluster refused the mirror identity access to a topic "
+        return EXIT_REFUSED, ("a cluster refused the mirror identity access to a topic "
                                       f"({_first_line(text, 'uthoriz')}); grant the ACLs of the rendered acls/ folder")
     if "failOnDataLoss" in text or "data may have been lost" in text or "UnknownTopicOrPartition" in text:
-        return EXIT_CLUSTER_REFUSED, SOURCE_GONE.format(_first_line(text, "lost"))
+        return EXIT_REFUSED, SOURCE_GONE.format(_first_line(text, "lost"))
     kafka = KAFKA_ERROR.search(text)  # the Kafka client's own words, rather than Spark's wrapping of them
     return EXIT_FAILED, f"the mirror query failed: {kafka.group(1) if kafka else _first_line(text, 'Exception')}"
 
@@ -440,24 +440,23 @@ def _first_line(text: str, needle: str) -> str:
 
 
 class Control:
-    """Where ``secure-mirror run`` and the job meet: pid, stop request, final result."""
+    """Where ``secure-mirror run`` and the job meet (``--control-dir``): pid, stop request, final result."""
 
     def __init__(self, folder: str | None):
-        self.folder = Path(folder) if folder else None
+        self.folder = ControlFolder(folder) if folder else None
         self.signal: int | None = None
 
     def started(self) -> None:
         if self.folder:
-            (self.folder / "job.pid").write_text(str(os.getpid()))
+            self.folder.write_pid(os.getpid())
 
     def stop_requested(self) -> bool:
-        return self.signal is not None or bool(self.folder and (self.folder / "stop").exists())
+        return self.signal is not None or bool(self.folder and self.folder.stop_requested())
 
     def result(self, code: int, status: str, message: str) -> int:
         if self.folder:
             retryable = code == EXIT_FAILED
-            text = json.dumps({"exit_code": code, "status": status, "message": message, "retryable": retryable})
-            (self.folder / "result.json").write_text(text + "\n")
+            self.folder.write_result({"exit_code": code, "status": status, "message": message, "retryable": retryable})
         if message:
             print(f"secure-mirror job: {message}", file=sys.stderr)
         return code
@@ -470,7 +469,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--trigger-interval", default="5 seconds")
     parser.add_argument("--metrics-file", help="append JSON lines with per-topic-partition figures here")
     parser.add_argument("--status-interval", type=float, default=10.0, help="seconds between idle status lines")
-    parser.add_argument("--control-dir", help="folder for job.pid, the stop file and result.json")
+    parser.add_argument(control_folder.OPTION, help="folder for the pid, stop and result files (run/control_folder.py)")
     return parser.parse_args(argv)
 
 
@@ -511,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             logins.close()
         if logins.refused is not None:  # Kafka's client would retry such a login for ever
-            return control.result(EXIT_CLUSTER_REFUSED, "refused", logins.refused)
+            return control.result(EXIT_REFUSED, "refused", logins.refused)
         if deleted.refused is not None:
             return control.result(deleted.refused.exit_code, "refused", str(deleted.refused))
         error = query.exception()

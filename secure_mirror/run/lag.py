@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from secure_mirror.profile.models import Profile
-from secure_mirror.render.spark import group_id_prefix
 from secure_mirror.run import checkpoint
 from secure_mirror.run.clients import SideClients, watermarks
 
@@ -30,7 +29,7 @@ class LagRow:
 def lag_rows(profile: Profile, ends: dict[tuple[str, int], tuple[int, int]],
              committed: dict[tuple[str, int], int]) -> list[LagRow]:
     """Rows from the source's (low, high) watermarks and the committed offsets (pure; tested on its own)."""
-    group = group_id_prefix(profile)
+    group = profile.group_prefix
     rows = []
     for (topic, partition) in sorted(set(ends) | set(committed)):
         offset = committed.get((topic, partition))

@@ -8,7 +8,7 @@ batches. With ``supervise`` a failed job is started again after a growing pause,
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import shutil
 import signal
@@ -26,7 +26,8 @@ from secure_mirror.profile.job_settings import job_settings
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import withheld_from_children
 from secure_mirror.render import render_all
-from secure_mirror.run import checkpoint
+from secure_mirror.run import checkpoint, control_folder
+from secure_mirror.run.control_folder import ControlFolder
 
 BACKOFF_START, BACKOFF_MAX = 2.0, 60.0
 
@@ -111,36 +112,34 @@ class _Stopper:
             signal.signal(sig, handler)
 
 
-def _attempt(script: Path, args: list[str], control: Path, log: Path, stopper: _Stopper) -> dict:
-    for name in ("result.json", "job.pid", "stop"):
-        (control / name).unlink(missing_ok=True)
+def _attempt(script: Path, args: list[str], control: ControlFolder, log: Path, stopper: _Stopper) -> dict:
+    control.reset()
     with open(log, "a", encoding="utf-8") as err:
         with withheld_from_children():  # the job reads its secrets from the rendered 0600 option files
             # cwd: the run folder, where Spark puts what it writes into its working folder (artifacts/), never
             # the folder the user started us from
-            process = subprocess.Popen(["bash", str(script), *args, "--control-dir", str(control)], cwd=control,
-                                       env=job_environment(), stderr=err, start_new_session=True)
+            process = subprocess.Popen(["bash", str(script), *args, control_folder.OPTION, str(control.path)],
+                                       cwd=control.path, env=job_environment(), stderr=err, start_new_session=True)
         forwarded = False
         while process.poll() is None:
             if stopper.signal is not None and not forwarded:
                 forwarded = _forward_stop(process, control)
             time.sleep(0.2)
-    result_file = control / "result.json"
-    if result_file.exists():
-        return json.loads(result_file.read_text(encoding="utf-8"))
+    result = control.result()
+    if result is not None:
+        return result
     return {"exit_code": EXIT_FAILED, "status": "failed", "retryable": True,
             "message": f"the Spark job ended with status {process.returncode} before it reported a result; "
                        f"see {log}"}
 
 
-def _forward_stop(process: subprocess.Popen, control: Path) -> bool:
-    pid_file = control / "job.pid"
-    (control / "stop").touch()
-    if pid_file.exists():
-        try:
-            os.kill(int(pid_file.read_text()), signal.SIGTERM)
-        except (ProcessLookupError, ValueError):
-            pass
+def _forward_stop(process: subprocess.Popen, control: ControlFolder) -> bool:
+    control.request_stop()
+    if control.job_started():  # its pid may not be complete yet: the stop file tells it all the same
+        pid = control.pid()
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
         return True
     os.killpg(process.pid, signal.SIGTERM)  # still starting: nothing to lose yet
     return True
@@ -173,16 +172,24 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
 def _run(profile: Profile, options: RunOptions, folder: Path) -> int:
     script = prepare(profile, folder)
     metrics = str(Path(options.metrics_file).resolve()) if options.metrics_file else str(folder / "metrics.jsonl")
-    args = ["--metrics-file", metrics, "--status-interval", str(options.status_interval),
-            "--trigger-interval", options.trigger_interval]
-    if options.until_caught_up:
-        args.append("--until-caught-up")
     log = folder / "job.log"
     print(f"secure-mirror run: job log {log}, metrics {metrics}", file=sys.stderr)
+    return supervise(script, job_arguments(options, metrics), ControlFolder(folder), log, options)
+
+
+def job_arguments(options: RunOptions, metrics: str) -> list[str]:
+    """The arguments ``spark-submit.sh`` passes on to the job (see ``secure_mirror.run.job``)."""
+    args = ["--metrics-file", metrics, "--status-interval", str(options.status_interval),
+            "--trigger-interval", options.trigger_interval]
+    return [*args, "--until-caught-up"] if options.until_caught_up else args
+
+
+def supervise(script: Path, args: list[str], control: ControlFolder, log: Path, options: RunOptions) -> int:
+    """Run the job's script until it succeeds, is stopped, or fails in a way (or as often) that ends the run."""
     restarts, backoff = 0, BACKOFF_START
     with _Stopper() as stopper:
         while True:
-            result = _attempt(script, args, folder, log, stopper)
+            result = _attempt(script, args, control, log, stopper)
             if stopper.signal is not None:
                 return _stopped(stopper.signal)
             code = int(result.get("exit_code", EXIT_FAILED))

@@ -144,9 +144,6 @@ class KDC:
     def delete_principal(self, principal: str) -> None:
         self.kadmin(principal.rsplit("@", 1)[1], f"delprinc -force {principal}")
 
-    def list_principals(self, realm: str) -> list[str]:
-        return [line.strip() for line in self.kadmin(realm, "listprincs").splitlines() if "@" in line]
-
 
 def krb5_conf(realms: list[Realm], *, default_realm: str) -> str:
     """A client krb5.conf naming every realm, with hosts mapped to realms by domain, no DNS guessing."""

@@ -2,7 +2,7 @@
 
 The mirrored range of a source partition runs from where the job started reading it to the offset the
 checkpoint committed. Its target is the renamed topic: the same partition when the mirror kept partitions
-(same partition count and ``keep_partition`` not false), else the whole topic. Both sides are read once into
+(``Mirror.keeps_partitions``, the rule the job writes by), else the whole topic. Both sides are read once into
 order-independent digests (:mod:`secure_mirror.verify.digest`); only when digests differ is a second pass made
 to fetch a few example records of what is missing, extra or duplicated.
 """
@@ -109,7 +109,7 @@ def plan_ranges(profile: Profile, committed: dict, initial: dict, source_marks: 
         target = profile.target_topic(topic)
         source_parts = sorted(p for t, p in source_marks if t == topic) or sorted(p for t, p in committed if t == topic)
         target_parts = sorted(p for t, p in target_marks if t == target)
-        per_partition = profile.mirror.keep_partition is not False and len(source_parts) == len(target_parts)
+        per_partition = profile.mirror.keeps_partitions(len(source_parts), len(target_parts))
         for partition in sorted(p for t, p in committed if t == topic):
             low = source_marks.get((topic, partition), (0, 0))[0]
             start = max(initial.get((topic, partition), low), low)

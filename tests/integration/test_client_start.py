@@ -22,7 +22,7 @@ from secure_mirror import paths
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
-from tests.unit import profile_factory as pf
+from tests.support import profiles as pf
 
 pytestmark = pytest.mark.jvm
 REPO = Path(__file__).resolve().parents[2]

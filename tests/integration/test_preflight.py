@@ -15,18 +15,19 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import yaml
 
 from secure_mirror.kafka import admin_ops
+from secure_mirror.kafka.acl import Acl, operation_word
 from secure_mirror.preflight import FAIL, SKIPPED, WARN, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls as acl_plans
-from tests.helpers import granted
+from tests.support.cluster import granted
 
 pytestmark = pytest.mark.sandbox
 
@@ -52,13 +53,12 @@ def write_profile(sb, folder: Path, name: str = "profile.yaml", **changes) -> Pa
     return path
 
 
-def rendered(profile) -> dict[str, list[dict]]:
-    return {"source": [asdict(b) for b in acl_plans.source_acls(profile).bindings],
-            "target": [asdict(b) for b in acl_plans.target_acls(profile).bindings]}
+def rendered(profile) -> dict[str, list[Acl]]:
+    return {"source": acl_plans.source_acls(profile).bindings, "target": acl_plans.target_acls(profile).bindings}
 
 
-def one(acls: list[dict], operation: str, resource_type: str = "TOPIC") -> dict:
-    return next(a for a in acls if a["operation"] == operation and a["resource_type"] == resource_type)
+def one(acls: list[Acl], operation: str, resource_type: str = "TOPIC") -> Acl:
+    return next(a for a in acls if a.operation == operation and a.resource_type == resource_type)
 
 
 def not_passing(report) -> set[str]:
@@ -66,7 +66,7 @@ def not_passing(report) -> set[str]:
 
 
 @contextmanager
-def acls_removed(sb, side: str, acls: list[dict]):
+def acls_removed(sb, side: str, acls: list[Acl]):
     sb.admin(side, admin_ops.delete_acls, acls)
     try:
         yield
@@ -146,14 +146,14 @@ def test_each_required_acl_removed_is_named_with_its_fix(setup, source_op, targe
         side_acl = source_acl if check.side == "source" else target_acl
         assert check.acls == [side_acl]  # the rendered ACL that grants it, in render's ACL file format
         assert check.commands[0].startswith(f"kafka-acls.sh --bootstrap-server {sb.sides[check.side].bootstrap}")
-        assert f"--operation {side_acl['operation'].title()}" in check.commands[0]
+        assert f"--operation {operation_word(side_acl.operation)}" in check.commands[0]
         assert "kafka-acls.sh" in check.fix
 
 
 def test_deny_overrides_allow_and_the_audit_names_the_rule(setup):
     sb, profile = setup["sb"], setup["profile"]
-    deny = {"principal": "User:mirror", "host": "*", "operation": "READ", "permission": "DENY",
-            "resource_type": "TOPIC", "resource_name": "preflight.a", "pattern_type": "LITERAL"}
+    deny = Acl(principal="User:mirror", operation="READ", permission="DENY", resource_type="TOPIC",
+               resource_name="preflight.a")
     with granted(sb, "source", [deny]):
         report = run_preflight(profile, sides=("source",), admin=admin_of(sb, profile))
     assert not_passing(report) == {"source.acl.topic-read", "source.audit.topic-read"}, report.to_json()
@@ -169,7 +169,7 @@ def test_deny_overrides_allow_and_the_audit_names_the_rule(setup):
 def test_prefixed_acl_covering_only_some_topics(setup):
     sb, profile, grants = setup["sb"], setup["profile"], setup["acls"]
     wide = one(grants["source"], "READ")
-    narrow = dict(wide, resource_name="preflight.a")  # PREFIXED 'preflight.a' misses preflight.b
+    narrow = replace(wide, resource_name="preflight.a")  # PREFIXED 'preflight.a' misses preflight.b
     with acls_removed(sb, "source", [wide]), granted(sb, "source", [narrow]):
         report = run_preflight(profile, admin=admin_of(sb, profile))
     assert not_passing(report) == {"source.acl.topic-read", "source.audit.topic-read"}, report.to_json()

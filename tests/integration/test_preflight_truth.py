@@ -21,9 +21,7 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.preflight import FAIL, PASS, UNVERIFIED, WARN, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
-from secure_mirror.render.spark import group_id_prefix
-
-from .test_run_support import MirrorCase, records
+from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = pytest.mark.sandbox
 CLI = [sys.executable, "-m", "secure_mirror"]
@@ -85,7 +83,7 @@ def test_the_admin_audit_proves_write_on_topics_still_to_create(sandbox, tmp_pat
 def test_a_literal_grant_on_one_group_name_does_not_pass_for_sparks_group_ids(sandbox, tmp_path):
     case = MirrorCase(sandbox, tmp_path)
     without(case, "source", "READ", "GROUP")
-    prefix = group_id_prefix(case.profile)
+    prefix = case.profile.group_prefix
     case.acls["source"].append({**case.acls["source"][0], "operation": "READ", "resource_type": "GROUP",
                                 "resource_name": f"{prefix}-preflight", "pattern_type": "LITERAL"})
     with case:
@@ -94,7 +92,7 @@ def test_a_literal_grant_on_one_group_name_does_not_pass_for_sparks_group_ids(sa
         report = run_preflight(case.profile)
         check = report.get("source.acl.group-read")
         assert check.status == FAIL, report.to_json()
-        assert check.acls and check.acls[0]["pattern_type"] == "PREFIXED" and check.acls[0]["resource_name"] == prefix
+        assert check.acls and check.acls[0].pattern_type == "PREFIXED" and check.acls[0].resource_name == prefix
         proc = run_refused(case, tmp_path, "--accept-unverified")
         assert "source.acl.group-read" in proc.stdout and "--group " + prefix in proc.stdout
 
@@ -152,4 +150,4 @@ def test_a_topic_named_in_the_selection_but_hidden_from_the_mirror_fails(sandbox
         report = run_preflight(case.profile, sides=("source",))
         check = report.get("source.acl.topic-describe-named")
         assert check.status == FAIL and hidden in check.finding and "silently" in check.finding, report.to_json()
-        assert check.acls[0]["resource_name"] == hidden and check.acls[0]["operation"] == "DESCRIBE"
+        assert check.acls[0].resource_name == hidden and check.acls[0].operation == "DESCRIBE"

@@ -17,7 +17,7 @@ from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
-from tests.helpers import records, topic_acls, unique
+from tests.support.cluster import plain_records, topic_acls, unique
 
 pytestmark = pytest.mark.sandbox
 REPO = Path(__file__).resolve().parents[2]
@@ -112,7 +112,7 @@ def test_spark_reads_source_and_writes_target_with_two_identities_in_one_jvm(san
     tgt = f"src.{src}"
     sandbox.admin("source", admin_ops.create_topics, {src: 2})
     sandbox.admin("target", admin_ops.create_topics, {tgt: 2})
-    sandbox.admin("source", admin_ops.produce, src, records(50, "sp"))
+    sandbox.admin("source", admin_ops.produce, src, plain_records(50, "sp"))
     res = subprocess.run([sys.executable, str(Path(__file__).with_name("spark_copy.py")), str(rendered / "spark"),
                           src, tgt], capture_output=True, text=True, timeout=600, cwd=REPO)
     assert res.returncode == 0, res.stderr[-3000:]
@@ -126,7 +126,7 @@ def test_mirrormaker2_mirrors_a_topic_with_rendered_mm2_properties_and_rendered_
     nothing is granted by hand (its internal topics, Connect worker group and topic configs included)."""
     topic = unique("demo.mm2")
     sandbox.admin("source", admin_ops.create_topics, {topic: 1})
-    sandbox.admin("source", admin_ops.produce, topic, records(20, "mm"))
+    sandbox.admin("source", admin_ops.produce, topic, plain_records(20, "mm"))
     granted = GRANTED
     mm2_acls = {side: json.loads((rendered / "acls" / f"mm2-{side}.acls.json").read_text())
                 for side in ("source", "target")}

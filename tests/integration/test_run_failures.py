@@ -18,8 +18,7 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.sandbox import procs
 from secure_mirror.verify import verify
-
-from .test_run_support import MirrorCase, caught_up, records, wait_for
+from tests.support.mirror_case import MirrorCase, caught_up, records, wait_for
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]

@@ -16,8 +16,7 @@ from secure_mirror.profile import load_profile
 from secure_mirror.run.lag import lag
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.verify import verify
-
-from .test_run_support import MirrorCase, records, wait_for
+from tests.support.mirror_case import MirrorCase, records, wait_for
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]

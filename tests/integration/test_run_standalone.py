@@ -14,8 +14,7 @@ from secure_mirror.errors import EXIT_OK
 from secure_mirror.render import spark as spark_render
 from secure_mirror.sandbox.spark_standalone import SparkStandalone
 from secure_mirror.verify import verify
-
-from .test_run_support import MirrorCase, records
+from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]

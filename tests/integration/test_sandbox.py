@@ -6,12 +6,13 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+from confluent_kafka import KafkaException
 
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.isolated import IsolatedCallError, call_isolated
 from secure_mirror.sandbox import Sandbox, procs
-from tests.helpers import granted, group_acls, records, topic_acls, unique
+from tests.support.cluster import granted, group_acls, plain_records, topic_acls, unique
 
 pytestmark = pytest.mark.sandbox
 
@@ -36,8 +37,8 @@ def test_two_identities_in_two_realms_from_one_python_process(sandbox, tmp_path,
         monkeypatch.setenv(key, value)
     with granted(sandbox, "source", topic_acls(src, "READ", "WRITE", "DESCRIBE") + group_acls("check")), \
             granted(sandbox, "target", topic_acls(tgt, "READ", "WRITE", "DESCRIBE") + group_acls("check")):
-        admin_ops.produce(sandbox.client_conf("source"), src, records(5, "s"))
-        admin_ops.produce(sandbox.client_conf("target"), tgt, records(3, "t"))
+        admin_ops.produce(sandbox.client_conf("source"), src, plain_records(5, "s"))
+        admin_ops.produce(sandbox.client_conf("target"), tgt, plain_records(3, "t"))
         got_src = admin_ops.consume(sandbox.client_conf("source"), src, max_records=5, group_id="check")
         got_tgt = admin_ops.consume(sandbox.client_conf("target"), tgt, max_records=3, group_id="check")
     assert sorted(r["key"] for r in got_src) == [f"s-{i}".encode() for i in range(5)]
@@ -52,10 +53,10 @@ def test_authorization_is_enforced_until_an_acl_grants_it(sandbox):
     topic, group = unique("sbx.acl"), unique("sbx-check")  # names no other test's ACL can cover
     sandbox.admin("source", admin_ops.create_topics, {topic: 1})
     with pytest.raises(IsolatedCallError) as refused:
-        sandbox.as_mirror("source", admin_ops.produce, topic, records(1))
+        sandbox.as_mirror("source", admin_ops.produce, topic, plain_records(1))
     assert "TOPIC_AUTHORIZATION_FAILED" in str(refused.value) or refused.value.code == "TOPIC_AUTHORIZATION_FAILED"
     with granted(sandbox, "source", topic_acls(topic, "WRITE", "READ", "DESCRIBE") + group_acls(group)):
-        assert sandbox.as_mirror("source", admin_ops.produce, topic, records(4)) == 4
+        assert sandbox.as_mirror("source", admin_ops.produce, topic, plain_records(4)) == 4
         got = sandbox.as_mirror("source", admin_ops.consume, topic, max_records=4, group_id=group)
     assert len(got) == 4
     with pytest.raises(IsolatedCallError):  # and refused again once the ACLs are gone
@@ -68,10 +69,10 @@ def test_scram_sha_512_user_created_on_the_broker_authenticates(sandbox):
     conf = sandbox.client_conf("target", mechanism="SCRAM-SHA-512")
     conf |= {"sasl.username": "mirror", "sasl.password": sandbox.scram_password_file("target").read_text()}
     with granted(sandbox, "target", topic_acls(topic, "WRITE", "DESCRIBE")):
-        assert admin_ops.produce(conf, topic, records(2)) == 2
+        assert admin_ops.produce(conf, topic, plain_records(2)) == 2
     bad = conf | {"sasl.password": "not-the-password"}
-    with pytest.raises(Exception, match="(?i)authenticat"):
-        admin_ops.produce(bad, topic, records(1), timeout=15)
+    with pytest.raises(KafkaException, match="(?i)authenticat"):
+        admin_ops.produce(bad, topic, plain_records(1), timeout=15)
 
 
 def test_tls_verification_fails_against_a_wrong_ca(sandbox):

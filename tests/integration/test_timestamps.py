@@ -13,7 +13,7 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
 from secure_mirror.run.launcher import run_mirror
-from tests.helpers import unique
+from tests.support.cluster import unique
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 

@@ -12,8 +12,7 @@ import pytest
 from secure_mirror.errors import EXIT_FAILED
 from secure_mirror.kafka import admin_ops
 from secure_mirror.verify import verify
-
-from .test_run_support import MirrorCase, records
+from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = [pytest.mark.sandbox]
 

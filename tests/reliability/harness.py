@@ -1,6 +1,6 @@
 """The mirror under load, for the reliability suite (no tests here).
 
-``MirrorUnderLoad`` is a :class:`integration.test_run_support.MirrorCase` (own topics, own checkpoint, ACLs
+``MirrorUnderLoad`` is a :class:`tests.support.mirror_case.MirrorCase` (own topics, own checkpoint, ACLs
 granted and revoked) with
 
 - a background producer: ONE spawned process, logged in as the source's admin, producing sequence-numbered
@@ -41,14 +41,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import yaml
-from integration.test_run_support import MirrorCase, wait_for
 
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
 from secure_mirror.run import checkpoint
 from secure_mirror.run.clients import SideClients, watermarks
+from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.verify import verify
 from secure_mirror.verify.digest import DEFAULT_CELLS
+from tests.support.mirror_case import MirrorCase, wait_for
 
 from .conftest import STATS
 
@@ -302,17 +303,14 @@ class MirrorUnderLoad:
         return self.job
 
     def driver_pid(self, timeout: float = 180.0) -> int:
-        """The pid of the job's Python driver (``job.pid`` in the run folder), once it is written."""
-        pid_file = self.run_dir / "job.pid"
+        """The pid of the job's Python driver (written to the run folder, its control folder), once it is written."""
+        control = ControlFolder(self.run_dir)
 
         def read() -> int | None:
             self._fail_if_ended("its driver started")
-            try:
-                return int(pid_file.read_text())
-            except (OSError, ValueError):
-                return None
+            return control.pid()
 
-        return wait_for(read, timeout, "the Spark driver's job.pid", step=0.2)
+        return wait_for(read, timeout, "the Spark driver's pid file", step=0.2)
 
     def committed_batch(self) -> int:
         found = checkpoint.committed_offsets(self.profile.mirror.checkpoint_location)
@@ -374,8 +372,8 @@ class MirrorUnderLoad:
 
     def _kill_everything(self) -> None:
         """The CLI and its job (used only when something hangs or a test fails)."""
-        pid_file = self.run_dir / "job.pid" if self.run_dir else None
-        for target in ([int(pid_file.read_text())] if pid_file and pid_file.exists() else []) + [self.job.pid]:
+        driver = ControlFolder(self.run_dir).pid() if self.run_dir else None
+        for target in ([driver] if driver is not None else []) + [self.job.pid]:
             try:
                 os.killpg(os.getpgid(target), signal.SIGKILL)
             except (ProcessLookupError, ValueError):

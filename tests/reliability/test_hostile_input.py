@@ -37,11 +37,9 @@ from secure_mirror import cli, paths
 from secure_mirror.profile import load_profile, policy
 from secure_mirror.profile.secrets import SecretUnavailable
 from secure_mirror.render import UnrepresentableValue, jaas, mm2
+from tests.support import profiles as factory
 
 from .conftest import PROFILE, STATS
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-import profile_factory as factory  # noqa: E402 - lives next to the unit tests
 
 pytestmark = pytest.mark.reliability
 

@@ -27,9 +27,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from integration.test_run_support import wait_for
 
 from secure_mirror.run.login_watch import INTERVAL
+from tests.support.mirror_case import wait_for
 
 from .conftest import DETAILS, LONG
 from .harness import MirrorUnderLoad

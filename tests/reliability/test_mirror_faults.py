@@ -22,6 +22,8 @@ import time
 
 import pytest
 
+from tests.support import seeds
+
 from .conftest import DETAILS, LONG, STATS
 from .harness import MirrorUnderLoad
 
@@ -40,7 +42,7 @@ def _report(name: str, outcome) -> None:
 
 
 def test_driver_killed_at_random_moments_loses_nothing(sandbox, tmp_path):
-    seed = random.randrange(1 << 30)
+    seed = seeds.draw_seed("driver kills")
     rng = random.Random(seed)
     with MirrorUnderLoad(sandbox, tmp_path, rate=RATE, name="killed") as load:
         load.start_job()
@@ -73,7 +75,7 @@ def stopped_then_bounced(sandbox, tmp_path_factory):
        --supervise restarting it (recorded per bounce).
     """
     folder = tmp_path_factory.mktemp("stopped-then-bounced")
-    rng = random.Random()
+    rng = seeds.seeded("clean stops")
     phases = {"stop_seconds": [], "stop_codes": [], "bounces": []}
     bounces = [(side, hard) for _ in range(BOUNCE_ROUNDS) for side in ("source", "target") for hard in (False, True)]
     try:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -40,16 +39,15 @@ from secure_mirror.errors import BadInputError
 from secure_mirror.profile import load_profile, policy
 from secure_mirror.render import acls, java_properties, librdkafka, mm2, render_all, spark
 from secure_mirror.render.krb5 import default_realm
+from tests.support import profiles as pf
+from tests.support import seeds
 
 from .conftest import LONG, STATS
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-import profile_factory as pf  # noqa: E402
 
 pytestmark = [pytest.mark.reliability, pytest.mark.jvm]
 
 REPO = Path(__file__).resolve().parents[2]
-SEED = int(os.environ.get("SECURE_MIRROR_SEED") or random.SystemRandom().randrange(2**32))
+SEED = seeds.draw_seed("hypothesis @seed of the reader round trips")
 EXAMPLES = 1500 if LONG else 100
 print(f"test_render_readers: seed {SEED} (repeat with SECURE_MIRROR_SEED={SEED})", file=sys.stderr)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.unit import profile_factory as pf
+from tests.support import profiles as pf
 
 pytestmark = pytest.mark.reliability
 CLI = [sys.executable, "-m", "secure_mirror", "-v"]

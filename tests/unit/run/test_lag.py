@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 import pytest
 
@@ -11,6 +10,7 @@ from secure_mirror.errors import BadInputError
 from secure_mirror.profile.job_settings import FINGERPRINT_FILE, fingerprint
 from secure_mirror.run import checkpoint
 from secure_mirror.run.lag import format_table, lag_rows
+from tests.support import profiles as pf
 
 
 def _write_checkpoint(folder, batches: dict[int, dict], committed: list[int]):
@@ -31,9 +31,8 @@ def test_committed_offsets_are_those_of_the_newest_committed_batch(tmp_path):
     assert checkpoint.committed_offsets(str(tmp_path / "none")) is None
 
 
-def test_lag_rows_and_table():
-    profile = SimpleNamespace(source=SimpleNamespace(alias="src"), target=SimpleNamespace(alias="tgt"),
-                              mirror=SimpleNamespace(starting_offsets="earliest"))
+def test_lag_rows_and_table(tmp_path):
+    profile = pf.load(tmp_path)
     rows = lag_rows(profile, {("t", 0): (0, 12), ("t", 1): (0, 4), ("u", 0): (2, 9)}, {("t", 0): 9, ("t", 1): 4})
     assert [(r.topic, r.partition, r.offset, r.log_end, r.lag) for r in rows] == \
            [("t", 0, 9, 12, 3), ("t", 1, 4, 4, 0), ("u", 0, None, 9, 7)]
@@ -43,9 +42,8 @@ def test_lag_rows_and_table():
     assert table[-1] == "total lag: 10 records over 3 partitions"
 
 
-def test_a_topic_the_source_no_longer_shows_has_unknown_lag_not_zero():
-    profile = SimpleNamespace(source=SimpleNamespace(alias="src"), target=SimpleNamespace(alias="tgt"),
-                              mirror=SimpleNamespace(starting_offsets="earliest"))
+def test_a_topic_the_source_no_longer_shows_has_unknown_lag_not_zero(tmp_path):
+    profile = pf.load(tmp_path)
     rows = lag_rows(profile, {("t", 0): (0, 12)}, {("t", 0): 9, ("gone", 0): 40})
     assert [(r.topic, r.offset, r.log_end, r.lag) for r in rows] == [("gone", 40, None, None), ("t", 9, 12, 3)]
     table = format_table(rows).splitlines()

@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import pytest
-from profile_factory import PASSWORD, gssapi, password, profile_data, write_profile
 
 from secure_mirror.cli import main
 from secure_mirror.errors import BadInputError
@@ -23,8 +22,9 @@ from secure_mirror.profile import (
 )
 from secure_mirror.profile.javaregex import JavaRegexError, to_python
 from secure_mirror.profile.schema import profile_json_schema_text
+from tests.support.profiles import PASSWORD, gssapi, password, profile_data, write_profile
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def problems_of(tmp_path: Path, data: dict) -> list[str]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.authorizer import authorize
 
 
 def acl(operation="READ", name="orders", pattern="LITERAL", permission="ALLOW", principal="User:mirror",
-        host="*", resource_type="TOPIC") -> dict:
-    return {"principal": principal, "host": host, "operation": operation, "permission": permission,
-            "resource_type": resource_type, "resource_name": name, "pattern_type": pattern}
+        host="*", resource_type="TOPIC") -> Acl:
+    return Acl(principal=principal, host=host, operation=operation, permission=permission,
+               resource_type=resource_type, resource_name=name, pattern_type=pattern)
 
 
 def allowed(acls, operation="READ", name="orders", resource_type="TOPIC", host="10.0.0.5", **kw) -> bool:

@@ -6,6 +6,7 @@ import random
 
 from secure_mirror.verify.compare import plan_ranges
 from secure_mirror.verify.digest import PRIME, Digest, difference, record_hash
+from tests.support import profiles as pf
 
 
 def _hashes(n: int) -> list[int]:
@@ -52,20 +53,14 @@ def test_too_many_differences_are_reported_as_unlisted():
     assert difference(source, Digest(cells=30)) is None
 
 
-def _profile(keep="auto"):
-    from types import SimpleNamespace
-
-    return SimpleNamespace(target_topic=lambda t: f"src.{t}", mirror=SimpleNamespace(keep_partition=keep))
-
-
-def test_plan_ranges_per_partition_when_counts_match_else_per_topic():
+def test_plan_ranges_per_partition_when_counts_match_else_per_topic(tmp_path):
     committed = {("a", 0): 10, ("a", 1): 7, ("b", 0): 5, ("b", 1): 5}
     source = {("a", 0): (2, 12), ("a", 1): (0, 7), ("b", 0): (0, 5), ("b", 1): (0, 5), ("new", 0): (0, 3)}
     target = {("src.a", 0): (0, 10), ("src.a", 1): (0, 7), ("src.b", 0): (0, 10)}
-    plan = plan_ranges(_profile(), committed, {("a", 0): 1}, source, target)
+    plan = plan_ranges(pf.load(tmp_path / "auto"), committed, {("a", 0): 1}, source, target)
     assert ("a", 0, 2, 10, ("a", 0)) in plan.source_ranges  # starts at the low watermark when it moved on
     assert ("b", 1, 0, 5, ("b", None)) in plan.source_ranges  # 2 source partitions, 1 target: whole topic
     assert ("src.b", 0, 0, 10, ("b", None)) in plan.target_ranges
     assert plan.not_mirrored == [{"topic": "new", "partition": 0, "records": 3}]
-    unkept = plan_ranges(_profile(False), committed, {}, source, target)
+    unkept = plan_ranges(pf.load(tmp_path / "unkept", keep_partition=False), committed, {}, source, target)
     assert {g for *_r, g in unkept.source_ranges} == {("a", None), ("b", None)}

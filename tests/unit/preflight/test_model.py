@@ -6,10 +6,15 @@ import json
 
 from rich.console import Console
 
+from secure_mirror.kafka.acl import Acl, kafka_acls_command
 from secure_mirror.preflight import Check, Report, render_table
-from secure_mirror.preflight.model import acl_entry, kafka_acls_command
 
-READ = acl_entry("User:mirror", "READ", "TOPIC", "orders.", "PREFIXED")
+READ = Acl(principal="User:mirror", operation="READ", resource_type="TOPIC", resource_name="orders.",
+           pattern_type="PREFIXED")
+
+
+def _acl(operation: str, resource_type: str, name: str) -> Acl:
+    return Acl(principal="User:mirror", operation=operation, resource_type=resource_type, resource_name=name)
 
 
 def test_warnings_fail_only_when_strict():
@@ -23,11 +28,11 @@ def test_warnings_fail_only_when_strict():
 def test_missing_acls_are_collected_once_per_side_in_render_format():
     report = Report([Check("source.acl.topic-read", "fail", "x", acls=[READ]),
                      Check("source.audit.topic-read", "fail", "y", acls=[READ]),
-                     Check("source.acl.group-read", "pass", "z", acls=[acl_entry("User:mirror", "READ", "GROUP", "g")]),
-                     Check("target.acl.topic-write", "fail", "w", acls=[acl_entry("User:mirror", "WRITE", "TOPIC", "t")])])
+                     Check("source.acl.group-read", "pass", "z", acls=[_acl("READ", "GROUP", "g")]),
+                     Check("target.acl.topic-write", "fail", "w", acls=[_acl("WRITE", "TOPIC", "t")])])
     assert report.missing_acls("source") == [READ]
-    assert sorted(READ) == sorted(["principal", "host", "operation", "permission", "resource_type", "resource_name",
-                                   "pattern_type"])
+    assert list(READ.to_dict()) == ["principal", "host", "operation", "permission", "resource_type",
+                                    "resource_name", "pattern_type"]  # render's acls/*.acls.json entries
     data = json.loads(report.to_json())
     assert data["ok"] is False and data["counts"]["fail"] == 3
     assert data["missing_acls"]["target"][0]["operation"] == "WRITE"
@@ -38,7 +43,8 @@ def test_kafka_acls_commands():
     assert kafka_acls_command(READ, "b:9093") == (
         "kafka-acls.sh --bootstrap-server b:9093 --command-config admin.properties --add --allow-principal "
         "User:mirror --allow-host '*' --operation Read --topic orders. --resource-pattern-type prefixed")
-    deny = acl_entry("User:*", "DESCRIBE_CONFIGS", "CLUSTER", "kafka-cluster", permission="DENY", host="10.1.1.1")
+    deny = Acl(principal="User:*", operation="DESCRIBE_CONFIGS", resource_type="CLUSTER", resource_name="kafka-cluster",
+               permission="DENY", host="10.1.1.1")
     assert kafka_acls_command(deny, "b:9093", remove=True) == (
         "kafka-acls.sh --bootstrap-server b:9093 --command-config admin.properties --remove --force "
         "--deny-principal 'User:*' --deny-host 10.1.1.1 --operation DescribeConfigs --cluster "

@@ -8,14 +8,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from profile_factory import gssapi, password, profile_data, write_profile
 
 from secure_mirror import paths
 from secure_mirror.profile import load_profile
 from secure_mirror.profile.secrets import SecretUnavailable
 from secure_mirror.render import UnrepresentableValue, jaas_quote, render_all
+from tests.support.profiles import gssapi, password, profile_data, write_profile
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 HOSTILE = [
     'p"q', "a\\b", "a\\\\b", '\\"', "x;y", "a=b", "with space", "debug=true",
     '" debug="true', '";', 'x"; org.Evil required a="b', "é漢字🙂", "\\n literal", "'single'",

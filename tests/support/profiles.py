@@ -116,3 +116,10 @@ def write_profile(tmp: Path, data: dict) -> Path:
     path = tmp / "profile.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
+
+
+def load(tmp: Path, source: dict | None = None, target: dict | None = None, **mirror):
+    """The validated Profile of :func:`profile_data` (written to ``tmp/profile.yaml`` and loaded as a user's is)."""
+    from secure_mirror.profile import load_profile
+
+    return load_profile(write_profile(tmp, profile_data(tmp, source, target, **mirror)))

@@ -9,7 +9,6 @@ import os
 import stat
 from pathlib import Path
 
-import profile_factory as pf
 import pytest
 
 from secure_mirror.cli import main
@@ -17,8 +16,9 @@ from secure_mirror.errors import BadInputError
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls, render_all, render_files, spark, templating
 from secure_mirror.render.templating import TemplateFailure
+from tests.support import profiles as pf
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 

@@ -1,4 +1,4 @@
-"""Helpers shared by the integration tests: ACL grants that undo themselves, unique topic names."""
+"""Helpers for tests against the sandbox: ACL grants that undo themselves, unique topic names, plain records."""
 
 from __future__ import annotations
 
@@ -36,6 +36,6 @@ def granted(sandbox, side: str, acls: list[dict]):
         sandbox.admin(side, admin_ops.delete_acls, acls)
 
 
-def records(n: int, tag: str = "r") -> list[dict]:
+def plain_records(n: int, tag: str = "r") -> list[dict]:
     return [{"key": f"{tag}-{i}".encode(), "value": f"value {i}".encode(), "headers": [("h", str(i).encode())]}
             for i in range(n)]

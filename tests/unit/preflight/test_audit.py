@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
+from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.audit import audit_checks
 from secure_mirror.profile import load_profile
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import profile_factory as pf  # noqa: E402
+from tests.support import profiles as pf
 
 
 def _acl(operation, name, host="*", resource_type="TOPIC", pattern="LITERAL"):
-    return {"principal": "User:mirror", "host": host, "operation": operation, "permission": "ALLOW",
-            "resource_type": resource_type, "resource_name": name, "pattern_type": pattern}
+    return Acl(principal="User:mirror", host=host, operation=operation, resource_type=resource_type,
+               resource_name=name, pattern_type=pattern)
 
 
 def test_a_grant_for_one_host_is_reported_as_valid_for_that_host_only(tmp_path):

@@ -1,0 +1,109 @@
+"""The job's pure parts: exit codes and their sentences, the control folder, the options it reads, the plan-string
+redaction, the checkpoint fingerprint comparison. (The streaming query itself runs in the sandbox suites.)"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+
+import pytest
+
+from secure_mirror import errors
+from secure_mirror.run import job
+from secure_mirror.run.checkpoint import fingerprint_mismatch
+from secure_mirror.run.control_folder import ControlFolder
+
+
+def test_exit_codes_are_those_of_errors_py():
+    assert job.JobRefused("x").exit_code == errors.EXIT_REFUSED == 5
+    assert (job.EXIT_BAD_INPUT, job.EXIT_FAILED, job.EXIT_INTERRUPTED) == (2, 1, 130)
+
+
+def test_missing_option_files_are_bad_input_naming_the_fix(tmp_path):
+    with pytest.raises(job.JobRefused, match="source-options.json is missing; render the profile again") as refused:
+        job.read_options(tmp_path)
+    assert refused.value.exit_code == errors.EXIT_BAD_INPUT
+    for name, content in (("source-options.json", {"a": "1"}), ("sink-options.json", {"b": "2"}),
+                          ("job.json", {"c": 3})):
+        (tmp_path / name).write_text(json.dumps(content))
+    assert job.read_options(tmp_path) == ({"a": "1"}, {"b": "2"}, {"c": 3})
+
+
+KAFKA_TRACE = """org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 3.0 failed
+Caused by: org.apache.kafka.common.errors.TimeoutException: Expiring 2 record(s) for src.t-0: 120001 ms has passed
+\tat org.apache.kafka.clients.producer.internals.RecordAccumulator.expiredBatches(RecordAccumulator.java:1)"""
+
+
+@pytest.mark.parametrize(("text", "code", "sentence"), [
+    ("org.apache.kafka.common.errors.TopicAuthorizationException: Not authorized to access topics: [t]",
+     errors.EXIT_REFUSED, "a cluster refused the mirror identity access to a topic (org.apache.kafka.common.errors."
+     "TopicAuthorizationException: Not authorized to access topics: [t]); grant the ACLs of the rendered acls/"),
+    ("Partition t-0's offset was changed from 78 to 0, some data may have been lost.\nSet failOnDataLoss false",
+     errors.EXIT_REFUSED, "source records the checkpoint expects are gone (a source topic was deleted or truncated): "
+     "Partition t-0's offset was changed from 78 to 0, some data may have been lost."),
+    (KAFKA_TRACE, errors.EXIT_FAILED, "the mirror query failed: TimeoutException: Expiring 2 record(s) for src.t-0: "
+     "120001 ms has passed"),
+    ("java.lang.IllegalStateException: odd\nmore", errors.EXIT_FAILED, "the mirror query failed: "
+     "java.lang.IllegalStateException: odd"),
+])
+def test_a_failed_query_becomes_an_exit_code_and_one_sentence(text, code, sentence):
+    got_code, message = job._classify(RuntimeError(text), None)
+    assert got_code == code and message.startswith(sentence)
+
+
+def test_the_control_folder_carries_pid_stop_and_result(tmp_path, capsys):
+    control = job.Control(str(tmp_path))
+    control.started()
+    folder = ControlFolder(tmp_path)
+    assert folder.pid() is not None and not control.stop_requested()
+    folder.request_stop()
+    assert control.stop_requested()
+    assert control.result(errors.EXIT_FAILED, "failed", "broker gone") == errors.EXIT_FAILED
+    assert folder.result() == {"exit_code": 1, "status": "failed", "message": "broker gone", "retryable": True}
+    assert "secure-mirror job: broker gone" in capsys.readouterr().err
+    control.result(errors.EXIT_REFUSED, "refused", "grant READ")
+    assert folder.result()["retryable"] is False  # only a failure may be retried
+
+
+def test_a_signal_is_a_stop_request_without_a_control_folder():
+    control = job.Control(None)
+    control.started()
+    assert not control.stop_requested()
+    control.signal = signal.SIGTERM
+    assert control.stop_requested()
+
+
+def test_arguments():
+    args = job.parse_args(["--options-dir", "/o", "--control-dir", "/c", "--until-caught-up"])
+    assert (args.options_dir, args.control_dir, args.until_caught_up, args.trigger_interval) == \
+        ("/o", "/c", True, "5 seconds")
+
+
+@pytest.mark.parametrize("plan", [
+    'kafka.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="m" '
+    'password="p\\"w,d";',
+    "kafka.ssl.truststore.password=s3cret, kafka.bootstrap.servers=b:9093",
+    "ssl.keystore.key=-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----",
+    "kafka.sasl.oauthbearer.client.secret=abc}",
+])
+def test_plan_strings_lose_their_secrets(plan):
+    redacted = re.sub(job.PLAN_REDACTION, "*********(redacted)", plan)
+    assert not any(secret in redacted for secret in ('p\\"w', "s3cret", "MIIB", "abc"))
+    assert "kafka.bootstrap.servers=b:9093" in redacted or "bootstrap" not in plan
+
+
+def test_the_topics_read_are_those_of_the_last_progress():
+    progress = {"sources": [{"endOffset": '{"a":{"0":3},"b":{"1":0}}'}, {"endOffset": None}]}
+    assert job._read_topics(progress) == {"a", "b"}
+    assert job._read_topics(None) == set()
+
+
+def test_one_fingerprint_comparison_for_the_launcher_and_the_job():
+    old = {"sha256": "1", "settings": {"rename_rule": "alias_prefix", "topics_include": "a.*"}}
+    new = {"sha256": "2", "settings": {"rename_rule": "identity", "topics_include": "a.*"}}
+    assert fingerprint_mismatch("/ck", old, {**old}) is None
+    assert fingerprint_mismatch("/ck", old, new) == (
+        "the checkpoint /ck belongs to a profile with other topic or rename settings (rename_rule: 'alias_prefix' "
+        "-> 'identity'); resuming would skip or misroute records. Point mirror.checkpoint_location at a new folder, "
+        "or restore the old settings")

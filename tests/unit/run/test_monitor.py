@@ -1,0 +1,110 @@
+"""The monitor: the figures and status line of a batch (pure), and the reporter writing them."""
+
+import io
+import json
+
+from secure_mirror.run.monitor import (
+    OBSERVED,
+    Reporter,
+    batch_figures,
+    batch_line,
+    parse_offsets,
+    partition_metrics,
+    records_behind,
+    status_text,
+)
+
+
+def _line(**changes):
+    line = {"batch": 0, "record-count": 500, "records-in-per-sec": 0.0, "records-out-per-sec": 250.0,
+            "byte-count": 512000, "batch-duration-ms": 2000, "records-behind": 0}
+    return {**line, **changes}
+
+
+def test_a_first_batch_has_no_input_rate_rather_than_zero():
+    assert status_text(_line()) == ("batch 0: 500 records, in n/a, out 250/s, 250.0 KiB/s, took 2000 ms, "
+                                    "0 behind the source")
+
+
+def test_later_batches_show_the_input_rate():
+    assert "in 120/s, out 250/s" in status_text(_line(batch=3, **{"records-in-per-sec": 120.4}))
+    assert "0 records, in 0/s" in status_text(_line(**{"record-count": 0}))
+
+
+# ---- the figures of a batch, from a query progress and what the job recorded while writing --------------------
+PROGRESS = {
+    "timestamp": "2026-11-22T10:00:00.000Z", "batchId": 4, "numInputRows": 30,
+    "inputRowsPerSecond": 14.96, "processedRowsPerSecond": 20.04, "durationMs": {"triggerExecution": 1500},
+    "sources": [{"endOffset": '{"t":{"0":20,"1":10}}', "latestOffset": {"t": {"0": 25, "1": 10, "2": 4}}}],
+    "observedMetrics": {"secure-mirror-batch": {"records": 30, "bytes": 3000, "ts_min": 1000.0, "ts_max": 4000.0,
+                                                "ts_avg": 2500.0}},
+}
+BATCH = {"started": 10.0, "written": 12.0, "keep": {"t": True}, "ranges": {("t", 0): (0, 20), ("t", 1): (0, 10),
+                                                                           ("t", 2): (4, 4)}}
+
+
+def test_parse_offsets_reads_json_text_or_a_dict_and_ignores_anything_else():
+    assert parse_offsets('{"a":{"0":5,"1":7}}') == {("a", 0): 5, ("a", 1): 7}
+    assert parse_offsets({"a": {"2": 1}}) == {("a", 2): 1}
+    assert parse_offsets("not json") == {} and parse_offsets(None) == {} and parse_offsets({"a": 3}) == {}
+
+
+def test_records_behind_is_the_latest_offset_minus_the_offset_reached_per_partition():
+    assert records_behind(PROGRESS) == {("t", 0): 5, ("t", 1): 0, ("t", 2): 0}  # t-2 unknown to the batch: 0
+    assert records_behind({}) == {}
+
+
+def test_partition_metrics_list_the_offsets_each_partition_covered():
+    rows = partition_metrics(BATCH, ["src.", ""])
+    assert rows == [
+        {"topic": "t", "partition": 0, "target-topic": "src.t", "partition-kept": True, "record-count": 20,
+         "first-offset": 0, "last-offset": 19},
+        {"topic": "t", "partition": 1, "target-topic": "src.t", "partition-kept": True, "record-count": 10,
+         "first-offset": 0, "last-offset": 9},
+    ]  # t-2 covered nothing
+
+
+def test_batch_figures_carry_mirrormaker_2_names():
+    figures = batch_figures(BATCH, PROGRESS["observedMetrics"][OBSERVED])
+    assert figures == {"byte-count": 3000, "byte-rate": 1500.0,
+                       "record-age-ms-min": 6000, "record-age-ms-avg": 7500, "record-age-ms-max": 9000,
+                       "replication-latency-ms-min": 8000, "replication-latency-ms-avg": 9500,
+                       "replication-latency-ms-max": 11000}
+    assert batch_figures(BATCH, {}) == {"byte-count": 0, "byte-rate": 0.0}  # nothing observed: no ages
+
+
+def test_batch_line_is_the_metrics_file_line():
+    line = batch_line(PROGRESS, BATCH, ["src.", ""])
+    assert {key: line[key] for key in ("batch", "record-count", "records-in-per-sec", "records-out-per-sec",
+                                       "byte-count", "batch-duration-ms", "records-behind")} == \
+        {"batch": 4, "record-count": 30, "records-in-per-sec": 15.0, "records-out-per-sec": 20.0,
+         "byte-count": 3000, "batch-duration-ms": 1500, "records-behind": 5}
+    assert [row["records-behind"] for row in line["partitions"]] == [5, 0]
+    assert batch_line(PROGRESS, None, ["src.", ""])["partitions"] == []  # a batch the job did not record
+
+
+class _Query:
+    """What Reporter.report reads from a StreamingQuery: its recent progress (dicts, as after .json)."""
+
+    def __init__(self, *progress):
+        self.recentProgress = list(progress)
+
+
+class _Batches:
+    def __init__(self, batches):
+        self.batches = batches
+
+
+def test_the_reporter_writes_each_batch_once_to_the_metrics_file_and_the_status_stream(tmp_path):
+    metrics, stream = tmp_path / "metrics.jsonl", io.StringIO()
+    reporter = Reporter(str(metrics), 3600.0, ["src.", ""], stream)
+    empty = {**PROGRESS, "batchId": 5, "numInputRows": 0, "sources": []}
+    query = _Query(PROGRESS, empty)
+    reporter.report(query, _Batches({4: BATCH}))
+    reporter.report(query, _Batches({}))  # the same progress again: nothing new
+    reporter.finish()
+    lines = [json.loads(line) for line in metrics.read_text().splitlines()]
+    assert [line["batch"] for line in lines] == [4]  # batch 5 had no records: no line
+    printed = stream.getvalue().splitlines()
+    assert len(printed) == 1  # not a terminal: one timestamped line per batch
+    assert printed[0].endswith("batch 4: 30 records, in 15/s, out 20/s, 2.0 KiB/s, took 1500 ms, 5 behind the source")
