@@ -58,8 +58,3 @@ def call_isolated(env: dict[str, str], fn: Callable[..., T], *args: Any, **kwarg
         future = pool.submit(_guarded, fn, args, kwargs)
     with pool:
         return future.result()
-
-
-def kerberos_env(krb5_conf: str, ccache: str) -> dict[str, str]:
-    """The environment of one identity: which krb5.conf, and its own private credential cache."""
-    return {"KRB5_CONFIG": str(krb5_conf), "KRB5CCNAME": f"FILE:{ccache}"}

@@ -12,6 +12,7 @@ import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
+from secure_mirror.kafka.identity import kerberos_env
 from secure_mirror.preflight import audit, checks, java_client
 from secure_mirror.preflight.model import FAIL, SKIPPED, Check, Report
 from secure_mirror.preflight.workers import Worker, WorkerError, WorkerTimeout
@@ -31,7 +32,7 @@ def run_preflight(profile: Profile, *, sides: tuple[str, ...] = SIDES, timeout: 
         deadline = STARTUP_S + 12 * timeout
 
         def worker(name: str) -> Worker:
-            w = Worker(_environment(krb5_conf, Path(tmp), name))
+            w = Worker(kerberos_env(krb5_conf, f"{Path(tmp) / name}.ccache"))  # librdkafka's kinit fills it
             stack.callback(w.close)
             return w
 
@@ -65,13 +66,6 @@ def _krb5_conf(profile: Profile, tmp: Path) -> str | None:
     path = tmp / "krb5.conf"
     path.write_text(text)
     return str(path)
-
-
-def _environment(krb5_conf: str | None, tmp: Path, identity: str) -> dict[str, str]:
-    env = {"KRB5CCNAME": f"FILE:{tmp / identity}.ccache"}  # librdkafka's kinit fills it; never shared
-    if krb5_conf:
-        env["KRB5_CONFIG"] = krb5_conf
-    return env
 
 
 def _result(w: Worker, side: str, deadline: float) -> checks.SideFacts:

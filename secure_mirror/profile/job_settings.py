@@ -1,9 +1,7 @@
-"""Facts derived from the profile for the mirror job, besides the Kafka options: the rename rule as pieces for a
-Spark expression, the partition policy, provenance headers, and the profile's fingerprint that guards the checkpoint.
-
-Render writes them to ``spark/job.json`` next to the rendered option files (no secrets in it) and the job reads them
-there; the launcher and verify use them directly. They live with the profile so that every layer imports them from
-below.
+"""What the mirror job and the layers around it agree on: the names of the files the job reads (render writes
+them, the job and the launcher find them), the provenance header prefix, and the profile's fingerprint that guards
+the checkpoint. ``render/job_file.py`` writes ``spark/job.json`` from these and the profile's derived facts; the job,
+the launcher, lag and verify read them here, so every layer imports them from below.
 """
 
 from __future__ import annotations
@@ -13,7 +11,10 @@ import json
 
 from secure_mirror.profile.models import Profile
 
-JOB_FILE = "job.json"
+SOURCE_OPTIONS_FILE = "source-options.json"  # spark.readStream options, with the source identity
+SINK_OPTIONS_FILE = "sink-options.json"  # writeStream options, with the target identity
+JOB_FILE = "job.json"  # the job's own settings (render/job_file.py), no secrets
+OPTION_FILES = (SOURCE_OPTIONS_FILE, SINK_OPTIONS_FILE, JOB_FILE)  # what the job reads (cluster mode ships them)
 FINGERPRINT_FILE = "secure-mirror-fingerprint.json"
 PROVENANCE_PREFIX = "secure-mirror."  # provenance header names start with this; verify ignores them
 
@@ -36,18 +37,7 @@ def fingerprint(settings: dict) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def job_settings(profile: Profile) -> dict:
-    """The content of ``spark/job.json``."""
+def profile_fingerprint(profile: Profile) -> dict:
+    """``{"sha256": ..., "settings": ...}``: what the job stores next to the checkpoint and the launcher checks."""
     settings = fingerprint_settings(profile)
-    return {
-        "target_topic_pieces": profile.target_topic_pieces,
-        "keep_partition": profile.mirror.keep_partition,
-        "provenance_headers": profile.mirror.provenance_headers,
-        "source_alias": profile.source.alias,
-        "checkpoint_location": profile.mirror.checkpoint_location,
-        "fingerprint": {"sha256": fingerprint(settings), "settings": settings},
-    }
-
-
-def job_json(profile: Profile) -> str:
-    return json.dumps(job_settings(profile), indent=2) + "\n"
+    return {"sha256": fingerprint(settings), "settings": settings}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from secure_mirror.kafka.identity import KafkaIdentity
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, PasswordSasl
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import UnrepresentableValue, rdkafka_line
@@ -29,6 +30,14 @@ def librdkafka_config(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]
     config.update(_sasl(cluster, side))
     config.update(_tls(cluster, side))
     return config
+
+
+def identity(cluster: Cluster, side: str, *, ccache: str | None = None,
+             krb5_config: str | None = None) -> KafkaIdentity:
+    """The side's identity for in-process librdkafka clients: the rendered configuration's settings, with its
+    own credential cache (``ccache``) and ``krb5_config`` when given."""
+    conf = {key: value for key, (value, _field) in librdkafka_config(cluster, side).items()}
+    return KafkaIdentity(conf, krb5_config=krb5_config, ccache=ccache)
 
 
 def _sasl(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:

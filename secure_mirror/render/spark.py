@@ -15,6 +15,7 @@ from pathlib import Path
 
 import secure_mirror
 from secure_mirror import paths
+from secure_mirror.profile.job_settings import OPTION_FILES
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.render import templating
@@ -23,7 +24,6 @@ from secure_mirror.render.java_properties import java_connection
 from secure_mirror.render.krb5 import krb5_conf_path
 
 SHIPPED_KRB5 = "krb5.conf"
-OPTION_FILES = ("source-options.json", "sink-options.json", "job.json")  # what the job reads (cluster mode ships them)
 
 
 def shipped_keytab(cluster: Cluster, side: str) -> str | None:

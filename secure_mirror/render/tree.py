@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from secure_mirror.errors import BadInputError
-from secure_mirror.profile import job_settings, policy
+from secure_mirror.profile import policy
+from secure_mirror.profile.job_settings import JOB_FILE, SINK_OPTIONS_FILE, SOURCE_OPTIONS_FILE
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
-from secure_mirror.render import acls, jaas, java_properties, krb5, librdkafka, mm2, spark, templating
+from secure_mirror.render import acls, jaas, java_properties, job_file, krb5, librdkafka, mm2, spark, templating
 from secure_mirror.render.encoders import json_text, sh
 
 CCACHE_DIR = "ccache"
@@ -69,23 +70,19 @@ def _cluster_files(profile: Profile, side: str, out_dir: Path) -> list[RenderedF
 
 def _spark_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
     return [
-        RenderedFile("spark/source-options.json", json_text(spark.source_options(profile)),
+        RenderedFile(f"spark/{SOURCE_OPTIONS_FILE}", json_text(spark.source_options(profile)),
                      "Spark readStream options for the source (kafka.* with the source identity)",
                      holds_secret(profile.source)),
-        RenderedFile("spark/sink-options.json", json_text(spark.sink_options(profile)),
+        RenderedFile(f"spark/{SINK_OPTIONS_FILE}", json_text(spark.sink_options(profile)),
                      "Spark writeStream options for the target (kafka.* with the target identity)",
                      holds_secret(profile.target)),
         RenderedFile("spark/spark-conf.json", json_text(spark.spark_conf(profile, out_dir)),
                      "Spark configuration: connector jars and -Djava.security.krb5.conf for driver and executors"),
         RenderedFile("spark/spark-submit.sh", spark.spark_submit(profile, out_dir),
                      "runs the mirror job with spark-submit", executable=True),
-        RenderedFile("spark/job.json", _job_json(profile),
+        RenderedFile(f"spark/{JOB_FILE}", job_file.job_json(profile),
                      "the job's own settings: topic selection, rename rule, partitioning, trigger, fingerprint"),
     ]
-
-
-def _job_json(profile: Profile) -> str:
-    return job_settings.job_json(profile)
 
 
 def _other_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from secure_mirror.kafka.admin_ops import LOG
-from secure_mirror.kafka.isolated import call_isolated
+from secure_mirror.kafka.identity import KafkaIdentity
 from secure_mirror.profile.models import Profile
 from secure_mirror.render import krb5, librdkafka
 
@@ -31,21 +31,19 @@ class SideClients:
     def __exit__(self, *_exc) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def _env(self, side: str) -> dict[str, str]:
-        if not self.profile.uses_kerberos:
-            return {}
-        env = {"KRB5CCNAME": f"FILE:{self.folder / f'{side}.ccache'}"}
-        conf = krb5.krb5_conf_path(self.profile, self.folder)
-        return {**env, "KRB5_CONFIG": conf} if conf else env
+    def identity(self, side: str) -> KafkaIdentity:
+        cluster = getattr(self.profile, side)
+        ccache = str(self.folder / f"{side}.ccache") if self.profile.uses_kerberos else None
+        identity = librdkafka.identity(cluster, side, ccache=ccache,
+                                       krb5_config=krb5.krb5_conf_path(self.profile, self.folder))
+        # A group under the prefix the rendered ACLs grant READ on (nothing is ever committed to it).
+        return identity.with_settings({"group.id": f"{self.profile.group_prefix}-inspect"})
 
     def conf(self, side: str) -> dict[str, str]:
-        cluster = getattr(self.profile, side)
-        conf = {key: value for key, (value, _field) in librdkafka.librdkafka_config(cluster, side).items()}
-        # A group under the prefix the rendered ACLs grant READ on (nothing is ever committed to it).
-        return {**conf, "group.id": f"{self.profile.group_prefix}-inspect"}
+        return self.identity(side).conf
 
     def call(self, side: str, fn, *args, **kwargs):
-        return call_isolated(self._env(side), fn, self.conf(side), *args, **kwargs)
+        return self.identity(side).call(fn, *args, **kwargs)
 
 
 # ---- functions run in the isolated process ---------------------------------------------------------------

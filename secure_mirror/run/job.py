@@ -32,7 +32,13 @@ if __package__ in (None, ""):  # run as a script by spark-submit: make the packa
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED  # noqa: E402
-from secure_mirror.profile.job_settings import FINGERPRINT_FILE, JOB_FILE, PROVENANCE_PREFIX  # noqa: E402
+from secure_mirror.profile.job_settings import (  # noqa: E402
+    FINGERPRINT_FILE,
+    JOB_FILE,
+    PROVENANCE_PREFIX,
+    SINK_OPTIONS_FILE,
+    SOURCE_OPTIONS_FILE,
+)
 from secure_mirror.profile.models import keeps_partitions, too_few_partitions  # noqa: E402
 from secure_mirror.render.spark import TIMESTAMP_HEADER  # noqa: E402
 from secure_mirror.run import (
@@ -41,7 +47,7 @@ from secure_mirror.run import (
 )
 from secure_mirror.run.checkpoint import fingerprint_mismatch, initial_offsets_file, offset_log_offsets  # noqa: E402
 from secure_mirror.run.control_folder import ControlFolder  # noqa: E402
-from secure_mirror.run.login_watch import LoginWatch, gssapi_identities  # noqa: E402
+from secure_mirror.run.login_watch import LoginWatch, job_identities  # noqa: E402
 
 HEADERS_TYPE = "array<struct<key:string,value:binary>>"
 # Secrets in plan strings: a password/secret/token setting or JAAS option (quoted or up to the next comma) and
@@ -67,7 +73,7 @@ def read_options(options_dir: Path) -> tuple[dict, dict, dict]:
                              "spark-submit.sh of that folder", EXIT_BAD_INPUT)
         return json.loads(path.read_text(encoding="utf-8"))
 
-    return load("source-options.json"), load("sink-options.json"), load(JOB_FILE)
+    return load(SOURCE_OPTIONS_FILE), load(SINK_OPTIONS_FILE), load(JOB_FILE)
 
 
 def kafka_properties(jvm, options: dict):
@@ -502,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         mirror = Mirror(spark, source_options, sink_options, settings, control.stop_requested)
         query = mirror.start(args.until_caught_up, args.trigger_interval)
         reporter = monitor.Reporter(args.metrics_file, args.status_interval, settings["target_topic_pieces"])
-        logins = LoginWatch(spark._jvm, gssapi_identities(source_options, sink_options))
+        logins = LoginWatch(spark._jvm, job_identities(settings, source_options, sink_options))
         deleted = DeletedTopicWatch(query, mirror.planner)
         try:
             stopped = monitor.watch(query, mirror, reporter, lambda: control.stop_requested() or

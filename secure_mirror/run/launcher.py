@@ -22,7 +22,7 @@ from pathlib import Path
 
 from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EnvironmentNotReady
 from secure_mirror.profile import policy
-from secure_mirror.profile.job_settings import job_settings
+from secure_mirror.profile.job_settings import profile_fingerprint
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import withheld_from_children
 from secure_mirror.render import render_all
@@ -156,7 +156,7 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
         setattr(options, key, value)
     if run_dir:  # its absolute path lands in the rendered files the job runs with
         policy.check_argument(str(Path(run_dir).resolve()), "--run-dir")
-    checkpoint.check_fingerprint(profile.mirror.checkpoint_location, job_settings(profile)["fingerprint"])
+    checkpoint.check_fingerprint(profile.mirror.checkpoint_location, profile_fingerprint(profile))
     if (code := preflight_gate(profile, options.skip_preflight, strict=options.strict,
                                accept_unverified=options.accept_unverified)) is not None:
         return code

@@ -15,7 +15,6 @@ logs each GSSAPI identity in afresh from its keytab with the very login module o
 
 from __future__ import annotations
 
-import re
 import sys
 import threading
 import time
@@ -37,22 +36,17 @@ class Identity:
     jaas: str
 
 
-def gssapi_identities(*options: dict) -> list[Identity]:
-    """The Kerberos identities of Spark Kafka option maps (``kafka.sasl.jaas.config`` with a keytab)."""
-    found = []
-    for option_map in options:
-        jaas = option_map.get("kafka.sasl.jaas.config", "")
-        if option_map.get("kafka.sasl.mechanism") != "GSSAPI" or "Krb5LoginModule" not in jaas:
-            continue
-        principal, keytab = _jaas_option(jaas, "principal"), _jaas_option(jaas, "keyTab")
-        if principal and keytab and all(i.jaas != jaas for i in found):
-            found.append(Identity(principal, keytab, jaas))
+def job_identities(settings: dict, source_options: dict, sink_options: dict) -> list[Identity]:
+    """The job's Kerberos identities, from ``job.json`` (render's data, not parsed back from JAAS), each with the
+    ``sasl.jaas.config`` its side's Kafka clients log in with; one identity used by both sides is watched once."""
+    jaas_of = {"source": source_options.get("kafka.sasl.jaas.config", ""),
+               "target": sink_options.get("kafka.sasl.jaas.config", "")}
+    found: list[Identity] = []
+    for entry in settings.get("identities", []):
+        identity = Identity(entry["principal"], entry["keytab"], jaas_of[entry["side"]])
+        if identity.jaas and all(i.jaas != identity.jaas for i in found):
+            found.append(identity)
     return found
-
-
-def _jaas_option(jaas: str, name: str) -> str | None:
-    match = re.search(rf'\b{name}="((?:[^"\\]|\\.)*)"', jaas)
-    return re.sub(r"\\(.)", r"\1", match.group(1)) if match else None
 
 
 class LoginWatch:

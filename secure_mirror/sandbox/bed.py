@@ -15,7 +15,9 @@ from pathlib import Path
 
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.kafka import admin_ops
-from secure_mirror.kafka.isolated import call_isolated, kerberos_env
+from secure_mirror.kafka.identity import KafkaIdentity
+from secure_mirror.profile.models import Cluster
+from secure_mirror.render import librdkafka
 from secure_mirror.sandbox import procs
 from secure_mirror.sandbox.kafka import Broker
 from secure_mirror.sandbox.kdc import KDC, Realm
@@ -260,33 +262,30 @@ class Sandbox:
         shutil.rmtree(self.base, ignore_errors=True)
 
     # ---- clients -----------------------------------------------------------------------------------
-    def client_conf(self, side: str, who: str = "mirror", *, mechanism: str = "GSSAPI") -> dict[str, str]:
-        """A librdkafka config for ``who`` (mirror or admin) on ``side``."""
-        s = self.sides[side]
-        conf = {
-            "bootstrap.servers": s.bootstrap, "security.protocol": "SASL_SSL",
-            "ssl.ca.location": str(self.ca_file), "ssl.endpoint.identification.algorithm": "https",
-            "sasl.mechanisms": mechanism,
-        }
-        if mechanism == "GSSAPI":
-            principal = s.mirror_principal if who == "mirror" else s.admin_principal
-            conf |= {"sasl.kerberos.service.name": "kafka", "sasl.kerberos.principal": principal,
-                     "sasl.kerberos.keytab": str(self.keytab(side, who))}
-        return conf
+    def identity(self, side: str, who: str = "mirror", *, mechanism: str = "GSSAPI") -> KafkaIdentity:
+        """``who`` (mirror or admin) on ``side``, built as a profile side is (render's librdkafka settings)."""
+        from secure_mirror.sandbox.profile import cluster_dict
 
-    def identity_env(self, side: str, who: str) -> dict[str, str]:
+        cluster = Cluster.model_validate(cluster_dict(self, side, f"sandbox-{side}", mechanism, who))
         ccdir = self.base / "ccache"
         ccdir.mkdir(exist_ok=True, mode=0o700)
-        return kerberos_env(str(self.krb5_conf), str(ccdir / f"{side}-{who}-{os.getpid()}"))
+        return librdkafka.identity(cluster, side, ccache=str(ccdir / f"{side}-{who}-{os.getpid()}"),
+                                   krb5_config=str(self.krb5_conf))
+
+    def client_conf(self, side: str, who: str = "mirror", *, mechanism: str = "GSSAPI") -> dict[str, str]:
+        """A librdkafka config for ``who`` (mirror or admin) on ``side``."""
+        return self.identity(side, who, mechanism=mechanism).conf
+
+    def identity_env(self, side: str, who: str) -> dict[str, str]:
+        return self.identity(side, who).env()
 
     def admin(self, side: str, fn, *args, **kwargs):
         """Call an ``admin_ops`` function as the cluster's admin principal (a super user)."""
-        return call_isolated(self.identity_env(side, "admin"), fn, self.client_conf(side, "admin"), *args, **kwargs)
+        return self.identity(side, "admin").call(fn, *args, **kwargs)
 
     def as_mirror(self, side: str, fn, *args, **kwargs):
         """Call an ``admin_ops`` function as the mirroring principal (subject to ACLs)."""
-        return call_isolated(self.identity_env(side, "mirror"), fn, self.client_conf(side, "mirror"), *args,
-                             **kwargs)
+        return self.identity(side, "mirror").call(fn, *args, **kwargs)
 
     # ---- the profile -------------------------------------------------------------------------------
     def write_profiles(self) -> None:

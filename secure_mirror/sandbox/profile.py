@@ -5,11 +5,12 @@ from __future__ import annotations
 import yaml
 
 
-def _cluster(sb, side: str, alias: str, mechanism: str) -> dict:
+def cluster_dict(sb, side: str, alias: str, mechanism: str = "GSSAPI", who: str = "mirror") -> dict:
+    """A profile side for ``who`` (mirror or admin) on the sandbox's ``side`` cluster."""
     s = sb.sides[side]
     if mechanism == "GSSAPI":
-        sasl = {"mechanism": "GSSAPI", "principal": s.mirror_principal,
-                "keytab": str(sb.keytab(side, "mirror")), "service_name": "kafka"}
+        sasl = {"mechanism": "GSSAPI", "principal": s.mirror_principal if who == "mirror" else s.admin_principal,
+                "keytab": str(sb.keytab(side, who)), "service_name": "kafka"}
     else:
         sasl = {"mechanism": mechanism, "username": "mirror", "password": f"file:{sb.scram_password_file(side)}"}
     return {
@@ -32,8 +33,8 @@ def profile_dict(sb, *, target_mechanism: str = "GSSAPI", topics: str = "demo\\.
             },
             "default_realm": "SOURCE.TEST",
         },
-        "source": _cluster(sb, "source", "src", "GSSAPI"),
-        "target": _cluster(sb, "target", "tgt", target_mechanism),
+        "source": cluster_dict(sb, "source", "src", "GSSAPI"),
+        "target": cluster_dict(sb, "target", "tgt", target_mechanism),
         "mirror": {
             "topics": {"include": topics},
             "rename": {"rule": "alias_prefix"},
