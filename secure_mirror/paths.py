@@ -22,6 +22,11 @@ def kafka_classpath() -> str:
     return str(kafka_lib_dir() / "*")
 
 
+def kafka_old_lib_dir() -> Path:
+    """The sandbox's optional HDP-era broker: Kafka 2.2 and ZooKeeper (jvm/kafka-old/pom.xml)."""
+    return deps_dir() / "kafka-old" / "lib"
+
+
 def spark_connector_jars() -> list[Path]:
     """spark-sql-kafka-0-10 and the jars it needs that pyspark does not ship, as local files."""
     return sorted((deps_dir() / "spark-jars").glob("*.jar"))

@@ -35,6 +35,19 @@ public class JavaClientProbe {
         }
     }
 
+    /** "ok", cluster id, broker count, authorized operations ("-" none, "?" not reported by the brokers). */
+    private static String describe(Admin admin, int timeout, boolean withOperations) throws Exception {
+        DescribeClusterResult result = admin.describeCluster(
+                new DescribeClusterOptions().includeAuthorizedOperations(withOperations).timeoutMs(timeout));
+        String id = result.clusterId().get(timeout, TimeUnit.MILLISECONDS);
+        int brokers = result.nodes().get(timeout, TimeUnit.MILLISECONDS).size();
+        Set<AclOperation> operations = result.authorizedOperations().get(timeout, TimeUnit.MILLISECONDS);
+        if (!withOperations || operations == null) return "ok\t" + id + "\t" + brokers + "\t?";
+        Set<String> names = new TreeSet<>();
+        for (AclOperation op : operations) names.add(op.name());
+        return "ok\t" + id + "\t" + brokers + "\t" + (names.isEmpty() ? "-" : String.join(",", names));
+    }
+
     private static String answer(String path, int timeout) {
         Properties properties = new Properties();
         try (InputStream stream = new FileInputStream(path)) {
@@ -42,14 +55,13 @@ public class JavaClientProbe {
             properties.put("request.timeout.ms", String.valueOf(timeout));
             properties.put("default.api.timeout.ms", String.valueOf(timeout));
             try (Admin admin = Admin.create(properties)) {
-                DescribeClusterResult result = admin.describeCluster(
-                        new DescribeClusterOptions().includeAuthorizedOperations(true).timeoutMs(timeout));
-                String id = result.clusterId().get(timeout, TimeUnit.MILLISECONDS);
-                int brokers = result.nodes().get(timeout, TimeUnit.MILLISECONDS).size();
-                Set<AclOperation> operations = result.authorizedOperations().get(timeout, TimeUnit.MILLISECONDS);
-                Set<String> names = new TreeSet<>();
-                if (operations != null) for (AclOperation op : operations) names.add(op.name());
-                return "ok\t" + id + "\t" + brokers + "\t" + (names.isEmpty() ? "-" : String.join(",", names));
+                try {
+                    return describe(admin, timeout, true);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    // Brokers before Kafka 2.3 cannot report authorized operations: ask again without them.
+                    if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnsupportedVersionException)) throw e;
+                    return describe(admin, timeout, false);
+                }
             }
         } catch (Throwable e) {
             Throwable cause = e;

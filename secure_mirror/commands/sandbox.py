@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK
-from secure_mirror.sandbox import Sandbox
+from secure_mirror.sandbox import Sandbox, old_broker
 
 
 def default_dir() -> Path:
@@ -23,6 +23,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--ticket-lifetime", default="10h", help="Kerberos ticket lifetime (e.g. 5m, 10h)")
     parser.add_argument("--plaintext", action="store_true",
                         help="also open a PLAINTEXT listener on each broker (for benchmarks)")
+    parser.add_argument("--old-broker", action="store_true",
+                        help="also start a Kafka 2.2 broker with ZooKeeper (SASL_PLAINTEXT, GSSAPI) in the source "
+                        "realm, and a profile mirroring from it")
     parser.add_argument("--json", action="store_true", help="print the connection facts as JSON")
 
 
@@ -31,6 +34,12 @@ def run(args) -> int:
     if args.action == "up":
         sb = Sandbox.up(base, port_base=args.port_base, ticket_lifetime=args.ticket_lifetime,
                         plaintext=args.plaintext)
+        if args.old_broker:
+            try:
+                old_broker.start(sb)
+            except BaseException:
+                sb.down()
+                raise
         _print(sb.summary(), args.json)
         return EXIT_OK
     sb = Sandbox.load(base)
@@ -54,4 +63,6 @@ def _print(summary: dict, as_json: bool) -> None:
     print(f"  krb5.conf {summary['krb5_conf']}")
     print(f"  CA        {summary['ca_file']}")
     print(f"  profile   {summary['profile']}")
+    if old := summary.get("old_broker"):
+        print(f"  old    {old['bootstrap']:28} Kafka {old['version']} with ZooKeeper, SASL_PLAINTEXT; profile {old['profile']}")
     print("  processes " + ", ".join(f"{k}={'running' if v else 'stopped'}" for k, v in summary["processes"].items()))

@@ -26,7 +26,10 @@ def collect(admin_cluster: Cluster, side: str, timeout: float) -> dict:
         return {"error": reason}
 
 
-def audit_checks(profile: Profile, side: str, data: dict, source_topics: dict[str, int], host: str) -> list:
+def audit_checks(profile: Profile, side: str, data: dict, source_topics: dict[str, int], host: str,
+                 cluster_operations: tuple[str, ...] = ()) -> list:
+    """The needs of ``side`` evaluated against its ACLs as the admin read them; ``cluster_operations`` adds
+    operations on the cluster (IDEMPOTENT_WRITE where brokers before Kafka 2.8 need it)."""
     run = SideChecks(side)
     if "error" in data:
         run.add("audit.connect", FAIL, f"the admin identity could not read topics and ACLs: {data['error']}",
@@ -50,13 +53,14 @@ def audit_checks(profile: Profile, side: str, data: dict, source_topics: dict[st
         targets = [profile.target_topic(t) for t in selected]
         absent = [t for t in targets if t not in data["topics"]]
         needs = [("WRITE", "TOPIC", targets), ("DESCRIBE", "TOPIC", targets), ("CREATE", "TOPIC", absent)]
+    needs += [(operation, "CLUSTER", [CLUSTER_NAME]) for operation in cluster_operations]
     for operation, resource_type, names in needs:
         _evaluate(run, plan, cluster, mine, principal, host, operation, resource_type, names)
     return run.checks
 
 
 def _evaluate(run, plan, cluster, acls, principal, host, operation, resource_type, names) -> None:
-    what = f"audit.{resource_type.lower()}-{operation.lower()}"
+    what = f"audit.{resource_type.lower()}-{operation.lower().replace('_', '-')}"
     if not names:
         run.add(what, PASS, f"nothing needs {operation}")
         return

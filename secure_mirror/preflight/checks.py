@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from secure_mirror.kafka.acl import Acl, kafka_acls_command
-from secure_mirror.preflight import kafka, kerberos, tls
+from secure_mirror.preflight import api_versions, clock, kafka, kerberos, tls
 from secure_mirror.preflight.authorizer import resource_matches
 from secure_mirror.preflight.model import (
     FAIL,
@@ -28,7 +28,7 @@ from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.profile.topics import classify
 from secure_mirror.render import acls as acl_plans
-from secure_mirror.render.librdkafka import librdkafka_config
+from secure_mirror.render import librdkafka
 
 OK = (PASS, WARN)
 
@@ -67,7 +67,7 @@ class SideFacts:
 
 def client_conf(cluster: Cluster, side: str) -> dict[str, str]:
     """The librdkafka configuration of the job's identity: exactly what the renderer produces."""
-    return {key: value for key, (value, _field) in librdkafka_config(cluster, side).items()}
+    return librdkafka.identity(cluster, side).conf
 
 
 # ---- phase 1: files, Kerberos, TLS, connection, and (source) the topic selection ------------------------
@@ -76,7 +76,10 @@ def probe_side(profile: Profile, side: str, timeout: float, krb5_conf: str | Non
     run = SideChecks(side)
     weak_settings(run, cluster)
     local_files(run, cluster, krb5_conf)
-    creds = kerberos_checks(run, cluster, side) if isinstance(cluster.sasl, GssapiSasl) else None
+    creds = None
+    if isinstance(cluster.sasl, GssapiSasl):
+        kdc_clocks(run, profile, cluster, timeout)
+        creds = kerberos_checks(run, cluster, side)
     if cluster.uses_tls:
         tls_checks(run, cluster, timeout)
     facts = SideFacts(run.checks)
@@ -180,6 +183,43 @@ def client_certificate(run: SideChecks, cluster: Cluster) -> None:
     else:
         run.add("files.client-certificate", FAIL, f"{tls_settings.certificate} does not match {tls_settings.key}",
                 "give the key the certificate was issued for")
+
+
+def kdc_clocks(run: SideChecks, profile: Profile, cluster: Cluster, timeout: float) -> None:
+    """Each KDC's clock against ours (preflight/clock.py): Kafka's Java client and the brokers do not adjust to a
+    KDC's time as MIT's tools do, so a skew beyond the allowed one fails their logins."""
+    realm, principal = cluster.realm, cluster.sasl.principal
+    declared = profile.kerberos.realms.get(realm) if profile.kerberos is not None else None
+    if declared is None:
+        run.add("kerberos.clock", SKIPPED, f"the KDCs of {realm} come from krb5.conf, not the profile: their clocks "
+                "were not measured", f"declare kerberos.realms.{realm}.kdcs in the profile to have them measured")
+        return
+    limit = clock.DEFAULT_MAX_SKEW_S
+    measured, failed = [], []
+    for kdc in declared.kdcs:
+        try:
+            measured.append(clock.measure(kdc, principal, realm, timeout))
+        except clock.ClockProbeError as exc:
+            failed.append(str(exc))
+    details = {"allowed_skew_s": limit, "kdcs": [vars(m) for m in measured], "not_measured": failed}
+    if not measured:
+        run.add("kerberos.clock", UNVERIFIED, f"no KDC of {realm} told its time ({'; '.join(failed)}): the clock "
+                "skew is not known", "check the KDCs answer on TCP or UDP from this machine", details=details)
+        return
+    worst = max(measured, key=lambda m: abs(m.offset_s))
+    words = (f"the KDC {worst.kdc} of {realm} is {abs(worst.offset_s):.1f} s "
+             f"{'ahead of' if worst.offset_s > 0 else 'behind'} this machine (±{worst.uncertainty_s:.1f} s)")
+    fix = ("synchronise this machine, the KDCs and the brokers with NTP (chronyc tracking shows the offset); "
+           f"Kerberos refuses clocks more than {limit:.0f} s apart")
+    if abs(worst.offset_s) - worst.uncertainty_s > limit:
+        run.add("kerberos.clock", FAIL, f"{words}: more than the {limit:.0f} s Kerberos allows, so Kafka's logins "
+                "will be refused", fix, details=details)
+    elif abs(worst.offset_s) + worst.uncertainty_s > limit / 2:
+        run.add("kerberos.clock", WARN, f"{words}: close to the {limit:.0f} s Kerberos allows", fix, details=details)
+    else:
+        run.add("kerberos.clock", PASS, f"{words}, within the {limit:.0f} s Kerberos allows; "
+                f"{len(measured)} of {len(declared.kdcs)} KDC(s) measured (brokers' clocks are not measured: "
+                "Kafka's protocol does not show them)", details=details)
 
 
 def kerberos_checks(run: SideChecks, cluster: Cluster, side: str):
@@ -344,7 +384,7 @@ def source_topics(run: SideChecks, profile: Profile, conn: Connected) -> dict[st
     hidden_literals(run, profile, conn, plan, set(visible))
     described = kafka.describe_topics(conn.admin, selected)
     no_describe = [t for t in selected if "error" in described[t]]
-    no_read = [t for t in selected if "error" not in described[t] and "READ" not in described[t]["operations"]]
+    readable, no_read, unanswered, how = _read_answers(conn, profile, selected, described)
     if no_describe:
         missing(run, "acl.topic-describe", plan, profile.source, "DESCRIBE", "TOPIC", no_describe,
                 f"{plan.principal} may not DESCRIBE {len(no_describe)} selected topic(s): {_listed(no_describe)}")
@@ -352,13 +392,35 @@ def source_topics(run: SideChecks, profile: Profile, conn: Connected) -> dict[st
         run.add("acl.topic-describe", PASS, f"{plan.principal} may DESCRIBE all {len(selected)} selected topic(s)")
     if no_read:
         missing(run, "acl.topic-read", plan, profile.source, "READ", "TOPIC", no_read,
-                f"{plan.principal} may not READ {len(no_read)} of {len(selected)} topic(s): {_listed(no_read)}")
+                f"{plan.principal} may not READ {len(no_read)} of {len(selected)} topic(s): {_listed(no_read)}{how}")
+    elif unanswered:
+        run.add("acl.topic-read", UNVERIFIED, f"the brokers did not answer a fetch of {_listed(unanswered)}{how}: "
+                "READ is not known", PROVE_WITH_AUDIT, proven_by="source.audit.topic-read",
+                details={"resources": unanswered[:100]})
     elif not no_describe:
-        run.add("acl.topic-read", PASS, f"{plan.principal} may READ all {len(selected)} selected topic(s)")
+        run.add("acl.topic-read", PASS, f"{plan.principal} may READ all {len(selected)} selected topic(s){how}")
     else:
         run.add("acl.topic-read", SKIPPED, "skipped for topics without DESCRIBE; READ holds on the others")
     group_read(run, profile, conn, plan)
     return {t: described[t].get("partitions", visible[t]) for t in selected}
+
+
+OLD_BROKER = (" (asked by fetching at the end of each topic's first partition, no record kept: the brokers, "
+              "older than Kafka 2.3, report no authorized operations)")
+
+
+def _read_answers(conn: Connected, profile: Profile, selected: list[str], described: dict):
+    """(readable, not readable, unanswered, how it was asked) for the selected topics the identity may describe.
+    Brokers before Kafka 2.3 report no authorized operations: READ is then asked with a fetch at the end of each
+    topic (as strong an answer: the broker authorizes a real Fetch)."""
+    visible = [t for t in selected if "error" not in described[t]]
+    unreported = [t for t in visible if described[t]["operations"] is None]
+    fetched = kafka.fetch_probe(conn.admin, unreported, spark_group_name(profile)) if unreported else {}
+    readable = [t for t in visible if (fetched.get(t) is None if t in fetched else "READ" in described[t]["operations"])]
+    no_read = [t for t in visible if t not in readable and fetched.get(t, "TOPIC_AUTHORIZATION_FAILED")
+               == "TOPIC_AUTHORIZATION_FAILED"]
+    unanswered = [t for t in visible if t not in readable and t not in no_read]
+    return readable, no_read, unanswered, OLD_BROKER if unreported else ""
 
 
 def spark_group_name(profile: Profile) -> str:
@@ -391,7 +453,10 @@ def hidden_literals(run: SideChecks, profile: Profile, conn: Connected, plan, vi
 def group_read(run: SideChecks, profile: Profile, conn: Connected, plan) -> None:
     group = spark_group_name(profile)
     answer = kafka.describe_group(conn.admin, group)
-    if "READ" in answer.get("operations", []):
+    if "error" not in answer and answer["operations"] is None:  # a broker before Kafka 2.3: join the group
+        join_group(run, profile, conn, plan, group)
+        return
+    if "READ" in (answer.get("operations") or []):
         run.add("acl.group-read", PASS, f"{plan.principal} may READ consumer groups named {profile.group_prefix}*")
     elif answer.get("error") in (None, "GROUP_AUTHORIZATION_FAILED"):
         missing(run, "acl.group-read", plan, profile.source, "READ", "GROUP", [group],
@@ -399,6 +464,25 @@ def group_read(run: SideChecks, profile: Profile, conn: Connected, plan) -> None
     else:
         run.add("acl.group-read", WARN, f"could not check the consumer group {group}: {answer['error']}",
                 "run pre-flight again; the group coordinator was not ready")
+
+
+def join_group(run: SideChecks, profile: Profile, conn: Connected, plan, group: str) -> None:
+    topics = sorted(kafka.list_topics(conn.admin))
+    selected = profile.selection().select(topics)
+    if not selected:
+        run.add("acl.group-read", SKIPPED, "skipped: no selected topic to join a consumer group for")
+        return
+    how = (f" (asked by joining {group} for {selected[0]} and leaving it: the brokers, older than Kafka 2.3, report "
+           "no authorized operations)")
+    code = kafka.join_probe(conn.admin, group, selected[0])
+    if code is None:
+        run.add("acl.group-read", PASS, f"{plan.principal} may READ consumer groups named {profile.group_prefix}*{how}")
+    elif code == "GROUP_AUTHORIZATION_FAILED":
+        missing(run, "acl.group-read", plan, profile.source, "READ", "GROUP", [group],
+                f"{plan.principal} may not READ the consumer groups Spark will use ({profile.group_prefix}*){how}")
+    else:
+        run.add("acl.group-read", UNVERIFIED, f"joining {group} got no answer{how}: READ on the group is not known",
+                PROVE_WITH_AUDIT, proven_by="source.audit.group-read")
 
 
 # ---- phase 2, target: the renamed topics ------------------------------------------------------------------
@@ -420,11 +504,17 @@ def target_side(profile: Profile, timeout: float, source_topics: dict[str, int])
                 f"{plan.principal} may not DESCRIBE {len(hidden)} target topic(s): {_listed(sorted(hidden))}")
     else:
         run.add("acl.topic-describe", PASS, f"{plan.principal} may DESCRIBE all {len(names)} target topic(s)")
-    no_write = sorted(t for t, d in exists.items() if "WRITE" not in d["operations"])
+    no_write = sorted(t for t, d in exists.items() if d["operations"] is not None and "WRITE" not in d["operations"])
+    unasked = sorted(t for t, d in exists.items() if d["operations"] is None)  # brokers before Kafka 2.3
     if no_write:
         missing(run, "acl.topic-write", plan, profile.target, "WRITE", "TOPIC", no_write,
                 f"{plan.principal} may not WRITE {len(no_write)} of {len(exists)} existing target topic(s): "
                 f"{_listed(no_write)}")
+    elif unasked:  # writing is the only other way to ask, and pre-flight writes nothing
+        run.add("acl.topic-write", UNVERIFIED, f"the brokers, older than Kafka 2.3, report no authorized operations: "
+                f"WRITE on {len(unasked)} existing target topic(s) ({_listed(unasked)}) cannot be asked without "
+                "writing" + (f", nor on the {len(to_create)} still to create" if to_create else ""), PROVE_WITH_AUDIT,
+                proven_by="target.audit.topic-write", details={"resources": (unasked + sorted(to_create))[:100]})
     elif to_create:  # a broker answers for topics that exist only: WRITE on the others is not proven
         existing = f"WRITE holds on the {len(exists)} existing one(s); " if exists else ""
         run.add("acl.topic-write", UNVERIFIED, f"{existing}WRITE on the {len(to_create)} target topic(s) still to "
@@ -445,7 +535,7 @@ def target_side(profile: Profile, timeout: float, source_topics: dict[str, int])
                 f"({_listed(sorted(to_create))}); checked with validate_only, nothing was created")
     else:
         run.add("acl.topic-create", PASS, "every target topic exists; nothing to create")
-    idempotent_write(run, profile, exists)
+    idempotent_write(run, profile, admin, timeout)
     return run.checks
 
 
@@ -467,14 +557,50 @@ def partitions(run: SideChecks, profile: Profile, exists: dict, names: dict[str,
                 f"count; {len(to_create)} to create")
 
 
-def idempotent_write(run: SideChecks, profile: Profile, exists: dict) -> None:
+def idempotent_write(run: SideChecks, profile: Profile, admin: kafka.Admin, timeout: float) -> None:
+    """Since Kafka 2.8 (KIP-679) WRITE on a topic allows the idempotent producer; before, it needs IDEMPOTENT_WRITE
+    on the cluster. The line comes from the API versions the first broker offers."""
     if not profile.mirror.delivery.enable_idempotence:
         return
     if run.status("acl.topic-write") == FAIL:  # one cause, one failure (unverified WRITE does not block this)
         run.add("acl.idempotent-write", SKIPPED, "skipped: needs target.acl.topic-write to pass")
         return
-    # Phase 2 runs only after the target answered DescribeCluster (target.kafka.connect), an API Kafka added in 2.8:
-    # the version since which WRITE on a topic allows the idempotent producer (KIP-679); older brokers would need
-    # IDEMPOTENT_WRITE on the cluster.
-    run.add("acl.idempotent-write", PASS, "the brokers answer DescribeCluster (Kafka 2.8 or later), where WRITE on "
-            "the target topics allows the idempotent producer (KIP-679); no IDEMPOTENT_WRITE needed")
+    cluster, plan = profile.target, acl_plans.target_acls(profile)
+    try:
+        apis = broker_apis(cluster, timeout)
+    except api_versions.ApiVersionsError as exc:
+        run.add("acl.idempotent-write", UNVERIFIED, f"the brokers' Kafka line is not known ({exc}): whether the "
+                "idempotent producer needs IDEMPOTENT_WRITE on the cluster is not known", PROVE_WITH_AUDIT,
+                proven_by="target.audit.cluster-idempotent-write")
+        return
+    if apis.write_allows_idempotence:
+        run.add("acl.idempotent-write", PASS, f"the brokers run {apis.line} (they offer DescribeCluster), where "
+                "WRITE on the target topics allows the idempotent producer (KIP-679); no IDEMPOTENT_WRITE needed")
+        return
+    grant = Acl(principal=plan.principal, operation="IDEMPOTENT_WRITE", resource_type="CLUSTER",
+                resource_name="kafka-cluster")
+    operations = kafka.describe_cluster(admin)["operations"]
+    if operations is None:
+        run.add("acl.idempotent-write", UNVERIFIED, f"the brokers run {apis.line}: the idempotent producer needs "
+                "IDEMPOTENT_WRITE on the cluster, and such brokers do not report whether it is granted",
+                f"grant it ({kafka_acls_command(grant, cluster.first_broker)}), then {PROVE_WITH_AUDIT}",
+                acls=[grant], commands=[kafka_acls_command(grant, cluster.first_broker)],
+                proven_by="target.audit.cluster-idempotent-write")
+    elif "IDEMPOTENT_WRITE" in operations or "ALL" in operations:
+        run.add("acl.idempotent-write", PASS, f"the brokers run {apis.line}, where the idempotent producer needs "
+                f"IDEMPOTENT_WRITE on the cluster: {plan.principal} has it")
+    else:
+        missing(run, "acl.idempotent-write", plan, cluster, "IDEMPOTENT_WRITE", "CLUSTER", ["kafka-cluster"],
+                f"the brokers run {apis.line}, where the idempotent producer needs IDEMPOTENT_WRITE on the cluster, "
+                f"which {plan.principal} lacks")
+
+
+def broker_apis(cluster: Cluster, timeout: float) -> api_versions.BrokerApis:
+    """The API versions of the cluster's first broker (asked without credentials, over TLS when it uses TLS)."""
+    host, port = cluster.brokers[0]
+    ctx = None
+    if cluster.uses_tls:
+        settings = cluster.tls_settings
+        ctx = tls.context(settings.pem_ca, settings.certificate, settings.key, settings.hostname_verification,
+                          settings.key_password.resolve() if settings.key_password else None)
+    return api_versions.ask(host, port, ctx, timeout)

@@ -67,7 +67,7 @@ def _check(profile: Profile, side: str, answer: list) -> Check:
     check_id = f"{side}.{WHAT}"
     if answer[0] == "ok":
         cluster_id, brokers, operations = (answer + ["", "", "-"])[1:4]
-        ops = "none reported" if operations == "-" else operations.replace(",", ", ")
+        ops = {"-": "none", "?": "not reported (a broker older than Kafka 2.3)"}.get(operations, operations.replace(",", ", "))
         return Check(check_id, PASS, f"Kafka's Java client (as Spark and MirrorMaker 2 run it) loaded the rendered "
                      f"client.properties, authenticated and reached cluster {cluster_id} ({brokers} broker(s)); "
                      f"cluster operations allowed: {ops}")

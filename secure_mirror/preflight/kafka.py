@@ -21,7 +21,7 @@ class Admin:
         from confluent_kafka.admin import AdminClient
 
         self.errors: list[str] = []
-        self.timeout = timeout
+        self.conf, self.timeout = conf, timeout
         ms = str(int(timeout * 1000))
         self.client = AdminClient({**conf, "error_cb": self._on_error, "socket.timeout.ms": ms,
                                    "socket.connection.setup.timeout.ms": ms})
@@ -43,7 +43,7 @@ def describe_cluster(admin: Admin) -> dict:
     result = admin.client.describe_cluster(include_authorized_operations=True,
                                            request_timeout=admin.timeout).result()
     return {"cluster_id": result.cluster_id, "nodes": [(n.host, n.port) for n in result.nodes],
-            "operations": _ops(result.authorized_operations) or []}
+            "operations": _ops(result.authorized_operations)}  # None: not reported (brokers before Kafka 2.3)
 
 
 def list_topics(admin: Admin) -> dict[str, int]:
@@ -53,7 +53,7 @@ def list_topics(admin: Admin) -> dict[str, int]:
 
 
 def describe_topics(admin: Admin, names: list[str]) -> dict[str, dict]:
-    """name -> {"partitions": n, "operations": [...]} or {"error": CODE}; one batched request."""
+    """name -> {"partitions": n, "operations": [...] or None (not reported)} or {"error": CODE}; one request."""
     from confluent_kafka import TopicCollection
 
     if not names:
@@ -64,7 +64,7 @@ def describe_topics(admin: Admin, names: list[str]) -> dict[str, dict]:
     for name, fut in futures.items():
         try:
             desc = fut.result()
-            out[name] = {"partitions": len(desc.partitions), "operations": _ops(desc.authorized_operations) or []}
+            out[name] = {"partitions": len(desc.partitions), "operations": _ops(desc.authorized_operations)}
         except Exception as exc:  # noqa: BLE001 - per-topic errors are data here
             out[name] = {"error": _code(exc)}
     return out
@@ -89,13 +89,13 @@ def validate_create(admin: Admin, topics: dict[str, int]) -> dict[str, str | Non
 
 
 def describe_group(admin: Admin, group: str) -> dict:
-    """{"operations": [...]} or {"error": CODE} for one consumer group (it need not exist)."""
+    """{"operations": [...] or None (not reported)} or {"error": CODE} for one consumer group (it need not exist)."""
     deadline = time.monotonic() + admin.timeout
     while True:
         fut = admin.client.describe_consumer_groups([group], include_authorized_operations=True,
                                                     request_timeout=admin.timeout)[group]
         try:
-            return {"operations": _ops(fut.result().authorized_operations) or []}
+            return {"operations": _ops(fut.result().authorized_operations)}
         except Exception as exc:  # noqa: BLE001
             code = _code(exc)
             if code not in RETRIABLE or time.monotonic() > deadline:
@@ -119,3 +119,58 @@ def describe_acls(admin: Admin) -> list[Acl]:
     return [Acl.of({"principal": b.principal, "host": b.host, "operation": b.operation.name,
                     "permission": b.permission_type.name, "resource_type": b.restype.name, "resource_name": b.name,
                     "pattern_type": b.resource_pattern_type.name}) for b in bindings]
+
+
+# ---- asking by doing, where brokers before Kafka 2.3 report no authorized operations ------------------------
+def _consumer(admin: Admin, group: str, **settings):
+    from confluent_kafka import Consumer
+
+    ms = str(int(admin.timeout * 1000))
+    return Consumer({**admin.conf, "group.id": group, "enable.auto.commit": False, "socket.timeout.ms": ms,
+                     "error_cb": admin._on_error, **settings})
+
+
+def fetch_probe(admin: Admin, topics: list[str], group: str) -> dict[str, str | None]:
+    """topic -> None when a fetch at the end of its first partition was answered (READ proven; no record is kept),
+    else the error code (``TOPIC_AUTHORIZATION_FAILED``: no READ; ``NO_ANSWER``)."""
+    from confluent_kafka import OFFSET_END, KafkaError, TopicPartition
+
+    consumer = _consumer(admin, group, **{"enable.partition.eof": True})
+    answers: dict[str, str | None] = {}
+    try:
+        consumer.assign([TopicPartition(t, 0, OFFSET_END) for t in topics])  # no group join: no group READ needed
+        deadline = time.monotonic() + admin.timeout * 2
+        while len(answers) < len(topics) and time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            if message is None or message.topic() in answers:
+                continue
+            error = message.error()
+            if error is None or error.code() == KafkaError._PARTITION_EOF:
+                answers[message.topic()] = None  # the broker answered the fetch
+            elif error.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
+                answers[message.topic()] = "TOPIC_AUTHORIZATION_FAILED"
+    finally:
+        consumer.close()
+    return {t: answers.get(t, "NO_ANSWER") for t in topics}
+
+
+def join_probe(admin: Admin, group: str, topic: str) -> str | None:
+    """None when ``group`` could be joined and given partitions of ``topic`` (JoinGroup and SyncGroup need READ on
+    the group, as Spark's driver does), else ``GROUP_AUTHORIZATION_FAILED`` or ``NO_ANSWER``. The group is left."""
+    from confluent_kafka import KafkaError
+
+    consumer = _consumer(admin, group, **{"session.timeout.ms": "10000", "auto.offset.reset": "latest"})
+    assigned: list[bool] = []
+    code = "NO_ANSWER"
+    try:
+        consumer.subscribe([topic], on_assign=lambda _consumer, partitions: assigned.append(True))
+        deadline = time.monotonic() + admin.timeout * 3
+        while not assigned and time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            if message is not None and message.error() is not None \
+                    and message.error().code() == KafkaError.GROUP_AUTHORIZATION_FAILED:
+                code = "GROUP_AUTHORIZATION_FAILED"
+                break
+    finally:
+        consumer.close()
+    return None if assigned else code

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from secure_mirror.kafka.identity import kerberos_env
 from secure_mirror.preflight import audit, checks, java_client
-from secure_mirror.preflight.model import FAIL, SKIPPED, Check, Report
+from secure_mirror.preflight.model import FAIL, SKIPPED, UNVERIFIED, Check, Report
 from secure_mirror.preflight.workers import Worker, WorkerError, WorkerTimeout
 from secure_mirror.profile.models import Cluster, Profile
 from secure_mirror.render import krb5
@@ -50,7 +50,7 @@ def run_preflight(profile: Profile, *, sides: tuple[str, ...] = SIDES, timeout: 
         if "target" in sides:
             report.checks += _target_topics(profile, mirror["target"], facts["target"], source_topics, timeout, deadline)
         if admin:
-            report.checks += _audit(profile, sides, admin, worker, timeout, deadline, facts)
+            report.checks += _audit(profile, sides, admin, worker, timeout, deadline, facts, report)
         return report
 
 
@@ -94,7 +94,7 @@ def _target_topics(profile: Profile, w: Worker, target: checks.SideFacts, source
 
 
 def _audit(profile: Profile, sides, admin: dict[str, Cluster], worker, timeout: float, deadline: float,
-           facts) -> list[Check]:
+           facts, report: Report) -> list[Check]:
     admins = {side: worker(f"{side}-admin") for side in sides if side in admin}
     for side, w in admins.items():
         w.submit(audit.collect, admin[side], side, timeout)
@@ -105,10 +105,14 @@ def _audit(profile: Profile, sides, admin: dict[str, Cluster], worker, timeout: 
         except (WorkerTimeout, WorkerError) as exc:
             data[side] = {"error": str(exc)}
     source_all = data.get("source", {}).get("topics") or (facts["source"].topics if "source" in facts else {}) or {}
+    # Brokers before Kafka 2.8 (or of a line not known) need IDEMPOTENT_WRITE for the idempotent producer.
+    idempotent = next((c for c in report.checks if c.id == "target.acl.idempotent-write"), None)
+    cluster_operations = {"target": ("IDEMPOTENT_WRITE",)} if idempotent and idempotent.status in (FAIL, UNVERIFIED) \
+        else {}
     out = []
     for side in admins:
         host = _local_address(getattr(profile, side))
-        out += audit.audit_checks(profile, side, data[side], source_all, host)
+        out += audit.audit_checks(profile, side, data[side], source_all, host, cluster_operations.get(side, ()))
     return out
 
 

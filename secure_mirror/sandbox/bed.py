@@ -18,7 +18,7 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.identity import KafkaIdentity
 from secure_mirror.profile.models import Cluster
 from secure_mirror.render import librdkafka
-from secure_mirror.sandbox import procs
+from secure_mirror.sandbox import old_broker, procs
 from secure_mirror.sandbox.kafka import Broker
 from secure_mirror.sandbox.kdc import KDC, Realm
 from secure_mirror.sandbox.tls import CertificateAuthority
@@ -251,9 +251,13 @@ class Sandbox:
         self._save()
 
     def alive(self) -> dict[str, bool]:
-        return {name: procs.pid_alive(pid) for name, pid in self.state["pids"].items() if pid}
+        pids = dict(self.state["pids"])
+        if (old := old_broker.state(self.base)) is not None:
+            pids.update({f"old-{name}": pid for name, pid in old["pids"].items()})
+        return {name: procs.pid_alive(pid) for name, pid in pids.items() if pid}
 
     def down(self) -> None:
+        old_broker.stop(self.base)
         for side in SIDES:
             if self.state["pids"].get(side):
                 self.broker(side).stop()
@@ -308,4 +312,7 @@ class Sandbox:
                 for side, s in self.sides.items()
             },
             "processes": self.alive(),
+            **({"old_broker": {"bootstrap": old["bootstrap"], "version": old["version"],
+                               "profile": str(self.base / old_broker.PROFILE)}}
+               if (old := old_broker.state(self.base)) is not None else {}),
         }

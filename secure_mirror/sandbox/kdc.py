@@ -42,6 +42,7 @@ class KDC:
     max_life: str = "10h"
     max_renewable_life: str = "7d"
     pid: int | None = None
+    launch_env: dict[str, str] = field(default_factory=dict)  # added for krb5kdc only (e.g. libfaketime in tests)
     _proc: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -103,7 +104,7 @@ class KDC:
         argv = [find_binary("krb5kdc"), "-n"]
         for r in self.realms:
             argv += ["-r", r.name]
-        self._proc = procs.start(argv, env=self.env, log=self.base / "krb5kdc.out")
+        self._proc = procs.start(argv, env={**self.env, **self.launch_env}, log=self.base / "krb5kdc.out")
         self.pid = self._proc.pid
         for r in self.realms:
             procs.wait_until(

@@ -1,0 +1,117 @@
+"""An HDP-era source cluster: Kafka 2.2.2 with ZooKeeper, SASL_PLAINTEXT and GSSAPI, ACLs through its
+SimpleAclAuthorizer (``sandbox up --old-broker``, secure_mirror/sandbox/old_broker.py), beside the session sandbox.
+
+Such brokers report no authorized operations: pre-flight asks READ by fetching at the end of each topic and group
+READ by joining a Spark-shaped group, and says so; it must still name a missing grant. The job then mirrors from it
+to the current target cluster, counted on the target.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+import yaml
+
+from secure_mirror.kafka import admin_ops
+from secure_mirror.kafka.acl import Acl
+from secure_mirror.preflight import FAIL, PASS, run_preflight
+from secure_mirror.preflight.api_versions import ask
+from secure_mirror.profile import load_profile
+from secure_mirror.render import acls
+from secure_mirror.sandbox import old_broker
+from tests.support.cluster import plain_records
+
+pytestmark = pytest.mark.sandbox
+CLI = [sys.executable, "-m", "secure_mirror"]
+
+
+@pytest.fixture(scope="module")
+def old(sandbox):
+    broker = old_broker.start(sandbox)
+    yield broker
+    old_broker.stop(sandbox.base)
+
+
+@pytest.fixture
+def case(sandbox, old, tmp_path):
+    """A profile from the old broker to the sandbox's target, its own topics, the rendered ACLs granted."""
+    prefix = f"h{uuid.uuid4().hex[:8]}"
+    data = old_broker.profile_dict(sandbox, old.bootstrap)
+    data["mirror"]["topics"]["include"] = f"{prefix}\\..*"
+    data["mirror"]["checkpoint_location"] = str(tmp_path / "checkpoint")
+    path = tmp_path / "profile.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    profile = load_profile(path)
+    admin = old_broker.identity(sandbox, "admin")
+    source_acls = acls.source_acls(profile).bindings
+    target_acls = acls.target_acls(profile).bindings
+    target_acls = [*target_acls, Acl(principal=target_acls[0].principal, operation="READ", resource_type="TOPIC",
+                                     resource_name=profile.target_topic(f"{prefix}."), pattern_type="PREFIXED")]
+    admin.call(admin_ops.create_topics, {f"{prefix}.a": 2})
+    admin.call(admin_ops.create_acls, source_acls)
+    sandbox.admin("target", admin_ops.create_acls, target_acls)
+    yield {"path": path, "profile": profile, "admin": admin, "topic": f"{prefix}.a", "source_acls": source_acls}
+    admin.call(admin_ops.delete_acls, source_acls)
+    sandbox.admin("target", admin_ops.delete_acls, target_acls)
+    admin.call(admin_ops.delete_topics, [f"{prefix}.a"])
+    mine = [t for t in sandbox.admin("target", admin_ops.list_topics) if prefix in t]
+    if mine:
+        sandbox.admin("target", admin_ops.delete_topics, mine)
+
+
+def test_the_broker_is_an_old_line_by_its_api_versions(old):
+    host, port = old.bootstrap.rsplit(":", 1)
+    apis = ask(host, int(port), None, 10)
+    assert apis.line == "a Kafka older than 2.3" and not apis.write_allows_idempotence
+
+
+def test_preflight_asks_an_old_source_by_fetching_and_joining(case):
+    report = run_preflight(case["profile"])
+    for check_id in ("source.acl.topic-read", "source.acl.group-read"):
+        check = report.get(check_id)
+        assert check.status == PASS and "older than Kafka 2.3" in check.finding, report.to_json()
+    assert report.get("source.acl.topic-describe").status == PASS
+    assert report.get("source.java.client").status == PASS, report.to_json()
+    assert "not reported" in report.get("source.java.client").finding
+    assert report.ok(accept_unverified=True), report.to_json()  # only WRITE on the topic still to create is open
+
+
+@pytest.mark.parametrize("operation, resource_type, check_id", [
+    ("READ", "TOPIC", "source.acl.topic-read"), ("READ", "GROUP", "source.acl.group-read")])
+def test_a_missing_grant_on_an_old_broker_is_named(case, operation, resource_type, check_id):
+    removed = [a for a in case["source_acls"] if a.operation == operation and a.resource_type == resource_type]
+    case["admin"].call(admin_ops.delete_acls, removed)
+    try:
+        report = run_preflight(case["profile"], sides=("source",))
+    finally:
+        case["admin"].call(admin_ops.create_acls, removed)
+    check = report.get(check_id)
+    assert check.status == FAIL, report.to_json()
+    if resource_type == "TOPIC":  # asked by a fetch; a group without READ (nor DESCRIBE) refuses DescribeGroups itself
+        assert "older than Kafka 2.3" in check.finding, report.to_json()
+    assert check.acls and check.acls[0].operation == operation and check.acls[0].resource_type == resource_type
+
+
+def test_the_job_mirrors_from_the_old_broker_to_the_current_cluster(case, tmp_path):
+    case["admin"].call(admin_ops.produce, case["topic"], [dict(r, partition=i % 2)
+                                                          for i, r in enumerate(plain_records(40, "old"))])
+    run = subprocess.run([*CLI, "run", str(case["path"]), "--until-caught-up", "--accept-unverified",
+                          "--run-dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "COLUMNS": "200"}, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    verify = subprocess.run([*CLI, "verify", str(case["path"])], capture_output=True, text=True, timeout=300)
+    assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr[-3000:]
+    target = case["profile"].target_topic(case["topic"])
+    assert "40" in verify.stdout and target in verify.stdout
+
+
+def test_sandbox_status_and_down_cover_the_old_broker(sandbox, old):
+    summary = sandbox.summary()
+    assert summary["old_broker"]["bootstrap"] == old.bootstrap
+    assert summary["processes"]["old-broker"] and summary["processes"]["old-zookeeper"]
+    assert Path(summary["old_broker"]["profile"]).exists()
