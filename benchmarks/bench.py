@@ -1,10 +1,13 @@
-"""secure_mirror against MirrorMaker 2 and against the brokers' own copy limit, in one run, on the sandbox.
+"""secure_mirror against MirrorMaker 2, with Kafka's perf tools as a reference, in one run, on the sandbox.
 
-Every contender mirrors the same source topic into a freshly created target topic; a contender's time runs
-from its start to the moment the target's end offsets hold all N records. Figures are ratios measured
+Every contender mirrors the same source topic (varied JSON values, seeded) into a freshly created target topic
+with LogAppendTime, and is timed on the same two clocks: from its process start to the moment the target's end
+offsets hold all N records, and its steady rate from the target's own append times (the records appended between
+the moments 10% and 90% of N were on the target). MirrorMaker 2 gets as many tasks as the job has task slots. The
+order of the contenders is shuffled in every repeat (seeded; the seed is printed). Figures are ratios measured
 side by side: absolute numbers on shared machines drift from run to run.
 
-    scripts/bench [--quick] [--records N] [--partitions P] [--repeats R]
+    scripts/bench [--quick] [--records N] [--partitions P] [--repeats R] [--seed S]
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import re
 import statistics
 import subprocess
@@ -41,8 +45,8 @@ def log(text: str) -> None:
 
 
 class Bench:
-    def __init__(self, sb: Sandbox, work: Path, records: int, partitions: int):
-        self.sb, self.work, self.records, self.partitions = sb, work, records, partitions
+    def __init__(self, sb: Sandbox, work: Path, records: int, partitions: int, seed: int):
+        self.sb, self.work, self.records, self.partitions, self.seed = sb, work, records, partitions, seed
         # This process is the benchmark's own: its librdkafka calls run as the two admins, whose caches
         # live side by side in one DIR: collection (different realms).
         (work / "cc").mkdir(mode=0o700)
@@ -54,6 +58,8 @@ class Bench:
         data = yaml.safe_load(self.sb.profile_path.read_text())
         data["mirror"]["topics"] = {"include": re.escape(SOURCE_TOPIC)}
         data["mirror"]["checkpoint_location"] = str(self.work / f"checkpoints-{name}")
+        # MirrorMaker 2 gets as many tasks as the job has task slots (Connect's default is one).
+        data["mirror"]["mm2"] = {"properties": {"tasks.max": task_slots(data["mirror"]["spark"]["master"])}}
         if plaintext:
             for side in ("source", "target"):
                 s = self.sb.sides[side]
@@ -79,9 +85,11 @@ class Bench:
     def load_source(self) -> float:
         admin_ops.create_topics(self.sb.client_conf("source", "admin"), {SOURCE_TOPIC: self.partitions})
         self.source_records = self.records
-        return load.produce_load(self.sb.client_conf("source", "admin"), SOURCE_TOPIC, self.records)
+        return load.produce_load(self.sb.client_conf("source", "admin"), SOURCE_TOPIC, self.records, seed=self.seed)
 
     def fresh_target(self, topic: str = TARGET_TOPIC, config: dict | None = None) -> None:
+        """A new target topic whose records carry the target's append time (the steady rate's clock)."""
+        config = {"message.timestamp.type": "LogAppendTime", **(config or {})}
         conf = self.sb.client_conf("target", "admin")
         delete_and_wait(conf, [topic])
         for _ in range(20):
@@ -97,7 +105,7 @@ class Bench:
 
     # ---- contenders -----------------------------------------------------------------------------------
     def wait_for_target(self, proc: subprocess.Popen, started: float, log_file: Path, timeout: float) -> dict:
-        first = None
+        first, since_ms = None, int(time.time() * 1000) - int((time.monotonic() - started) * 1000) - 1000
         while True:
             count = self.target_count()
             now = time.monotonic()
@@ -106,12 +114,18 @@ class Bench:
             if count >= self.records:
                 return {"seconds": now - started, "startup_seconds": (first or now) - started,
                         "records_per_second": self.records / (now - started),
-                        "steady_records_per_second": self.records / max(now - (first or started), 1e-6)}
+                        "steady_records_per_second": self.append_rate(since_ms)}
             if proc.poll() is not None and proc.returncode != 0:
                 raise RuntimeError(f"{log_file.name} exited {proc.returncode}: {log_file.read_text()[-2000:]}")
             if now - started > timeout:
                 raise RuntimeError(f"{log_file.name}: target has {count}/{self.records} after {timeout}s")
             time.sleep(0.25)
+
+    def append_rate(self, since_ms: int, topic: str = TARGET_TOPIC) -> float:
+        """Records per second between the target append times of the 10% and the 90% marks of N."""
+        t10, t90 = load.append_times(self.sb.client_conf("target", "admin"), topic,
+                                     [int(0.1 * self.records), int(0.9 * self.records)], since_ms)
+        return 0.8 * self.records / max((t90 - t10) / 1000, 1e-3)
 
     def timed_process(self, name: str, argv: list[str], timeout: float) -> dict:
         self.fresh_target()
@@ -151,26 +165,35 @@ class Bench:
             delete_and_wait(conf, [t for t in admin_ops.list_topics(conf)
                                    if t.startswith("mm2-") or t.endswith(".internal") or t == "heartbeats"])
 
-    def copy_limit(self, rendered: Path) -> dict:
+    def perf_tools(self, rendered: Path) -> dict:
+        """Kafka's perf tools reading the source and writing the same values to a target topic at the same time, as
+        a copy does: a reference for the brokers and this machine, not a bound on a mirror (each tool works alone
+        on its side; a mirror's reads and writes pace each other)."""
         krb5 = f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}"
         java = [paths.java_executable(), "-Xmx1g", krb5, "-cp", paths.kafka_classpath()]
-        consumer = subprocess.run(
+        payloads = self.work / "payloads.txt"
+        payloads.write_bytes(b"\n".join(load.values(self.seed)))
+        self.fresh_target("src.bench.copy")
+        self.runs += 1
+        consumer = subprocess.Popen(
             java + ["org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server",
                     self.sb.sides["source"].bootstrap, "--topic", SOURCE_TOPIC, "--num-records", str(self.records),
                     "--group", f"secure-mirror-src-tgt-perf-{self.runs}", "--timeout", "120000",
                     "--command-config", str(rendered / "source" / "client.properties")],
-            capture_output=True, text=True, check=True)
-        self.fresh_target("src.bench.copy")
-        self.runs += 1
-        producer = subprocess.run(
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        producer = subprocess.Popen(
             java + ["org.apache.kafka.tools.ProducerPerformance", "--topic", "src.bench.copy",
-                    "--num-records", str(self.records), "--record-size", "1024", "--throughput", "-1",
+                    "--num-records", str(self.records), "--payload-file", str(payloads), "--throughput", "-1",
                     "--command-config", str(rendered / "target" / "client.properties"),
                     "--producer-props", f"bootstrap.servers={self.sb.sides['target'].bootstrap}", "acks=all",
                     "compression.type=lz4", "linger.ms=20", "batch.size=1000000"],
-            capture_output=True, text=True, check=True)
-        read = float(consumer.stdout.strip().splitlines()[-1].split(",")[5])  # nMsg.sec
-        write = float(re.findall(r"([\d.]+) records/sec", producer.stdout)[-1])
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        read_out, _ = consumer.communicate(timeout=3600)
+        write_out, _ = producer.communicate(timeout=3600)
+        if consumer.returncode or producer.returncode:
+            raise RuntimeError(f"the perf tools failed ({consumer.returncode}, {producer.returncode})")
+        read = float(read_out.strip().splitlines()[-1].split(",")[5])  # nMsg.sec
+        write = float(re.findall(r"([\d.]+) records/sec", write_out)[-1])
         return {"consume_records_per_second": read, "produce_records_per_second": write,
                 "records_per_second": min(read, write)}
 
@@ -190,7 +213,7 @@ class Bench:
 
     def latency(self, name: str, argv: list[str], records: int, rate: float) -> dict:
         """p50/p99 of source create time -> target log-append time under a steady produce rate."""
-        self.fresh_target(config={"message.timestamp.type": "LogAppendTime"})
+        self.fresh_target()
         log_file = self.work / f"latency-{name}.log"
         with open(log_file, "w") as fh:
             proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
@@ -235,6 +258,14 @@ def job_phases(metrics: Path, wall_start: float, wall_end: float, records: int) 
             "job_steady_records_per_second": records / max(wall_end - first, 1e-6)}
 
 
+def task_slots(master: str) -> int:
+    """The job's task slots: ``local[N]`` -> N (``local`` -> 1, ``local[*]`` -> the CPUs)."""
+    found = re.fullmatch(r"local(?:\[(\d+|\*)\])?", master)
+    if not found:
+        raise ValueError(f"the benchmark runs the job locally, not on {master}")
+    return (os.cpu_count() or 1) if found.group(1) == "*" else int(found.group(1) or 1)
+
+
 def mirrormaker2_argv(rendered: Path) -> list[str]:
     """MirrorMaker 2 in dedicated mode with the mm2.properties that render wrote."""
     return [paths.java_executable(), "-Xmx1g", f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}",
@@ -272,31 +303,32 @@ def summarize(samples: list[dict]) -> dict:
 
 
 def run(records: int, partitions: int, repeats: int, latency_records: int, latency_rate: float,
-        preflight_topics: int = 1000) -> dict:
+        preflight_topics: int = 1000, seed: int = 1) -> dict:
     with tempfile.TemporaryDirectory(prefix="secure-mirror-bench-") as tmp:
         work = Path(tmp)
         log("starting the sandbox (with PLAINTEXT listeners beside SASL_SSL)")
         sb = Sandbox.up(work / "sandbox", plaintext=True)
         try:
-            bench = Bench(sb, work, records, partitions)
+            bench = Bench(sb, work, records, partitions, seed)
             secure, plain = bench.profile("gssapi"), bench.profile("plaintext", plaintext=True)
             rendered = bench.render(secure)
             bench.render(plain)
             bench.grant(rendered)
-            log(f"loading {records} records of 1 KiB over {partitions} partitions")
+            log(f"loading {records} records (varied JSON values, seed {seed}) over {partitions} partitions")
             load_seconds = bench.load_source()
             timeout = max(300.0, records / 2000)
-            contenders: dict[str, list[dict]] = {"copy_limit": [], "mirrormaker2": [], "secure_mirror": [],
-                                                 "secure_mirror_plaintext": []}
+            runs = {"perf_tools": lambda: bench.perf_tools(rendered),
+                    "mirrormaker2": lambda: bench.mirrormaker2(rendered, timeout),
+                    "secure_mirror": lambda: bench.secure_mirror(secure, timeout),
+                    "secure_mirror_plaintext": lambda: bench.secure_mirror(plain, timeout)}
+            contenders: dict[str, list[dict]] = {name: [] for name in runs}
+            shuffle, orders = random.Random(seed), []
             for i in range(repeats):
-                log(f"repeat {i + 1}/{repeats}: copy limit")
-                contenders["copy_limit"].append(bench.copy_limit(rendered))
-                log(f"repeat {i + 1}/{repeats}: MirrorMaker 2")
-                contenders["mirrormaker2"].append(bench.mirrormaker2(rendered, timeout))
-                log(f"repeat {i + 1}/{repeats}: secure_mirror (SASL_SSL + GSSAPI)")
-                contenders["secure_mirror"].append(bench.secure_mirror(secure, timeout))
-                log(f"repeat {i + 1}/{repeats}: secure_mirror (PLAINTEXT)")
-                contenders["secure_mirror_plaintext"].append(bench.secure_mirror(plain, timeout))
+                order = shuffle.sample(list(runs), len(runs))
+                orders.append(order)
+                for name in order:
+                    log(f"repeat {i + 1}/{repeats}: {name}")
+                    contenders[name].append(runs[name]())
             summary = {name: summarize(s) for name, s in contenders.items()}
             latency = {}
             if latency_records:
@@ -312,42 +344,35 @@ def run(records: int, partitions: int, repeats: int, latency_records: int, laten
         finally:
             sb.down()
     med = {k: v["median_records_per_second"] for k, v in summary.items()}
+    steady = {k: v["median_steady_records_per_second"] for k, v in summary.items() if k != "perf_tools"}
     return {
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
-        "parameters": {"records": records, "partitions": partitions, "repeats": repeats, "value_bytes": 1024,
+        "parameters": {"records": records, "partitions": partitions, "repeats": repeats, "seed": seed,
+                       "values": "varied JSON, about 1 KiB (a third to twice)", "mm2_tasks": task_slots("local[2]"),
+                       "job_task_slots": task_slots("local[2]"), "orders": orders,
                        "latency_records": latency_records, "latency_rate": latency_rate},
         "load_seconds": load_seconds,
         "contenders": summary,
         "latency": latency,
         "preflight": preflight,
+        # Process start to all N records on the target, the same clock for every contender.
         "ratios": {
             "secure_mirror_over_mirrormaker2": med["secure_mirror"] / med["mirrormaker2"],
-            "secure_mirror_over_copy_limit": med["secure_mirror"] / med["copy_limit"],
+            "secure_mirror_over_perf_tools": med["secure_mirror"] / med["perf_tools"],
             "sasl_ssl_gssapi_over_plaintext": med["secure_mirror"] / med["secure_mirror_plaintext"],
         },
-        # Without start-up: the job from its first batch against MirrorMaker 2 from its first record on the target.
-        "steady_ratios": _steady_ratios(summary),
+        # Steady rates from the target's append times over the same window (10% to 90% of N) for every mirror.
+        "steady_ratios": {
+            "secure_mirror_over_mirrormaker2": steady["secure_mirror"] / steady["mirrormaker2"],
+            "sasl_ssl_gssapi_over_plaintext": steady["secure_mirror"] / steady["secure_mirror_plaintext"],
+        },
     }
-
-
-def _steady_ratios(summary: dict) -> dict:
-    sm, plain, mm2 = (summary[name] for name in ("secure_mirror", "secure_mirror_plaintext", "mirrormaker2"))
-    if "median_job_steady_records_per_second" not in sm:
-        return {}
-    out = {"secure_mirror_over_mirrormaker2": sm["median_job_steady_records_per_second"]
-           / mm2["median_steady_records_per_second"],
-           "secure_mirror_over_copy_limit": sm["median_job_steady_records_per_second"]
-           / summary["copy_limit"]["median_records_per_second"]}
-    if "median_job_steady_records_per_second" in plain:
-        out["sasl_ssl_gssapi_over_plaintext"] = (sm["median_job_steady_records_per_second"]
-                                                 / plain["median_job_steady_records_per_second"])
-    return out
 
 
 def markdown(result: dict, command: str) -> str:
     rows = ["| contender | median records/s (start to all N on target) | min | max | first record on target, s "
-            "(median) | records/s after the first record (median) | job start-up, s (median) | job records/s from "
-            "its first batch (median) |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+            "(median) | steady records/s, target append times 10%-90% (median) | job start-up, s (median) | job "
+            "records/s from its first batch (median) |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
 
     def fmt(c: dict, key: str, spec: str) -> str:
         return format(c[key], spec) if key in c else "-"
@@ -358,7 +383,7 @@ def markdown(result: dict, command: str) -> str:
                     f"{fmt(c, 'median_job_startup_seconds', '.1f')} | "
                     f"{fmt(c, 'median_job_steady_records_per_second', '.0f')} |")
     ratios = "\n".join(f"- {k}: **{v:.2f}**" for k, v in result["ratios"].items())
-    ratios += "\n\nWithout start-up (the job from its first batch; MirrorMaker 2 from its first record on the target):\n"
+    ratios += "\n\nSteady (the target's append times, 10% to 90% of the records, the same window for every mirror):\n"
     ratios += "\n".join(f"- {k}: **{v:.2f}**" for k, v in result.get("steady_ratios", {}).items()) or "- n/a"
     lat = "\n".join(f"- {k}: p50 {v['p50_ms']:.0f} ms, p99 {v['p99_ms']:.0f} ms ({v['samples']} samples)"
                     for k, v in result["latency"].items()) or "- not measured"
@@ -367,8 +392,12 @@ def markdown(result: dict, command: str) -> str:
                  f"{pre['second_run_seconds']:.1f} s (second run), {pre['with_admin_audit_seconds']:.1f} s with the "
                  f"--as-admin ACL audit; {pre['checks']} checks, ok={pre['ok']}") if pre else "- not measured"
     p = result["parameters"]
-    return (f"# Benchmark\n\nCommand: `{command}`\n\n{p['records']} records of {p['value_bytes']} bytes over "
-            f"{p['partitions']} partitions, {p['repeats']} repeat(s), on {result['machine']['cpus']} CPUs.\n\n"
+    orders = "; ".join(" -> ".join(order) for order in p["orders"])
+    return (f"# Benchmark\n\nCommand: `{command}`\n\n{p['records']} records ({p['values']}) over "
+            f"{p['partitions']} partitions, {p['repeats']} repeat(s), seed {p['seed']}, on "
+            f"{result['machine']['cpus']} CPUs; the job has {p['job_task_slots']} task slots and MirrorMaker 2 "
+            f"{p['mm2_tasks']} tasks; order of the runs: {orders}. perf_tools is Kafka's consumer and producer perf "
+            "tools reading and writing the same values at once: a reference, not a bound.\n\n"
             + "\n".join(rows) + f"\n\nRatios (medians):\n{ratios}\n\nLatency (source create -> target append):\n{lat}"
             f"\n\nPre-flight at scale:\n{preflight}\n")
 
@@ -404,12 +433,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int)
     parser.add_argument("--preflight-topics", type=int, default=1000, help="0 skips pre-flight at scale")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--seed", type=int, default=int(os.environ.get("SECURE_MIRROR_SEED", "0")) or None,
+                        help="the data and run-order seed (default: random, printed)")
     args = parser.parse_args(argv)
     records = args.records or (100_000 if args.quick else 2_000_000)
     repeats = args.repeats or (1 if args.quick else 3)
     lat_records, lat_rate = (1000, 200.0) if args.quick else (10_000, 1000.0)
-    result = run(records, args.partitions, repeats, lat_records, lat_rate, args.preflight_topics)
-    command = "scripts/bench " + " ".join(argv if argv is not None else sys.argv[1:])
+    seed = args.seed or random.SystemRandom().randrange(1, 2**31)
+    log(f"seed {seed} (--seed {seed} or SECURE_MIRROR_SEED={seed} repeats the data and the run order)")
+    result = run(records, args.partitions, repeats, lat_records, lat_rate, args.preflight_topics, seed)
+    given = list(argv if argv is not None else sys.argv[1:])
+    command = "scripts/bench " + " ".join(given + ([] if args.seed else ["--seed", str(seed)]))
     result["command"] = command.strip()
     args.out.mkdir(parents=True, exist_ok=True)
     stem = "quick" if args.quick else "full"

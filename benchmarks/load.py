@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
-import os
+import json
+import random
 import time
 
 
-def produce_load(conf: dict, topic: str, records: int, value_size: int = 1024, *, rate: float | None = None) -> float:
-    """Produce ``records`` keyed records with a few headers and ``value_size``-byte values; seconds taken.
+def values(seed: int, count: int = 4096, mean_size: int = 1024) -> list[bytes]:
+    """``count`` distinct record values shaped like real event data: JSON objects with ids, names, amounts, times
+    and a free-text field, sizes spread around ``mean_size`` (about a third to twice it), compressing about as
+    real JSON does. Seeded: the same seed gives the same values."""
+    rng = random.Random(seed)
+    words = [rng.choice("bcdfghjklmnpqrstvwxz") + rng.choice("aeiou") + rng.choice("lmnrst") + rng.choice("aeiouy")
+             for _ in range(600)]
+    out = []
+    for i in range(count):
+        target = int(rng.triangular(mean_size / 3, mean_size * 2, mean_size))
+        event = {"id": f"{rng.getrandbits(64):016x}", "seq": i, "type": rng.choice(("order", "payment", "refund",
+                 "shipment", "login")), "customer": {"id": rng.randrange(10**7), "name": " ".join(rng.sample(words, 2)),
+                 "country": rng.choice(("DE", "FR", "US", "JP", "BR", "IN", "GB"))},
+                 "amount": round(rng.lognormvariate(3, 1.2), 2), "currency": rng.choice(("EUR", "USD", "JPY")),
+                 "at": 1_790_000_000_000 + rng.randrange(10**9)}
+        text = json.dumps(event)
+        note = []
+        while len(text) + sum(len(w) + 1 for w in note) + 12 < target:
+            note.append(rng.choice(words))
+        event["note"] = " ".join(note)
+        out.append(json.dumps(event).encode())
+    return out
+
+
+def produce_load(conf: dict, topic: str, records: int, *, seed: int = 1, rate: float | None = None) -> float:
+    """Produce ``records`` keyed records with a few headers and varied JSON values (:func:`values`); seconds taken.
 
     With ``rate`` (records/s) the producer paces itself (for latency runs); each record's timestamp is its
     create time, which the latency measurement compares with the target's log-append time."""
@@ -15,12 +40,12 @@ def produce_load(conf: dict, topic: str, records: int, value_size: int = 1024, *
 
     producer = Producer({**conf, "acks": "all", "enable.idempotence": True, "linger.ms": 20,
                          "batch.size": 1_000_000, "compression.type": "lz4", "queue.buffering.max.kbytes": 1_048_576})
-    payload = os.urandom(value_size // 2).hex().encode()[:value_size]
+    payloads = values(seed)
     start = time.monotonic()
     for i in range(records):
         while True:
             try:
-                producer.produce(topic, key=b"k%09d" % i, value=payload,
+                producer.produce(topic, key=b"k%09d" % i, value=payloads[i % len(payloads)],
                                  headers=[("bench", b"1"), ("seq", b"%d" % i),
                                           ("created-ms", b"%d" % int(time.time() * 1000))])
                 break
@@ -37,16 +62,48 @@ def produce_load(conf: dict, topic: str, records: int, value_size: int = 1024, *
     return time.monotonic() - start
 
 
+def append_times(conf: dict, topic: str, counts: list[int], since_ms: int) -> list[int]:
+    """For each of ``counts``, the first millisecond (at or after ``since_ms``) by which that many records of
+    ``topic`` (a LogAppendTime topic) had been appended, found in the brokers' time index (ListOffsets by
+    timestamp, a binary search over time): the target's own clock, the same for every contender."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({**conf, "group.id": "secure-mirror-src-tgt-bench", "enable.auto.commit": False})
+    try:
+        partitions = list(consumer.list_topics(topic, timeout=10).topics[topic].partitions)
+        ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions}
+
+        def appended_before(when: int) -> int:
+            found = consumer.offsets_for_times([TopicPartition(topic, p, when) for p in partitions], timeout=10)
+            return sum(tp.offset if tp.offset >= 0 else ends[tp.partition] for tp in found)
+
+        out = []
+        for count in counts:
+            low, high = since_ms, int(time.time() * 1000) + 1
+            while high - low > 1:
+                middle = (low + high) // 2
+                low, high = (low, middle) if appended_before(middle) >= count else (middle, high)
+            out.append(high)
+        return out
+    finally:
+        consumer.close()
+
+
 def end_offsets(conf: dict, topic: str) -> int:
     """The sum of the end offsets of ``topic``'s partitions (0 when the topic does not exist yet)."""
-    from confluent_kafka import Consumer, TopicPartition
+    from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
     consumer = Consumer({**conf, "group.id": "secure-mirror-src-tgt-bench", "enable.auto.commit": False})
     try:
         md = consumer.list_topics(topic, timeout=10).topics.get(topic)
         if md is None or md.error is not None:
             return 0
-        return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in md.partitions)
+        try:
+            return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in md.partitions)
+        except KafkaException as exc:  # a topic created a moment ago may have no leader yet: nothing there
+            if exc.args[0].code() in (KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE):
+                return 0
+            raise
     finally:
         consumer.close()
 
