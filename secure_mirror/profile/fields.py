@@ -130,6 +130,20 @@ def _certificate(value: Path, info: ValidationInfo) -> Path:
     return path
 
 
+def certificate_subject(path: Path) -> str:
+    """The certificate's subject as Kafka's brokers read it (RFC 2253), before their ssl.principal.mapping.rules;
+    a ValueError when the subject holds a character no rendered file can carry."""
+    from cryptography import x509
+
+    from secure_mirror.profile.secrets import printable
+
+    subject = x509.load_pem_x509_certificate(path.read_bytes()).subject.rfc4514_string()
+    if (reason := policy.problem(subject)) is not None:  # it lands in ACL files and scripts like a profile value
+        raise ValueError(f"the subject of certificate {printable(str(path))} {reason.replace('; remove it', '')}; "
+                         "issue a certificate whose subject has no such character")
+    return subject
+
+
 def keytab_exposure(path: Path) -> str | None:
     """Why other users can get at a keytab (its mode gives group or others any access), or None. Whoever reads it
     can act as its principal; it still works, so validate and pre-flight both warn (fix: :func:`keytab_fix`)."""

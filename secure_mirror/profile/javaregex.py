@@ -36,10 +36,18 @@ _REFUSED_ESCAPES = {
     "G": "\\G (end of previous match) is Java-only",
     "Z": "\\Z differs between Java and Python; use $ (topic names have no line breaks)",
     "c": "\\c (control character) is Java-only; use \\xhh",
-    "k": "back-references cannot be combined into one subscription pattern",
+    "k": "back-references are not supported (no subscription pattern can combine them; Java reads \\12 unlike Python)",
     "0": "octal escapes differ between Java and Python; use \\xhh",
     "x": None,  # \xhh is the same in both; Java's \x{h..h} is refused below
+    "U": "\\U (eight hex digits) is Python-only; use \\uhhhh",
+    "N": "\\N{name} names characters differently in Java and Python; write the character or \\uhhhh",
 }
+# Only where the text may hold non-ASCII letters (not topic names): Java 17's \b counts them as word characters.
+_REFUSED_FOR_UNICODE_TEXT = {
+    "b": "\\b differs between Java versions on non-ASCII letters; use lookarounds with an explicit class",
+    "B": "\\B differs between Java versions on non-ASCII letters; use lookarounds with an explicit class",
+}
+_JAVA_GROUP_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*>")
 _INLINE_FLAGS = re.compile(r"\(\?([a-zA-Z]*(?:-[a-zA-Z]*)?)([:)])")
 
 
@@ -47,13 +55,16 @@ class JavaRegexError(ValueError):
     """The pattern is not a valid Java regex, or uses a construct Python cannot reproduce exactly."""
 
 
-def to_python(pattern: str) -> str:
-    """The Python ``re`` pattern (to be compiled with ``re.ASCII``) equivalent to the Java ``pattern``."""
+def to_python(pattern: str, ascii_text: bool = True) -> str:
+    """The Python ``re`` pattern (to be compiled with ``re.ASCII``) equivalent to the Java ``pattern``; with
+    ``ascii_text`` false also for text that may hold non-ASCII letters."""
     out: list[str] = []
     i, in_class = 0, False
     while i < len(pattern):
         char = pattern[i]
         if char == "\\":
+            if not ascii_text and pattern[i + 1 : i + 2] in _REFUSED_FOR_UNICODE_TEXT:
+                raise JavaRegexError(_REFUSED_FOR_UNICODE_TEXT[pattern[i + 1]])
             text, i = _escape(pattern, i, in_class)
             out.append(text)
             continue
@@ -74,9 +85,9 @@ def to_python(pattern: str) -> str:
     return "".join(out)
 
 
-def compile_java(pattern: str) -> re.Pattern[str]:
+def compile_java(pattern: str, ascii_text: bool = True) -> re.Pattern[str]:
     """Compile a Java regex as Python; raise :class:`JavaRegexError` naming the problem."""
-    translated = to_python(pattern)
+    translated = to_python(pattern, ascii_text)
     try:
         return re.compile(translated, re.ASCII)
     except re.error as exc:
@@ -111,7 +122,7 @@ def _escape(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
     if letter in "pP":
         return _property_class(pattern, i, in_class)
     if letter.isdigit() and letter != "0":
-        raise JavaRegexError("back-references cannot be combined into one subscription pattern")
+        raise JavaRegexError(_REFUSED_ESCAPES["k"])
     if letter == "x" and pattern.startswith("{", i + 2):
         raise JavaRegexError("\\x{...} is Java-only; use \\xhh or \\uhhhh")
     if letter == "z":
@@ -147,7 +158,11 @@ def _property_class(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
 def _group_opening(pattern: str, i: int) -> str:
     if pattern.startswith("(?P", i):
         raise JavaRegexError("(?P...) is Python-only; Java names a group with (?<name>...)")
+    if pattern.startswith(("(?#", "(?("), i):
+        raise JavaRegexError(f"{pattern[i : i + 3]}...) is Python-only (a comment or a conditional group)")
     if pattern.startswith("(?<", i) and not _is_lookbehind(pattern, i):
+        if not _JAVA_GROUP_NAME.match(pattern, i + 3):
+            raise JavaRegexError("a group name is a letter then letters or digits, ended by '>' (?<name>...)")
         return "(?P<"  # Java's named group (?<name>...) is Python's (?P<name>...)
     flags = _INLINE_FLAGS.match(pattern, i)
     if flags and flags.group(1):
@@ -168,5 +183,6 @@ def _check_flags(letters: str, closing: str) -> None:
 
 
 def _check_repetition(pattern: str, i: int) -> None:
-    if not re.match(r"\{\d+\}", pattern[i:]):
-        raise JavaRegexError("'{' must start a repetition like {3} (Java rejects it otherwise); escape it as \\{")
+    if not re.match(r"\{\d+(,\d*)?\}", pattern[i:], re.ASCII):
+        raise JavaRegexError("'{' must start a repetition like {3} or {1,3} (Java rejects it otherwise); escape it "
+                             "as \\{")

@@ -9,9 +9,18 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from secure_mirror.profile import policy, topics
-from secure_mirror.profile.fields import CertificateFile, InputFile, KeytabFile, PrivateKeyFile, Problem, Secret
-from secure_mirror.profile.principals import kafka_principal_for_kerberos, parse_principal
+from secure_mirror.errors import BadInputError
+from secure_mirror.profile import kafka_names, policy, topics
+from secure_mirror.profile.fields import (
+    CertificateFile,
+    InputFile,
+    KeytabFile,
+    PrivateKeyFile,
+    Problem,
+    Secret,
+    certificate_subject,
+)
+from secure_mirror.profile.principals import parse_principal
 
 Protocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
 OptionValue = Union[str, int, float, bool]
@@ -56,7 +65,8 @@ def _check_kafka_principal(value: str | None) -> str | None:
 
 
 class _SaslBase(Strict):
-    kafka_principal: str | None = Field(None, description="principal the authorizer sees, e.g. User:mirror")
+    kafka_principal: str | None = Field(None, description="principal the authorizer sees, e.g. User:mirror; "
+                                        "without it, derived as the brokers derive it (principal_mapping)")
 
     _check_principal = field_validator("kafka_principal")(_check_kafka_principal)
 
@@ -73,8 +83,8 @@ class GssapiSasl(_SaslBase):
         parse_principal(value)
         return value
 
-    def authorizer_principal(self) -> str:
-        return self.kafka_principal or kafka_principal_for_kerberos(self.principal)
+    def authorizer_principal(self, mapping: PrincipalMapping) -> str:
+        return self.kafka_principal or f"User:{mapping.kerberos_name(self.principal)}"
 
     @property
     def realm(self) -> str:
@@ -87,7 +97,7 @@ class PasswordSasl(_SaslBase):
     username: str = Field(min_length=1)
     password: Secret
 
-    def authorizer_principal(self) -> str:
+    def authorizer_principal(self, mapping: PrincipalMapping) -> str:
         return self.kafka_principal or f"User:{self.username}"
 
 
@@ -98,7 +108,7 @@ class OAuthSasl(_SaslBase):
     token_endpoint_url: str = Field(pattern=r"^https?://\S+$")
     scope: str | None = None
 
-    def authorizer_principal(self) -> str:
+    def authorizer_principal(self, mapping: PrincipalMapping) -> str:
         # The broker sees the token's subject; for client-credentials tokens that is usually the client id.
         return self.kafka_principal or f"User:{self.client_id}"
 
@@ -143,6 +153,99 @@ def truststore_type(path: Path) -> str:
     return {".jks": "JKS", ".p12": "PKCS12", ".pfx": "PKCS12"}.get(suffix, "PEM")
 
 
+class UnmappedPrincipal(BadInputError):
+    """The brokers' rules give the mirror's identity no principal; ``field`` is the rule set's path in a cluster."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
+KERBEROS_RULES = "principal_mapping.principal_to_local_rules"
+SSL_RULES = "principal_mapping.ssl_principal_mapping_rules"
+
+
+class PrincipalMapping(Strict):
+    """How the cluster's brokers turn the mirror's identity into the principal their authorizer sees: their
+    settings, copied from server.properties. ACLs, pre-flight and the audit all use the principal they give."""
+
+    default_realm: Krb5Name | None = Field(None, description="the brokers' Kerberos default realm (default_realm "
+                                           "of their krb5.conf): DEFAULT maps only names of this realm; unset, the "
+                                           "realm of sasl.principal")
+    principal_to_local_rules: list[str] = Field(default_factory=lambda: ["DEFAULT"], description="the brokers' "
+                                                "sasl.kerberos.principal.to.local.rules, one rule per item")
+    ssl_principal_mapping_rules: str = Field("DEFAULT", description="the brokers' ssl.principal.mapping.rules, "
+                                             "as written in their server.properties")
+
+    @field_validator("principal_to_local_rules")
+    @classmethod
+    def _kerberos_rules(cls, value: list[str]) -> list[str]:
+        for index, rule in enumerate(value):
+            if "," in rule:
+                raise Problem(str(index), "holds ',', which Kafka reads as the end of a rule (the setting is a "
+                                          "comma-separated list); write the regex without ','")
+        _rule_problem(lambda: kafka_names.parse_kerberos_rules(value, ""))
+        return value
+
+    @field_validator("ssl_principal_mapping_rules")
+    @classmethod
+    def _ssl_rules(cls, value: str) -> str:
+        _rule_problem(lambda: kafka_names.parse_ssl_rules(value))
+        return value
+
+    def kerberos_name(self, principal: str) -> str:
+        """The short name the brokers give ``principal`` (its realm is the default realm unless one is set)."""
+        realm = self.default_realm or parse_principal(principal).realm
+        return _mapped(KERBEROS_RULES, principal, lambda: kafka_names.kerberos_short_name(
+            principal, self.principal_to_local_rules, realm), self._kerberos_fix(principal, realm))
+
+    def ssl_name(self, subject: str) -> str:
+        """The name the brokers give a client certificate whose subject (RFC 2253) is ``subject``."""
+        return _mapped(SSL_RULES, f"the certificate subject {subject}", lambda: kafka_names.ssl_principal_name(
+            subject, self.ssl_principal_mapping_rules), "add a rule for it (e.g. RULE:^CN=([^,]*),.*$/$1/) or DEFAULT "
+            "to the brokers' ssl.principal.mapping.rules and here")
+
+    def _kerberos_fix(self, principal: str, realm: str) -> str:
+        name = parse_principal(principal)
+        escaped = re.sub(r"([^A-Za-z0-9])", r"\\\1", name.realm)  # Java reads \. as a literal '.'
+        example = (f"RULE:[{1 if name.instance is None else 2}:$1{'' if name.instance is None else '/$2'}@$0]"
+                   f"(.*@{escaped})s/@.*//")
+        default = (f" (DEFAULT maps only the brokers' default realm {realm})"
+                   if name.realm != realm and "DEFAULT" in self.principal_to_local_rules else "")
+        return (f"{default}; add the brokers' rule for it (e.g. {example}) to their "
+                "sasl.kerberos.principal.to.local.rules and here, or set principal_mapping.default_realm to the "
+                "brokers' default realm")
+
+
+def _rule_problem(parse: Any) -> None:
+    """A rule set the brokers would refuse, or that we cannot evaluate exactly, as a Problem at its index."""
+    try:
+        parse()
+    except kafka_names.UnsupportedRule as exc:
+        raise Problem(str(exc.index), f"{exc}; rewrite it, or set sasl.kafka_principal to the principal the "
+                                      "brokers give") from None
+    except kafka_names.NameRuleError as exc:
+        raise ValueError(f"{exc}; Kafka's brokers would not start with it") from None
+
+
+def _mapped(field: str, what: str, compute: Any, fix: str) -> str:
+    try:
+        name = compute()
+    except kafka_names.UnsupportedRule as exc:
+        raise UnmappedPrincipal(field, f"{exc} (on {what}); rewrite the rule, or set sasl.kafka_principal to the "
+                                       "principal the brokers give") from None
+    except kafka_names.NameRuleError as exc:
+        if exc.java_error == "NoMatchingRule" and str(exc).startswith("no rule maps"):
+            raise UnmappedPrincipal(field, f"no rule maps {what} to a Kafka principal, so the brokers would "
+                                           f"refuse the mirror's login{fix}") from None
+        raise UnmappedPrincipal(field, f"the brokers' rules fail on {what}: {exc} (Kafka: {exc.java_error}), so "
+                                       "they would refuse the mirror's login; fix the rule") from None
+    if not name:
+        raise UnmappedPrincipal(field, f"the brokers' rules map {what} to an empty name, which no ACL can name; "
+                                       "fix the rule")
+    return name
+
+
 class Cluster(Strict):
     alias: str = Field(pattern=_ALIAS.pattern, description="short name (MirrorMaker 2 cluster alias)")
     bootstrap_servers: list[str] = Field(min_length=1)
@@ -150,6 +253,8 @@ class Cluster(Strict):
     sasl: Sasl | None = None
     tls: Tls | None = None
     client_options: dict[str, OptionValue] = Field(default_factory=dict, description="extra Java client options")
+    principal_mapping: PrincipalMapping = Field(default_factory=PrincipalMapping,
+                                                description="how the brokers name the mirror's identity")
 
     @field_validator("bootstrap_servers")
     @classmethod
@@ -182,6 +287,44 @@ class Cluster(Strict):
     def _client_options(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
         return _option_keys(value, protected_option, "overrides a security or bootstrap setting the profile owns; "
                             "set it through bootstrap_servers, security_protocol, sasl or tls instead")
+
+    @model_validator(mode="after")
+    def _principal_mapped(self, info: ValidationInfo) -> Cluster:
+        """The brokers' rules must map the identity; a certificate is read only when files are checked."""
+        if self.sasl is not None or (self.tls_settings.mutual and (info.context or {}).get("check_files")):
+            try:
+                self.kafka_principal  # noqa: B018 - computed for its refusal
+            except UnmappedPrincipal as exc:
+                raise Problem(exc.field, str(exc)) from None
+        return self
+
+    @property
+    def kafka_principal(self) -> str:
+        """The principal the brokers' authorizer sees for the mirror, derived as they derive it (their
+        principal_mapping); :class:`UnmappedPrincipal` when their rules give none."""
+        if self.sasl is not None:
+            return self.sasl.authorizer_principal(self.principal_mapping)
+        if self.tls_settings.mutual:
+            try:
+                subject = certificate_subject(self.tls_settings.certificate)
+            except ValueError as exc:
+                raise UnmappedPrincipal("tls.certificate", str(exc)) from None
+            return f"User:{self.principal_mapping.ssl_name(subject)}"
+        return "User:ANONYMOUS"
+
+    @property
+    def principal_derivation(self) -> str | None:
+        """How the brokers' rules name the identity (for a reviewer of the ACLs), when the profile gives them."""
+        mapping = self.principal_mapping
+        if "principal_mapping" not in self.model_fields_set:
+            return None
+        if isinstance(self.sasl, GssapiSasl) and not self.sasl.kafka_principal:
+            realm = mapping.default_realm or self.sasl.realm
+            return (f"{self.sasl.principal} by sasl.kerberos.principal.to.local.rules="
+                    f"{','.join(mapping.principal_to_local_rules)} (default realm {realm})")
+        if self.sasl is None and self.tls_settings.mutual:
+            return f"the certificate's subject by ssl.principal.mapping.rules={mapping.ssl_principal_mapping_rules}"
+        return None
 
     @property
     def uses_tls(self) -> bool:

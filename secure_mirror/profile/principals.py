@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from secure_mirror.profile import kafka_names
 
 # primary[/instance]@REALM; '/' and '@' may not appear unescaped inside a component.
 _PRINCIPAL = re.compile(r"^(?P<primary>[^/@\s]+)(?:/(?P<instance>[^/@\s]+))?@(?P<realm>[^/@\s]+)$")
@@ -30,10 +33,13 @@ def parse_principal(text: str) -> KerberosName:
     return KerberosName(match["primary"], match["instance"], match["realm"])
 
 
-def kafka_principal_for_kerberos(principal: str) -> str:
-    """The principal Kafka's authorizer sees under the DEFAULT ``sasl.kerberos.principal.to.local.rules``.
+def kafka_principal_for_kerberos(principal: str, rules: Sequence[str] = ("DEFAULT",),
+                                 default_realm: str | None = None) -> str:
+    """The principal Kafka's authorizer sees under the brokers' ``sasl.kerberos.principal.to.local.rules``.
 
-    Kafka's DEFAULT rule keeps the first component whatever the realm (unlike Hadoop's), so
-    ``mirror/host@REALM`` and ``mirror@REALM`` both become ``User:mirror``.
+    Kafka's DEFAULT rule keeps the first component of a name of the brokers' default realm only (here the
+    principal's own realm unless ``default_realm`` is given), so ``mirror/host@REALM`` and ``mirror@REALM`` both
+    become ``User:mirror``; names of other realms need a rule (:mod:`kafka_names`).
     """
-    return f"User:{parse_principal(principal).primary}"
+    realm = default_realm or parse_principal(principal).realm
+    return f"User:{kafka_names.kerberos_short_name(principal, rules, realm)}"

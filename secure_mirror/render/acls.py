@@ -11,12 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from secure_mirror.kafka.acl import Acl, kafka_acls_arguments
-from secure_mirror.profile import policy
 from secure_mirror.profile.models import Cluster, GssapiSasl, Profile
-from secure_mirror.profile.secrets import printable
 from secure_mirror.profile.topics import TopicResource, classify
 from secure_mirror.render import templating
-from secure_mirror.render.encoders import UnrepresentableValue, json_text, sh
+from secure_mirror.render.encoders import json_text, sh
 
 SOURCE_TOPIC_OPERATIONS = ("READ", "DESCRIBE")
 TARGET_TOPIC_OPERATIONS = ("WRITE", "DESCRIBE", "CREATE")
@@ -47,23 +45,8 @@ class AclPlan:
 
 
 def kafka_principal(cluster: Cluster) -> str:
-    """The principal the cluster's authorizer sees for the mirroring identity."""
-    if cluster.sasl is not None:
-        return cluster.sasl.authorizer_principal()
-    if cluster.tls is not None and cluster.tls.mutual:
-        return f"User:{certificate_subject(cluster.tls.certificate)}"
-    return "User:ANONYMOUS"
-
-
-def certificate_subject(path: Path) -> str:
-    """The certificate's subject as Kafka's default ssl.principal.mapping.rules print it (RFC 2253)."""
-    from cryptography import x509
-
-    subject = x509.load_pem_x509_certificate(path.read_bytes()).subject.rfc4514_string()
-    if (reason := policy.problem(subject)) is not None:  # it lands in ACL files and scripts like a profile value
-        raise UnrepresentableValue(f"the subject of certificate {printable(str(path))} {reason.replace('; remove it', '')}"
-                                   "; issue a certificate whose subject has no such character")
-    return subject
+    """The principal the cluster's authorizer sees for the mirroring identity (:attr:`Cluster.kafka_principal`)."""
+    return cluster.kafka_principal
 
 
 def _grant(plan: AclPlan, resource: TopicResource, name: str, operations: tuple[str, ...]) -> None:

@@ -25,6 +25,11 @@ from secure_mirror.sandbox.tls import CertificateAuthority
 
 STATE = "state.json"
 SIDES = ("source", "target")
+# A corporate realm both cluster realms trust (one-way, krbtgt/<side realm>@CORP.TEST): the mirror identity of
+# profile-corp.yaml lives there, and each side's brokers map it by this rule before their DEFAULT.
+CORP_REALM, CORP_DOMAIN = "CORP.TEST", "corp.test"
+CORP_MIRROR = f"mirror@{CORP_REALM}"
+CORP_RULES = ("RULE:[1:$1@$0](.*@CORP\\.TEST)s/@.*//", "DEFAULT")
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,7 @@ class Sandbox:
                  Side("target", "TARGET.TEST", "target.test", *ports[5:8])]
         _check_dependencies()
         _check_hosts(sides)
-        state = {"sides": [s.__dict__ for s in sides], "kdc_ports": ports[:2], "pids": {},
+        state = {"sides": [s.__dict__ for s in sides], "kdc_ports": ports[:2], "corp_kdc_port": ports[8], "pids": {},
                  "ticket_lifetime": ticket_lifetime, "plaintext": plaintext}
         base.mkdir(parents=True, exist_ok=True, mode=0o700)
         sandbox = cls(base, state)
@@ -141,8 +146,8 @@ class Sandbox:
     @staticmethod
     def _ports(port_base: int | None) -> list[int]:
         if port_base is None:
-            return procs.free_ports(8)
-        ports = list(range(port_base, port_base + 8))
+            return procs.free_ports(9)
+        ports = list(range(port_base, port_base + 9))
         busy = [p for p in ports if procs.port_in_use(p)]
         if busy:
             raise EnvironmentNotReady(f"port {busy[0]} is already in use; choose another --port-base")
@@ -160,8 +165,15 @@ class Sandbox:
         tmp.write_text(json.dumps(self.state, indent=2))
         tmp.replace(self.base / STATE)
 
+    @property
+    def corp(self) -> bool:
+        """Whether this sandbox has the corporate realm (a sandbox started before it existed has not)."""
+        return "corp_kdc_port" in self.state
+
     def kdc(self) -> KDC:
         realms = [Realm(s.realm, port, [s.domain]) for s, port in zip(self.sides.values(), self.state["kdc_ports"])]
+        if self.corp:
+            realms.append(Realm(CORP_REALM, self.state["corp_kdc_port"], [CORP_DOMAIN]))
         return KDC(self.base / "kdc", realms, max_life=self.state["ticket_lifetime"],
                    pid=self.state["pids"].get("kdc"))
 
@@ -173,7 +185,7 @@ class Sandbox:
             keytab=self.keytab(side, "broker"), keystore=self.base / side / "broker-keystore.pem",
             ca_file=self.ca_file, super_users=["User:kafka", "User:admin"],
             plaintext_port=s.plaintext_port if self.state["plaintext"] else None,
-            pid=self.state["pids"].get(side),
+            pid=self.state["pids"].get(side), principal_to_local_rules=CORP_RULES if self.corp else (),
         )
 
     def _start(self) -> None:
@@ -187,6 +199,7 @@ class Sandbox:
         (self.base / "secrets").mkdir(mode=0o700, exist_ok=True)
         for side in SIDES:
             self._make_identities(kdc, side)
+        self._make_corp_identity(kdc)
         brokers = [self.broker(side) for side in SIDES]
         for broker in brokers:
             broker.format_storage()
@@ -221,6 +234,20 @@ class Sandbox:
         fd = os.open(pw, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as fh:
             fh.write(secrets.token_urlsafe(24))
+
+    def corp_keytab(self) -> Path:
+        return self.base / "corp" / "mirror.keytab"
+
+    def _make_corp_identity(self, kdc: KDC) -> None:
+        """mirror@CORP.TEST, and the trust of each side's realm in CORP.TEST: the same cross-realm key
+        krbtgt/<side realm>@CORP.TEST in both databases (same name, so same salt; a random password, which only
+        kadmin.local's arguments see, on this throwaway KDC)."""
+        (self.base / "corp").mkdir(exist_ok=True, mode=0o700)
+        for s in self.sides.values():
+            query = f"addprinc -pw {secrets.token_urlsafe(24)} krbtgt/{s.realm}@{CORP_REALM}"
+            kdc.kadmin(CORP_REALM, query)
+            kdc.kadmin(s.realm, query)
+        kdc.add_principal(CORP_MIRROR, self.corp_keytab())
 
     def start_broker(self, side: str, timeout: float = 120.0) -> None:
         """Start a broker again after ``broker(side).stop()`` (its data is kept) and record its new pid."""

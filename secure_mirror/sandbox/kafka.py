@@ -12,6 +12,7 @@ from pathlib import Path
 
 from secure_mirror import paths
 from secure_mirror.errors import EnvironmentNotReady
+from secure_mirror.render.encoders import properties_value
 from secure_mirror.sandbox import procs
 
 BROKER_HEAP = "-Xmx512m"
@@ -37,6 +38,9 @@ def _krb5_login(keytab: Path, principal: str) -> str:
     )
 
 
+RULES_KEY = "sasl.kerberos.principal.to.local.rules"  # its regexes hold '\\', which .properties reads as an escape
+
+
 @dataclass
 class Broker:
     """One cluster of the sandbox. ``host`` must resolve to 127.0.0.1 and map to ``realm``."""
@@ -54,6 +58,7 @@ class Broker:
     super_users: list[str]
     plaintext_port: int | None = None
     pid: int | None = None
+    principal_to_local_rules: tuple[str, ...] = ()  # empty: Kafka's default, DEFAULT
     _proc: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -111,12 +116,13 @@ class Broker:
             "transaction.state.log.min.isr": "1",
             "group.initial.rebalance.delay.ms": "0",
             "log.segment.bytes": str(64 * 1024 * 1024),
-        }
+        } | ({RULES_KEY: ",".join(self.principal_to_local_rules)} if self.principal_to_local_rules else {})
 
     def write_config(self) -> Path:
         (self.base / "logs").mkdir(parents=True, exist_ok=True)
         path = self.base / "broker.properties"
-        path.write_text("".join(f"{k}={v}\n" for k, v in self.properties().items()))
+        path.write_text("".join(f"{k}={properties_value(v) if k == RULES_KEY else v}\n"
+                                for k, v in self.properties().items()))
         path.chmod(0o600)
         (self.base / "log4j2.properties").write_text(LOG4J2.format(log=self.log))
         return path

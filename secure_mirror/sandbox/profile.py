@@ -45,10 +45,28 @@ def profile_dict(sb, *, target_mechanism: str = "GSSAPI", topics: str = "demo\\.
     }
 
 
+def corp_profile_dict(sb) -> dict:
+    """Both sides as mirror@CORP.TEST, a realm the cluster realms trust; each side's brokers map it by a rule."""
+    from secure_mirror.sandbox.bed import CORP_DOMAIN, CORP_MIRROR, CORP_REALM, CORP_RULES
+
+    data = profile_dict(sb)
+    data["kerberos"]["realms"][CORP_REALM] = {"kdcs": [f"127.0.0.1:{sb.state['corp_kdc_port']}"],
+                                              "domains": [CORP_DOMAIN]}
+    for side in ("source", "target"):
+        data[side]["sasl"] |= {"principal": CORP_MIRROR, "keytab": str(sb.corp_keytab())}
+        data[side]["principal_mapping"] = {"default_realm": sb.sides[side].realm,
+                                           "principal_to_local_rules": list(CORP_RULES)}
+    return data
+
+
 def sandbox_profiles(sb) -> dict[str, str]:
     head = "# Written by `secure-mirror sandbox up`: a ready profile for this sandbox's two clusters.\n"
-    return {
+    profiles = {
         "profile.yaml": head + yaml.safe_dump(profile_dict(sb), sort_keys=False),
         "profile-scram.yaml": head + "# The target side authenticates with SCRAM-SHA-512 over TLS.\n"
         + yaml.safe_dump(profile_dict(sb, target_mechanism="SCRAM-SHA-512"), sort_keys=False),
     }
+    if sb.corp:
+        profiles["profile-corp.yaml"] = head + "# The mirror is mirror@CORP.TEST, a realm both clusters trust.\n" \
+            + yaml.safe_dump(corp_profile_dict(sb), sort_keys=False)
+    return profiles

@@ -92,6 +92,21 @@ def mutual_tls(tmp: Path, side: str) -> dict:
     return cluster
 
 
+CROSS_REALM_RULE = "RULE:[1:$1@$0](.*@CORP\\.TEST)s/@.*//"
+
+
+def cross_realm(data: dict) -> dict:
+    """``data`` with the source's mirror in CORP.TEST, mapped by a rule of the source brokers (default realm
+    SOURCE.TEST), and the target's certificate subjects mapped to their lower-cased CN."""
+    data["kerberos"]["realms"]["CORP.TEST"] = {"kdcs": ["127.0.0.1:41001"], "domains": ["corp.test"]}
+    data["source"]["sasl"]["principal"] = "mirror@CORP.TEST"
+    data["source"]["principal_mapping"] = {"default_realm": "SOURCE.TEST",
+                                           "principal_to_local_rules": [CROSS_REALM_RULE, "DEFAULT"]}
+    if data["target"].get("sasl") is None:
+        data["target"]["principal_mapping"] = {"ssl_principal_mapping_rules": "RULE:^CN=([^,]*),.*$/$1/L,DEFAULT"}
+    return data
+
+
 def plaintext(tmp: Path, side: str) -> dict:
     cluster = gssapi(tmp, side, "PLAINTEXT")
     del cluster["sasl"]

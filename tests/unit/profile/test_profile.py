@@ -217,7 +217,7 @@ def test_kafka_principal_follows_the_default_rule(principal, expected):
 def test_kafka_principal_override(tmp_path):
     data = profile_data(tmp_path)
     data["source"]["sasl"]["kafka_principal"] = "User:mm2"
-    assert load_profile(write_profile(tmp_path, data)).source.sasl.authorizer_principal() == "User:mm2"
+    assert load_profile(write_profile(tmp_path, data)).source.kafka_principal == "User:mm2"
 
 
 # -- topic selection -------------------------------------------------------------------------------------------

@@ -40,11 +40,13 @@ def _case(name: str, tmp: Path, monkeypatch) -> dict:
                    "max_offsets_per_trigger": 10000},
             topics={"include": "orders.*,payments,(eu|us)\\.sales", "exclude": ".*\\.tmp"}),
         "k8s-client": lambda: pf.profile_data(tmp, spark={"master": "k8s://https://k8s.example.com:6443"}),
+        "cross-realm": lambda: pf.cross_realm(pf.profile_data(tmp, pf.gssapi(tmp, "source"), pf.mutual_tls(tmp, "target"))),
     }
     return cases[name]()
 
 
-CASES = ["gssapi", "scram", "plain", "oauthbearer", "mutual-tls", "plaintext", "yarn-cluster", "k8s-client"]
+CASES = ["gssapi", "scram", "plain", "oauthbearer", "mutual-tls", "plaintext", "yarn-cluster", "k8s-client",
+         "cross-realm"]
 
 
 def _normalise(text: str, tmp: Path) -> str:
