@@ -32,6 +32,11 @@ def spark_connector_jars() -> list[Path]:
     return sorted((deps_dir() / "spark-jars").glob("*.jar"))
 
 
+def job_script() -> Path:
+    """The mirror job's script, as spark-submit runs it (``secure_mirror/run/job/__main__.py``)."""
+    return REPO_ROOT / "secure_mirror" / "run" / "job" / "__main__.py"
+
+
 def librdkafka_dir() -> Path:
     return deps_dir() / "librdkafka"
 

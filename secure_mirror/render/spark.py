@@ -137,7 +137,7 @@ def spark_submit(profile: Profile, out_dir: Path) -> str:
         files=[str(out_dir / "spark" / name) for name in files],
         copies={name: local for name, local in files.items() if Path(local) != out_dir / "spark" / name},
         spark_dir=str(out_dir / "spark"),
-        job=str(Path(secure_mirror.__file__).parent / "run" / "job.py"),
+        job=str(paths.job_script()),
         package_dir=str(Path(secure_mirror.__file__).parent),
         options_dir="." if cluster_mode else str(out_dir / "spark"),
         cluster_mode=cluster_mode,

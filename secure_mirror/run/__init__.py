@@ -1,1 +1,1 @@
-"""Running the mirror: the Spark job (``job.py``), its launcher (``secure-mirror run``) and the lag report."""
+"""Running the mirror: the Spark job (the ``job`` package), its launcher (``secure-mirror run``) and the lag report."""

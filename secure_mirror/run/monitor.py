@@ -54,7 +54,7 @@ def partition_metrics(batch: dict, target_pieces: list[str]) -> list[dict]:
     return rows
 
 
-OBSERVED = "secure-mirror-batch"  # the name of the batch's figures (job.py observes them) in observedMetrics
+OBSERVED = "secure-mirror-batch"  # the name of the batch's figures (the job observes them, run/job/sink.py) in observedMetrics
 
 
 def batch_figures(batch: dict, stats: dict) -> dict:

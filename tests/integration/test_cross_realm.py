@@ -16,7 +16,8 @@ import yaml
 
 from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
-from secure_mirror.kafka.isolated import call_isolated, kerberos_env
+from secure_mirror.kafka.identity import kerberos_env
+from secure_mirror.kafka.isolated import call_isolated
 from secure_mirror.preflight import FAIL, WARN, run_preflight
 from secure_mirror.profile import load_profile
 from secure_mirror.profile.loader import ProfileError

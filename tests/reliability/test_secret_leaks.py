@@ -378,7 +378,7 @@ def test_the_run_was_really_watched(marker_flow):
     run = marker_flow["ran"][2].watch
     commands = list(run.commands.values())
     assert any("java" in c and "org.apache.spark.deploy.SparkSubmit" in c for c in commands), commands
-    assert any("job.py" in c and "--options-dir" in c for c in commands), commands
+    assert any("run/job/__main__.py" in c and "--options-dir" in c for c in commands), commands
     assert run.samples > 20
     options = [p for p in run.files if p.endswith("spark/sink-options.json")]
     assert options, "the run's rendered options were never seen"

@@ -10,24 +10,25 @@ import signal
 import pytest
 
 from secure_mirror import errors
-from secure_mirror.run import job
 from secure_mirror.run.checkpoint import fingerprint_mismatch
 from secure_mirror.run.control_folder import ControlFolder
+from secure_mirror.run.job import control as job_control
+from secure_mirror.run.job import entry, options, outcome, planning
 
 
 def test_exit_codes_are_those_of_errors_py():
-    assert job.JobRefused("x").exit_code == errors.EXIT_REFUSED == 5
-    assert (job.EXIT_BAD_INPUT, job.EXIT_FAILED, job.EXIT_INTERRUPTED) == (2, 1, 130)
+    assert outcome.JobRefused("x").exit_code == errors.EXIT_REFUSED == 5
+    assert (errors.EXIT_BAD_INPUT, errors.EXIT_FAILED, errors.EXIT_INTERRUPTED) == (2, 1, 130)
 
 
 def test_missing_option_files_are_bad_input_naming_the_fix(tmp_path):
-    with pytest.raises(job.JobRefused, match="source-options.json is missing; render the profile again") as refused:
-        job.read_options(tmp_path)
+    with pytest.raises(outcome.JobRefused, match="source-options.json is missing; render the profile again") as refused:
+        options.read_options(tmp_path)
     assert refused.value.exit_code == errors.EXIT_BAD_INPUT
     for name, content in (("source-options.json", {"a": "1"}), ("sink-options.json", {"b": "2"}),
                           ("job.json", {"c": 3})):
         (tmp_path / name).write_text(json.dumps(content))
-    assert job.read_options(tmp_path) == ({"a": "1"}, {"b": "2"}, {"c": 3})
+    assert options.read_options(tmp_path) == ({"a": "1"}, {"b": "2"}, {"c": 3})
 
 
 KAFKA_TRACE = """org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 3.0 failed
@@ -48,12 +49,12 @@ Caused by: org.apache.kafka.common.errors.TimeoutException: Expiring 2 record(s)
      "java.lang.IllegalStateException: odd"),
 ])
 def test_a_failed_query_becomes_an_exit_code_and_one_sentence(text, code, sentence):
-    got_code, message = job._classify(RuntimeError(text), None)
+    got_code, message = outcome.classify(RuntimeError(text))
     assert got_code == code and message.startswith(sentence)
 
 
 def test_the_control_folder_carries_pid_stop_and_result(tmp_path, capsys):
-    control = job.Control(str(tmp_path))
+    control = job_control.Control(str(tmp_path))
     control.started()
     folder = ControlFolder(tmp_path)
     assert folder.pid() is not None and not control.stop_requested()
@@ -67,7 +68,7 @@ def test_the_control_folder_carries_pid_stop_and_result(tmp_path, capsys):
 
 
 def test_a_signal_is_a_stop_request_without_a_control_folder():
-    control = job.Control(None)
+    control = job_control.Control(None)
     control.started()
     assert not control.stop_requested()
     control.signal = signal.SIGTERM
@@ -75,7 +76,7 @@ def test_a_signal_is_a_stop_request_without_a_control_folder():
 
 
 def test_arguments():
-    args = job.parse_args(["--options-dir", "/o", "--control-dir", "/c", "--until-caught-up"])
+    args = entry.parse_args(["--options-dir", "/o", "--control-dir", "/c", "--until-caught-up"])
     assert (args.options_dir, args.control_dir, args.until_caught_up, args.trigger_interval) == \
         ("/o", "/c", True, "5 seconds")
 
@@ -88,15 +89,15 @@ def test_arguments():
     "kafka.sasl.oauthbearer.client.secret=abc}",
 ])
 def test_plan_strings_lose_their_secrets(plan):
-    redacted = re.sub(job.PLAN_REDACTION, "*********(redacted)", plan)
+    redacted = re.sub(entry.PLAN_REDACTION, "*********(redacted)", plan)
     assert not any(secret in redacted for secret in ('p\\"w', "s3cret", "MIIB", "abc"))
     assert "kafka.bootstrap.servers=b:9093" in redacted or "bootstrap" not in plan
 
 
 def test_the_topics_read_are_those_of_the_last_progress():
     progress = {"sources": [{"endOffset": '{"a":{"0":3},"b":{"1":0}}'}, {"endOffset": None}]}
-    assert job._read_topics(progress) == {"a", "b"}
-    assert job._read_topics(None) == set()
+    assert planning._read_topics(progress) == {"a", "b"}
+    assert planning._read_topics(None) == set()
 
 
 def test_one_fingerprint_comparison_for_the_launcher_and_the_job():

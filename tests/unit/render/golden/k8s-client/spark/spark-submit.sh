@@ -20,4 +20,4 @@ exec "$SPARK_SUBMIT" \
   --files <TMP>/out/spark/source-mirror.keytab,<TMP>/out/spark/target-mirror.keytab,<TMP>/out/spark/krb5.conf \
   --conf 'spark.driver.extraJavaOptions="-Djava.security.krb5.conf=<TMP>/out/krb5.conf"' \
   --conf 'spark.executor.extraJavaOptions="-Djava.security.krb5.conf=krb5.conf"' \
-  <REPO>/secure_mirror/run/job.py --options-dir <TMP>/out/spark "$@"
+  <REPO>/secure_mirror/run/job/__main__.py --options-dir <TMP>/out/spark "$@"

@@ -23,4 +23,4 @@ exec "$SPARK_SUBMIT" \
   --conf spark.executor.instances=2 \
   --conf 'spark.driver.extraJavaOptions="-Djava.security.krb5.conf=krb5.conf"' \
   --conf 'spark.executor.extraJavaOptions="-Djava.security.krb5.conf=krb5.conf"' \
-  <REPO>/secure_mirror/run/job.py --options-dir . "$@"
+  <REPO>/secure_mirror/run/job/__main__.py --options-dir . "$@"

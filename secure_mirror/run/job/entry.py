@@ -1,0 +1,108 @@
+"""The job from its arguments to its exit code."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+from pathlib import Path
+
+from secure_mirror.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED
+from secure_mirror.run import control_folder, monitor
+from secure_mirror.run.job.checkpoint_access import Checkpoint, check_fingerprint
+from secure_mirror.run.job.control import Control
+from secure_mirror.run.job.options import read_options
+from secure_mirror.run.job.outcome import JobRefused, classify
+from secure_mirror.run.job.planning import DeletedTopicWatch
+from secure_mirror.run.job.sink import Mirror
+from secure_mirror.run.login_watch import LoginWatch, job_identities
+
+# Secrets in plan strings: a password/secret/token setting or JAAS option (quoted or up to the next comma) and
+# PEM private keys (ssl.keystore.key); Spark replaces the matches with *********(redacted).
+PLAN_REDACTION = (r'(?i)(password|secret|token)[^=\s]*=("(?:[^"\\]|\\.)*"|[^,\s}]*)'
+                  r"|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="secure_mirror.run.job", description="the secure-mirror Spark job")
+    parser.add_argument("--options-dir", required=True)
+    parser.add_argument("--until-caught-up", action="store_true", help="process what is there, then stop")
+    parser.add_argument("--trigger-interval", default="5 seconds")
+    parser.add_argument("--metrics-file", help="append JSON lines with per-topic-partition figures here")
+    parser.add_argument("--status-interval", type=float, default=10.0, help="seconds between idle status lines")
+    parser.add_argument(control_folder.OPTION, help="folder for the pid, stop and result files (run/control_folder.py)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    control = Control(args.control_dir)
+    _stop_on_signals(control)
+    control.started()
+    try:
+        source_options, sink_options, settings = read_options(Path(args.options_dir))
+    except JobRefused as refused:
+        return control.result(refused.exit_code, "refused", str(refused))
+    spark = _session()
+    mirror = None
+    try:
+        check_fingerprint(Checkpoint(spark, sink_options.get("checkpointLocation") or settings["checkpoint_location"]),
+                          settings["fingerprint"])
+        mirror = Mirror(spark, source_options, sink_options, settings, control.stop_requested)
+        return control.result(*_run(mirror, args, control))
+    except JobRefused as refused:
+        return control.result(refused.exit_code, "refused", str(refused))
+    except Exception as error:  # noqa: BLE001 - the query's failure, reported as one sentence
+        return control.result(*_failed(error, mirror))
+    finally:
+        if mirror is not None:
+            mirror.planner.close()
+        spark.stop()
+
+
+def _stop_on_signals(control: Control) -> None:
+    def on_signal(signum, _frame):
+        control.signal = signum
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+
+def _session():
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.appName("secure-mirror").getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    # Defence in depth: secret-looking "name=value" text in SQL plan strings (Spark UI, event logs). The write goes
+    # through Kafka's V1 sink on purpose: the V2 one prints every producer setting (KafkaWrite) in its plan node.
+    if not spark.conf.get("spark.sql.redaction.string.regex", None):
+        spark.conf.set("spark.sql.redaction.string.regex", PLAN_REDACTION)
+    return spark
+
+
+def _run(mirror: Mirror, args: argparse.Namespace, control: Control) -> tuple[int, str, str]:
+    """Start the query and watch it until it is caught up, stopped or refused: (exit code, status, message)."""
+    settings = mirror.settings
+    query = mirror.start(args.until_caught_up, args.trigger_interval)
+    reporter = monitor.Reporter(args.metrics_file, args.status_interval, settings["target_topic_pieces"])
+    logins = LoginWatch(mirror.spark._jvm, job_identities(settings, mirror.source_options, mirror.sink_options))
+    deleted = DeletedTopicWatch(query, mirror.planner)
+    try:
+        stopped = monitor.watch(query, mirror, reporter, lambda: control.stop_requested() or
+                                logins.refused is not None or deleted()) or mirror.declined is not None
+    finally:
+        logins.close()
+    if logins.refused is not None:  # Kafka's client would retry such a login for ever
+        return EXIT_REFUSED, "refused", logins.refused
+    if deleted.refused is not None:
+        return deleted.refused.exit_code, "refused", str(deleted.refused)
+    error = query.exception()
+    if error is not None and mirror.declined is None:
+        return _failed(error, mirror)
+    if stopped:
+        return (EXIT_INTERRUPTED if control.signal == signal.SIGINT else EXIT_OK), "stopped", ""
+    return EXIT_OK, "caught-up", ""
+
+
+def _failed(error: BaseException, mirror: Mirror | None) -> tuple[int, str, str]:
+    code, message = classify(error, mirror.refused if mirror is not None else None)
+    return code, "failed", message

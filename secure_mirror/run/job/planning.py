@@ -1,0 +1,165 @@
+"""Target topics: their names, their creation, the keep-partition decision; and source topics that went away."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from secure_mirror.profile.models import keeps_partitions, too_few_partitions
+from secure_mirror.run import monitor
+from secure_mirror.run.job.options import kafka_properties
+from secure_mirror.run.job.outcome import SOURCE_GONE, JobRefused
+
+
+def _cause(error):
+    java = getattr(error, "java_exception", None)
+    while java is not None and java.getCause() is not None and \
+            java.getClass().getSimpleName() in ("ExecutionException", "CompletionException"):
+        java = java.getCause()
+    return java
+
+
+def _cause_name(error) -> str:
+    java = _cause(error)
+    return java.getClass().getSimpleName() if java is not None else type(error).__name__
+
+
+def _retriable(error) -> bool:
+    """A Kafka ``RetriableException`` (a broker that did not answer in time ...): trying again later may work."""
+    java = _cause(error)
+    kind = java.getClass() if java is not None else None
+    while kind is not None:
+        if kind.getName() == "org.apache.kafka.common.errors.RetriableException":
+            return True
+        kind = kind.getSuperclass()
+    return False
+
+
+class TopicPlanner:
+    """Decides, once per source topic, the target name and whether partitions are kept; creates missing topics."""
+
+    def __init__(self, jvm, source_options: dict, sink_options: dict, settings: dict):
+        self.jvm = jvm
+        admin = jvm.org.apache.kafka.clients.admin.Admin
+        self.source = admin.create(kafka_properties(jvm, source_options))
+        self.target = admin.create(kafka_properties(jvm, sink_options))
+        self.pieces = settings["target_topic_pieces"]
+        self.keep_mode = settings["keep_partition"]
+        self.keep: dict[str, bool] = {}
+
+    def target_name(self, topic: str) -> str:
+        return topic.join(self.pieces)
+
+    def _java_list(self, items):
+        out = self.jvm.java.util.ArrayList()
+        for item in items:
+            out.add(item)
+        return out
+
+    def _partition_counts(self, admin, topics: list[str]) -> dict[str, int | None]:
+        from py4j.protocol import Py4JJavaError
+
+        futures = admin.describeTopics(self._java_list(topics)).topicNameValues()
+        counts: dict[str, int | None] = {}
+        for topic in topics:
+            try:
+                counts[topic] = futures.get(topic).get().partitions().size()
+            except Py4JJavaError as error:
+                if _cause_name(error) == "UnknownTopicOrPartitionException":
+                    counts[topic] = None
+                    continue
+                if _retriable(error):
+                    raise  # the query fails; --supervise starts it again
+                raise JobRefused(f"cannot describe topic {topic}: {_cause_name(error)}; check the DESCRIBE ACL "
+                                 "of the mirror identity") from None
+        return counts
+
+    def _create(self, topic: str, partitions: int) -> None:
+        from py4j.protocol import Py4JJavaError
+
+        optional = self.jvm.java.util.Optional
+        new = self.jvm.org.apache.kafka.clients.admin.NewTopic(topic, optional.of(partitions), optional.empty())
+        try:
+            self.target.createTopics(self._java_list([new])).all().get()
+        except Py4JJavaError as error:
+            name = _cause_name(error)
+            if name == "TopicExistsException":
+                return
+            if name in ("TopicAuthorizationException", "ClusterAuthorizationException"):
+                raise JobRefused(f"target topic {topic} does not exist and the target identity may not create it "
+                                 f"({name}): create it with {partitions} partitions, or grant CREATE on it "
+                                 "(see acls/target.acls.json of the rendered profile)") from None
+            if _retriable(error):
+                raise  # the query fails; --supervise starts it again
+            raise JobRefused(f"could not create target topic {topic}: {name}") from None
+
+    def plan(self, topics: set[str]) -> dict[str, bool]:
+        new = sorted(t for t in topics if t not in self.keep)
+        if new:
+            sources = self._partition_counts(self.source, new)
+            targets = self._partition_counts(self.target, [self.target_name(t) for t in new])
+            for topic in new:
+                wanted, have = sources[topic], targets[self.target_name(topic)]
+                if have is None:
+                    self._create(self.target_name(topic), wanted)
+                    have = wanted
+                if too_few_partitions(self.keep_mode, wanted, have):
+                    raise JobRefused(f"keep_partition is true but target topic {self.target_name(topic)} has {have} "
+                                     f"partitions and {topic} has {wanted}; add partitions to the target topic")
+                self.keep[topic] = keeps_partitions(self.keep_mode, wanted, have)
+        return {t: self.keep[t] for t in topics}
+
+    def gone(self, topics: set[str]) -> list[str]:
+        """Those of ``topics`` the source cluster no longer has."""
+        counts = self._partition_counts(self.source, sorted(topics)) if topics else {}
+        return sorted(topic for topic, count in counts.items() if count is None)
+
+    def earliest(self, partitions: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        """The first offsets the source still has for ``partitions`` (those new since the previous batch)."""
+        jvm = self.jvm
+        request = jvm.java.util.HashMap()
+        keys = {}
+        for topic, partition in partitions:
+            keys[(topic, partition)] = jvm.org.apache.kafka.common.TopicPartition(topic, partition)
+            request.put(keys[(topic, partition)], jvm.org.apache.kafka.clients.admin.OffsetSpec.earliest())
+        found = self.source.listOffsets(request).all().get()
+        return {key: found.get(tp).offset() for key, tp in keys.items()}
+
+    def close(self) -> None:
+        for admin in (self.source, self.target):
+            admin.close()
+
+
+class DeletedTopicWatch:
+    """Spark's Kafka source plans no batch once none of its topics is left, so ``failOnDataLoss`` never fires when
+    the last source topic is deleted and the query would wait for ever. Every ``interval`` seconds this checks that
+    the topics the query has read from still exist on the source; ``refused`` says which one is gone."""
+
+    def __init__(self, query, planner: TopicPlanner, interval: float = 10.0):
+        self.query, self.planner, self.interval = query, planner, interval
+        self.next_check = time.monotonic() + interval
+        self.refused: JobRefused | None = None
+
+    def __call__(self) -> bool:
+        """True when the query must stop."""
+        if self.refused is None and time.monotonic() >= self.next_check:
+            self.next_check = time.monotonic() + self.interval
+            try:
+                gone = self.planner.gone(_read_topics(self.query.lastProgress))
+            except JobRefused as refused:
+                self.refused = refused
+            except Exception:  # noqa: BLE001 - the source did not answer this time; ask again later
+                return False
+            else:
+                if gone:
+                    verb = "is" if len(gone) == 1 else "are"
+                    self.refused = JobRefused(SOURCE_GONE.format(f"{', '.join(gone)} {verb} no longer on the source"))
+        return self.refused is not None
+
+
+def _read_topics(progress) -> set[str]:
+    """The topics in the offsets the query has reached (its last progress's ``endOffset``)."""
+    if progress is not None and hasattr(progress, "json"):
+        progress = json.loads(progress.json)
+    return {topic for source in (progress or {}).get("sources") or []
+            for topic, _ in monitor.parse_offsets(source.get("endOffset"))}
