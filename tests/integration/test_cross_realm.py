@@ -17,7 +17,7 @@ import yaml
 from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.identity import kerberos_env
-from secure_mirror.kafka.isolated import call_isolated
+from secure_mirror.kafka.isolated import IsolatedCallError, call_isolated
 from secure_mirror.preflight import FAIL, WARN, run_preflight
 from secure_mirror.profile import load_profile
 from secure_mirror.profile.loader import ProfileError
@@ -94,7 +94,7 @@ def test_a_corporate_name_no_rule_maps_is_refused_by_the_brokers_and_by_validate
         conf = sandbox.client_conf("source") | {"sasl.kerberos.principal": principal,
                                                 "sasl.kerberos.keytab": str(keytab)}
         env = kerberos_env(str(sandbox.krb5_conf), str(tmp_path / "ccache"))
-        with pytest.raises(Exception):  # noqa: B017 - librdkafka's authentication failure, whatever its wording
+        with pytest.raises(IsolatedCallError):  # librdkafka's authentication failure, whatever its wording
             call_isolated(env, admin_ops.list_topics, conf)
         broker_log = sandbox.broker("source").log.read_text(errors="replace")
         assert f"NoMatchingRule: No rules apply to {principal}" in broker_log  # the mapping refused it, not Kerberos
