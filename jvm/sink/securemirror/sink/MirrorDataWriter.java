@@ -1,0 +1,242 @@
+package securemirror.sink;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.util.ArrayData;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.write.DataWriter;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.unsafe.types.UTF8String;
+
+/**
+ * One task's writer. Each source partition in the task's rows is a {@link Lane}: its target topic and partition
+ * rule, its figures and (exactly_once) its own transactional producer. exactly_once, per lane: the transactional
+ * id is derived from the profile and the source partition, so {@code initTransactions} fences any older task
+ * with the same id and aborts what it left open; then the lane reads the next source offset the target already
+ * holds (committed with the records, in the consumer group of the same name) and skips rows before it; at
+ * commit it sends the new position into the transaction and commits records and position together.
+ */
+final class MirrorDataWriter implements DataWriter<InternalRow> {
+    private final SinkSettings settings;
+    private final Map<String, Lane> lanes = new HashMap<>();
+    private Lane last;
+    private KafkaProducer<byte[], byte[]> shared;
+
+    MirrorDataWriter(SinkSettings settings) {
+        this.settings = settings;
+    }
+
+    /** One source topic-partition in this task. */
+    private final class Lane implements Callback {
+        final UTF8String topicText;
+        final String topic;
+        final int partition;
+        final String target;
+        final boolean kept;
+        final Figures figures;
+        final String transactionalId;
+        KafkaProducer<byte[], byte[]> producer;
+        long committed = -1;
+        volatile Exception failure;
+
+        Lane(UTF8String topicText, int partition) throws IOException {
+            this.topicText = topicText.clone();
+            this.topic = topicText.toString();
+            this.partition = partition;
+            this.target = settings.targetTopic(topic);
+            this.kept = settings.kept.contains(topic);
+            this.figures = new Figures(topic, partition, target, kept);
+            this.transactionalId = settings.exactlyOnce ? settings.transactionalId(topic, partition) : null;
+            this.producer = settings.exactlyOnce ? begin() : sharedProducer();
+        }
+
+        private KafkaProducer<byte[], byte[]> begin() throws IOException {
+            KafkaProducer<byte[], byte[]> own = Producers.transactional(settings.producer, transactionalId);
+            producer = own;
+            try {
+                own.initTransactions();
+                committed = Producers.committed(settings.producer, transactionalId, position());
+                own.beginTransaction();
+            } catch (InterruptedException error) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while starting the transaction of " + topic + "-" + partition, error);
+            } catch (Exception error) {
+                throw new IOException("could not start the transaction of " + topic + "-" + partition + ": " + error, error);
+            }
+            return own;
+        }
+
+        /** Where the lane's source position is kept on the target: partition 0 of its target topic, in its group. */
+        TopicPartition position() {
+            return new TopicPartition(target, 0);
+        }
+
+        @Override
+        public void onCompletion(RecordMetadata metadata, Exception exception) {
+            if (exception != null && failure == null) {
+                failure = exception;
+            }
+        }
+
+        void check() throws IOException {
+            if (failure != null) {
+                throw new IOException("writing " + topic + "-" + partition + " to " + target + " failed: " + failure,
+                                      failure);
+            }
+        }
+
+        void commit() throws IOException {
+            producer.flush();
+            check();
+            if (figures.records > 0) {
+                Map<TopicPartition, OffsetAndMetadata> next = Map.of(position(),
+                    new OffsetAndMetadata(figures.lastOffset + 1, "source " + topic + "-" + partition));
+                producer.sendOffsetsToTransaction(next, new ConsumerGroupMetadata(transactionalId));
+            }
+            producer.commitTransaction();
+        }
+
+        void abort() {
+            try {
+                producer.abortTransaction();
+            } catch (RuntimeException ignored) {
+                // fenced or broken: closing is all that is left, and a newer task aborts what this one left open
+            }
+        }
+    }
+
+    private KafkaProducer<byte[], byte[]> sharedProducer() {
+        if (shared == null) {
+            shared = Producers.shared(settings.producer);
+        }
+        return shared;
+    }
+
+    private Lane lane(UTF8String topic, int partition) throws IOException {
+        if (last != null && last.partition == partition && last.topicText.equals(topic)) {
+            return last;
+        }
+        String name = topic.toString() + "\0" + partition;
+        Lane lane = lanes.get(name);
+        if (lane == null) {
+            lane = new Lane(topic, partition);
+            lanes.put(name, lane);
+        }
+        last = lane;
+        return lane;
+    }
+
+    @Override
+    public void write(InternalRow row) throws IOException {
+        SinkSettings s = settings;
+        int partition = row.getInt(s.partition);
+        Lane lane = lane(row.getUTF8String(s.topic), partition);
+        long offset = row.getLong(s.offset);
+        if (offset < lane.committed) {
+            lane.figures.skipped(offset);
+            return;
+        }
+        long now = System.currentTimeMillis();
+        byte[] key = row.isNullAt(s.key) ? null : row.getBinary(s.key);
+        byte[] value = row.isNullAt(s.value) ? null : row.getBinary(s.value);
+        long stamp = row.isNullAt(s.timestamp) ? -1 : Math.floorDiv(row.getLong(s.timestamp), 1000L);
+        RecordHeaders headers = headers(row, lane, offset, stamp);
+        lane.producer.send(new ProducerRecord<>(lane.target, lane.kept ? partition : null, stamp >= 0 ? stamp : null,
+                                                key, value, headers), lane);
+        lane.figures.written(offset, (key == null ? 0 : key.length) + (value == null ? 0 : value.length),
+                             stamp >= 0 ? stamp : now, now);
+    }
+
+    private RecordHeaders headers(InternalRow row, Lane lane, long offset, long stamp) {
+        RecordHeaders headers = new RecordHeaders();
+        if (settings.headers >= 0 && !row.isNullAt(settings.headers)) {
+            ArrayData array = row.getArray(settings.headers);
+            for (int i = 0; i < array.numElements(); i++) {
+                InternalRow header = array.getStruct(i, 2);
+                headers.add(header.isNullAt(0) ? null : header.getUTF8String(0).toString(),
+                            header.isNullAt(1) ? null : header.getBinary(1));
+            }
+        }
+        if (settings.provenanceAlias != null) {
+            String prefix = settings.provenancePrefix;
+            headers.add(prefix + "cluster", ascii(settings.provenanceAlias));
+            headers.add(prefix + "topic", lane.topic.getBytes(StandardCharsets.UTF_8));
+            headers.add(prefix + "partition", ascii(Integer.toString(lane.partition)));
+            headers.add(prefix + "offset", ascii(Long.toString(offset)));
+            headers.add(prefix + "timestamp", ascii(Long.toString(stamp)));
+        }
+        return headers;
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public WriterCommitMessage commit() throws IOException {
+        if (settings.exactlyOnce) {
+            for (Lane lane : lanes.values()) {
+                lane.commit();
+            }
+        } else if (shared != null) {
+            shared.flush();
+            for (Lane lane : lanes.values()) {
+                lane.check();
+            }
+        }
+        long now = System.currentTimeMillis();
+        List<Figures> figures = new ArrayList<>();
+        for (Lane lane : lanes.values()) {
+            lane.figures.acknowledged(now);
+            figures.add(lane.figures);
+        }
+        return new SinkCommit(figures);
+    }
+
+    @Override
+    public void abort() {
+        if (settings.exactlyOnce) {
+            lanes.values().forEach(Lane::abort);
+        } else if (shared != null && lanes.values().stream().anyMatch(lane -> lane.failure != null)) {
+            Producers.evict(settings.producer, shared);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (settings.exactlyOnce) {
+            for (Lane lane : lanes.values()) {
+                if (lane.producer != null) {
+                    lane.producer.close(Duration.ofSeconds(5));
+                }
+            }
+        }
+    }
+
+    @Override
+    public CustomTaskMetric[] currentMetricsValues() {
+        long records = 0, bytes = 0, skipped = 0, ageMax = 0;
+        for (Lane lane : lanes.values()) {
+            records += lane.figures.records;
+            bytes += lane.figures.bytes;
+            skipped += lane.figures.skipped;
+            ageMax = Math.max(ageMax, lane.figures.records > 0 ? lane.figures.ageMax : 0);
+        }
+        return SinkMetrics.values(records, bytes, skipped, ageMax);
+    }
+}

@@ -1,0 +1,75 @@
+package securemirror.sink;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The Kafka clients of one executor. at_least_once tasks share one producer per setting set (as Spark's Kafka
+ * sink does); exactly_once tasks get a transactional producer per source partition, and read the position the
+ * target holds for it through one shared admin client.
+ */
+final class Producers {
+    private static final Map<Map<String, Object>, KafkaProducer<byte[], byte[]>> SHARED = new ConcurrentHashMap<>();
+    private static final Map<Map<String, Object>, Admin> ADMINS = new ConcurrentHashMap<>();
+    private static final long ASK_SECONDS = 120;
+
+    private Producers() {
+    }
+
+    static KafkaProducer<byte[], byte[]> create(Map<String, Object> settings) {
+        return new KafkaProducer<>(new HashMap<>(settings), new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    static KafkaProducer<byte[], byte[]> shared(Map<String, Object> settings) {
+        return SHARED.computeIfAbsent(settings, Producers::create);
+    }
+
+    /** Forget a shared producer that failed (a fatal error leaves a Kafka producer unusable). */
+    static void evict(Map<String, Object> settings, KafkaProducer<byte[], byte[]> producer) {
+        if (SHARED.remove(settings, producer)) {
+            producer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    static KafkaProducer<byte[], byte[]> transactional(Map<String, Object> settings, String transactionalId) {
+        Map<String, Object> own = new HashMap<>(settings);
+        own.put("transactional.id", transactionalId);
+        own.put("enable.idempotence", "true");
+        own.put("acks", "all");
+        return create(own);
+    }
+
+    /** The next source offset the target holds for a source partition (committed with its records), or -1. */
+    static long committed(Map<String, Object> settings, String group, TopicPartition key)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Admin admin = ADMINS.computeIfAbsent(settings, Producers::admin);
+        Map<TopicPartition, OffsetAndMetadata> offsets = admin
+            .listConsumerGroupOffsets(group, new ListConsumerGroupOffsetsOptions().requireStable(true))
+            .partitionsToOffsetAndMetadata().get(ASK_SECONDS, TimeUnit.SECONDS);
+        OffsetAndMetadata held = offsets.get(key);
+        return held == null ? -1 : held.offset();
+    }
+
+    private static Admin admin(Map<String, Object> settings) {
+        Map<String, Object> own = new HashMap<>();
+        settings.forEach((name, value) -> {
+            if (AdminClientConfig.configNames().contains(name)) {
+                own.put(name, value);
+            }
+        });
+        return Admin.create(own);
+    }
+}

@@ -1,0 +1,138 @@
+package securemirror.sink;
+
+import java.io.Serializable;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * What the sink is told, from the write's options:
+ * <ul>
+ * <li>{@code kafka.*}: the target producer's settings (identity included), as for Spark's Kafka sink;</li>
+ * <li>{@value #PIECES}: JSON list, the target topic is the source topic joined with them (the rename rule);</li>
+ * <li>{@value #KEPT}: JSON list of the source topics whose records keep their partition number;</li>
+ * <li>{@value #PROVENANCE_ALIAS} and {@value #PROVENANCE_PREFIX}: when set, each record also gets the headers
+ *     {@code <prefix>cluster, topic, partition, offset, timestamp};</li>
+ * <li>{@value #GUARANTEE}: {@code at_least_once} (default) or {@code exactly_once};</li>
+ * <li>{@value #TRANSACTIONAL_PREFIX}: with exactly_once, the start of the transactional ids and consumer groups;</li>
+ * <li>{@value #REPORT_KEY}: for batch writes, the key under which {@link Reports} keeps the write's figures.</li>
+ * </ul>
+ * No setting is ever printed: {@link #toString()} names none.
+ */
+public final class SinkSettings implements Serializable {
+    private static final long serialVersionUID = 1L;
+    public static final String PIECES = "mirror.target-topic-pieces";
+    public static final String KEPT = "mirror.keep-partition-topics";
+    public static final String PROVENANCE_ALIAS = "mirror.provenance-alias";
+    public static final String PROVENANCE_PREFIX = "mirror.provenance-prefix";
+    public static final String GUARANTEE = "mirror.guarantee";
+    public static final String TRANSACTIONAL_PREFIX = "mirror.transactional-prefix";
+    public static final String REPORT_KEY = "mirror.report-key";
+    public static final String EXACTLY_ONCE = "exactly_once";
+    public static final String AT_LEAST_ONCE = "at_least_once";
+
+    static final StructType SOURCE_ROW = new StructType()
+        .add("key", DataTypes.BinaryType).add("value", DataTypes.BinaryType)
+        .add("topic", DataTypes.StringType).add("partition", DataTypes.IntegerType)
+        .add("offset", DataTypes.LongType).add("timestamp", DataTypes.TimestampType)
+        .add("timestampType", DataTypes.IntegerType)
+        .add("headers", DataTypes.createArrayType(new StructType()
+            .add("key", DataTypes.StringType).add("value", DataTypes.BinaryType)));
+
+    final HashMap<String, Object> producer = new HashMap<>();
+    final List<String> pieces;
+    final HashSet<String> kept;
+    final String provenanceAlias;
+    final String provenancePrefix;
+    final boolean exactlyOnce;
+    final String transactionalPrefix;
+    final String reportKey;
+    final int key, value, topic, partition, offset, timestamp, headers;
+
+    private SinkSettings(Map<String, String> options, StructType schema) {
+        options.forEach((name, text) -> {
+            if (name.startsWith("kafka.")) {
+                producer.put(name.substring("kafka.".length()), text);
+            }
+        });
+        pieces = json(options, PIECES, List.of("", ""));
+        kept = new HashSet<>(json(options, KEPT, List.of()));
+        provenanceAlias = options.get(PROVENANCE_ALIAS);
+        provenancePrefix = options.getOrDefault(PROVENANCE_PREFIX, "secure-mirror.");
+        String guarantee = options.getOrDefault(GUARANTEE, AT_LEAST_ONCE);
+        if (!guarantee.equals(AT_LEAST_ONCE) && !guarantee.equals(EXACTLY_ONCE)) {
+            throw new IllegalArgumentException(GUARANTEE + " must be at_least_once or exactly_once, not " + guarantee);
+        }
+        exactlyOnce = guarantee.equals(EXACTLY_ONCE);
+        transactionalPrefix = options.get(TRANSACTIONAL_PREFIX);
+        if (exactlyOnce && (transactionalPrefix == null || transactionalPrefix.isEmpty())) {
+            throw new IllegalArgumentException("exactly_once needs " + TRANSACTIONAL_PREFIX);
+        }
+        reportKey = options.get(REPORT_KEY);
+        key = column(schema, "key", DataTypes.BinaryType, true);
+        value = column(schema, "value", DataTypes.BinaryType, true);
+        topic = column(schema, "topic", DataTypes.StringType, true);
+        partition = column(schema, "partition", DataTypes.IntegerType, true);
+        offset = column(schema, "offset", DataTypes.LongType, true);
+        timestamp = column(schema, "timestamp", DataTypes.TimestampType, true);
+        headers = column(schema, "headers", SOURCE_ROW.apply("headers").dataType(), false);
+    }
+
+    static SinkSettings of(Map<String, String> options, StructType schema) {
+        return new SinkSettings(options, schema);
+    }
+
+    private static List<String> json(Map<String, String> options, String name, List<String> fallback) {
+        String text = options.get(name);
+        if (text == null) {
+            return fallback;
+        }
+        try {
+            return new ObjectMapper().readValue(text, new TypeReference<List<String>>() { });
+        } catch (java.io.IOException error) {
+            throw new IllegalArgumentException(name + " must be a JSON list of strings");
+        }
+    }
+
+    private static int column(StructType schema, String name, DataType type, boolean required) {
+        Set<String> names = Set.of(schema.fieldNames());
+        if (!names.contains(name)) {
+            if (required) {
+                throw new IllegalArgumentException("the mirror sink needs a column " + name + " (" + type.simpleString()
+                    + ") as Spark's Kafka source delivers it");
+            }
+            return -1;
+        }
+        int index = schema.fieldIndex(name);
+        DataType actual = schema.fields()[index].dataType();
+        if (!actual.sameType(type) && !(type instanceof ArrayType && actual instanceof ArrayType)) {
+            throw new IllegalArgumentException("the mirror sink's column " + name + " is " + actual.simpleString()
+                + ", not " + type.simpleString());
+        }
+        return index;
+    }
+
+    /** The target topic of a source topic under the rename rule. */
+    String targetTopic(String sourceTopic) {
+        return String.join(sourceTopic, pieces);
+    }
+
+    /** The transactional id, and consumer group on the target, of one source partition (exactly_once). */
+    String transactionalId(String sourceTopic, int sourcePartition) {
+        return transactionalPrefix + "-eos-" + sourceTopic + "-" + sourcePartition;
+    }
+
+    @Override
+    public String toString() {
+        return "secure-mirror sink settings (" + (exactlyOnce ? EXACTLY_ONCE : AT_LEAST_ONCE) + ")";
+    }
+}
