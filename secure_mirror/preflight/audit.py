@@ -53,6 +53,10 @@ def audit_checks(profile: Profile, side: str, data: dict, source_topics: dict[st
         targets = [profile.target_topic(t) for t in selected]
         absent = [t for t in targets if t not in data["topics"]]
         needs = [("WRITE", "TOPIC", targets), ("DESCRIBE", "TOPIC", targets), ("CREATE", "TOPIC", absent)]
+        if profile.mirror.delivery.exactly_once:  # the sink's transactions and the positions it commits with them
+            ids = [f"{profile.transactional_prefix}{t}-0" for t in selected]
+            needs += [("WRITE", "TRANSACTIONAL_ID", ids), ("DESCRIBE", "TRANSACTIONAL_ID", ids),
+                      ("READ", "GROUP", ids), ("READ", "TOPIC", targets)]
     needs += [(operation, "CLUSTER", [CLUSTER_NAME]) for operation in cluster_operations]
     for operation, resource_type, names in needs:
         _evaluate(run, plan, cluster, mine, principal, host, operation, resource_type, names)

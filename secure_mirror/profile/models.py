@@ -438,7 +438,12 @@ def _check_template(template: str | None) -> None:
         raise ValueError("template yields illegal topic names; use only letters, digits, '.', '_' and '-'")
 
 
+Guarantee = Literal["at_least_once", "exactly_once"]
+
+
 class Delivery(Strict):
+    # docs/exactly-once.md: exactly_once writes each source partition in transactions that also commit its position
+    guarantee: Guarantee = Field("at_least_once", description="at_least_once or exactly_once (docs/exactly-once.md)")
     acks: Literal["all", "-1", "0", "1"] = "all"
     enable_idempotence: bool = True
     compression: Literal["none", "gzip", "snappy", "lz4", "zstd"] = "lz4"
@@ -452,6 +457,19 @@ class Delivery(Strict):
     @classmethod
     def _acks_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, int) else value
+
+    @model_validator(mode="after")
+    def _transactions_need_idempotence(self) -> Delivery:
+        if self.exactly_once and self.acks not in ("all", "-1"):
+            raise Problem("acks", "exactly_once needs acks: all (Kafka's transactions require it); drop acks or set all")
+        if self.exactly_once and not self.enable_idempotence:
+            raise Problem("enable_idempotence", "exactly_once needs enable_idempotence: true (transactions are "
+                          "idempotent); drop enable_idempotence or set it true")
+        return self
+
+    @property
+    def exactly_once(self) -> bool:
+        return self.guarantee == "exactly_once"
 
 
 class Spark(Strict):
@@ -572,3 +590,10 @@ class Profile(Strict):
     def group_prefix(self) -> str:
         """The prefix of every consumer group the mirror uses (Spark's ``groupIdPrefix``; the ACLs grant READ on it)."""
         return f"secure-mirror-{self.source.alias}-{self.target.alias}"
+
+    @property
+    def transactional_prefix(self) -> str:
+        """With exactly_once, the start of each source partition's transactional id, which is also the name of the
+        target consumer group holding that partition's position: the sink appends ``<topic>-<partition>``
+        (docs/exactly-once.md). Under the group prefix, so the group grant covers the groups."""
+        return f"{self.group_prefix}-eos-"

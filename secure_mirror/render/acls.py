@@ -19,6 +19,7 @@ from secure_mirror.render.encoders import json_text, sh
 SOURCE_TOPIC_OPERATIONS = ("READ", "DESCRIBE")
 TARGET_TOPIC_OPERATIONS = ("WRITE", "DESCRIBE", "CREATE")
 VERIFY_TOPIC_OPERATIONS = ("READ",)  # on the target: verify reads back what the job wrote
+TRANSACTIONAL_ID_OPERATIONS = ("WRITE", "DESCRIBE")  # exactly_once: the sink's transactional producers
 # MirrorMaker 2 also reads the source topics' configs and copies them onto the target topics it creates.
 MM2_SOURCE_TOPIC_OPERATIONS = SOURCE_TOPIC_OPERATIONS + ("DESCRIBE_CONFIGS",)
 MM2_TARGET_TOPIC_OPERATIONS = TARGET_TOPIC_OPERATIONS + ("DESCRIBE_CONFIGS", "ALTER_CONFIGS")
@@ -90,9 +91,14 @@ def source_acls(profile: Profile) -> AclPlan:
 
 
 def target_acls(profile: Profile) -> AclPlan:
+    """With exactly_once the READ grants also serve the sink: it commits each source partition's position to a
+    group named ``<transactional prefix>-eos-...`` for partition 0 of the target topic (docs/exactly-once.md), and
+    its transactional ids need WRITE and DESCRIBE on that prefix."""
     plan = _target_topics(AclPlan("target", profile.target, kafka_principal(profile.target)), profile,
                           TARGET_TOPIC_OPERATIONS + VERIFY_TOPIC_OPERATIONS)
     plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
+    if profile.mirror.delivery.exactly_once:
+        plan.allow(TRANSACTIONAL_ID_OPERATIONS, "TRANSACTIONAL_ID", profile.transactional_prefix, "PREFIXED")
     return plan
 
 

@@ -201,6 +201,11 @@ def json_text(data: object) -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
+def json_inline(data: object) -> str:
+    """A JSON value on one line, for an option that carries JSON (a list of names) inside another format."""
+    return json.dumps(data, separators=(",", ":"))
+
+
 def md(value: object) -> str:
     """Text in a Markdown table cell: the policy, and ``|``, backticks, ``<`` and ``\\`` escaped."""
     text = _policy(value, "a MANIFEST.md entry", "Markdown")

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import secure_mirror
 from secure_mirror import paths
-from secure_mirror.profile.job_settings import OPTION_FILES
+from secure_mirror.profile.job_settings import OPTION_FILES, PROVENANCE_PREFIX
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.render import templating
-from secure_mirror.render.encoders import jvm_option, option_text
+from secure_mirror.render.encoders import json_inline, jvm_option, option_text
 from secure_mirror.render.java_properties import java_connection
 from secure_mirror.render.krb5 import krb5_conf_path
 
@@ -54,17 +54,21 @@ def source_options(profile: Profile) -> dict[str, str]:
         "includeHeaders": "true",
         "groupIdPrefix": profile.group_prefix,
     })
+    if profile.mirror.delivery.exactly_once:  # the target then holds what a read_committed reader of the source sees
+        options["kafka.isolation.level"] = "read_committed"
     if profile.mirror.spark.max_offsets_per_trigger:
         options["maxOffsetsPerTrigger"] = str(profile.mirror.spark.max_offsets_per_trigger)
     return options
 
 
-TIMESTAMP_INTERCEPTOR = "securemirror.SourceTimestampInterceptor"
-TIMESTAMP_HEADER = "secure-mirror.source-timestamp"
+SINK_FORMAT = "securemirror.sink.MirrorSink"  # jvm/sink: the mirror's own Spark sink (its jar is a connector jar)
+SINK_KEPT_TOPICS = "mirror.keep-partition-topics"  # per batch, set by the job: the source topics keeping partitions
+SINK_REPORT_KEY = "mirror.report-key"  # per batch, set by the job: where the sink leaves the batch's figures
 
 
 def sink_options(profile: Profile) -> dict[str, str]:
-    """Options for ``writeStream.format("kafka")`` (the topic comes from each row: see ``Profile.target_topic``)."""
+    """Options for the mirror's sink (``SINK_FORMAT``): the target producer's settings and identity (``kafka.``),
+    the rename rule, provenance headers and the delivery guarantee (``mirror.``, see jvm/sink SinkSettings)."""
     delivery = profile.mirror.delivery
     options = _kafka_options(profile.target, "target", ships_files(profile))
     options.update({
@@ -74,11 +78,14 @@ def sink_options(profile: Profile) -> dict[str, str]:
         "kafka.delivery.timeout.ms": str(delivery.delivery_timeout_ms),
         "kafka.linger.ms": str(delivery.linger_ms),
         "kafka.batch.size": str(delivery.batch_size),
-        # Moves the source timestamp, carried by the job in a header, into each record's timestamp
-        # (jvm/interceptor; its jar is among the connector jars).
-        "kafka.interceptor.classes": TIMESTAMP_INTERCEPTOR,
+        "mirror.target-topic-pieces": json_inline(profile.target_topic_pieces),
+        "mirror.guarantee": delivery.guarantee,
         "checkpointLocation": profile.mirror.checkpoint_location,
     })
+    if delivery.exactly_once:
+        options["mirror.transactional-prefix"] = profile.transactional_prefix
+    if profile.mirror.provenance_headers:
+        options.update({"mirror.provenance-alias": profile.source.alias, "mirror.provenance-prefix": PROVENANCE_PREFIX})
     return options
 
 

@@ -1,11 +1,12 @@
 """Watching the mirror query: a status line per batch (or per interval when idle) and a JSON-lines metrics file.
 
 Each line is one batch. Its figures carry MirrorMaker 2's names where they apply: ``record-count``, ``byte-count``,
-``byte-rate``, ``record-age-ms-{min,avg,max}`` (how old a record was when its batch started) and
-``replication-latency-ms-{min,avg,max}`` (from the record's timestamp to the end of the write to the target), all
-gathered while the batch is written (no second pass over the data). Under ``partitions``, per topic-partition:
-the offsets the batch covered, ``record-count``, and ``records-behind`` (the source's end offset minus the offset
-the batch reached).
+``byte-rate``, ``record-age-ms-{min,avg,max}`` (how old a record was when the sink took it) and
+``replication-latency-ms-{min,avg,max}`` (from the record's timestamp to the target's acknowledgement), all
+gathered by the mirror's sink while it writes (no second pass over the data, no ``observe``). Under ``partitions``,
+per topic-partition: the offsets the batch covered, the sink's figures for it (``record-count``, ``byte-count``,
+``skipped-count`` - records an exactly_once replay found already on the target - ages and latencies), and
+``records-behind`` (the source's end offset minus the offset the batch reached).
 """
 
 from __future__ import annotations
@@ -39,40 +40,48 @@ def parse_offsets(value) -> dict[tuple[str, int], int]:
             for p, o in parts.items()}
 
 
+SINK_FIGURES = ("record-count", "byte-count", "skipped-count", "record-age-ms-min", "record-age-ms-avg",
+                "record-age-ms-max", "replication-latency-ms-min", "replication-latency-ms-avg",
+                "replication-latency-ms-max")
+
+
 def partition_metrics(batch: dict, target_pieces: list[str]) -> list[dict]:
-    """Per topic-partition: the offsets the batch covered (from the checkpoint's offset log). ``record-count`` is
-    the number of offsets, which is the number of records except in compacted or transactional topics."""
+    """Per topic-partition: the offsets the batch covered (from the checkpoint's offset log), with the figures the
+    sink reported for it (records and bytes written, skipped, age and latency). Without the sink's figures
+    ``record-count`` is the number of offsets, which is the number of records except in compacted or transactional
+    topics."""
+    written = {(row["topic"], row["partition"]): row for row in batch.get("figures") or []}
     rows = []
     for (topic, partition), (start, end) in sorted(batch.get("ranges", {}).items()):
-        if end <= start:
+        if end <= start and (topic, partition) not in written:
             continue
-        rows.append({
+        row = {
             "topic": topic, "partition": partition, "target-topic": topic.join(target_pieces),
             "partition-kept": batch["keep"].get(topic, False),
             "record-count": end - start, "first-offset": start, "last-offset": end - 1,
-        })
+        }
+        row.update({key: value for key, value in written.get((topic, partition), {}).items() if key in SINK_FIGURES})
+        rows.append(row)
     return rows
 
 
-OBSERVED = "secure-mirror-batch"  # the name of the batch's figures (the job observes them, run/job/sink.py) in observedMetrics
+def _weighted(rows: list[dict], name: str) -> int:
+    return round(sum(row[name] * row["record-count"] for row in rows) / sum(row["record-count"] for row in rows))
 
 
-def batch_figures(batch: dict, stats: dict) -> dict:
-    """The batch's MirrorMaker 2-named figures: ``byte-count``, ``byte-rate`` (key and value bytes per second of the
-    write), ``record-age-ms-{min,avg,max}`` (how old a record was when the batch started) and
-    ``replication-latency-ms-{min,avg,max}`` (from the record's timestamp to the end of the write)."""
-    started, written = batch["started"], batch["written"]
-    size = stats.get("bytes") or 0
-    figures = {"byte-count": size, "byte-rate": round(size / max(written - started, 1e-3), 1)}
-    if stats.get("records") and stats.get("ts_min") is not None:
-        start_ms, written_ms = started * 1000, written * 1000
-        figures.update({
-            "record-age-ms-min": round(start_ms - stats["ts_max"]), "record-age-ms-avg": round(start_ms - stats["ts_avg"]),
-            "record-age-ms-max": round(start_ms - stats["ts_min"]),
-            "replication-latency-ms-min": round(written_ms - stats["ts_max"]),
-            "replication-latency-ms-avg": round(written_ms - stats["ts_avg"]),
-            "replication-latency-ms-max": round(written_ms - stats["ts_min"]),
-        })
+def batch_figures(batch: dict) -> dict:
+    """The batch's MirrorMaker 2-named figures from the sink's, over all partitions: ``byte-count``, ``byte-rate``
+    (key and value bytes per second of the write), ``record-age-ms-{min,avg,max}`` (how old a record was when the
+    sink took it) and ``replication-latency-ms-{min,avg,max}`` (from the record's timestamp to the target's
+    acknowledgement)."""
+    rows = [row for row in batch.get("figures") or [] if row.get("record-count")]
+    size = sum(row.get("byte-count", 0) for row in rows)
+    figures = {"byte-count": size, "byte-rate": round(size / max(batch["written"] - batch["started"], 1e-3), 1)}
+    for name in ("record-age-ms", "replication-latency-ms"):
+        if rows and all(f"{name}-min" in row for row in rows):
+            figures.update({f"{name}-min": min(row[f"{name}-min"] for row in rows),
+                            f"{name}-avg": _weighted(rows, f"{name}-avg"),
+                            f"{name}-max": max(row[f"{name}-max"] for row in rows)})
     return figures
 
 
@@ -86,8 +95,7 @@ def batch_line(progress: dict, batch: dict | None, target_pieces: list[str]) -> 
         "record-count": progress.get("numInputRows", 0),
         "records-in-per-sec": round(progress.get("inputRowsPerSecond") or 0.0, 1),
         "records-out-per-sec": round(progress.get("processedRowsPerSecond") or 0.0, 1),
-        "byte-count": 0, **(batch_figures(batch, (progress.get("observedMetrics") or {}).get(OBSERVED) or {})
-                            if batch else {}),
+        "byte-count": 0, **(batch_figures(batch) if batch else {}),
         "batch-duration-ms": (progress.get("durationMs") or {}).get("triggerExecution"),
         "records-behind": sum(behind.values()),
         "partitions": partitions,

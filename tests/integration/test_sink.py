@@ -50,7 +50,7 @@ def test_sink_writes_renamed_topic_kept_partitions_timestamps_headers_and_report
         sandbox.admin("source", admin_ops.produce, topic, sent)
     pieces = json.dumps(profile.target_topic_pieces)
     kept = {"mirror.target-topic-pieces": pieces, "mirror.keep-partition-topics": json.dumps([plain, eos])}
-    transactional = {**kept, "mirror.guarantee": "exactly_once", "mirror.transactional-prefix": profile.group_prefix}
+    transactional = {**kept, "mirror.guarantee": "exactly_once", "mirror.transactional-prefix": profile.group_prefix + "-eos-"}
     acls = _acls(out)
     acls["target"] += [{"resource_type": "TRANSACTIONAL_ID", "resource_name": profile.group_prefix,
                         "pattern_type": "PREFIXED", "principal": "User:mirror", "operation": "WRITE"}]

@@ -1,5 +1,5 @@
-"""Mirrored records keep their source timestamps (Spark's Kafka sink has no timestamp column; the job
-carries it in a header and the target producer's interceptor puts it back), and headers stay as they were."""
+"""Mirrored records keep their source timestamps (the mirror's sink writes them natively; Spark's Kafka sink
+could not), and headers stay as they were."""
 
 from __future__ import annotations
 

@@ -72,8 +72,8 @@ def _session():
 
     spark = SparkSession.builder.appName("secure-mirror").getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
-    # Defence in depth: secret-looking "name=value" text in SQL plan strings (Spark UI, event logs). The write goes
-    # through Kafka's V1 sink on purpose: the V2 one prints every producer setting (KafkaWrite) in its plan node.
+    # Defence in depth: secret-looking "name=value" text in SQL plan strings (Spark UI, event logs). The mirror's sink
+    # prints none of its settings in a plan node (its table, write and factory name only the guarantee).
     if not spark.conf.get("spark.sql.redaction.string.regex", None):
         spark.conf.set("spark.sql.redaction.string.regex", PLAN_REDACTION)
     return spark

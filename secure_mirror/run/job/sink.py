@@ -1,67 +1,23 @@
-"""The streaming query: read the source, write each batch to the target with its target topic and partition."""
+"""The streaming query: read the source, write each batch to the target with the mirror's own sink (jvm/sink).
+
+The sink takes the source's rows as they are and, in the JVM, renames the topic, keeps the partition for the topics
+this module's planner says, writes key, value, headers and the source timestamp, and reports the batch's figures per
+source partition (read back here for the monitor). The delivery guarantee is one of the sink's rendered options.
+"""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
+import uuid
 from collections.abc import Callable
 
-from secure_mirror.profile.job_settings import PROVENANCE_PREFIX
-from secure_mirror.render.spark import TIMESTAMP_HEADER
-from secure_mirror.run import monitor
+from secure_mirror.render.spark import SINK_FORMAT, SINK_KEPT_TOPICS, SINK_REPORT_KEY
 from secure_mirror.run.checkpoint import initial_offsets_file, offset_log_offsets
 from secure_mirror.run.job.checkpoint_access import Checkpoint
 from secure_mirror.run.job.outcome import JobRefused
 from secure_mirror.run.job.planning import TopicPlanner
-
-HEADERS_TYPE = "array<struct<key:string,value:binary>>"
-
-
-def target_topic_column(pieces: list[str]):
-    """``concat('src.', topic)`` for alias_prefix: the rename rule as a Spark SQL expression."""
-    from pyspark.sql import functions as F
-
-    parts = []
-    for index, piece in enumerate(pieces):
-        if index:
-            parts.append(F.col("topic"))
-        if piece:
-            parts.append(F.lit(piece))
-    return F.concat(*parts) if len(parts) > 1 else parts[0]
-
-
-def provenance_column(alias: str):
-    """The source's headers plus ``secure-mirror.{cluster,topic,partition,offset,timestamp}``."""
-    from pyspark.sql import functions as F
-
-    def header(name, value):
-        return F.struct(F.lit(PROVENANCE_PREFIX + name).alias("key"), F.encode(value, "UTF-8").alias("value"))
-
-    extra = F.array(header("cluster", F.lit(alias)), header("topic", F.col("topic")),
-                    header("partition", F.col("partition").cast("string")),
-                    header("offset", F.col("offset").cast("string")),
-                    header("timestamp", F.unix_millis(F.col("timestamp")).cast("string")))
-    return F.concat(F.coalesce(F.col("headers"), F.expr(f"cast(array() as {HEADERS_TYPE})")), extra)
-
-
-def with_source_timestamp(headers):
-    """``headers`` plus the source timestamp, which the target producer's interceptor turns back into the
-    record's timestamp (and removes): Spark's Kafka sink has no timestamp column of its own."""
-    from pyspark.sql import functions as F
-
-    carried = F.struct(F.lit(TIMESTAMP_HEADER).alias("key"),
-                       F.encode(F.unix_millis(F.col("timestamp")).cast("string"), "UTF-8").alias("value"))
-    return F.concat(F.coalesce(headers, F.expr(f"cast(array() as {HEADERS_TYPE})")), F.array(carried))
-
-
-def batch_stats_columns():
-    """The batch's figures, gathered while it is written: records, key+value bytes, source timestamps."""
-    from pyspark.sql import functions as F
-
-    size = F.coalesce(F.length("key"), F.lit(0)) + F.coalesce(F.length("value"), F.lit(0))
-    millis = F.unix_millis(F.col("timestamp"))
-    return [F.count(F.lit(1)).alias("records"), F.sum(size).alias("bytes"), F.min(millis).alias("ts_min"),
-            F.max(millis).alias("ts_max"), F.avg(millis).alias("ts_avg")]
 
 
 class Mirror:
@@ -81,10 +37,9 @@ class Mirror:
         # uncommitted batch behind, even when batches run back to back.
         self.stop_requested = stop_requested
         self.declined: int | None = None  # the batch not written because of a stop request
+        self.run_id = uuid.uuid4().hex  # names this run's figures in the sink's Reports
 
     def write_batch(self, frame, batch_id: int) -> None:
-        from pyspark.sql import functions as F
-
         if self.stop_requested():
             self.declined = batch_id
             print(f"secure-mirror job: stopping; batch {batch_id} is not written and runs again on resume (Spark "
@@ -97,19 +52,15 @@ class Mirror:
         except JobRefused as refused:
             self.refused = refused
             raise
-        headers = provenance_column(self.settings["source_alias"]) if self.settings["provenance_headers"] \
-            else F.col("headers")
-        headers = with_source_timestamp(headers)
-        columns = [F.col("key"), F.col("value"), headers.alias("headers"),
-                   target_topic_column(self.settings["target_topic_pieces"]).alias("topic")]
         kept = sorted(topic for topic, yes in keep.items() if yes)
-        if kept:
-            columns.append(F.when(F.col("topic").isin(kept), F.col("partition"))
-                           .otherwise(F.lit(None).cast("int")).alias("partition"))
-        # One pass: each task reads its Kafka partition and writes it. The batch's figures are gathered on the way
-        # (the stream's Dataset.observe, see start(); they arrive with the query's progress).
-        frame.select(*columns).write.format("kafka").options(**self.sink_options).save()
-        self.batches[batch_id] = {"started": started, "written": time.time(), "keep": keep, "ranges": ranges or {}}
+        report = f"{self.run_id}-{batch_id}"
+        # One pass: each task reads its Kafka partition and writes it; the sink gathers the figures on the way.
+        frame.write.format(SINK_FORMAT).mode("append").options(**self.sink_options) \
+            .option(SINK_KEPT_TOPICS, json.dumps(kept)).option(SINK_REPORT_KEY, report).save()
+        written = time.time()
+        figures = json.loads(self.spark._jvm.securemirror.sink.Reports.take(report) or '{"partitions": []}')
+        self.batches[batch_id] = {"started": started, "written": written, "keep": keep, "ranges": ranges or {},
+                                  "figures": figures["partitions"]}
 
     def batch_ranges(self, batch_id: int) -> dict[tuple[str, int], tuple[int, int]] | None:
         """(topic, partition) -> (first offset, end offset) of this batch, from the checkpoint's offset log (Spark
@@ -135,8 +86,7 @@ class Mirror:
         return {row["topic"] for row in frame.select("topic").distinct().collect()}
 
     def start(self, until_caught_up: bool, trigger_interval: str):
-        stream = self.spark.readStream.format("kafka").options(**self.source_options).load() \
-            .observe(monitor.OBSERVED, *batch_stats_columns())
+        stream = self.spark.readStream.format("kafka").options(**self.source_options).load()
         writer = stream.writeStream.foreachBatch(self.write_batch).option("checkpointLocation", self.checkpoint) \
             .queryName("secure-mirror")
         writer = writer.trigger(availableNow=True) if until_caught_up else writer.trigger(processingTime=trigger_interval)

@@ -4,7 +4,6 @@ import io
 import json
 
 from secure_mirror.run.monitor import (
-    OBSERVED,
     Reporter,
     batch_figures,
     batch_line,
@@ -36,11 +35,19 @@ PROGRESS = {
     "timestamp": "2026-11-22T10:00:00.000Z", "batchId": 4, "numInputRows": 30,
     "inputRowsPerSecond": 14.96, "processedRowsPerSecond": 20.04, "durationMs": {"triggerExecution": 1500},
     "sources": [{"endOffset": '{"t":{"0":20,"1":10}}', "latestOffset": {"t": {"0": 25, "1": 10, "2": 4}}}],
-    "observedMetrics": {"secure-mirror-batch": {"records": 30, "bytes": 3000, "ts_min": 1000.0, "ts_max": 4000.0,
-                                                "ts_avg": 2500.0}},
 }
+SINK_ROWS = [  # what the sink reported for the batch, per source partition (jvm/sink Figures)
+    {"topic": "t", "partition": 0, "target-topic": "src.t", "partition-kept": True, "record-count": 20,
+     "byte-count": 2000, "skipped-count": 0, "first-offset": 0, "last-offset": 19,
+     "record-age-ms-min": 6000, "record-age-ms-avg": 7000, "record-age-ms-max": 9000,
+     "replication-latency-ms-min": 8000, "replication-latency-ms-avg": 9000, "replication-latency-ms-max": 11000},
+    {"topic": "t", "partition": 1, "target-topic": "src.t", "partition-kept": True, "record-count": 10,
+     "byte-count": 1000, "skipped-count": 0, "first-offset": 0, "last-offset": 9,
+     "record-age-ms-min": 7000, "record-age-ms-avg": 8500, "record-age-ms-max": 8800,
+     "replication-latency-ms-min": 9000, "replication-latency-ms-avg": 10500, "replication-latency-ms-max": 10800},
+]
 BATCH = {"started": 10.0, "written": 12.0, "keep": {"t": True}, "ranges": {("t", 0): (0, 20), ("t", 1): (0, 10),
-                                                                           ("t", 2): (4, 4)}}
+                                                                           ("t", 2): (4, 4)}, "figures": SINK_ROWS}
 
 
 def test_parse_offsets_reads_json_text_or_a_dict_and_ignores_anything_else():
@@ -54,23 +61,33 @@ def test_records_behind_is_the_latest_offset_minus_the_offset_reached_per_partit
     assert records_behind({}) == {}
 
 
-def test_partition_metrics_list_the_offsets_each_partition_covered():
-    rows = partition_metrics(BATCH, ["src.", ""])
-    assert rows == [
+def test_partition_metrics_list_the_offsets_each_partition_covered_with_the_sinks_figures():
+    assert partition_metrics(BATCH, ["src.", ""]) == SINK_ROWS  # t-2 covered nothing
+    assert partition_metrics({**BATCH, "figures": []}, ["src.", ""]) == [
         {"topic": "t", "partition": 0, "target-topic": "src.t", "partition-kept": True, "record-count": 20,
          "first-offset": 0, "last-offset": 19},
         {"topic": "t", "partition": 1, "target-topic": "src.t", "partition-kept": True, "record-count": 10,
          "first-offset": 0, "last-offset": 9},
-    ]  # t-2 covered nothing
+    ]  # without the sink's figures: the offsets alone
+
+
+def test_partition_metrics_count_what_the_sink_wrote_and_skipped():
+    replayed = {**SINK_ROWS[0], "record-count": 0, "skipped-count": 20, "byte-count": 0}
+    for name in ("record-age-ms", "replication-latency-ms"):
+        for end in ("min", "avg", "max"):
+            replayed.pop(f"{name}-{end}")
+    rows = partition_metrics({**BATCH, "figures": [replayed]}, ["src.", ""])
+    assert (rows[0]["record-count"], rows[0]["skipped-count"]) == (0, 20)
+    assert batch_figures({**BATCH, "figures": [replayed]}) == {"byte-count": 0, "byte-rate": 0.0}
 
 
 def test_batch_figures_carry_mirrormaker_2_names():
-    figures = batch_figures(BATCH, PROGRESS["observedMetrics"][OBSERVED])
+    figures = batch_figures(BATCH)
     assert figures == {"byte-count": 3000, "byte-rate": 1500.0,
                        "record-age-ms-min": 6000, "record-age-ms-avg": 7500, "record-age-ms-max": 9000,
                        "replication-latency-ms-min": 8000, "replication-latency-ms-avg": 9500,
                        "replication-latency-ms-max": 11000}
-    assert batch_figures(BATCH, {}) == {"byte-count": 0, "byte-rate": 0.0}  # nothing observed: no ages
+    assert batch_figures({**BATCH, "figures": []}) == {"byte-count": 0, "byte-rate": 0.0}  # nothing written: no ages
 
 
 def test_batch_line_is_the_metrics_file_line():

@@ -25,6 +25,7 @@ public class MirrorTable implements SupportsWrite, ReportsSinkMetrics {
     }
 
     @Override
+    @SuppressWarnings("deprecation")  // Table.schema(): Spark 4 prefers columns(), whose default reads this
     public StructType schema() {
         return SinkSettings.SOURCE_ROW;
     }

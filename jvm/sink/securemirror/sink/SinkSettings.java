@@ -23,7 +23,8 @@ import org.apache.spark.sql.types.StructType;
  * <li>{@value #PROVENANCE_ALIAS} and {@value #PROVENANCE_PREFIX}: when set, each record also gets the headers
  *     {@code <prefix>cluster, topic, partition, offset, timestamp};</li>
  * <li>{@value #GUARANTEE}: {@code at_least_once} (default) or {@code exactly_once};</li>
- * <li>{@value #TRANSACTIONAL_PREFIX}: with exactly_once, the start of the transactional ids and consumer groups;</li>
+ * <li>{@value #TRANSACTIONAL_PREFIX}: with exactly_once, the start of the transactional ids (and consumer groups)
+ *     of the source partitions, which append {@code <topic>-<partition>};</li>
  * <li>{@value #REPORT_KEY}: for batch writes, the key under which {@link Reports} keeps the write's figures.</li>
  * </ul>
  * No setting is ever printed: {@link #toString()} names none.
@@ -128,7 +129,7 @@ public final class SinkSettings implements Serializable {
 
     /** The transactional id, and consumer group on the target, of one source partition (exactly_once). */
     String transactionalId(String sourceTopic, int sourcePartition) {
-        return transactionalPrefix + "-eos-" + sourceTopic + "-" + sourcePartition;
+        return transactionalPrefix + sourceTopic + "-" + sourcePartition;
     }
 
     @Override

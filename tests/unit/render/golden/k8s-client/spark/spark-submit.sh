@@ -16,7 +16,7 @@ install -m 600 -- <TMP>/out/krb5.conf krb5.conf
 exec "$SPARK_SUBMIT" \
   --master k8s://https://k8s.example.com:6443 \
   --deploy-mode client \
-  --jars <REPO>/.deps/spark-jars/commons-pool2-2.12.0.jar,<REPO>/.deps/spark-jars/kafka-clients-3.9.0.jar,<REPO>/.deps/spark-jars/secure-mirror-interceptor.jar,<REPO>/.deps/spark-jars/spark-sql-kafka-0-10_2.13-4.0.0.jar,<REPO>/.deps/spark-jars/spark-token-provider-kafka-0-10_2.13-4.0.0.jar \
+  --jars <REPO>/.deps/spark-jars/commons-pool2-2.12.0.jar,<REPO>/.deps/spark-jars/kafka-clients-3.9.0.jar,<REPO>/.deps/spark-jars/secure-mirror-sink.jar,<REPO>/.deps/spark-jars/spark-sql-kafka-0-10_2.13-4.0.0.jar,<REPO>/.deps/spark-jars/spark-token-provider-kafka-0-10_2.13-4.0.0.jar \
   --files <TMP>/out/spark/source-mirror.keytab,<TMP>/out/spark/target-mirror.keytab,<TMP>/out/spark/krb5.conf \
   --conf 'spark.driver.extraJavaOptions="-Djava.security.krb5.conf=<TMP>/out/krb5.conf"' \
   --conf 'spark.executor.extraJavaOptions="-Djava.security.krb5.conf=krb5.conf"' \
