@@ -144,12 +144,14 @@ class BackgroundProducer:
 
 # ---- what a target holds -----------------------------------------------------------------------------------
 def count_sequences(conf: dict, topic: str, timeout: float = 120.0) -> dict[int, int]:
-    """seq -> how many times it is on ``topic`` (all partitions, from the start to the high watermark).
+    """seq -> how many times it is on ``topic`` (all partitions, from the start to the high watermark), as an
+    independent read_committed consumer reads it: records of aborted transactions are not counted.
     Runs in ``call_isolated`` (``sandbox.admin``)."""
     from confluent_kafka import Consumer, KafkaError, TopicPartition
 
     consumer = Consumer({**conf, "group.id": "reliability-count", "enable.auto.commit": False,
-                         "enable.partition.eof": True, "auto.offset.reset": "earliest"})
+                         "enable.partition.eof": True, "auto.offset.reset": "earliest",
+                         "isolation.level": "read_committed"})  # what a downstream reader sees (exactly_once)
     try:
         metadata = consumer.list_topics(topic, timeout=30)
         ends = {}

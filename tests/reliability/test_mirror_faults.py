@@ -10,8 +10,13 @@ counts: verify, and every sequence number read back from the target (``harness.M
 - The source broker, then the target broker, stopped cleanly and killed hard while a ``--supervise``d job runs:
   nothing lost; the job rides it out or ``--supervise`` restarts it (which one is recorded).
 
-Quick setting (CI): 5 kills, 1 clean stop (and the one that ends every case), 4 bounces.
-``SECURE_MIRROR_RELIABILITY=long``: 12 kills, 3 clean stops, the 4 bounces twice over, longer outages, a higher rate.
+Issue 13, part 3: the same faults with ``mirror.delivery.guarantee: exactly_once`` (docs/exactly-once.md): SIGKILL
+of the driver mid-batch, then the source and the target broker killed under a ``--supervise``d job: nothing lost
+and nothing duplicated, counted by an independent read_committed consumer of the target (and by verify).
+
+Quick setting (CI): 5 kills, 1 clean stop (and the one that ends every case), 4 bounces; exactly_once: 5 kills and
+2 hard bounces. ``SECURE_MIRROR_RELIABILITY=long``: 12 kills, 3 clean stops, the 4 bounces twice over, longer
+outages, a higher rate; exactly_once: 12 kills and the 4 bounces.
 """
 
 from __future__ import annotations
@@ -123,6 +128,42 @@ def test_broker_bounces_under_a_supervised_job_lose_nothing(stopped_then_bounced
     assert outcome.lost == 0, f"acknowledged records missing on the target, e.g. {outcome.lost_examples}"
     assert outcome.verify_missing == 0 and outcome.verify_extra == 0
     assert outcome.verify_duplicated == outcome.duplicated
+
+
+def _exactly_once(data: dict) -> None:
+    data["mirror"].setdefault("delivery", {})["guarantee"] = "exactly_once"
+
+
+def test_exactly_once_through_driver_kills_and_broker_bounces_loses_and_duplicates_nothing(sandbox, tmp_path):
+    seed = seeds.draw_seed("exactly-once driver kills")
+    rng = random.Random(seed)
+    bounces = [(side, hard) for side in ("source", "target") for hard in ((False, True) if LONG else (True,))]
+    done = []
+    try:
+        with MirrorUnderLoad(sandbox, tmp_path, rate=RATE, name="exactly", profile_hook=_exactly_once) as load:
+            load.start_job()
+            for kill in range(KILLS):
+                load.wait_for_batches(1)
+                time.sleep(rng.uniform(0.0, 1.5))  # batches take about a second: mostly inside one
+                load.kill_driver()
+                assert load.wait_job_exit(120) == 1, f"kill {kill + 1} (seed {seed}):\n" + load.log_tail()
+                load.start_job(supervise=bool(kill == KILLS - 1), max_restarts=20)
+            load.wait_for_batches(2)
+            kills_duplicated = load.duplicated_so_far()
+            for side, hard in bounces:
+                sandbox.restart_broker(side, hard=hard, down_seconds=BROKER_DOWN_SECONDS)
+                load.wait_for_batches(2, timeout=300)
+                done.append(f"{side} {'killed' if hard else 'stopped'}")
+            outcome = load.finish()
+    finally:
+        _healthy(sandbox)
+    STATS["bounces"] += len(bounces)
+    _report(f"exactly_once: SIGKILL x{KILLS} (seed {seed}), then broker bounces ({'; '.join(done)})", outcome)
+    assert kills_duplicated == 0
+    assert outcome.produced > 0 and outcome.restarts >= KILLS
+    assert outcome.lost == 0, f"acknowledged records missing on the target, e.g. {outcome.lost_examples}"
+    assert outcome.duplicated == 0, "records on the target more than once (read_committed count)"
+    assert outcome.verify_ok and outcome.verify_missing == outcome.verify_duplicated == outcome.verify_extra == 0
 
 
 def _healthy(sandbox) -> None:

@@ -52,6 +52,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         final String transactionalId;
         KafkaProducer<byte[], byte[]> producer;
         long committed = -1;
+        boolean done;
         volatile Exception failure;
 
         Lane(UTF8String topicText, int partition) throws IOException {
@@ -66,6 +67,16 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         }
 
         private KafkaProducer<byte[], byte[]> begin() throws IOException {
+            Producers.Idle idle = Producers.takeIdle(settings.producer, transactionalId);
+            if (idle != null) {
+                try {
+                    idle.producer().beginTransaction();
+                    committed = idle.next();
+                    return idle.producer();
+                } catch (RuntimeException unusable) {
+                    idle.producer().close(Duration.ZERO);  // start afresh below
+                }
+            }
             KafkaProducer<byte[], byte[]> own = Producers.transactional(settings.producer, transactionalId);
             producer = own;
             try {
@@ -73,9 +84,11 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
                 committed = Producers.committed(settings.producer, transactionalId, position());
                 own.beginTransaction();
             } catch (InterruptedException error) {
+                own.close(Duration.ZERO);
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while starting the transaction of " + topic + "-" + partition, error);
             } catch (Exception error) {
+                own.close(Duration.ZERO);
                 throw new IOException("could not start the transaction of " + topic + "-" + partition + ": " + error, error);
             }
             return own;
@@ -109,6 +122,20 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
                 producer.sendOffsetsToTransaction(next, new ConsumerGroupMetadata(transactionalId));
             }
             producer.commitTransaction();
+            done = true;
+        }
+
+        /** After commit: the producer waits for the next batch's task; otherwise it is closed. */
+        void close() {
+            if (producer == null) {
+                return;
+            }
+            if (done) {
+                long next = figures.records > 0 ? figures.lastOffset + 1 : committed;
+                Producers.keepIdle(settings.producer, transactionalId, new Producers.Idle(producer, next));
+            } else {
+                producer.close(Duration.ofSeconds(5));
+            }
         }
 
         void abort() {
@@ -220,11 +247,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
     @Override
     public void close() {
         if (settings.exactlyOnce) {
-            for (Lane lane : lanes.values()) {
-                if (lane.producer != null) {
-                    lane.producer.close(Duration.ofSeconds(5));
-                }
-            }
+            lanes.values().forEach(Lane::close);
         }
     }
 

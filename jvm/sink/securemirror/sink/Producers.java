@@ -2,6 +2,7 @@ package securemirror.sink;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -19,10 +20,19 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * The Kafka clients of one executor. at_least_once tasks share one producer per setting set (as Spark's Kafka
  * sink does); exactly_once tasks get a transactional producer per source partition, and read the position the
- * target holds for it through one shared admin client.
+ * target holds for it through one shared admin client. A transactional producer whose task committed waits here,
+ * with the position it committed, for the next batch's task of the same source partition on this executor: that
+ * task skips {@code initTransactions} and the position read. If another executor has taken the transactional id
+ * since, the broker has fenced this producer: its writes fail and never become visible, the task fails and its
+ * retry starts afresh.
  */
 final class Producers {
+    /** A transactional producer between two tasks, and the next source offset it committed. */
+    record Idle(KafkaProducer<byte[], byte[]> producer, long next) {
+    }
+
     private static final Map<Map<String, Object>, KafkaProducer<byte[], byte[]>> SHARED = new ConcurrentHashMap<>();
+    private static final Map<List<Object>, Idle> IDLE = new ConcurrentHashMap<>();
     private static final Map<Map<String, Object>, Admin> ADMINS = new ConcurrentHashMap<>();
     private static final long ASK_SECONDS = 120;
 
@@ -50,6 +60,18 @@ final class Producers {
         own.put("enable.idempotence", "true");
         own.put("acks", "all");
         return create(own);
+    }
+
+    /** The idle producer of a transactional id (taken: no other task gets it), or null. */
+    static Idle takeIdle(Map<String, Object> settings, String transactionalId) {
+        return IDLE.remove(List.of(settings, transactionalId));
+    }
+
+    static void keepIdle(Map<String, Object> settings, String transactionalId, Idle idle) {
+        Idle before = IDLE.put(List.of(settings, transactionalId), idle);
+        if (before != null && before.producer() != idle.producer()) {
+            before.producer().close(Duration.ZERO);
+        }
     }
 
     /** The next source offset the target holds for a source partition (committed with its records), or -1. */
