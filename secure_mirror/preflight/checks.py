@@ -536,7 +536,28 @@ def target_side(profile: Profile, timeout: float, source_topics: dict[str, int])
     else:
         run.add("acl.topic-create", PASS, "every target topic exists; nothing to create")
     idempotent_write(run, profile, admin, timeout)
+    transactions(run, profile, admin)
     return run.checks
+
+
+def transactions(run: SideChecks, profile: Profile, admin: kafka.Admin) -> None:
+    """exactly_once: the sink's transactional producers need WRITE on the ids under ``Profile.transactional_prefix``
+    (asked by registering one such id; the audit checks the grants themselves)."""
+    if not profile.mirror.delivery.exactly_once:
+        return
+    plan, prefix = acl_plans.target_acls(profile), profile.transactional_prefix
+    probe = f"{prefix}preflight"
+    how = f" (asked by registering the transactional id {probe}, which writes no record)"
+    code = kafka.transaction_probe(admin, probe)
+    if code is None:
+        run.add("acl.transactional-id", PASS, f"{plan.principal} may use the transactional ids {prefix}*{how}")
+    elif code == "TRANSACTIONAL_ID_AUTHORIZATION_FAILED":
+        missing(run, "acl.transactional-id", plan, profile.target, "WRITE", "TRANSACTIONAL_ID", [probe],
+                f"{plan.principal} may not WRITE the transactional ids {prefix}* that exactly_once needs{how}")
+    else:
+        run.add("acl.transactional-id", UNVERIFIED, f"registering the transactional id {probe} got {code}: whether "
+                f"{plan.principal} may use the ids {prefix}* is not known", PROVE_WITH_AUDIT,
+                proven_by="target.audit.transactional_id-write")
 
 
 def partitions(run: SideChecks, profile: Profile, exists: dict, names: dict[str, int], to_create: list[str]) -> None:

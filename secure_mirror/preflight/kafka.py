@@ -174,3 +174,19 @@ def join_probe(admin: Admin, group: str, topic: str) -> str | None:
     finally:
         consumer.close()
     return None if assigned else code
+
+
+def transaction_probe(admin: Admin, transactional_id: str) -> str | None:
+    """None when a transactional producer could register ``transactional_id`` (InitProducerId: WRITE on the id; no
+    record is written, and the brokers forget an unused id after ``transactional.id.expiration.ms``), else the error
+    code (``TRANSACTIONAL_ID_AUTHORIZATION_FAILED``; ``_TIMED_OUT`` and others: no answer)."""
+    from confluent_kafka import KafkaException, Producer
+
+    ms = str(int(admin.timeout * 1000))
+    producer = Producer({**admin.conf, "transactional.id": transactional_id, "socket.timeout.ms": ms,
+                         "error_cb": admin._on_error})
+    try:
+        producer.init_transactions(admin.timeout * 2)
+    except KafkaException as exc:
+        return _code(exc)
+    return None

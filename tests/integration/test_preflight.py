@@ -179,6 +179,26 @@ def test_prefixed_acl_covering_only_some_topics(setup):
     assert "preflight.b: no ACL allows READ" in report.get("source.audit.topic-read").finding
 
 
+def test_exactly_once_needs_the_transactional_id_grant(setup, tmp_path):
+    """exactly_once: render grants WRITE and DESCRIBE on the prefixed transactional ids; without them pre-flight (by
+    registering one id) and the audit (by the grants) name the missing grant, with them both pass."""
+    sb = setup["sb"]
+    profile = load_profile(write_profile(sb, tmp_path, **{"mirror.delivery": {"guarantee": "exactly_once"}}))
+    ids = [a for a in rendered(profile)["target"] if a.resource_type == "TRANSACTIONAL_ID"]
+    assert [(a.operation, a.resource_name, a.pattern_type) for a in ids] == [
+        ("WRITE", "secure-mirror-pfsrc-pftgt-eos-", "PREFIXED"), ("DESCRIBE", "secure-mirror-pfsrc-pftgt-eos-", "PREFIXED")]
+    report = run_preflight(profile, admin=admin_of(sb, profile))
+    assert not_passing(report) == {"target.acl.transactional-id", "target.audit.transactional_id-write",
+                                   "target.audit.transactional_id-describe"}, report.to_json()
+    check = report.get("target.acl.transactional-id")
+    assert check.acls == [ids[0]] and "--transactional-id secure-mirror-pfsrc-pftgt-eos-" in check.commands[0]
+    with granted(sb, "target", [a.to_dict() for a in ids]):
+        report = run_preflight(profile, admin=admin_of(sb, profile))
+    assert not_passing(report) == set(), report.to_json()
+    assert "may use the transactional ids secure-mirror-pfsrc-pftgt-eos-*" in \
+        report.get("target.acl.transactional-id").finding
+
+
 def test_applying_the_suggested_acl_file_turns_preflight_green(setup, tmp_path):
     sb, grants = setup["sb"], setup["acls"]
     removed = {"source": [one(grants["source"], "READ"), one(grants["source"], "READ", "GROUP")],

@@ -11,23 +11,28 @@ counts: verify, and every sequence number read back from the target (``harness.M
   nothing lost; the job rides it out or ``--supervise`` restarts it (which one is recorded).
 
 Issue 13, part 3: the same faults with ``mirror.delivery.guarantee: exactly_once`` (docs/exactly-once.md): SIGKILL
-of the driver mid-batch, then the source and the target broker killed under a ``--supervise``d job: nothing lost
-and nothing duplicated, counted by an independent read_committed consumer of the target (and by verify).
+of the driver mid-batch, then the source and the target broker killed under a ``--supervise``d job, and executors
+SIGKILLed mid-batch on a standalone cluster: nothing lost and nothing duplicated, counted by an independent
+read_committed consumer of the target (and by verify).
 
-Quick setting (CI): 5 kills, 1 clean stop (and the one that ends every case), 4 bounces; exactly_once: 5 kills and
-2 hard bounces. ``SECURE_MIRROR_RELIABILITY=long``: 12 kills, 3 clean stops, the 4 bounces twice over, longer
-outages, a higher rate; exactly_once: 12 kills and the 4 bounces.
+Quick setting (CI): 5 kills, 1 clean stop (and the one that ends every case), 4 bounces; exactly_once: 5 kills,
+2 hard bounces, 2 executor kills. ``SECURE_MIRROR_RELIABILITY=long``: 12 kills, 3 clean stops, the 4 bounces twice
+over, longer outages, a higher rate; exactly_once: 12 kills, the 4 bounces, 4 executor kills.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
+from secure_mirror.sandbox.spark_standalone import SparkStandalone
 from tests.support import seeds
+from tests.support.mirror_case import wait_for
 
 from .conftest import DETAILS, LONG, STATS
 from .harness import MirrorUnderLoad
@@ -164,6 +169,56 @@ def test_exactly_once_through_driver_kills_and_broker_bounces_loses_and_duplicat
     assert outcome.lost == 0, f"acknowledged records missing on the target, e.g. {outcome.lost_examples}"
     assert outcome.duplicated == 0, "records on the target more than once (read_committed count)"
     assert outcome.verify_ok and outcome.verify_missing == outcome.verify_duplicated == outcome.verify_extra == 0
+
+
+EXECUTOR_KILLS = 4 if LONG else 2
+
+
+def _executors_of(cluster: SparkStandalone) -> list[int]:
+    """The pids of the executor JVMs running in ``cluster``'s workers (their working folder is under its base)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if b"CoarseGrainedExecutorBackend" in (proc / "cmdline").read_bytes() and \
+                    Path(os.readlink(proc / "cwd")).is_relative_to(cluster.base):
+                found.append(int(proc.name))
+        except (OSError, ValueError):  # not a process, or it ended meanwhile
+            continue
+    return sorted(found)
+
+
+def test_exactly_once_on_standalone_with_executors_killed_mid_batch(sandbox, tmp_path):
+    """A standalone master and two workers; an executor SIGKILLed mid-batch, its tasks retried elsewhere (their
+    open transactions aborted by the new producers' initTransactions) while its worker starts a new one."""
+    seed = seeds.draw_seed("exactly-once executor kills")
+    rng = random.Random(seed)
+    with SparkStandalone(tmp_path / "spark", workers=2, cores=1, memory="1g") as cluster:
+        def standalone(data: dict) -> None:
+            _exactly_once(data)
+            spark = data["mirror"].setdefault("spark", {})
+            spark["master"] = cluster.master_url
+            spark.setdefault("conf", {}).update({
+                "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+                "spark.executor.memory": "512m", "spark.executor.cores": 1,
+                "spark.scheduler.minRegisteredResourcesRatio": 1.0})
+
+        with MirrorUnderLoad(sandbox, tmp_path, rate=RATE, name="executors", profile_hook=standalone) as load:
+            load.start_job(supervise=True, max_restarts=5)
+            killed = []
+            for _ in range(EXECUTOR_KILLS):
+                load.wait_for_batches(2, timeout=300)
+                executors = wait_for(lambda: _executors_of(cluster) if len(_executors_of(cluster)) == 2 else None,
+                                     120, "two executors")
+                time.sleep(rng.uniform(0.0, 1.5))
+                victim = rng.choice(executors)
+                os.kill(victim, signal.SIGKILL)
+                killed.append(victim)
+            load.wait_for_batches(2, timeout=300)
+            outcome = load.finish()
+    _report(f"exactly_once on standalone: executor SIGKILL x{EXECUTOR_KILLS} (seed {seed})", outcome)
+    assert outcome.lost == 0, f"acknowledged records missing on the target, e.g. {outcome.lost_examples}"
+    assert outcome.duplicated == 0
+    assert outcome.verify_ok
 
 
 def _healthy(sandbox) -> None:

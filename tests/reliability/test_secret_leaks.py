@@ -387,9 +387,10 @@ def test_the_run_was_really_watched(marker_flow):
     text = "".join(p.read_text(errors="replace") for p in logs)
     assert "SparkListenerEnvironmentUpdate" in text and "SparkListenerSQLExecutionStart" in text, \
         "the event log does not hold the configuration and the query plans we meant to scan"
-    # The write's plan is logged (Kafka's V1 sink: its plan node names no producer setting, unlike the V2 sink's
-    # KafkaWrite, which printed them all), and Spark's own redaction was at work on the configuration.
-    assert "SaveIntoDataSourceCommand" in text and "(redacted)" in text, "the write's plan or redaction is missing"
+    # The write's plan is logged (the mirror's sink: its plan node names the guarantee and no setting), and Spark's
+    # own redaction was at work on the configuration.
+    assert "AppendData" in text and "secure-mirror sink settings (at_least_once)" in text and "(redacted)" in text, \
+        "the write's plan or redaction is missing"
 
 
 def test_no_marker_leaks_anywhere(marker_flow, sandbox):
