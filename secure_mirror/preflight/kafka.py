@@ -184,7 +184,7 @@ def transaction_probe(admin: Admin, transactional_id: str) -> str | None:
 
     ms = str(int(admin.timeout * 1000))
     producer = Producer({**admin.conf, "transactional.id": transactional_id, "socket.timeout.ms": ms,
-                         "error_cb": admin._on_error})
+                         "error_cb": admin._on_error, "log_level": 0})  # "coordinator loading: retrying" is no news
     try:
         producer.init_transactions(admin.timeout * 2)
     except KafkaException as exc:
