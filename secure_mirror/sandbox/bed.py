@@ -18,7 +18,7 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.identity import KafkaIdentity
 from secure_mirror.profile.models import Cluster
 from secure_mirror.render import librdkafka
-from secure_mirror.sandbox import old_broker, procs
+from secure_mirror.sandbox import hadoop, old_broker, procs
 from secure_mirror.sandbox.kafka import Broker
 from secure_mirror.sandbox.kdc import KDC, Realm
 from secure_mirror.sandbox.tls import CertificateAuthority
@@ -117,7 +117,7 @@ class Sandbox:
     # ---- lifecycle ---------------------------------------------------------------------------------
     @classmethod
     def up(cls, base: Path, *, ticket_lifetime: str = "10h", port_base: int | None = None,
-           plaintext: bool = False) -> Sandbox:
+           plaintext: bool = False, with_hadoop: bool = False) -> Sandbox:
         base = Path(base).resolve()
         if (base / STATE).exists():
             running = cls.load(base)
@@ -131,9 +131,13 @@ class Sandbox:
         sides = [Side("source", "SOURCE.TEST", "source.test", *ports[2:5]),
                  Side("target", "TARGET.TEST", "target.test", *ports[5:8])]
         _check_dependencies()
+        if with_hadoop:
+            hadoop.check_dependencies()
         _check_hosts(sides)
         state = {"sides": [s.__dict__ for s in sides], "kdc_ports": ports[:2], "corp_kdc_port": ports[8], "pids": {},
                  "ticket_lifetime": ticket_lifetime, "plaintext": plaintext}
+        if with_hadoop:
+            state["hadoop"] = hadoop.new_state()
         base.mkdir(parents=True, exist_ok=True, mode=0o700)
         sandbox = cls(base, state)
         try:
@@ -207,13 +211,31 @@ class Sandbox:
             broker.start()
             self.state["pids"][broker.name] = broker.pid
             self._save()
+        if (cluster := self.hadoop()) is not None:
+            self._start_hadoop(kdc, cluster)
         for side in SIDES:
             self.admin(side, admin_ops.upsert_scram_user, "mirror", str(self.scram_password_file(side)))
         self.write_profiles()
 
+    def hadoop(self) -> hadoop.Hadoop | None:
+        """The kerberized HDFS and YARN of ``sandbox up --hadoop`` (None without it)."""
+        return hadoop.hadoop(self)
+
+    def _start_hadoop(self, kdc: KDC, cluster: hadoop.Hadoop) -> None:
+        cluster.base.mkdir(mode=0o700, exist_ok=True)
+        cluster.make_identities(kdc)
+        cluster.write_config(self._ca)
+        hadoop.write_client_conf(cluster)
+        cluster.format()
+        try:
+            cluster.start()
+        finally:
+            self._save()
+        cluster.prepare_home()
+
     def _make_tls(self) -> None:
         (self.base / "tls").mkdir(exist_ok=True)
-        ca = CertificateAuthority()
+        ca = self._ca = CertificateAuthority()  # kept while starting: the Hadoop daemons' certificate comes later
         ca.write_ca(self.ca_file)
         CertificateAuthority("an unrelated CA").write_ca(self.wrong_ca_file)
         for side, s in self.sides.items():
@@ -281,10 +303,14 @@ class Sandbox:
         pids = dict(self.state["pids"])
         if (old := old_broker.state(self.base)) is not None:
             pids.update({f"old-{name}": pid for name, pid in old["pids"].items()})
+        if (cluster := self.hadoop()) is not None:
+            pids.update({f"hadoop-{name}": pid for name, pid in cluster.state["pids"].items()})
         return {name: procs.pid_alive(pid) for name, pid in pids.items() if pid}
 
     def down(self) -> None:
         old_broker.stop(self.base)
+        if (cluster := self.hadoop()) is not None:
+            cluster.stop()
         for side in SIDES:
             if self.state["pids"].get(side):
                 self.broker(side).stop()
@@ -339,6 +365,7 @@ class Sandbox:
                 for side, s in self.sides.items()
             },
             "processes": self.alive(),
+            **({"hadoop": hadoop.summary(cluster)} if (cluster := self.hadoop()) is not None else {}),
             **({"old_broker": {"bootstrap": old["bootstrap"], "version": old["version"],
                                "profile": str(self.base / old_broker.PROFILE)}}
                if (old := old_broker.state(self.base)) is not None else {}),
