@@ -200,9 +200,9 @@ def jvm_option(value: object, field: str = "a JVM option") -> str:
 _XML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
 
 
-def _xml_text(value: object, field: str) -> str:
+def _xml_text(value: object, field: str, hadoop_syntax: bool = False) -> str:
     text = _policy(value, field, "a Hadoop configuration file")
-    if "${" in text:  # Configuration.get expands ${name} from other properties and system properties
+    if "${" in text and not hadoop_syntax:  # Configuration.get expands ${name} from other properties and system properties
         raise _refuse(field, "'${' (Hadoop's Configuration expands it as a variable)", "a Hadoop configuration file")
     return "".join(_XML_ESCAPES.get(char, char) for char in text)
 
@@ -215,12 +215,14 @@ def hadoop_xml_name(value: object, field: str = "a Hadoop property name") -> str
     return _xml_text(text, field)
 
 
-def hadoop_xml_value(value: object, field: str = "a Hadoop property value") -> str:
-    """A ``<value>``: XML escapes; blanks at the ends are refused (``Configuration.getTrimmed`` drops them)."""
+def hadoop_xml_value(value: object, field: str = "a Hadoop property value", hadoop_syntax: bool = False) -> str:
+    """A ``<value>``: XML escapes; blanks at the ends are refused (``Configuration.getTrimmed`` drops them).
+    ``hadoop_syntax``: the value was read from a cluster's own site file, where ``${name}`` is Hadoop's variable
+    and keeps that meaning here; a value of ours with ``${`` is refused (Hadoop would expand it)."""
     text = option_text(value)
     if text != text.strip():
         raise _refuse(field, "blanks at its start or end (Hadoop trims them)", "a Hadoop property value")
-    return _xml_text(text, field)
+    return _xml_text(text, field, hadoop_syntax)
 
 
 def xml_comment(value: object, field: str = "an XML comment") -> str:

@@ -101,6 +101,10 @@ class Sandbox:
         return self.base / "tls" / "ca.pem"
 
     @property
+    def ca_key_file(self) -> Path:
+        return self.base / "tls" / "ca.key"
+
+    @property
     def wrong_ca_file(self) -> Path:
         return self.base / "tls" / "other-ca.pem"
 
@@ -211,20 +215,28 @@ class Sandbox:
             broker.start()
             self.state["pids"][broker.name] = broker.pid
             self._save()
-        if (cluster := self.hadoop()) is not None:
-            self._start_hadoop(kdc, cluster)
         for side in SIDES:
             self.admin(side, admin_ops.upsert_scram_user, "mirror", str(self.scram_password_file(side)))
+        if "hadoop" in self.state:
+            self.start_hadoop()
         self.write_profiles()
 
     def hadoop(self) -> hadoop.Hadoop | None:
         """The kerberized HDFS and YARN of ``sandbox up --hadoop`` (None without it)."""
         return hadoop.hadoop(self)
 
-    def _start_hadoop(self, kdc: KDC, cluster: hadoop.Hadoop) -> None:
-        cluster.base.mkdir(mode=0o700, exist_ok=True)
-        cluster.make_identities(kdc)
-        cluster.write_config(self._ca)
+    def start_hadoop(self) -> hadoop.Hadoop:
+        """Start the kerberized Hadoop (at ``up --hadoop``, or beside a running sandbox), write its profiles."""
+        if not self.ca_key_file.exists():
+            raise EnvironmentNotReady(f"the sandbox in {self.base} predates Hadoop support (no CA key); start a new one")
+        hadoop.check_dependencies()
+        if self.hadoop() is None or (self.base / hadoop.FOLDER).exists():
+            self.stop_hadoop()
+            self.state["hadoop"] = hadoop.new_state()
+        cluster = self.hadoop()
+        cluster.base.mkdir(mode=0o700)
+        cluster.make_identities(self.kdc())
+        cluster.write_config(CertificateAuthority.load(self.ca_file, self.ca_key_file))
         hadoop.write_client_conf(cluster)
         cluster.format()
         try:
@@ -232,11 +244,22 @@ class Sandbox:
         finally:
             self._save()
         cluster.prepare_home()
+        self.write_profiles()
+        return cluster
+
+    def stop_hadoop(self) -> None:
+        """Stop the Hadoop daemons and remove their folder (HDFS's data too); the principals stay in the KDC."""
+        if (cluster := self.hadoop()) is not None:
+            cluster.stop()
+            shutil.rmtree(cluster.base, ignore_errors=True)
+            del self.state["hadoop"]
+            self._save()
 
     def _make_tls(self) -> None:
         (self.base / "tls").mkdir(exist_ok=True)
-        ca = self._ca = CertificateAuthority()  # kept while starting: the Hadoop daemons' certificate comes later
+        ca = CertificateAuthority()
         ca.write_ca(self.ca_file)
+        ca.write_key(self.ca_key_file)  # 0600: the Hadoop daemons' certificate may be issued later (start_hadoop)
         CertificateAuthority("an unrelated CA").write_ca(self.wrong_ca_file)
         for side, s in self.sides.items():
             (self.base / side).mkdir(exist_ok=True, mode=0o700)

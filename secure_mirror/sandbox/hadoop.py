@@ -35,7 +35,7 @@ from cryptography.hazmat.primitives.serialization import pkcs12
 
 from secure_mirror import paths
 from secure_mirror.errors import EnvironmentNotReady
-from secure_mirror.render.hadoop_xml import site_xml
+from secure_mirror.render.hadoop_conf import site_xml
 from secure_mirror.sandbox import procs
 from secure_mirror.sandbox.kdc import KDC, find_binary
 
@@ -258,8 +258,10 @@ class Hadoop:
             raise EnvironmentNotReady(f"keytool could not write the Hadoop truststore: {res.stderr.strip()}")
 
     def make_identities(self, kdc: KDC) -> None:
+        existing = kdc.kadmin(self.realm, "listprincs")
         for service in ("nn", "dn", "HTTP", "rm", "nm"):
-            kdc.add_principal(self.principal(service))
+            if self.principal(service) not in existing.split():
+                kdc.add_principal(self.principal(service))
         for keytab, services in ((self.keytab("nn"), ("nn", "dn", "HTTP")), (self.keytab("rm"), ("rm", "nm"))):
             for service in services:
                 kdc.export_keytab(self.principal(service), keytab)
