@@ -27,6 +27,20 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.hadoop]
 CLI = [sys.executable, "-m", "secure_mirror"]
 
 
+def test_hadoop_daemons_run_kerberized_and_refuse_a_client_without_a_ticket(sandbox, hadoop, tmp_path):
+    summary = sandbox.summary()["hadoop"]
+    assert summary["processes"] == dict.fromkeys(("namenode", "datanode", "resourcemanager", "nodemanager"), True)
+    assert all(summary["rss_mib"][daemon] > 0 for daemon in summary["processes"]), summary
+    print(f"Hadoop ready after {summary['ready_seconds']} s; resident MiB {summary['rss_mib']}")
+    # the same FsShell as the superuser's, with an empty ticket cache: HDFS refuses it (no SIMPLE fallback)
+    argv = [*hadoop._java("namenode")[:-1], "org.apache.hadoop.fs.FsShell", "-ls", "/"]
+    env = {**hadoop._env(), "KRB5CCNAME": f"FILE:{tmp_path / 'empty.ccache'}"}
+    refused = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0
+    assert "Client cannot authenticate via:[TOKEN, KERBEROS]" in refused.stderr, refused.stderr[-2000:]
+    assert "/user" in hadoop.fs_shell("-ls", "/")  # with the NameNode's keytab's ticket it answers
+
+
 def _yarn_case(sandbox, tmp_path, deploy_mode: str) -> MirrorCase:
     data = yarn_profile_dict(sandbox, deploy_mode)
     location = f"{sandbox.hadoop().default_fs}/user/mirror/checkpoints/{uuid.uuid4().hex[:8]}-{deploy_mode}"
