@@ -69,3 +69,19 @@ def test_cluster_folder_values_keep_hadoop_variables_and_profile_properties_win(
     with pytest.raises(UnrepresentableValue, match="hadoop.core-site.xml.fs.defaultFS"):
         site_files(Hadoop(conf_dir=tmp_path, properties={"core-site.xml": {"fs.defaultFS": "hdfs://${x}"}},
                           principal="mirror@EXAMPLE.COM", keytab=keytab))
+
+
+@pytest.mark.parametrize(("section", "message"), [
+    ({}, "the hadoop section needs conf_dir or properties"),
+    ({"properties": {"core.xml": {"a": "b"}}}, "is not a Hadoop site file name"),
+    ({"conf_dir": "/nonexistent/hadoop-conf"}, "is not a folder holding *-site.xml files"),
+])
+def test_a_hadoop_section_without_a_usable_configuration_is_refused_with_the_fix(tmp_path, section, message):
+    from pydantic import ValidationError
+
+    keytab = tmp_path / "k.keytab"
+    keytab.write_bytes(b"\x05\x02")
+    keytab.chmod(0o600)
+    with pytest.raises(ValidationError) as error:
+        Hadoop(principal="mirror@EXAMPLE.COM", keytab=keytab, **section)
+    assert message in str(error.value)
