@@ -9,6 +9,7 @@ import os
 import secrets
 import shutil
 import socket
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,12 +19,13 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.identity import KafkaIdentity
 from secure_mirror.profile.models import Cluster
 from secure_mirror.render import librdkafka
-from secure_mirror.sandbox import hadoop, old_broker, procs
+from secure_mirror.sandbox import hadoop, oidc, old_broker, procs
 from secure_mirror.sandbox.kafka import Broker
 from secure_mirror.sandbox.kdc import KDC, Realm
 from secure_mirror.sandbox.tls import CertificateAuthority
 
 STATE = "state.json"
+PORTS = 12  # 2 KDC ports, 3 per broker, the corporate KDC, an SSL listener per broker, the identity provider
 SIDES = ("source", "target")
 # A corporate realm both cluster realms trust (one-way, krbtgt/<side realm>@CORP.TEST): the mirror identity of
 # profile-corp.yaml lives there, and each side's brokers map it by this rule before their DEFAULT.
@@ -42,6 +44,7 @@ class Side:
     port: int
     controller_port: int
     plaintext_port: int
+    ssl_port: int | None = None  # the SSL listener with client certificates (a sandbox from before it has none)
 
     @property
     def host(self) -> str:
@@ -50,6 +53,10 @@ class Side:
     @property
     def bootstrap(self) -> str:
         return f"{self.host}:{self.port}"
+
+    @property
+    def ssl_bootstrap(self) -> str:
+        return f"{self.host}:{self.ssl_port}"
 
     @property
     def mirror_principal(self) -> str:
@@ -70,6 +77,18 @@ def _check_dependencies() -> None:
         raise EnvironmentNotReady(f"the Kafka broker jars are missing from {paths.kafka_lib_dir()}; run scripts/setup")
     if not shutil.which(paths.java_executable()):
         raise EnvironmentNotReady("Java is missing; install Java 17 (openjdk-17-jdk-headless)")
+
+
+def _write_secret(path: Path) -> None:
+    """A random secret in a new 0600 file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(secrets.token_urlsafe(24))
+
+
+def _python_env() -> dict[str, str]:
+    keep = ("PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "PYTHONPATH")
+    return {k: os.environ[k] for k in keep if k in os.environ}
 
 
 def _check_hosts(sides: list[Side]) -> None:
@@ -116,7 +135,26 @@ class Sandbox:
         return self.base / side / f"{who}.keytab"
 
     def scram_password_file(self, side: str) -> Path:
+        """The mirror's password on ``side`` for SCRAM-SHA-512, SCRAM-SHA-256 and PLAIN alike."""
         return self.base / "secrets" / f"{side}-mirror.scram-password"
+
+    @property
+    def oauth(self) -> bool:
+        """Whether this sandbox runs the identity provider (one started before it existed does not)."""
+        return "oidc_port" in self.state
+
+    @property
+    def token_endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.state['oidc_port']}{oidc.TOKEN_PATH}"
+
+    @property
+    def oauth_secret_file(self) -> Path:
+        """The client secret of the mirror's OAuth client (client id ``mirror``)."""
+        return self.base / "secrets" / "oauth-mirror.secret"
+
+    def client_pair(self, side: str) -> tuple[Path, Path]:
+        """The mirror's client certificate (subject CN=mirror.<domain>) and key for the SSL listener."""
+        return self.base / side / "mirror-client.pem", self.base / side / "mirror-client.key"
 
     # ---- lifecycle ---------------------------------------------------------------------------------
     @classmethod
@@ -132,13 +170,14 @@ class Sandbox:
         elif base.exists() and any(base.iterdir()):
             raise BadInputError(f"{base} exists and is not a sandbox folder; choose another --dir")
         ports = cls._ports(port_base)
-        sides = [Side("source", "SOURCE.TEST", "source.test", *ports[2:5]),
-                 Side("target", "TARGET.TEST", "target.test", *ports[5:8])]
+        sides = [Side("source", "SOURCE.TEST", "source.test", *ports[2:5], ports[9]),
+                 Side("target", "TARGET.TEST", "target.test", *ports[5:8], ports[10])]
         _check_dependencies()
         if with_hadoop:
             hadoop.check_dependencies()
         _check_hosts(sides)
-        state = {"sides": [s.__dict__ for s in sides], "kdc_ports": ports[:2], "corp_kdc_port": ports[8], "pids": {},
+        state = {"sides": [s.__dict__ for s in sides], "kdc_ports": ports[:2], "corp_kdc_port": ports[8],
+                 "oidc_port": ports[11], "pids": {},
                  "ticket_lifetime": ticket_lifetime, "plaintext": plaintext}
         if with_hadoop:
             state["hadoop"] = hadoop.new_state()
@@ -154,8 +193,8 @@ class Sandbox:
     @staticmethod
     def _ports(port_base: int | None) -> list[int]:
         if port_base is None:
-            return procs.free_ports(9)
-        ports = list(range(port_base, port_base + 9))
+            return procs.free_ports(PORTS)
+        ports = list(range(port_base, port_base + PORTS))
         busy = [p for p in ports if procs.port_in_use(p)]
         if busy:
             raise EnvironmentNotReady(f"port {busy[0]} is already in use; choose another --port-base")
@@ -194,6 +233,8 @@ class Sandbox:
             ca_file=self.ca_file, super_users=["User:kafka", "User:admin"],
             plaintext_port=s.plaintext_port if self.state["plaintext"] else None,
             pid=self.state["pids"].get(side), principal_to_local_rules=CORP_RULES if self.corp else (),
+            ssl_port=s.ssl_port, plain_password_file=self.scram_password_file(side) if s.ssl_port else None,
+            jwks_url=f"http://127.0.0.1:{self.state['oidc_port']}{oidc.JWKS_PATH}" if self.oauth else None,
         )
 
     def _start(self) -> None:
@@ -208,6 +249,7 @@ class Sandbox:
         for side in SIDES:
             self._make_identities(kdc, side)
         self._make_corp_identity(kdc)
+        self._start_identity_provider()
         brokers = [self.broker(side) for side in SIDES]
         for broker in brokers:
             broker.format_storage()
@@ -216,7 +258,9 @@ class Sandbox:
             self.state["pids"][broker.name] = broker.pid
             self._save()
         for side in SIDES:
-            self.admin(side, admin_ops.upsert_scram_user, "mirror", str(self.scram_password_file(side)))
+            for mechanism in ("SCRAM-SHA-512", "SCRAM-SHA-256"):
+                self.admin(side, admin_ops.upsert_scram_user, "mirror", str(self.scram_password_file(side)),
+                           mechanism)
         if "hadoop" in self.state:
             self.start_hadoop()
         self.write_profiles()
@@ -255,6 +299,19 @@ class Sandbox:
             del self.state["hadoop"]
             self._save()
 
+    def _start_identity_provider(self, timeout: float = 30.0) -> None:
+        folder = self.base / "oidc"
+        folder.mkdir(exist_ok=True, mode=0o700)
+        _write_secret(self.oauth_secret_file)
+        (folder / "clients.json").write_text(json.dumps({"mirror": str(self.oauth_secret_file)}))
+        port = self.state["oidc_port"]
+        proc = procs.start([sys.executable, "-m", "secure_mirror.sandbox.oidc", "--dir", str(folder),
+                            "--port", str(port)], env=_python_env(), log=folder / "oidc.log")
+        self.state["pids"]["oidc"] = proc.pid
+        self._save()
+        procs.wait_until(lambda: procs.tcp_open(port), what="the sandbox's identity provider", timeout=timeout,
+                         proc=proc, log=folder / "oidc.log")
+
     def _make_tls(self) -> None:
         (self.base / "tls").mkdir(exist_ok=True)
         ca = CertificateAuthority()
@@ -275,10 +332,7 @@ class Sandbox:
         broker_krb5 = self.krb5_conf.read_text().replace(
             "default_realm = SOURCE.TEST", f"default_realm = {s.realm}")
         (self.base / side / "krb5.conf").write_text(broker_krb5)
-        pw = self.scram_password_file(side)
-        fd = os.open(pw, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(secrets.token_urlsafe(24))
+        _write_secret(self.scram_password_file(side))
 
     def corp_keytab(self) -> Path:
         return self.base / "corp" / "mirror.keytab"
@@ -339,6 +393,8 @@ class Sandbox:
                 self.broker(side).stop()
         if self.state["pids"].get("kdc"):
             self.kdc().stop()
+        if self.state["pids"].get("oidc"):
+            procs.stop_pid(self.state["pids"]["oidc"], expect_in_cmdline="secure_mirror.sandbox.oidc")
         shutil.rmtree(self.base, ignore_errors=True)
 
     # ---- clients -----------------------------------------------------------------------------------

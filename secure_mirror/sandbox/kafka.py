@@ -1,4 +1,5 @@
-"""A single-node KRaft Kafka cluster (broker and controller in one JVM) with SASL_SSL, GSSAPI and SCRAM,
+"""A single-node KRaft Kafka cluster (broker and controller in one JVM) with SASL_SSL (GSSAPI, SCRAM-SHA-512,
+SCRAM-SHA-256, PLAIN and, with an identity provider, OAUTHBEARER), an SSL listener requiring client certificates,
 and ACLs enforced by the StandardAuthorizer."""
 
 from __future__ import annotations
@@ -38,7 +39,13 @@ def _krb5_login(keytab: Path, principal: str) -> str:
     )
 
 
-RULES_KEY = "sasl.kerberos.principal.to.local.rules"  # its regexes hold '\\', which .properties reads as an escape
+RULES_KEY = "sasl.kerberos.principal.to.local.rules"
+SSL_RULES_KEY = "ssl.principal.mapping.rules"
+ESCAPED_KEYS = (RULES_KEY, SSL_RULES_KEY)  # their regexes hold '\\', which .properties reads as an escape
+# A client certificate's subject CN=mirror.<domain> is the Kafka principal User:mirror, as the mirror's other logins.
+SSL_PRINCIPAL_RULES = ("RULE:^CN=([a-z]+)\\..*$/$1/", "DEFAULT")
+OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
+PLAIN_USERS = "user_mirror"  # the PLAIN user the broker knows (its password is the SCRAM mirror's)
 
 
 @dataclass
@@ -59,6 +66,9 @@ class Broker:
     plaintext_port: int | None = None
     pid: int | None = None
     principal_to_local_rules: tuple[str, ...] = ()  # empty: Kafka's default, DEFAULT
+    ssl_port: int | None = None  # the SSL listener (client certificates required)
+    plain_password_file: Path | None = None  # PLAIN's user mirror, with this password
+    jwks_url: str | None = None  # OAUTHBEARER, validated against this identity provider's keys
     _proc: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -80,6 +90,9 @@ class Broker:
         if self.plaintext_port:
             listeners.append(f"PLAIN://{self.host}:{self.plaintext_port}")
             protocols += ",PLAIN:PLAINTEXT"
+        if self.ssl_port:
+            listeners.append(f"MTLS://{self.host}:{self.ssl_port}")
+            protocols += ",MTLS:SSL"
         return {
             "process.roles": "broker,controller",
             "node.id": "1",
@@ -89,7 +102,7 @@ class Broker:
             "listener.security.protocol.map": protocols,
             "inter.broker.listener.name": "SECURE",
             "controller.listener.names": "CONTROLLER",
-            "sasl.enabled.mechanisms": "GSSAPI,SCRAM-SHA-512",
+            "sasl.enabled.mechanisms": ",".join(self.mechanisms()),
             "listener.name.controller.sasl.enabled.mechanisms": "GSSAPI",
             "sasl.mechanism.inter.broker.protocol": "GSSAPI",
             "sasl.mechanism.controller.protocol": "GSSAPI",
@@ -107,6 +120,8 @@ class Broker:
             "ssl.truststore.location": str(self.ca_file),
             "ssl.endpoint.identification.algorithm": "https",
             "ssl.client.auth": "requested",
+            "listener.name.mtls.ssl.client.auth": "required",
+            SSL_RULES_KEY: ",".join(SSL_PRINCIPAL_RULES),
             "log.dirs": str(self.base / "data"),
             "num.partitions": "1",
             "auto.create.topics.enable": "false",
@@ -116,12 +131,37 @@ class Broker:
             "transaction.state.log.min.isr": "1",
             "group.initial.rebalance.delay.ms": "0",
             "log.segment.bytes": str(64 * 1024 * 1024),
-        } | ({RULES_KEY: ",".join(self.principal_to_local_rules)} if self.principal_to_local_rules else {})
+        } | ({RULES_KEY: ",".join(self.principal_to_local_rules)} if self.principal_to_local_rules else {}) \
+            | self._password_mechanisms() | self._oauth()
+
+    def mechanisms(self) -> list[str]:
+        return ["GSSAPI", "SCRAM-SHA-512", "SCRAM-SHA-256"] + (["PLAIN"] if self.plain_password_file else []) \
+            + (["OAUTHBEARER"] if self.jwks_url else [])
+
+    def _password_mechanisms(self) -> dict[str, str]:
+        settings = {"listener.name.secure.scram-sha-256.sasl.jaas.config":
+                    "org.apache.kafka.common.security.scram.ScramLoginModule required;"}
+        if self.plain_password_file:
+            password = self.plain_password_file.read_text().strip()  # token_urlsafe: no character JAAS would quote
+            settings["listener.name.secure.plain.sasl.jaas.config"] = \
+                f'org.apache.kafka.common.security.plain.PlainLoginModule required {PLAIN_USERS}="{password}";'
+        return settings
+
+    def _oauth(self) -> dict[str, str]:
+        if not self.jwks_url:
+            return {}
+        return {
+            "listener.name.secure.oauthbearer.sasl.jaas.config":
+                "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;",
+            "listener.name.secure.oauthbearer.sasl.server.callback.handler.class":
+                "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler",
+            "sasl.oauthbearer.jwks.endpoint.url": self.jwks_url,
+        }
 
     def write_config(self) -> Path:
         (self.base / "logs").mkdir(parents=True, exist_ok=True)
         path = self.base / "broker.properties"
-        path.write_text("".join(f"{k}={properties_value(v) if k == RULES_KEY else v}\n"
+        path.write_text("".join(f"{k}={properties_value(v) if k in ESCAPED_KEYS else v}\n"
                                 for k, v in self.properties().items()))
         path.chmod(0o600)
         (self.base / "log4j2.properties").write_text(LOG4J2.format(log=self.log))
@@ -131,6 +171,7 @@ class Broker:
         return [
             paths.java_executable(), heap, "-XX:+UseG1GC", "-Djava.awt.headless=true",
             f"-Djava.security.krb5.conf={self.krb5_conf}",
+            *([f"-D{OAUTH_ALLOWED_URLS}={self.jwks_url}"] if self.jwks_url else []),
             f"-Dlog4j2.configurationFile={self.base / 'log4j2.properties'}",
             "-cp", paths.kafka_classpath(), main, *args,
         ]
@@ -147,7 +188,7 @@ class Broker:
                                       f"{(res.stderr or res.stdout).strip()[-2000:]}")
 
     def start(self, timeout: float = 90.0) -> None:
-        for port in (self.port, self.controller_port, self.plaintext_port):
+        for port in (self.port, self.controller_port, self.plaintext_port, self.ssl_port):
             if port and procs.port_in_use(port):
                 raise EnvironmentNotReady(f"port {port} for the {self.name} broker is already in use")
         argv = self.java("kafka.Kafka", str(self.base / "broker.properties"), heap=BROKER_HEAP)

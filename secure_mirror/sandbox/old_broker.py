@@ -169,13 +169,15 @@ def state(sandbox_base: Path) -> dict | None:
 
 
 def stop(sandbox_base: Path) -> None:
-    """Stop the old broker and its ZooKeeper, if the sandbox has them."""
+    """Stop the old broker and its ZooKeeper, if the sandbox has them; the sandbox no longer lists them (its
+    status would show them dead), their data folder stays."""
     found = state(sandbox_base)
     if found is None:
         return
     for name, needle in (("broker", "kafka.Kafka"), ("zookeeper", "QuorumPeerMain")):
         if pid := found["pids"].get(name):
             procs.stop_pid(pid, expect_in_cmdline=needle)
+    (Path(sandbox_base) / FOLDER / STATE).unlink(missing_ok=True)
 
 
 def identity(sandbox, who: str = "admin") -> KafkaIdentity:

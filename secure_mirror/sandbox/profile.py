@@ -4,25 +4,33 @@ from __future__ import annotations
 
 import yaml
 
+from secure_mirror.sandbox.kafka import SSL_PRINCIPAL_RULES
+
 
 def cluster_dict(sb, side: str, alias: str, mechanism: str = "GSSAPI", who: str = "mirror") -> dict:
-    """A profile side for ``who`` (mirror or admin) on the sandbox's ``side`` cluster."""
+    """A profile side for ``who`` (mirror or admin) on the sandbox's ``side`` cluster. ``mechanism`` is a SASL
+    mechanism, or ``SSL`` for the listener that authenticates the mirror by its client certificate."""
     s = sb.sides[side]
+    tls = {"ca": str(sb.ca_file), "hostname_verification": True}
+    if mechanism == "SSL":
+        certificate, key = sb.client_pair(side)
+        return {"alias": alias, "bootstrap_servers": [s.ssl_bootstrap], "security_protocol": "SSL",
+                "tls": tls | {"certificate": str(certificate), "key": str(key)},
+                "principal_mapping": {"ssl_principal_mapping_rules": ",".join(SSL_PRINCIPAL_RULES)}}
     if mechanism == "GSSAPI":
         sasl = {"mechanism": "GSSAPI", "principal": s.mirror_principal if who == "mirror" else s.admin_principal,
                 "keytab": str(sb.keytab(side, who)), "service_name": "kafka"}
+    elif mechanism == "OAUTHBEARER":
+        sasl = {"mechanism": "OAUTHBEARER", "client_id": "mirror", "client_secret": f"file:{sb.oauth_secret_file}",
+                "token_endpoint_url": sb.token_endpoint}
     else:
         sasl = {"mechanism": mechanism, "username": "mirror", "password": f"file:{sb.scram_password_file(side)}"}
-    return {
-        "alias": alias,
-        "bootstrap_servers": [s.bootstrap],
-        "security_protocol": "SASL_SSL",
-        "sasl": sasl,
-        "tls": {"ca": str(sb.ca_file), "hostname_verification": True},
-    }
+    return {"alias": alias, "bootstrap_servers": [s.bootstrap], "security_protocol": "SASL_SSL", "sasl": sasl,
+            "tls": tls}
 
 
-def profile_dict(sb, *, target_mechanism: str = "GSSAPI", topics: str = "demo\\..*") -> dict:
+def profile_dict(sb, *, target_mechanism: str = "GSSAPI", topics: str = "demo\\..*",
+                 source_mechanism: str = "GSSAPI") -> dict:
     kdc_ports = sb.state["kdc_ports"]
     return {
         "version": 1,
@@ -33,7 +41,7 @@ def profile_dict(sb, *, target_mechanism: str = "GSSAPI", topics: str = "demo\\.
             },
             "default_realm": "SOURCE.TEST",
         },
-        "source": cluster_dict(sb, "source", "src", "GSSAPI"),
+        "source": cluster_dict(sb, "source", "src", source_mechanism),
         "target": cluster_dict(sb, "target", "tgt", target_mechanism),
         "mirror": {
             "topics": {"include": topics},
@@ -91,6 +99,13 @@ def sandbox_profiles(sb) -> dict[str, str]:
         "profile-scram.yaml": head + "# The target side authenticates with SCRAM-SHA-512 over TLS.\n"
         + yaml.safe_dump(profile_dict(sb, target_mechanism="SCRAM-SHA-512"), sort_keys=False),
     }
+    if sb.sides["source"].ssl_port and sb.oauth:
+        profiles["profile-plain-scram256.yaml"] = head + "# The source side logs in with PLAIN, the target side with " \
+            "SCRAM-SHA-256, both over TLS.\n" + yaml.safe_dump(
+                profile_dict(sb, source_mechanism="PLAIN", target_mechanism="SCRAM-SHA-256"), sort_keys=False)
+        profiles["profile-oauth-mtls.yaml"] = head + "# The source side logs in with OAUTHBEARER (the sandbox's " \
+            "identity provider), the target side with its client certificate (SSL).\n" + yaml.safe_dump(
+                profile_dict(sb, source_mechanism="OAUTHBEARER", target_mechanism="SSL"), sort_keys=False)
     if sb.corp:
         profiles["profile-corp.yaml"] = head + "# The mirror is mirror@CORP.TEST, a realm both clusters trust.\n" \
             + yaml.safe_dump(corp_profile_dict(sb), sort_keys=False)

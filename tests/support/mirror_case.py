@@ -18,12 +18,14 @@ from secure_mirror.sandbox.profile import profile_dict
 
 
 class MirrorCase:
-    def __init__(self, sandbox, folder: Path, *, target_mechanism: str = "GSSAPI", create_allowed: bool = True,
+    def __init__(self, sandbox, folder: Path, *, target_mechanism: str = "GSSAPI", source_mechanism: str = "GSSAPI",
+                 create_allowed: bool = True,
                  mirror: dict | None = None, target_client_options: dict | None = None,
                  shared_keytab: Path | None = None, hadoop: dict | None = None):
         self.sb = sandbox
         self.prefix = f"t{uuid.uuid4().hex[:8]}"
-        data = profile_dict(sandbox, target_mechanism=target_mechanism, topics=f"{self.prefix}\\..*")
+        data = profile_dict(sandbox, target_mechanism=target_mechanism, source_mechanism=source_mechanism,
+                            topics=f"{self.prefix}\\..*")
         data["mirror"]["checkpoint_location"] = str(folder / "checkpoint")
         data["mirror"].update(mirror or {})
         data["source"]["client_options"] = {"metadata.max.age.ms": 1000}

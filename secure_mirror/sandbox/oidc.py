@@ -1,0 +1,138 @@
+"""The sandbox's OAuth 2.0 identity provider: a small HTTP server on loopback with a client-credentials token endpoint and a
+JWKS endpoint, so OAUTHBEARER runs as users run it (Kafka's OAuthBearerLoginCallbackHandler and librdkafka's
+``oidc`` method fetch a signed JWT; the brokers' OAuthBearerValidatorCallbackHandler checks it against the keys),
+rather than with Kafka's unsecured JWS, which no production cluster accepts.
+
+Plain HTTP, on purpose: librdkafka 2.8 (kcat, confluent-kafka, so pre-flight) fetches tokens with libcurl against
+the system's CA store only (its rdhttp.c sets no CA of its own and it has no setting for one), so an endpoint signed
+by the sandbox CA could not be reached by it. Pre-flight warns about an http token endpoint, as it should.
+
+Run as ``python -m secure_mirror.sandbox.oidc --dir DIR --port PORT``. DIR holds ``clients.json`` (client id -> the
+file holding its secret); the signing key is made at start and never leaves the process. A token's ``sub`` is the
+client id, so the brokers see ``User:<client id>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hmac
+import json
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+TOKEN_PATH, JWKS_PATH = "/oauth2/token", "/oauth2/jwks"
+TOKEN_LIFETIME = 3600
+KEY_ID = "sandbox-1"
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _int_b64(value: int) -> str:
+    return _b64(value.to_bytes((value.bit_length() + 7) // 8, "big"))
+
+
+class Signer:
+    """RS256 JWTs and the JWKS that verifies them."""
+
+    def __init__(self):
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
+        self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+    def jwks(self) -> dict:
+        numbers = self.key.public_key().public_numbers()
+        return {"keys": [{"kty": "RSA", "use": "sig", "alg": "RS256", "kid": KEY_ID,
+                          "n": _int_b64(numbers.n), "e": _int_b64(numbers.e)}]}
+
+    def token(self, subject: str, scope: str | None, now: int | None = None) -> str:
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+
+        now = int(time.time()) if now is None else now
+        header = {"alg": "RS256", "typ": "JWT", "kid": KEY_ID}
+        claims = {"sub": subject, "iat": now, "exp": now + TOKEN_LIFETIME, "iss": "secure-mirror-sandbox"}
+        if scope:
+            claims["scope"] = scope
+        signing_input = f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(claims).encode())}"
+        signature = self.key.sign(signing_input.encode("ascii"), padding.PKCS1v15(), hashes.SHA256())
+        return f"{signing_input}.{_b64(signature)}"
+
+
+def client_credentials(headers, body: str) -> tuple[str, str] | None:
+    """(client id, secret) from HTTP Basic (both URL-encoded, RFC 6749 2.3.1) or the form's client_id/secret."""
+    auth = headers.get("Authorization") or ""
+    if auth.startswith("Basic "):
+        try:
+            pair = base64.b64decode(auth[6:], validate=True).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return None
+        client, _, secret = pair.partition(":")
+        return urllib.parse.unquote_plus(client), urllib.parse.unquote_plus(secret)
+    form = urllib.parse.parse_qs(body)
+    if "client_id" in form and "client_secret" in form:
+        return form["client_id"][0], form["client_secret"][0]
+    return None
+
+
+def make_handler(signer: Signer, clients: dict[str, Path]):
+    class Handler(BaseHTTPRequestHandler):
+        def _send(self, status: int, payload: dict) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):  # noqa: N802 - http.server's name
+            if self.path == JWKS_PATH:
+                self._send(200, signer.jwks())
+            else:
+                self._send(404, {"error": "not_found"})
+
+        def do_POST(self):  # noqa: N802 - http.server's name
+            if self.path != TOKEN_PATH:
+                return self._send(404, {"error": "not_found"})
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8", "replace")
+            form = urllib.parse.parse_qs(body)
+            if form.get("grant_type", [""])[0] != "client_credentials":
+                return self._send(400, {"error": "unsupported_grant_type"})
+            found = client_credentials(self.headers, body)
+            if found is None or found[0] not in clients:
+                return self._send(401, {"error": "invalid_client"})
+            expected = clients[found[0]].read_bytes().rstrip(b"\n")
+            if not hmac.compare_digest(found[1].encode("utf-8"), expected):
+                return self._send(401, {"error": "invalid_client"})
+            scope = form.get("scope", [None])[0]
+            self._send(200, {"access_token": signer.token(found[0], scope), "token_type": "Bearer",
+                             "expires_in": TOKEN_LIFETIME, **({"scope": scope} if scope else {})})
+
+        def log_message(self, fmt, *args):  # one line per request, no secrets (the path and status only)
+            print(f"{self.address_string()} {fmt % args}", flush=True)
+
+    return Handler
+
+
+def serve(folder: Path, port: int) -> None:
+    clients = {cid: Path(path) for cid, path in json.loads((folder / "clients.json").read_text()).items()}
+    server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(Signer(), clients))
+    print(f"serving on {port}", flush=True)
+    server.serve_forever()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="secure_mirror.sandbox.oidc")
+    parser.add_argument("--dir", required=True, type=Path)
+    parser.add_argument("--port", required=True, type=int)
+    args = parser.parse_args(argv)
+    serve(args.dir, args.port)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
