@@ -28,6 +28,19 @@ def sandbox(tmp_path_factory):
         sb.down()
 
 
+@pytest.fixture(scope="session")
+def hadoop(sandbox):
+    """The sandbox's kerberized HDFS and YARN, started once per session beside the brokers (or the running one of a
+    reused sandbox started with ``--hadoop``)."""
+    cluster = sandbox.hadoop()
+    started = cluster is None
+    if started:
+        cluster = sandbox.start_hadoop()
+    yield cluster
+    if started:
+        sandbox.stop_hadoop()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """A failing test's report lists every random seed drawn so far (tests/support/seeds.py), to repeat the run."""

@@ -26,6 +26,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--old-broker", action="store_true",
                         help="also start a Kafka 2.2 broker with ZooKeeper (SASL_PLAINTEXT, GSSAPI) in the source "
                         "realm, and a profile mirroring from it")
+    parser.add_argument("--hadoop", action="store_true",
+                        help="also start a kerberized Hadoop (HDFS NameNode and DataNode, YARN ResourceManager and "
+                        "NodeManager) in the source realm, and profiles running the mirror on its YARN")
     parser.add_argument("--json", action="store_true", help="print the connection facts as JSON")
 
 
@@ -33,7 +36,7 @@ def run(args) -> int:
     base = args.dir or default_dir()
     if args.action == "up":
         sb = Sandbox.up(base, port_base=args.port_base, ticket_lifetime=args.ticket_lifetime,
-                        plaintext=args.plaintext)
+                        plaintext=args.plaintext, with_hadoop=args.hadoop)
         if args.old_broker:
             try:
                 old_broker.start(sb)
@@ -63,6 +66,10 @@ def _print(summary: dict, as_json: bool) -> None:
     print(f"  krb5.conf {summary['krb5_conf']}")
     print(f"  CA        {summary['ca_file']}")
     print(f"  profile   {summary['profile']}")
+    if hd := summary.get("hadoop"):
+        print(f"  hadoop {hd['default_fs']:28} YARN {hd['resourcemanager']}; client configuration {hd['client_conf_dir']}")
+        print("         " + ", ".join(f"{d} ready {hd['ready_seconds'].get(d, '?')}s, {hd['rss_mib'].get(d, 0)} MiB"
+                                      for d in hd["processes"]))
     if old := summary.get("old_broker"):
         print(f"  old    {old['bootstrap']:28} Kafka {old['version']} with ZooKeeper, SASL_PLAINTEXT; profile {old['profile']}")
     print("  processes " + ", ".join(f"{k}={'running' if v else 'stopped'}" for k, v in summary["processes"].items()))

@@ -545,6 +545,58 @@ class Mirror(Strict):
         return keeps_partitions(self.keep_partition, source_partitions, target_partitions)
 
 
+HADOOP_SITE_FILE = re.compile(r"^[a-z][a-z0-9-]*-site\.xml$")
+
+
+class Hadoop(Strict):
+    """A Hadoop cluster the job runs on (YARN) or checkpoints to (HDFS): its client configuration and the Kerberos
+    identity Spark logs in with to obtain and renew HDFS delegation tokens (``--principal``/``--keytab``)."""
+
+    conf_dir: Path | None = Field(None, description="the cluster's client configuration folder (its *-site.xml "
+                                  "files are read and rendered again into the output's hadoop/ folder)")
+    properties: dict[str, dict[str, OptionValue]] = Field(default_factory=dict, description="per file "
+                                                          "(core-site.xml, hdfs-site.xml, yarn-site.xml): properties "
+                                                          "set over the folder's")
+    principal: str = Field(description="the Kerberos principal Spark logs in with for HDFS and YARN")
+    keytab: KeytabFile
+
+    @field_validator("principal")
+    @classmethod
+    def _principal(cls, value: str) -> str:
+        parse_principal(value)
+        return value
+
+    @field_validator("conf_dir")
+    @classmethod
+    def _conf_dir(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        if value is None:
+            return None
+        base = (info.context or {}).get("base_dir")
+        folder = value if value.is_absolute() or base is None else Path(base) / value
+        if not folder.is_dir() or not any(folder.glob("*-site.xml")):
+            raise Problem("conf_dir", f"{folder} is not a folder holding *-site.xml files; point it at the cluster's "
+                          "client configuration (e.g. /etc/hadoop/conf)")
+        return Path(policy.check(str(folder)))
+
+    @field_validator("properties")
+    @classmethod
+    def _files(cls, value: dict[str, dict[str, OptionValue]]) -> dict[str, dict[str, OptionValue]]:
+        for name, properties in value.items():
+            if not HADOOP_SITE_FILE.match(name):
+                raise Problem(name, "is not a Hadoop site file name; use core-site.xml, hdfs-site.xml, yarn-site.xml")
+            for key in properties:
+                if (reason := policy.option_key_problem(key)) is not None:
+                    raise Problem(f"{name}.{key}", reason)
+        return value
+
+    @model_validator(mode="after")
+    def _something(self) -> Hadoop:
+        if self.conf_dir is None and not self.properties:
+            raise Problem("conf_dir", "the hadoop section needs conf_dir or properties (at least fs.defaultFS in "
+                          "core-site.xml and the ResourceManager's addresses in yarn-site.xml)")
+        return self
+
+
 class Profile(Strict):
     """A whole mirror: how to reach and authenticate to both clusters, and what flows between them."""
 
@@ -553,6 +605,7 @@ class Profile(Strict):
     source: Cluster
     target: Cluster
     mirror: Mirror
+    hadoop: Hadoop | None = None
 
     @field_validator("source", "target")
     @classmethod
@@ -569,7 +622,7 @@ class Profile(Strict):
 
     @property
     def uses_kerberos(self) -> bool:
-        return any(cluster.mechanism == "GSSAPI" for cluster in (self.source, self.target))
+        return self.hadoop is not None or any(cluster.mechanism == "GSSAPI" for cluster in (self.source, self.target))
 
     def selection(self) -> topics.TopicSelection:
         return self.mirror.topics.selection()

@@ -18,6 +18,7 @@ able to place what its reader would read as structure.
 | ``rdkafka_value``, ``rdkafka_comment`` | kcat ``-F`` (``fgets`` into 512 bytes) | refuses what kcat alters |
 | ``krb5_tag``, ``krb5_value``, ``krb5_comment`` | MIT krb5's profile library | refuses what it parses |
 | ``jvm_option`` | Spark's ``splitCommandString`` and the launcher's ``parseOptionString`` | one quoted word |
+| ``hadoop_xml_name``, ``hadoop_xml_value``, ``xml_comment`` | Hadoop's ``Configuration`` (``*-site.xml``) | XML escapes |
 | ``md`` | Markdown tables | pipes and backticks escaped |
 """
 
@@ -195,6 +196,43 @@ def jvm_option(value: object, field: str = "a JVM option") -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# ---- Hadoop's *-site.xml, as org.apache.hadoop.conf.Configuration reads it --------------------------------------------
+_XML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
+
+
+def _xml_text(value: object, field: str, hadoop_syntax: bool = False) -> str:
+    text = _policy(value, field, "a Hadoop configuration file")
+    if "${" in text and not hadoop_syntax:  # Configuration.get expands ${name} from other properties and system properties
+        raise _refuse(field, "'${' (Hadoop's Configuration expands it as a variable)", "a Hadoop configuration file")
+    return "".join(_XML_ESCAPES.get(char, char) for char in text)
+
+
+def hadoop_xml_name(value: object, field: str = "a Hadoop property name") -> str:
+    """A ``<name>``: Configuration trims names, so a name with blanks at its ends or inside cannot be read back."""
+    text = option_text(value)
+    if not text or any(char.isspace() for char in text):
+        raise _refuse(field, "a blank (or is empty)", "a Hadoop property name")
+    return _xml_text(text, field)
+
+
+def hadoop_xml_value(value: object, field: str = "a Hadoop property value", hadoop_syntax: bool = False) -> str:
+    """A ``<value>``: XML escapes; blanks at the ends are refused (``Configuration.getTrimmed`` drops them).
+    ``hadoop_syntax``: the value was read from a cluster's own site file, where ``${name}`` is Hadoop's variable
+    and keeps that meaning here; a value of ours with ``${`` is refused (Hadoop would expand it)."""
+    text = option_text(value)
+    if text != text.strip():
+        raise _refuse(field, "blanks at its start or end (Hadoop trims them)", "a Hadoop property value")
+    return _xml_text(text, field, hadoop_syntax)
+
+
+def xml_comment(value: object, field: str = "an XML comment") -> str:
+    """Text inside ``<!-- -->``: ``--`` may not appear there, nor a trailing ``-``."""
+    text = _policy(value, field, "an XML comment")
+    if "--" in text or text.endswith("-"):
+        raise _refuse(field, "'--' or a trailing '-'", "an XML comment")
+    return text
+
+
 # ---- JSON and Markdown ---------------------------------------------------------------------------------------------
 def json_text(data: object) -> str:
     """A whole JSON document: ``json.dumps`` escapes every control character and quote."""
@@ -216,6 +254,7 @@ for _name, _function in {
     "sh": sh, "sh_comment": sh_comment, "properties_key": properties_key, "properties_value": properties_value,
     "properties_comment": properties_comment, "jaas": jaas, "jaas_comment": jaas_comment,
     "rdkafka_comment": rdkafka_comment, "krb5_tag": krb5_tag, "krb5_value": krb5_value,
-    "krb5_comment": krb5_comment, "jvm_option": jvm_option, "md": md,
+    "krb5_comment": krb5_comment, "jvm_option": jvm_option, "md": md, "hadoop_xml_name": hadoop_xml_name,
+    "hadoop_xml_value": hadoop_xml_value, "xml_comment": xml_comment,
 }.items():
     templating.register_filter(_name, _function)

@@ -20,6 +20,7 @@ from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import json_inline, jvm_option, option_text
+from secure_mirror.render.hadoop_conf import FOLDER as HADOOP_FOLDER
 from secure_mirror.render.java_properties import java_connection
 from secure_mirror.render.krb5 import krb5_conf_path
 
@@ -108,7 +109,10 @@ def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
     conf = {key: option_text(value) for key, value in spark.conf.items()}
     conf["spark.jars"] = ",".join(str(jar) for jar in paths.spark_connector_jars())
     urls = sorted({c.sasl.token_endpoint_url for c in (profile.source, profile.target) if isinstance(c.sasl, OAuthSasl)})
-    for role, krb5_path in (("driver", driver_krb5), ("executor", executor_krb5)):
+    roles = [("driver", driver_krb5), ("executor", executor_krb5)]
+    if spark.master == "yarn" and spark.deploy_mode == "client":  # the application master runs in a container
+        roles.append(("yarn.am", executor_krb5))
+    for role, krb5_path in roles:
         key = f"spark.{role}.extraJavaOptions"
         conf[key] = _java_options(krb5_path, urls, spark.conf.get(key))
     return {key: value for key, value in conf.items() if value != ""}
@@ -148,5 +152,17 @@ def spark_submit(profile: Profile, out_dir: Path) -> str:
         package_dir=str(Path(secure_mirror.__file__).parent),
         options_dir="." if cluster_mode else str(out_dir / "spark"),
         cluster_mode=cluster_mode,
+        hadoop=_hadoop_submit(profile, out_dir),
     )
+
+
+def _hadoop_submit(profile: Profile, out_dir: Path) -> dict[str, str] | None:
+    """What spark-submit needs for a kerberized Hadoop: the rendered configuration folder, the identity it logs in
+    with (Spark then obtains and renews HDFS delegation tokens), and krb5.conf for its own JVM."""
+    if profile.hadoop is None:
+        return None
+    krb5 = krb5_conf_path(profile, out_dir)
+    return {"conf_dir": str(out_dir / HADOOP_FOLDER), "principal": profile.hadoop.principal,
+            "keytab": str(profile.hadoop.keytab),
+            "submit_opts": jvm_option(f"-Djava.security.krb5.conf={krb5}", "krb5.conf path") if krb5 else ""}
 

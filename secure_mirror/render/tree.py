@@ -16,7 +16,18 @@ from secure_mirror.errors import BadInputError
 from secure_mirror.profile import policy
 from secure_mirror.profile.job_settings import JOB_FILE, SINK_OPTIONS_FILE, SOURCE_OPTIONS_FILE
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
-from secure_mirror.render import acls, jaas, java_properties, job_file, krb5, librdkafka, mm2, spark, templating
+from secure_mirror.render import (
+    acls,
+    hadoop_conf,
+    jaas,
+    java_properties,
+    job_file,
+    krb5,
+    librdkafka,
+    mm2,
+    spark,
+    templating,
+)
 from secure_mirror.render.encoders import json_text, sh
 
 CCACHE_DIR = "ccache"
@@ -85,6 +96,14 @@ def _spark_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
     ]
 
 
+def _hadoop_files(profile: Profile) -> list[RenderedFile]:
+    if profile.hadoop is None:
+        return []
+    return [RenderedFile(f"{hadoop_conf.FOLDER}/{name}", text, "Hadoop client configuration (spark-submit's "
+                         "HADOOP_CONF_DIR): HDFS, YARN and their Kerberos principals")
+            for name, text in hadoop_conf.site_files(profile.hadoop).items()]
+
+
 def _other_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
     source_plan, target_plan = acls.source_acls(profile), acls.target_acls(profile)
     files = [
@@ -110,7 +129,7 @@ def render_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
     """Every file (content in memory), as seen from its final location ``out_dir``; writes nothing."""
     out_dir = Path(out_dir).resolve()
     files = [*_cluster_files(profile, "source", out_dir), *_cluster_files(profile, "target", out_dir),
-             *_spark_files(profile, out_dir), *_other_files(profile, out_dir)]
+             *_spark_files(profile, out_dir), *_hadoop_files(profile), *_other_files(profile, out_dir)]
     return [*files, *_manifest_files(profile, files)]
 
 

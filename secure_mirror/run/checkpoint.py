@@ -1,5 +1,6 @@
-"""Reading a local Spark checkpoint without Spark: the offsets the mirror committed, where it started, and the
-profile fingerprint stored next to them (written by the job, checked before a run)."""
+"""Reading a Spark checkpoint without Spark: the offsets the mirror committed, where it started, and the profile
+fingerprint stored next to them (written by the job, checked before a run). A local folder is read directly; a
+remote one (hdfs:// ...) through the Hadoop client with the profile's ``hadoop`` section (``remote_checkpoint``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile.job_settings import FINGERPRINT_FILE
+from secure_mirror.profile.models import Profile
+from secure_mirror.run import remote_checkpoint
 
 Offsets = dict[tuple[str, int], int]
 
@@ -40,26 +43,36 @@ def _parse(data: dict) -> Offsets:
     return {(topic, int(p)): int(o) for topic, parts in data.items() for p, o in parts.items()}
 
 
-def committed_offsets(location: str) -> tuple[int, Offsets] | None:
-    """(batch id, offsets) of the newest batch whose commit is recorded, or None when nothing was committed."""
+def snapshot(location: str, profile: Profile | None = None) -> remote_checkpoint.Snapshot:
+    """The batch ids and the files lag, verify and the fingerprint check read: the newest committed offsets file,
+    ``sources/0/0`` and the fingerprint (a remote checkpoint through the Hadoop client of ``profile.hadoop``)."""
     folder = local_folder(location)
     if folder is None:
-        raise BadInputError(f"the checkpoint {location} is not a local folder; lag and verify read local "
-                            "checkpoints only")
-    committed = set(_batch_ids(folder / "commits"))
-    for batch in reversed(_batch_ids(folder / "offsets")):
-        if batch in committed:
-            return batch, offset_log_offsets((folder / "offsets" / str(batch)).read_text(encoding="utf-8"))
+        return remote_checkpoint.read(location, profile)
+    found = remote_checkpoint.Snapshot(_batch_ids(folder / "offsets"), set(_batch_ids(folder / "commits")))
+    newest = next((batch for batch in reversed(found.offsets) if batch in found.commits), None)
+    for name in ([f"offsets/{newest}"] if newest is not None else []) + ["sources/0/0", FINGERPRINT_FILE]:
+        if (folder / name).is_file():
+            found.files[name] = (folder / name).read_text(encoding="utf-8", errors="replace")
+    return found
+
+
+def committed_offsets(location: str, profile: Profile | None = None,
+                      found: remote_checkpoint.Snapshot | None = None) -> tuple[int, Offsets] | None:
+    """(batch id, offsets) of the newest batch whose commit is recorded, or None when nothing was committed."""
+    found = found or snapshot(location, profile)
+    for batch in reversed(found.offsets):
+        if batch in found.commits:
+            return batch, offset_log_offsets(found.files.get(f"offsets/{batch}", ""))
     return None
 
 
-def initial_offsets(location: str) -> Offsets:
+def initial_offsets(location: str, profile: Profile | None = None,
+                    found: remote_checkpoint.Snapshot | None = None) -> Offsets:
     """Where the query started on the partitions it knew at its first batch (``sources/0/0``)."""
-    folder = local_folder(location)
-    path = folder / "sources" / "0" / "0" if folder else None
-    if path is None or not path.exists():
-        return {}
-    return initial_offsets_file(path.read_text(encoding="utf-8", errors="replace"))
+    found = found or snapshot(location, profile)
+    text = found.files.get("sources/0/0")
+    return initial_offsets_file(text) if text else {}
 
 
 def initial_offsets_file(text: str) -> Offsets:
@@ -80,11 +93,14 @@ def fingerprint_mismatch(location: str, stored: dict, expected: dict) -> str | N
             "the old settings")
 
 
-def check_fingerprint(location: str, expected: dict) -> None:
-    """Refuse (exit 2) a local checkpoint stamped by a profile with other topic or rename settings."""
-    folder = local_folder(location)
-    if folder is None or not (folder / FINGERPRINT_FILE).exists():
-        return  # the job checks remote checkpoints, and stamps new ones
-    stored = json.loads((folder / FINGERPRINT_FILE).read_text(encoding="utf-8"))
+def check_fingerprint(location: str, expected: dict, profile: Profile | None = None) -> None:
+    """Refuse (exit 2) a checkpoint stamped by a profile with other topic or rename settings. A remote checkpoint
+    is read through the Hadoop client when the profile has a ``hadoop`` section; else the job checks it."""
+    if local_folder(location) is None and (profile is None or profile.hadoop is None):
+        return
+    text = snapshot(location, profile).files.get(FINGERPRINT_FILE)
+    if text is None:
+        return  # a new checkpoint: the job stamps it
+    stored = json.loads(text)
     if (problem := fingerprint_mismatch(location, stored, expected)) is not None:
         raise BadInputError(problem)

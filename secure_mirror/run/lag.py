@@ -45,7 +45,7 @@ def lag_rows(profile: Profile, ends: dict[tuple[str, int], tuple[int, int]],
 
 def lag(profile: Profile) -> list[LagRow]:
     """The lag table of ``profile``'s mirror (source end offsets read with the source identity)."""
-    found = checkpoint.committed_offsets(profile.mirror.checkpoint_location)
+    found = checkpoint.committed_offsets(profile.mirror.checkpoint_location, profile)
     committed = found[1] if found else {}
     with SideClients(profile) as clients:
         ends = clients.call("source", watermarks, sorted({t for t, _ in committed}), profile.selection().java_pattern())

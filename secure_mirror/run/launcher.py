@@ -156,7 +156,7 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
         setattr(options, key, value)
     if run_dir:  # its absolute path lands in the rendered files the job runs with
         policy.check_argument(str(Path(run_dir).resolve()), "--run-dir")
-    checkpoint.check_fingerprint(profile.mirror.checkpoint_location, profile_fingerprint(profile))
+    checkpoint.check_fingerprint(profile.mirror.checkpoint_location, profile_fingerprint(profile), profile)
     if (code := preflight_gate(profile, options.skip_preflight, strict=options.strict,
                                accept_unverified=options.accept_unverified)) is not None:
         return code

@@ -19,7 +19,7 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.identity import KafkaIdentity
 from secure_mirror.profile.models import Cluster
 from secure_mirror.render import librdkafka
-from secure_mirror.sandbox import oidc, old_broker, procs
+from secure_mirror.sandbox import hadoop, oidc, old_broker, procs
 from secure_mirror.sandbox.kafka import Broker
 from secure_mirror.sandbox.kdc import KDC, Realm
 from secure_mirror.sandbox.tls import CertificateAuthority
@@ -120,6 +120,10 @@ class Sandbox:
         return self.base / "tls" / "ca.pem"
 
     @property
+    def ca_key_file(self) -> Path:
+        return self.base / "tls" / "ca.key"
+
+    @property
     def wrong_ca_file(self) -> Path:
         return self.base / "tls" / "other-ca.pem"
 
@@ -155,7 +159,7 @@ class Sandbox:
     # ---- lifecycle ---------------------------------------------------------------------------------
     @classmethod
     def up(cls, base: Path, *, ticket_lifetime: str = "10h", port_base: int | None = None,
-           plaintext: bool = False) -> Sandbox:
+           plaintext: bool = False, with_hadoop: bool = False) -> Sandbox:
         base = Path(base).resolve()
         if (base / STATE).exists():
             running = cls.load(base)
@@ -169,10 +173,14 @@ class Sandbox:
         sides = [Side("source", "SOURCE.TEST", "source.test", *ports[2:5], ports[9]),
                  Side("target", "TARGET.TEST", "target.test", *ports[5:8], ports[10])]
         _check_dependencies()
+        if with_hadoop:
+            hadoop.check_dependencies()
         _check_hosts(sides)
         state = {"sides": [s.__dict__ for s in sides], "kdc_ports": ports[:2], "corp_kdc_port": ports[8],
                  "oidc_port": ports[11], "pids": {},
                  "ticket_lifetime": ticket_lifetime, "plaintext": plaintext}
+        if with_hadoop:
+            state["hadoop"] = hadoop.new_state()
         base.mkdir(parents=True, exist_ok=True, mode=0o700)
         sandbox = cls(base, state)
         try:
@@ -253,7 +261,43 @@ class Sandbox:
             for mechanism in ("SCRAM-SHA-512", "SCRAM-SHA-256"):
                 self.admin(side, admin_ops.upsert_scram_user, "mirror", str(self.scram_password_file(side)),
                            mechanism)
+        if "hadoop" in self.state:
+            self.start_hadoop()
         self.write_profiles()
+
+    def hadoop(self) -> hadoop.Hadoop | None:
+        """The kerberized HDFS and YARN of ``sandbox up --hadoop`` (None without it)."""
+        return hadoop.hadoop(self)
+
+    def start_hadoop(self) -> hadoop.Hadoop:
+        """Start the kerberized Hadoop (at ``up --hadoop``, or beside a running sandbox), write its profiles."""
+        if not self.ca_key_file.exists():
+            raise EnvironmentNotReady(f"the sandbox in {self.base} predates Hadoop support (no CA key); start a new one")
+        hadoop.check_dependencies()
+        if self.hadoop() is None or (self.base / hadoop.FOLDER).exists():
+            self.stop_hadoop()
+            self.state["hadoop"] = hadoop.new_state()
+        cluster = self.hadoop()
+        cluster.base.mkdir(mode=0o700)
+        cluster.make_identities(self.kdc())
+        cluster.write_config(CertificateAuthority.load(self.ca_file, self.ca_key_file))
+        hadoop.write_client_conf(cluster)
+        cluster.format()
+        try:
+            cluster.start()
+        finally:
+            self._save()
+        cluster.prepare_home()
+        self.write_profiles()
+        return cluster
+
+    def stop_hadoop(self) -> None:
+        """Stop the Hadoop daemons and remove their folder (HDFS's data too); the principals stay in the KDC."""
+        if (cluster := self.hadoop()) is not None:
+            cluster.stop()
+            shutil.rmtree(cluster.base, ignore_errors=True)
+            del self.state["hadoop"]
+            self._save()
 
     def _start_identity_provider(self, timeout: float = 30.0) -> None:
         folder = self.base / "oidc"
@@ -272,6 +316,7 @@ class Sandbox:
         (self.base / "tls").mkdir(exist_ok=True)
         ca = CertificateAuthority()
         ca.write_ca(self.ca_file)
+        ca.write_key(self.ca_key_file)  # 0600: the Hadoop daemons' certificate may be issued later (start_hadoop)
         CertificateAuthority("an unrelated CA").write_ca(self.wrong_ca_file)
         for side, s in self.sides.items():
             (self.base / side).mkdir(exist_ok=True, mode=0o700)
@@ -335,10 +380,14 @@ class Sandbox:
         pids = dict(self.state["pids"])
         if (old := old_broker.state(self.base)) is not None:
             pids.update({f"old-{name}": pid for name, pid in old["pids"].items()})
+        if (cluster := self.hadoop()) is not None:
+            pids.update({f"hadoop-{name}": pid for name, pid in cluster.state["pids"].items()})
         return {name: procs.pid_alive(pid) for name, pid in pids.items() if pid}
 
     def down(self) -> None:
         old_broker.stop(self.base)
+        if (cluster := self.hadoop()) is not None:
+            cluster.stop()
         for side in SIDES:
             if self.state["pids"].get(side):
                 self.broker(side).stop()
@@ -395,6 +444,7 @@ class Sandbox:
                 for side, s in self.sides.items()
             },
             "processes": self.alive(),
+            **({"hadoop": hadoop.summary(cluster)} if (cluster := self.hadoop()) is not None else {}),
             **({"old_broker": {"bootstrap": old["bootstrap"], "version": old["version"],
                                "profile": str(self.base / old_broker.PROFILE)}}
                if (old := old_broker.state(self.base)) is not None else {}),

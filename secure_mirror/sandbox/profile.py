@@ -67,6 +67,31 @@ def corp_profile_dict(sb) -> dict:
     return data
 
 
+def yarn_profile_dict(sb, deploy_mode: str) -> dict:
+    """The mirror on the sandbox's YARN (``deploy_mode`` client or cluster), checkpointing to its HDFS, Spark and
+    HDFS logged in as the source side's mirror identity (``mirror`` to Hadoop)."""
+    import sys
+
+    from secure_mirror.sandbox.hadoop import USER
+    from secure_mirror.sandbox.spark_standalone import spark_home
+
+    cluster = sb.hadoop()
+    data = profile_dict(sb)
+    source = sb.sides["source"]
+    data["hadoop"] = {"properties": cluster.client_properties(), "principal": source.mirror_principal,
+                      "keytab": str(sb.keytab("source", "mirror"))}
+    data["mirror"]["checkpoint_location"] = f"{cluster.default_fs}/user/{USER}/checkpoints-{deploy_mode}"
+    data["mirror"]["spark"] = {"master": "yarn", "deploy_mode": deploy_mode, "conf": {
+        # the containers run on this machine: Spark's jars and this Python from here, not uploaded per run
+        "spark.yarn.jars": f"local:{spark_home() / 'jars'}/*",
+        "spark.pyspark.python": sys.executable,
+        "spark.executor.instances": 1, "spark.executor.cores": 1, "spark.executor.memory": "512m",
+        "spark.driver.memory": "512m", "spark.yarn.am.memory": "384m",
+        "spark.scheduler.minRegisteredResourcesRatio": 1.0,
+    }}
+    return data
+
+
 def sandbox_profiles(sb) -> dict[str, str]:
     head = "# Written by `secure-mirror sandbox up`: a ready profile for this sandbox's two clusters.\n"
     profiles = {
@@ -84,4 +109,9 @@ def sandbox_profiles(sb) -> dict[str, str]:
     if sb.corp:
         profiles["profile-corp.yaml"] = head + "# The mirror is mirror@CORP.TEST, a realm both clusters trust.\n" \
             + yaml.safe_dump(corp_profile_dict(sb), sort_keys=False)
+    if sb.hadoop() is not None:
+        for mode in ("client", "cluster"):
+            profiles[f"profile-yarn-{mode}.yaml"] = head + f"# The mirror runs on the sandbox's YARN ({mode} mode) " \
+                "and checkpoints to its HDFS, both kerberized.\n" + yaml.safe_dump(yarn_profile_dict(sb, mode),
+                                                                                   sort_keys=False)
     return profiles

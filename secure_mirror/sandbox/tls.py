@@ -33,6 +33,21 @@ def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
 class CertificateAuthority:
     def __init__(self, name: str = "secure_mirror sandbox CA"):
         self.key = ec.generate_private_key(ec.SECP256R1())
+        self._self_sign(name)
+
+    @classmethod
+    def load(cls, cert_path: Path, key_path: Path) -> CertificateAuthority:
+        """The CA written by :meth:`write_ca` and :meth:`write_key` (to issue more certificates later)."""
+        ca = cls.__new__(cls)
+        ca.key = serialization.load_pem_private_key(key_path.read_bytes(), None)
+        ca.cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+        return ca
+
+    def write_key(self, path: Path) -> Path:
+        _write_private(path, _key_pem(self.key))
+        return path
+
+    def _self_sign(self, name: str) -> None:
         now = dt.datetime.now(dt.timezone.utc)
         self.cert = (
             x509.CertificateBuilder()

@@ -129,13 +129,14 @@ def plan_ranges(profile: Profile, committed: dict, initial: dict, source_marks: 
 def verify(profile: Profile, *, cells: int = DEFAULT_CELLS, examples: int = EXAMPLES) -> VerifyResult:
     """Compare ``profile``'s source and target over the range the mirror's checkpoint committed."""
     location = profile.mirror.checkpoint_location
-    found = checkpoint.committed_offsets(location)
+    files = checkpoint.snapshot(location, profile)  # one read of a remote checkpoint for both questions
+    found = checkpoint.committed_offsets(location, profile, files)
     if found is None:
         raise BadInputError(f"nothing was mirrored yet: the checkpoint {location} has no committed batch; run "
                             "`secure-mirror run PROFILE --until-caught-up` first")
     batch, committed = found
     try:
-        return _verify(profile, batch, committed, cells, examples)
+        return _verify(profile, batch, committed, checkpoint.initial_offsets(location, profile, files), cells, examples)
     except IsolatedCallError as error:
         if "AUTHORIZATION_FAILED" not in f"{error.code} {error}":
             raise
@@ -144,13 +145,12 @@ def verify(profile: Profile, *, cells: int = DEFAULT_CELLS, examples: int = EXAM
                              "target topics") from None
 
 
-def _verify(profile: Profile, batch: int, committed: dict, cells: int, examples: int) -> VerifyResult:
-    location = profile.mirror.checkpoint_location
+def _verify(profile: Profile, batch: int, committed: dict, initial: dict, cells: int, examples: int) -> VerifyResult:
     with SideClients(profile) as clients:
         topics = sorted({t for t, _ in committed})
         source_marks = clients.call("source", watermarks, topics, profile.selection().java_pattern())
         target_marks = clients.call("target", watermarks, sorted({profile.target_topic(t) for t in topics}))
-        plan = plan_ranges(profile, committed, checkpoint.initial_offsets(location), source_marks, target_marks)
+        plan = plan_ranges(profile, committed, initial, source_marks, target_marks)
         with ThreadPoolExecutor(2) as pool:
             source = pool.submit(clients.call, "source", scan.scan, plan.source_ranges, None, cells)
             target = pool.submit(clients.call, "target", scan.scan, plan.target_ranges, PROVENANCE_PREFIX, cells)

@@ -21,7 +21,7 @@ class MirrorCase:
     def __init__(self, sandbox, folder: Path, *, target_mechanism: str = "GSSAPI", source_mechanism: str = "GSSAPI",
                  create_allowed: bool = True,
                  mirror: dict | None = None, target_client_options: dict | None = None,
-                 shared_keytab: Path | None = None):
+                 shared_keytab: Path | None = None, hadoop: dict | None = None):
         self.sb = sandbox
         self.prefix = f"t{uuid.uuid4().hex[:8]}"
         data = profile_dict(sandbox, target_mechanism=target_mechanism, source_mechanism=source_mechanism,
@@ -30,6 +30,8 @@ class MirrorCase:
         data["mirror"].update(mirror or {})
         data["source"]["client_options"] = {"metadata.max.age.ms": 1000}
         data["target"]["client_options"] = target_client_options or {}
+        if hadoop is not None:  # the profile's hadoop section (a run on YARN, a checkpoint on HDFS)
+            data["hadoop"] = hadoop
         if shared_keytab is not None:  # one keytab file holding both sides' keys
             data["source"]["sasl"]["keytab"] = data["target"]["sasl"]["keytab"] = str(shared_keytab)
         self.profile_path = folder / "profile.yaml"

@@ -97,7 +97,7 @@ def test_unknown_top_level_key_without_close_match(tmp_path):
     data = profile_data(tmp_path)
     data["zzz"] = 1
     assert problems_of(tmp_path, data) == [
-        "zzz: unknown key; remove it (allowed here: version, kerberos, source, target, mirror)"
+        "zzz: unknown key; remove it (allowed here: version, kerberos, source, target, mirror, hadoop)"
     ]
 
 

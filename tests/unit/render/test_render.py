@@ -39,13 +39,25 @@ def _case(name: str, tmp: Path, monkeypatch) -> dict:
             spark={"master": "yarn", "deploy_mode": "cluster", "conf": {"spark.executor.instances": 2},
                    "max_offsets_per_trigger": 10000},
             topics={"include": "orders.*,payments,(eu|us)\\.sales", "exclude": ".*\\.tmp"}),
+        "yarn-client-hdfs": lambda: {
+            **pf.profile_data(tmp, spark={"master": "yarn", "deploy_mode": "client"},
+                              checkpoint_location="hdfs://nn.source.test:8020/user/mirror/checkpoints"),
+            "hadoop": {"properties": {
+                "core-site.xml": {"fs.defaultFS": "hdfs://nn.source.test:8020",
+                                  "hadoop.security.authentication": "kerberos"},
+                "hdfs-site.xml": {"dfs.namenode.kerberos.principal": "nn/_HOST@SOURCE.TEST"},
+                "yarn-site.xml": {"yarn.resourcemanager.address": "rm.source.test:8032",
+                                  "yarn.resourcemanager.principal": "rm/_HOST@SOURCE.TEST"}},
+                "principal": "mirror/mirror.source.test@SOURCE.TEST",
+                "keytab": str(tmp / "source" / "mirror.keytab")}},
         "k8s-client": lambda: pf.profile_data(tmp, spark={"master": "k8s://https://k8s.example.com:6443"}),
         "cross-realm": lambda: pf.cross_realm(pf.profile_data(tmp, pf.gssapi(tmp, "source"), pf.mutual_tls(tmp, "target"))),
     }
     return cases[name]()
 
 
-CASES = ["gssapi", "scram", "plain", "oauthbearer", "mutual-tls", "plaintext", "yarn-cluster", "k8s-client",
+CASES = ["gssapi", "scram", "plain", "oauthbearer", "mutual-tls", "plaintext", "yarn-cluster", "yarn-client-hdfs",
+         "k8s-client",
          "cross-realm"]
 
 
