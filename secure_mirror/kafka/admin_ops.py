@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 from secure_mirror.kafka.acl import Acl
+from secure_mirror.kafka.oauth import token_served
 
 # librdkafka's own log lines go to this logger (quiet unless the CLI is run with --verbose).
 LOG = logging.getLogger("secure_mirror.librdkafka")
@@ -15,7 +16,7 @@ LOG = logging.getLogger("secure_mirror.librdkafka")
 def _admin(conf: dict):
     from confluent_kafka.admin import AdminClient
 
-    return AdminClient({**conf, "logger": LOG})
+    return token_served(AdminClient({**conf, "logger": LOG}), conf)
 
 
 def _wait(futures: dict, timeout: float) -> None:
@@ -95,8 +96,8 @@ def produce(conf: dict, topic: str, records: list[dict], timeout: float = 60.0) 
 
     errors: list[str] = []
     client_errors: list[str] = []
-    producer = Producer({**conf, "acks": "all", "enable.idempotence": True, "logger": LOG,
-                         "error_cb": lambda err: client_errors.append(err.str())})
+    producer = token_served(Producer({**conf, "acks": "all", "enable.idempotence": True, "logger": LOG,
+                                      "error_cb": lambda err: client_errors.append(err.str())}), conf)
 
     def on_delivery(err, _msg):
         if err is not None:
@@ -122,8 +123,8 @@ def consume(conf: dict, topic: str, *, max_records: int, timeout: float = 30.0,
 
     from confluent_kafka import Consumer, KafkaException, TopicPartition
 
-    consumer = Consumer({**conf, "group.id": group_id, "enable.auto.commit": False,
-                         "auto.offset.reset": "earliest", "logger": LOG})
+    consumer = token_served(Consumer({**conf, "group.id": group_id, "enable.auto.commit": False,
+                                      "auto.offset.reset": "earliest", "logger": LOG}), conf)
     md = consumer.list_topics(topic, timeout=timeout)
     tmeta = md.topics[topic]
     if tmeta.error is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from secure_mirror.kafka.acl import Acl
+from secure_mirror.kafka.oauth import token_served
 
 RETRIABLE = {"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR"}
 
@@ -23,8 +24,8 @@ class Admin:
         self.errors: list[str] = []
         self.conf, self.timeout = conf, timeout
         ms = str(int(timeout * 1000))
-        self.client = AdminClient({**conf, "error_cb": self._on_error, "socket.timeout.ms": ms,
-                                   "socket.connection.setup.timeout.ms": ms})
+        self.client = token_served(AdminClient({**conf, "error_cb": self._on_error, "socket.timeout.ms": ms,
+                                                "socket.connection.setup.timeout.ms": ms}), conf)
 
     def _on_error(self, err) -> None:
         self.errors.append(str(err.str() if hasattr(err, "str") else err))
@@ -126,8 +127,8 @@ def _consumer(admin: Admin, group: str, **settings):
     from confluent_kafka import Consumer
 
     ms = str(int(admin.timeout * 1000))
-    return Consumer({**admin.conf, "group.id": group, "enable.auto.commit": False, "socket.timeout.ms": ms,
-                     "error_cb": admin._on_error, **settings})
+    return token_served(Consumer({**admin.conf, "group.id": group, "enable.auto.commit": False,
+                                  "socket.timeout.ms": ms, "error_cb": admin._on_error, **settings}), admin.conf)
 
 
 def fetch_probe(admin: Admin, topics: list[str], group: str) -> dict[str, str | None]:

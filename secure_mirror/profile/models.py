@@ -107,6 +107,8 @@ class OAuthSasl(_SaslBase):
     client_secret: Secret
     token_endpoint_url: str = Field(pattern=r"^https?://\S+$")
     scope: str | None = None
+    token_endpoint_ca: InputFile | None = Field(None, description="PEM CA bundle the token endpoint's certificate "
+                                                "chains to; unset, the system's (and the JVM's) trusted CAs")
 
     def authorizer_principal(self, mapping: PrincipalMapping) -> str:
         # The broker sees the token's subject; for client-credentials tokens that is usually the client id.

@@ -9,8 +9,10 @@ krb5 picks, per broker, the cache whose realm matches.
 
 from __future__ import annotations
 
+import functools
 import re
 
+from secure_mirror.kafka import oauth
 from secure_mirror.kafka.identity import KafkaIdentity
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, PasswordSasl
 from secure_mirror.render import templating
@@ -37,6 +39,11 @@ def identity(cluster: Cluster, side: str, *, ccache: str | None = None,
     """The side's identity for in-process librdkafka clients: the rendered configuration's settings, with its
     own credential cache (``ccache``) and ``krb5_config`` when given."""
     conf = {key: value for key, (value, _field) in librdkafka_config(cluster, side).items()}
+    sasl = cluster.sasl
+    if isinstance(sasl, OAuthSasl) and sasl.token_endpoint_ca is not None:  # see kafka/oauth.py
+        conf = {key: value for key, value in conf.items() if not key.startswith("sasl.oauthbearer.")}
+        conf["oauth_cb"] = functools.partial(oauth.fetch_token, sasl.token_endpoint_url, sasl.client_id,
+                                             sasl.client_secret.resolve(), sasl.scope, str(sasl.token_endpoint_ca), 30.0)
     return KafkaIdentity(conf, krb5_config=krb5_config, ccache=ccache)
 
 
@@ -96,6 +103,7 @@ def librdkafka_file(cluster: Cluster, side: str, ccache_dir: str, krb5_conf: str
         alias=cluster.alias,
         lines=lines,
         gssapi=isinstance(cluster.sasl, GssapiSasl),
+        token_endpoint_ca=cluster.sasl.token_endpoint_ca if isinstance(cluster.sasl, OAuthSasl) else None,
         ccache_dir=ccache_dir,
         krb5_conf=krb5_conf,
         tls=cluster.uses_tls,

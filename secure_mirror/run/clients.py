@@ -10,6 +10,7 @@ from pathlib import Path
 
 from secure_mirror.kafka.admin_ops import LOG
 from secure_mirror.kafka.identity import KafkaIdentity
+from secure_mirror.kafka.oauth import token_served
 from secure_mirror.profile.models import Profile
 from secure_mirror.render import krb5, librdkafka
 
@@ -50,8 +51,9 @@ class SideClients:
 def _consumer(conf: dict):
     from confluent_kafka import Consumer
 
-    return Consumer({"group.id": "secure-mirror-inspect", **conf, "logger": LOG, "enable.auto.commit": False,
-                     "enable.partition.eof": True, "auto.offset.reset": "earliest"})
+    return token_served(Consumer({"group.id": "secure-mirror-inspect", **conf, "logger": LOG,
+                                  "enable.auto.commit": False, "enable.partition.eof": True,
+                                  "auto.offset.reset": "earliest"}), conf)
 
 
 def watermarks(conf: dict, topics: list[str] | None = None, java_pattern: str | None = None,

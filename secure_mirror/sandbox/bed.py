@@ -25,7 +25,7 @@ from secure_mirror.sandbox.kdc import KDC, Realm
 from secure_mirror.sandbox.tls import CertificateAuthority
 
 STATE = "state.json"
-PORTS = 12  # 2 KDC ports, 3 per broker, the corporate KDC, an SSL listener per broker, the identity provider
+PORTS = 13  # 2 KDC ports, 3 per broker, the corporate KDC, an SSL listener per broker, the identity provider (2)
 SIDES = ("source", "target")
 # A corporate realm both cluster realms trust (one-way, krbtgt/<side realm>@CORP.TEST): the mirror identity of
 # profile-corp.yaml lives there, and each side's brokers map it by this rule before their DEFAULT.
@@ -148,6 +148,12 @@ class Sandbox:
         return f"http://127.0.0.1:{self.state['oidc_port']}{oidc.TOKEN_PATH}"
 
     @property
+    def https_token_endpoint(self) -> str | None:
+        """The same token endpoint over HTTPS (a certificate of the sandbox's CA), or None in an older sandbox."""
+        port = self.state.get("oidc_tls_port")
+        return f"https://{oidc.IDP_HOST}:{port}{oidc.TOKEN_PATH}" if port else None
+
+    @property
     def oauth_secret_file(self) -> Path:
         """The client secret of the mirror's OAuth client (client id ``mirror``)."""
         return self.base / "secrets" / "oauth-mirror.secret"
@@ -177,7 +183,7 @@ class Sandbox:
             hadoop.check_dependencies()
         _check_hosts(sides)
         state = {"sides": [s.__dict__ for s in sides], "kdc_ports": ports[:2], "corp_kdc_port": ports[8],
-                 "oidc_port": ports[11], "pids": {},
+                 "oidc_port": ports[11], "oidc_tls_port": ports[12], "pids": {},
                  "ticket_lifetime": ticket_lifetime, "plaintext": plaintext}
         if with_hadoop:
             state["hadoop"] = hadoop.new_state()
@@ -305,8 +311,9 @@ class Sandbox:
         _write_secret(self.oauth_secret_file)
         (folder / "clients.json").write_text(json.dumps({"mirror": str(self.oauth_secret_file)}))
         port = self.state["oidc_port"]
+        tls = ["--tls-port", str(self.state["oidc_tls_port"])] if self.state.get("oidc_tls_port") else []
         proc = procs.start([sys.executable, "-m", "secure_mirror.sandbox.oidc", "--dir", str(folder),
-                            "--port", str(port)], env=_python_env(), log=folder / "oidc.log")
+                            "--port", str(port), *tls], env=_python_env(), log=folder / "oidc.log")
         self.state["pids"]["oidc"] = proc.pid
         self._save()
         procs.wait_until(lambda: procs.tcp_open(port), what="the sandbox's identity provider", timeout=timeout,
@@ -318,6 +325,8 @@ class Sandbox:
         ca.write_ca(self.ca_file)
         ca.write_key(self.ca_key_file)  # 0600: the Hadoop daemons' certificate may be issued later (start_hadoop)
         CertificateAuthority("an unrelated CA").write_ca(self.wrong_ca_file)
+        (self.base / "oidc").mkdir(exist_ok=True, mode=0o700)
+        ca.write_server_keystore(self.base / "oidc" / "server.pem", [oidc.IDP_HOST])
         for side, s in self.sides.items():
             (self.base / side).mkdir(exist_ok=True, mode=0o700)
             ca.write_server_keystore(self.base / side / "broker-keystore.pem", [s.host])

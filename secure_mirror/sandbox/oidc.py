@@ -25,6 +25,7 @@ from pathlib import Path
 
 TOKEN_PATH, JWKS_PATH = "/oauth2/token", "/oauth2/jwks"
 TOKEN_LIFETIME = 3600
+IDP_HOST = "idp.corp.test"  # the name of the https endpoint (scripts/setup maps it to loopback)
 KEY_ID = "sandbox-1"
 
 
@@ -118,10 +119,23 @@ def make_handler(signer: Signer, clients: dict[str, Path]):
     return Handler
 
 
-def serve(folder: Path, port: int) -> None:
+def serve(folder: Path, port: int, tls_port: int | None = None) -> None:
+    """http on ``port``; with ``tls_port`` the same endpoints (same signing key) over HTTPS too, with the certificate
+    and key in ``folder/server.pem`` (issued by the sandbox's CA for IDP_HOST): what a profile naming the token
+    endpoint's CA (sasl.token_endpoint_ca) talks to."""
+    import ssl
+    import threading
+
     clients = {cid: Path(path) for cid, path in json.loads((folder / "clients.json").read_text()).items()}
-    server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(Signer(), clients))
-    print(f"serving on {port}", flush=True)
+    handler = make_handler(Signer(), clients)
+    if tls_port is not None:
+        secure = ThreadingHTTPServer(("127.0.0.1", tls_port), handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(folder / "server.pem")
+        secure.socket = context.wrap_socket(secure.socket, server_side=True)
+        threading.Thread(target=secure.serve_forever, daemon=True).start()
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    print(f"serving on {port}" + (f" and {tls_port} (https)" if tls_port else ""), flush=True)
     server.serve_forever()
 
 
@@ -129,8 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="secure_mirror.sandbox.oidc")
     parser.add_argument("--dir", required=True, type=Path)
     parser.add_argument("--port", required=True, type=int)
+    parser.add_argument("--tls-port", type=int)
     args = parser.parse_args(argv)
-    serve(args.dir, args.port)
+    serve(args.dir, args.port, args.tls_port)
     return 0
 
 

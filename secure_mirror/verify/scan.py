@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from secure_mirror.kafka.admin_ops import LOG
+from secure_mirror.kafka.oauth import token_served
 from secure_mirror.verify.digest import DEFAULT_CELLS, PRIME, Digest, record_hash
 
 IDLE_TIMEOUT = 60.0
@@ -20,9 +21,9 @@ def _each_record(conf: dict, ranges: list[tuple], handle) -> None:
     todo = {(t, p): (start, end, group) for t, p, start, end, group in ranges if end > start}
     if not todo:
         return
-    consumer = Consumer({"group.id": "secure-mirror-verify", **conf, "logger": LOG, "enable.auto.commit": False,
-                         "enable.partition.eof": True, "auto.offset.reset": "earliest",
-                         "queued.max.messages.kbytes": 8192})
+    consumer = token_served(Consumer({"group.id": "secure-mirror-verify", **conf, "logger": LOG,
+                                      "enable.auto.commit": False, "enable.partition.eof": True,
+                                      "auto.offset.reset": "earliest", "queued.max.messages.kbytes": 8192}), conf)
     try:
         consumer.assign([TopicPartition(t, p, start) for (t, p), (start, _e, _g) in todo.items()])
         last_progress = time.monotonic()

@@ -12,6 +12,7 @@ import pytest
 
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUSED
 from secure_mirror.kafka import admin_ops
+from secure_mirror.preflight import FAIL, WARN, run_preflight
 from secure_mirror.profile import load_profile
 from secure_mirror.run.lag import lag
 from secure_mirror.run.launcher import run_mirror
@@ -113,6 +114,10 @@ def test_mixed_gssapi_source_and_scram_target(sandbox, tmp_path):
         assert case.profile.target.mechanism == "SCRAM-SHA-512"
         case.create({"m": 2})
         case.produce("m", records(40, 2, "m"))
+        report = run_preflight(case.profile)  # SCRAM-SHA-512 pre-flighted live (WRITE on src.* is still unproven)
+        assert {c.id for c in report.checks if c.status in (FAIL, WARN)} == set(), report.to_json()
+        assert "authenticated as User:mirror " in report.get("target.kafka.connect").finding
+        assert report.get("target.java.client").status == "pass"
         assert run_mirror(case.profile, until_caught_up=True, skip_preflight=True, run_dir=str(tmp_path / "run")) == 0
         result = verify(case.profile)
         assert result.ok and result.to_dict()["source_records"] == 40, result.text()
