@@ -63,8 +63,11 @@ class Bench:
         if plaintext:
             for side in ("source", "target"):
                 s = self.sb.sides[side]
-                data[side] = {"alias": data[side]["alias"], "bootstrap_servers": [f"{s.host}:{s.plaintext_port}"],
-                              "security_protocol": "PLAINTEXT"}
+                data[side] = {
+                    "alias": data[side]["alias"],
+                    "bootstrap_servers": [f"{s.host}:{s.plaintext_port}"],
+                    "security_protocol": "PLAINTEXT",
+                }
         path = self.work / f"{name}.yaml"
         path.write_text(yaml.safe_dump(data, sort_keys=False))
         return path
@@ -77,9 +80,16 @@ class Bench:
     def grant(self, rendered: Path) -> None:
         for side in ("source", "target"):
             acls = json.loads((rendered / "acls" / f"{side}.acls.json").read_text())
-            broad = [{"resource_type": rt, "resource_name": "kafka-cluster" if rt == "CLUSTER" else "*",
-                      "principal": p, "operation": "ALL"}
-                     for rt in ("TOPIC", "GROUP", "CLUSTER") for p in ("User:mirror", "User:ANONYMOUS")]
+            broad = [
+                {
+                    "resource_type": rt,
+                    "resource_name": "kafka-cluster" if rt == "CLUSTER" else "*",
+                    "principal": p,
+                    "operation": "ALL",
+                }
+                for rt in ("TOPIC", "GROUP", "CLUSTER")
+                for p in ("User:mirror", "User:ANONYMOUS")
+            ]
             admin_ops.create_acls(self.sb.client_conf(side, "admin"), acls + broad)  # MM2 and PLAINTEXT need more
 
     def load_source(self) -> float:
@@ -112,9 +122,12 @@ class Bench:
             if count and first is None:
                 first = now
             if count >= self.records:
-                return {"seconds": now - started, "startup_seconds": (first or now) - started,
-                        "records_per_second": self.records / (now - started),
-                        "steady_records_per_second": self.append_rate(since_ms)}
+                return {
+                    "seconds": now - started,
+                    "startup_seconds": (first or now) - started,
+                    "records_per_second": self.records / (now - started),
+                    "steady_records_per_second": self.append_rate(since_ms),
+                }
             if proc.poll() is not None and proc.returncode != 0:
                 raise RuntimeError(f"{log_file.name} exited {proc.returncode}: {log_file.read_text()[-2000:]}")
             if now - started > timeout:
@@ -123,8 +136,9 @@ class Bench:
 
     def append_rate(self, since_ms: int, topic: str = TARGET_TOPIC) -> float:
         """Records per second between the target append times of the 10% and the 90% marks of N."""
-        t10, t90 = load.append_times(self.sb.client_conf("target", "admin"), topic,
-                                     [int(0.1 * self.records), int(0.9 * self.records)], since_ms)
+        t10, t90 = load.append_times(
+            self.sb.client_conf("target", "admin"), topic, [int(0.1 * self.records), int(0.9 * self.records)], since_ms
+        )
         return 0.8 * self.records / max((t90 - t10) / 1000, 1e-3)
 
     def timed_process(self, name: str, argv: list[str], timeout: float) -> dict:
@@ -145,12 +159,21 @@ class Bench:
         data["mirror"]["checkpoint_location"] = str(run_dir / "checkpoints")  # from scratch every time
         fresh = self.work / f"{profile.stem}-{self.runs}.yaml"
         fresh.write_text(yaml.safe_dump(data, sort_keys=False))
-        argv = [str(REPO / ".venv/bin/secure-mirror"), "run", str(fresh), "--until-caught-up", "--skip-preflight",
-                "--run-dir", str(run_dir)]
+        argv = [
+            str(REPO / ".venv/bin/secure-mirror"),
+            "run",
+            str(fresh),
+            "--until-caught-up",
+            "--skip-preflight",
+            "--run-dir",
+            str(run_dir),
+        ]
         wall_start = time.time()
         result = self.timed_process(f"secure-mirror-{profile.stem}", argv, timeout)
-        return {**result, **job_phases(run_dir / "metrics.jsonl", wall_start, wall_start + result["seconds"],
-                                       self.records)}
+        return {
+            **result,
+            **job_phases(run_dir / "metrics.jsonl", wall_start, wall_start + result["seconds"], self.records),
+        }
 
     def mirrormaker2(self, rendered: Path, timeout: float) -> dict:
         self.forget_mirrormaker2()
@@ -162,8 +185,14 @@ class Bench:
         nothing into the fresh target topic)."""
         for side in ("source", "target"):
             conf = self.sb.client_conf(side, "admin")
-            delete_and_wait(conf, [t for t in admin_ops.list_topics(conf)
-                                   if t.startswith("mm2-") or t.endswith(".internal") or t == "heartbeats"])
+            delete_and_wait(
+                conf,
+                [
+                    t
+                    for t in admin_ops.list_topics(conf)
+                    if t.startswith("mm2-") or t.endswith(".internal") or t == "heartbeats"
+                ],
+            )
 
     def perf_tools(self, rendered: Path) -> dict:
         """Kafka's perf tools reading the source and writing the same values to a target topic at the same time, as
@@ -176,26 +205,62 @@ class Bench:
         self.fresh_target("src.bench.copy")
         self.runs += 1
         consumer = subprocess.Popen(
-            java + ["org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server",
-                    self.sb.sides["source"].bootstrap, "--topic", SOURCE_TOPIC, "--num-records", str(self.records),
-                    "--group", f"secure-mirror-src-tgt-perf-{self.runs}", "--timeout", "120000",
-                    "--command-config", str(rendered / "source" / "client.properties")],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            java
+            + [
+                "org.apache.kafka.tools.ConsumerPerformance",
+                "--bootstrap-server",
+                self.sb.sides["source"].bootstrap,
+                "--topic",
+                SOURCE_TOPIC,
+                "--num-records",
+                str(self.records),
+                "--group",
+                f"secure-mirror-src-tgt-perf-{self.runs}",
+                "--timeout",
+                "120000",
+                "--command-config",
+                str(rendered / "source" / "client.properties"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         producer = subprocess.Popen(
-            java + ["org.apache.kafka.tools.ProducerPerformance", "--topic", "src.bench.copy",
-                    "--num-records", str(self.records), "--payload-file", str(payloads), "--throughput", "-1",
-                    "--command-config", str(rendered / "target" / "client.properties"),
-                    "--producer-props", f"bootstrap.servers={self.sb.sides['target'].bootstrap}", "acks=all",
-                    "compression.type=lz4", "linger.ms=20", "batch.size=1000000"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            java
+            + [
+                "org.apache.kafka.tools.ProducerPerformance",
+                "--topic",
+                "src.bench.copy",
+                "--num-records",
+                str(self.records),
+                "--payload-file",
+                str(payloads),
+                "--throughput",
+                "-1",
+                "--command-config",
+                str(rendered / "target" / "client.properties"),
+                "--producer-props",
+                f"bootstrap.servers={self.sb.sides['target'].bootstrap}",
+                "acks=all",
+                "compression.type=lz4",
+                "linger.ms=20",
+                "batch.size=1000000",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         read_out, _ = consumer.communicate(timeout=3600)
         write_out, _ = producer.communicate(timeout=3600)
         if consumer.returncode or producer.returncode:
             raise RuntimeError(f"the perf tools failed ({consumer.returncode}, {producer.returncode})")
         read = float(read_out.strip().splitlines()[-1].split(",")[5])  # nMsg.sec
         write = float(re.findall(r"([\d.]+) records/sec", write_out)[-1])
-        return {"consume_records_per_second": read, "produce_records_per_second": write,
-                "records_per_second": min(read, write)}
+        return {
+            "consume_records_per_second": read,
+            "produce_records_per_second": write,
+            "records_per_second": min(read, write),
+        }
 
     def wait_settled(self, deadline: float, quiet: float = 15.0) -> None:
         """Until the target holds the whole source, or has not grown for ``quiet`` seconds (a mirror that
@@ -225,8 +290,13 @@ class Bench:
             self.source_records += records
             while self.target_count() < before + records and time.monotonic() < deadline:
                 time.sleep(0.5)
-            lat = load.latencies(self.sb.client_conf("target", "admin"), TARGET_TOPIC, self.target_count(),
-                                 timeout=120, since_ms=since_ms)
+            lat = load.latencies(
+                self.sb.client_conf("target", "admin"),
+                TARGET_TOPIC,
+                self.target_count(),
+                timeout=120,
+                since_ms=since_ms,
+            )
         finally:
             stop(proc)
         if not lat:
@@ -254,8 +324,11 @@ def job_phases(metrics: Path, wall_start: float, wall_end: float, records: int) 
     if not lines:
         return {}
     first = datetime.fromisoformat(lines[0]["time"].replace("Z", "+00:00")).timestamp()
-    return {"job_startup_seconds": first - wall_start, "batches": len(lines),
-            "job_steady_records_per_second": records / max(wall_end - first, 1e-6)}
+    return {
+        "job_startup_seconds": first - wall_start,
+        "batches": len(lines),
+        "job_steady_records_per_second": records / max(wall_end - first, 1e-6),
+    }
 
 
 def task_slots(master: str) -> int:
@@ -268,9 +341,15 @@ def task_slots(master: str) -> int:
 
 def mirrormaker2_argv(rendered: Path) -> list[str]:
     """MirrorMaker 2 in dedicated mode with the mm2.properties that render wrote."""
-    return [paths.java_executable(), "-Xmx1g", f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}",
-            "-cp", paths.kafka_classpath(), "org.apache.kafka.connect.mirror.MirrorMaker",
-            str(rendered / "mm2" / "mm2.properties")]
+    return [
+        paths.java_executable(),
+        "-Xmx1g",
+        f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}",
+        "-cp",
+        paths.kafka_classpath(),
+        "org.apache.kafka.connect.mirror.MirrorMaker",
+        str(rendered / "mm2" / "mm2.properties"),
+    ]
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -290,20 +369,27 @@ def percentile(values: list[float], pct: float) -> float:
 
 def summarize(samples: list[dict]) -> dict:
     rates = [s["records_per_second"] for s in samples]
-    out = {"median_records_per_second": statistics.median(rates), "min": min(rates), "max": max(rates),
-           "runs": samples}
+    out = {"median_records_per_second": statistics.median(rates), "min": min(rates), "max": max(rates), "runs": samples}
     if "startup_seconds" in samples[0]:
         out["median_startup_seconds"] = statistics.median(s["startup_seconds"] for s in samples)
         out["median_steady_records_per_second"] = statistics.median(s["steady_records_per_second"] for s in samples)
     if all("job_startup_seconds" in s for s in samples):
         out["median_job_startup_seconds"] = statistics.median(s["job_startup_seconds"] for s in samples)
         out["median_job_steady_records_per_second"] = statistics.median(
-            s["job_steady_records_per_second"] for s in samples)
+            s["job_steady_records_per_second"] for s in samples
+        )
     return out
 
 
-def run(records: int, partitions: int, repeats: int, latency_records: int, latency_rate: float,
-        preflight_topics: int = 1000, seed: int = 1) -> dict:
+def run(
+    records: int,
+    partitions: int,
+    repeats: int,
+    latency_records: int,
+    latency_rate: float,
+    preflight_topics: int = 1000,
+    seed: int = 1,
+) -> dict:
     with tempfile.TemporaryDirectory(prefix="secure-mirror-bench-") as tmp:
         work = Path(tmp)
         log("starting the sandbox (with PLAINTEXT listeners beside SASL_SSL)")
@@ -317,10 +403,12 @@ def run(records: int, partitions: int, repeats: int, latency_records: int, laten
             log(f"loading {records} records (varied JSON values, seed {seed}) over {partitions} partitions")
             load_seconds = bench.load_source()
             timeout = max(300.0, records / 2000)
-            runs = {"perf_tools": lambda: bench.perf_tools(rendered),
-                    "mirrormaker2": lambda: bench.mirrormaker2(rendered, timeout),
-                    "secure_mirror": lambda: bench.secure_mirror(secure, timeout),
-                    "secure_mirror_plaintext": lambda: bench.secure_mirror(plain, timeout)}
+            runs = {
+                "perf_tools": lambda: bench.perf_tools(rendered),
+                "mirrormaker2": lambda: bench.mirrormaker2(rendered, timeout),
+                "secure_mirror": lambda: bench.secure_mirror(secure, timeout),
+                "secure_mirror_plaintext": lambda: bench.secure_mirror(plain, timeout),
+            }
             contenders: dict[str, list[dict]] = {name: [] for name in runs}
             shuffle, orders = random.Random(seed), []
             for i in range(repeats):
@@ -334,11 +422,23 @@ def run(records: int, partitions: int, repeats: int, latency_records: int, laten
             if latency_records:
                 log(f"latency: {latency_records} records at {latency_rate}/s")
                 latency["secure_mirror"] = bench.latency(
-                    "secure_mirror", [str(REPO / ".venv/bin/secure-mirror"), "run", str(secure), "--skip-preflight",
-                                      "--trigger-interval", "0 seconds", "--run-dir", str(work / "run-latency")],
-                    latency_records, latency_rate)
-                latency["mirrormaker2"] = bench.latency("mirrormaker2", mirrormaker2_argv(rendered),
-                                                        latency_records, latency_rate)
+                    "secure_mirror",
+                    [
+                        str(REPO / ".venv/bin/secure-mirror"),
+                        "run",
+                        str(secure),
+                        "--skip-preflight",
+                        "--trigger-interval",
+                        "0 seconds",
+                        "--run-dir",
+                        str(work / "run-latency"),
+                    ],
+                    latency_records,
+                    latency_rate,
+                )
+                latency["mirrormaker2"] = bench.latency(
+                    "mirrormaker2", mirrormaker2_argv(rendered), latency_records, latency_rate
+                )
             log(f"pre-flight over {preflight_topics} topics")
             preflight = preflight_scale.bench(sb, preflight_topics, work) if preflight_topics else {}
         finally:
@@ -347,10 +447,18 @@ def run(records: int, partitions: int, repeats: int, latency_records: int, laten
     steady = {k: v["median_steady_records_per_second"] for k, v in summary.items() if k != "perf_tools"}
     return {
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
-        "parameters": {"records": records, "partitions": partitions, "repeats": repeats, "seed": seed,
-                       "values": "varied JSON, about 1 KiB (a third to twice)", "mm2_tasks": task_slots("local[2]"),
-                       "job_task_slots": task_slots("local[2]"), "orders": orders,
-                       "latency_records": latency_records, "latency_rate": latency_rate},
+        "parameters": {
+            "records": records,
+            "partitions": partitions,
+            "repeats": repeats,
+            "seed": seed,
+            "values": "varied JSON, about 1 KiB (a third to twice)",
+            "mm2_tasks": task_slots("local[2]"),
+            "job_task_slots": task_slots("local[2]"),
+            "orders": orders,
+            "latency_records": latency_records,
+            "latency_rate": latency_rate,
+        },
         "load_seconds": load_seconds,
         "contenders": summary,
         "latency": latency,
@@ -370,36 +478,55 @@ def run(records: int, partitions: int, repeats: int, latency_records: int, laten
 
 
 def markdown(result: dict, command: str) -> str:
-    rows = ["| contender | median records/s (start to all N on target) | min | max | first record on target, s "
-            "(median) | steady records/s, target append times 10%-90% (median) | job start-up, s (median) | job "
-            "records/s from its first batch (median) |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = [
+        "| contender | median records/s (start to all N on target) | min | max | first record on target, s "
+        "(median) | steady records/s, target append times 10%-90% (median) | job start-up, s (median) | job "
+        "records/s from its first batch (median) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
 
     def fmt(c: dict, key: str, spec: str) -> str:
         return format(c[key], spec) if key in c else "-"
 
     for name, c in result["contenders"].items():
-        rows.append(f"| {name} | {c['median_records_per_second']:.0f} | {c['min']:.0f} | {c['max']:.0f} | "
-                    f"{fmt(c, 'median_startup_seconds', '.1f')} | {fmt(c, 'median_steady_records_per_second', '.0f')} | "
-                    f"{fmt(c, 'median_job_startup_seconds', '.1f')} | "
-                    f"{fmt(c, 'median_job_steady_records_per_second', '.0f')} |")
+        rows.append(
+            f"| {name} | {c['median_records_per_second']:.0f} | {c['min']:.0f} | {c['max']:.0f} | "
+            f"{fmt(c, 'median_startup_seconds', '.1f')} | {fmt(c, 'median_steady_records_per_second', '.0f')} | "
+            f"{fmt(c, 'median_job_startup_seconds', '.1f')} | "
+            f"{fmt(c, 'median_job_steady_records_per_second', '.0f')} |"
+        )
     ratios = "\n".join(f"- {k}: **{v:.2f}**" for k, v in result["ratios"].items())
     ratios += "\n\nSteady (the target's append times, 10% to 90% of the records, the same window for every mirror):\n"
     ratios += "\n".join(f"- {k}: **{v:.2f}**" for k, v in result.get("steady_ratios", {}).items()) or "- n/a"
-    lat = "\n".join(f"- {k}: p50 {v['p50_ms']:.0f} ms, p99 {v['p99_ms']:.0f} ms ({v['samples']} samples)"
-                    for k, v in result["latency"].items()) or "- not measured"
+    lat = (
+        "\n".join(
+            f"- {k}: p50 {v['p50_ms']:.0f} ms, p99 {v['p99_ms']:.0f} ms ({v['samples']} samples)"
+            for k, v in result["latency"].items()
+        )
+        or "- not measured"
+    )
     pre = result.get("preflight") or {}
-    preflight = (f"- {pre['topics']} topics: {pre['first_run_seconds']:.1f} s (first run), "
-                 f"{pre['second_run_seconds']:.1f} s (second run), {pre['with_admin_audit_seconds']:.1f} s with the "
-                 f"--as-admin ACL audit; {pre['checks']} checks, ok={pre['ok']}") if pre else "- not measured"
+    preflight = (
+        (
+            f"- {pre['topics']} topics: {pre['first_run_seconds']:.1f} s (first run), "
+            f"{pre['second_run_seconds']:.1f} s (second run), {pre['with_admin_audit_seconds']:.1f} s with the "
+            f"--as-admin ACL audit; {pre['checks']} checks, ok={pre['ok']}"
+        )
+        if pre
+        else "- not measured"
+    )
     p = result["parameters"]
     orders = "; ".join(" -> ".join(order) for order in p["orders"])
-    return (f"# Benchmark\n\nCommand: `{command}`\n\n{p['records']} records ({p['values']}) over "
-            f"{p['partitions']} partitions, {p['repeats']} repeat(s), seed {p['seed']}, on "
-            f"{result['machine']['cpus']} CPUs; the job has {p['job_task_slots']} task slots and MirrorMaker 2 "
-            f"{p['mm2_tasks']} tasks; order of the runs: {orders}. perf_tools is Kafka's consumer and producer perf "
-            "tools reading and writing the same values at once: a reference, not a bound.\n\n"
-            + "\n".join(rows) + f"\n\nRatios (medians):\n{ratios}\n\nLatency (source create -> target append):\n{lat}"
-            f"\n\nPre-flight at scale:\n{preflight}\n")
+    return (
+        f"# Benchmark\n\nCommand: `{command}`\n\n{p['records']} records ({p['values']}) over "
+        f"{p['partitions']} partitions, {p['repeats']} repeat(s), seed {p['seed']}, on "
+        f"{result['machine']['cpus']} CPUs; the job has {p['job_task_slots']} task slots and MirrorMaker 2 "
+        f"{p['mm2_tasks']} tasks; order of the runs: {orders}. perf_tools is Kafka's consumer and producer perf "
+        "tools reading and writing the same values at once: a reference, not a bound.\n\n"
+        + "\n".join(rows)
+        + f"\n\nRatios (medians):\n{ratios}\n\nLatency (source create -> target append):\n{lat}"
+        f"\n\nPre-flight at scale:\n{preflight}\n"
+    )
 
 
 def chart(result: dict, path: Path) -> None:
@@ -417,8 +544,11 @@ def chart(result: dict, path: Path) -> None:
     lat = result["latency"]
     if lat:
         xs = list(lat)
-        b.bar([f"{x}\np50" for x in xs] + [f"{x}\np99" for x in xs],
-              [lat[x]["p50_ms"] for x in xs] + [lat[x]["p99_ms"] for x in xs], color="#cc6677")
+        b.bar(
+            [f"{x}\np50" for x in xs] + [f"{x}\np99" for x in xs],
+            [lat[x]["p50_ms"] for x in xs] + [lat[x]["p99_ms"] for x in xs],
+            color="#cc6677",
+        )
         b.set_ylabel("ms")
     b.set_title("Latency")
     fig.tight_layout()
@@ -433,8 +563,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int)
     parser.add_argument("--preflight-topics", type=int, default=1000, help="0 skips pre-flight at scale")
     parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--seed", type=int, default=int(os.environ.get("SECURE_MIRROR_SEED", "0")) or None,
-                        help="the data and run-order seed (default: random, printed)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=int(os.environ.get("SECURE_MIRROR_SEED", "0")) or None,
+        help="the data and run-order seed (default: random, printed)",
+    )
     args = parser.parse_args(argv)
     records = args.records or (100_000 if args.quick else 2_000_000)
     repeats = args.repeats or (1 if args.quick else 3)

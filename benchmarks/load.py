@@ -12,16 +12,26 @@ def values(seed: int, count: int = 4096, mean_size: int = 1024) -> list[bytes]:
     and a free-text field, sizes spread around ``mean_size`` (about a third to twice it), compressing about as
     real JSON does. Seeded: the same seed gives the same values."""
     rng = random.Random(seed)
-    words = [rng.choice("bcdfghjklmnpqrstvwxz") + rng.choice("aeiou") + rng.choice("lmnrst") + rng.choice("aeiouy")
-             for _ in range(600)]
+    words = [
+        rng.choice("bcdfghjklmnpqrstvwxz") + rng.choice("aeiou") + rng.choice("lmnrst") + rng.choice("aeiouy")
+        for _ in range(600)
+    ]
     out = []
     for i in range(count):
         target = int(rng.triangular(mean_size / 3, mean_size * 2, mean_size))
-        event = {"id": f"{rng.getrandbits(64):016x}", "seq": i, "type": rng.choice(("order", "payment", "refund",
-                 "shipment", "login")), "customer": {"id": rng.randrange(10**7), "name": " ".join(rng.sample(words, 2)),
-                 "country": rng.choice(("DE", "FR", "US", "JP", "BR", "IN", "GB"))},
-                 "amount": round(rng.lognormvariate(3, 1.2), 2), "currency": rng.choice(("EUR", "USD", "JPY")),
-                 "at": 1_790_000_000_000 + rng.randrange(10**9)}
+        event = {
+            "id": f"{rng.getrandbits(64):016x}",
+            "seq": i,
+            "type": rng.choice(("order", "payment", "refund", "shipment", "login")),
+            "customer": {
+                "id": rng.randrange(10**7),
+                "name": " ".join(rng.sample(words, 2)),
+                "country": rng.choice(("DE", "FR", "US", "JP", "BR", "IN", "GB")),
+            },
+            "amount": round(rng.lognormvariate(3, 1.2), 2),
+            "currency": rng.choice(("EUR", "USD", "JPY")),
+            "at": 1_790_000_000_000 + rng.randrange(10**9),
+        }
         text = json.dumps(event)
         note = []
         while len(text) + sum(len(w) + 1 for w in note) + 12 < target:
@@ -38,16 +48,28 @@ def produce_load(conf: dict, topic: str, records: int, *, seed: int = 1, rate: f
     create time, which the latency measurement compares with the target's log-append time."""
     from confluent_kafka import Producer
 
-    producer = Producer({**conf, "acks": "all", "enable.idempotence": True, "linger.ms": 20,
-                         "batch.size": 1_000_000, "compression.type": "lz4", "queue.buffering.max.kbytes": 1_048_576})
+    producer = Producer(
+        {
+            **conf,
+            "acks": "all",
+            "enable.idempotence": True,
+            "linger.ms": 20,
+            "batch.size": 1_000_000,
+            "compression.type": "lz4",
+            "queue.buffering.max.kbytes": 1_048_576,
+        }
+    )
     payloads = values(seed)
     start = time.monotonic()
     for i in range(records):
         while True:
             try:
-                producer.produce(topic, key=b"k%09d" % i, value=payloads[i % len(payloads)],
-                                 headers=[("bench", b"1"), ("seq", b"%d" % i),
-                                          ("created-ms", b"%d" % int(time.time() * 1000))])
+                producer.produce(
+                    topic,
+                    key=b"k%09d" % i,
+                    value=payloads[i % len(payloads)],
+                    headers=[("bench", b"1"), ("seq", b"%d" % i), ("created-ms", b"%d" % int(time.time() * 1000))],
+                )
                 break
             except BufferError:
                 producer.poll(0.05)

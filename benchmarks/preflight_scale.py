@@ -42,28 +42,43 @@ def bench(sb: Sandbox, count: int, folder: Path) -> dict:
     profile = load_profile(folder / "profile.yaml")
     source = {f"bench.t{i:04d}": 1 + i % 3 for i in range(count)}
     target = {profile.target_topic(t): p for t, p in list(source.items())[: count // 2]}  # half exist already
-    grants = {"source": [asdict(b) for b in acl_plans.source_acls(profile).bindings],
-              "target": [asdict(b) for b in acl_plans.target_acls(profile).bindings]}
+    grants = {
+        "source": [asdict(b) for b in acl_plans.source_acls(profile).bindings],
+        "target": [asdict(b) for b in acl_plans.target_acls(profile).bindings],
+    }
     timed(f"create {count} source + {len(target)} target topics", _setup, sb, source, target, grants)
     timed("wait until the broker shows them to the mirror", _visible, sb, set(source))
     try:
         for run in (1, 2):
             report = timed(f"pre-flight, both sides (run {run})", run_preflight, profile)
-            print(f"  ok={report.ok()} checks={len(report.checks)} "
-                  f"selected={report.get('source.topics.selection').details['count']}")
+            print(
+                f"  ok={report.ok()} checks={len(report.checks)} "
+                f"selected={report.get('source.topics.selection').details['count']}"
+            )
             for check in report.with_status("fail", "warn"):
                 print(f"  {check.id}: {check.status}: {check.finding}")
-        admin = {side: getattr(load_profile(folder / "profile.yaml"), side).model_copy(update={"sasl": getattr(
-            profile, side).sasl.model_copy(update={"principal": sb.sides[side].admin_principal,
-                                                   "keytab": sb.keytab(side, "admin")})}) for side in ("source", "target")}
+        admin = {
+            side: getattr(load_profile(folder / "profile.yaml"), side).model_copy(
+                update={
+                    "sasl": getattr(profile, side).sasl.model_copy(
+                        update={"principal": sb.sides[side].admin_principal, "keytab": sb.keytab(side, "admin")}
+                    )
+                }
+            )
+            for side in ("source", "target")
+        }
         audit = timed("pre-flight with --as-admin audit", run_preflight, profile, admin=admin)
         print(f"  ok={audit.ok()} checks={len(audit.checks)}")
     finally:
         timed("clean up", _teardown, sb, source, target, grants)
-    return {"topics": count, "ok": report.ok(), "checks": len(report.checks),
-            "first_run_seconds": TIMES["pre-flight, both sides (run 1)"],
-            "second_run_seconds": TIMES["pre-flight, both sides (run 2)"],
-            "with_admin_audit_seconds": TIMES["pre-flight with --as-admin audit"]}
+    return {
+        "topics": count,
+        "ok": report.ok(),
+        "checks": len(report.checks),
+        "first_run_seconds": TIMES["pre-flight, both sides (run 1)"],
+        "second_run_seconds": TIMES["pre-flight, both sides (run 2)"],
+        "with_admin_audit_seconds": TIMES["pre-flight with --as-admin audit"],
+    }
 
 
 def _setup(sb, source, target, grants) -> None:

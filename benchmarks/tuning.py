@@ -69,21 +69,34 @@ def run(sb: Sandbox, work: Path, records: int, rounds: int, names: list[str]) ->
         for name in names:
             log(f"round {round_ + 1}/{rounds}: {name}")
             samples[name].append(bench.secure_mirror(profiles[name], max(300.0, records / 1000)))
-    return {name: {"median_records_per_second": statistics.median(s["records_per_second"] for s in runs),
-                   "median_job_steady_records_per_second": statistics.median(
-                       s.get("job_steady_records_per_second", 0) for s in runs),
-                   "runs": runs} for name, runs in samples.items()}
+    return {
+        name: {
+            "median_records_per_second": statistics.median(s["records_per_second"] for s in runs),
+            "median_job_steady_records_per_second": statistics.median(
+                s.get("job_steady_records_per_second", 0) for s in runs
+            ),
+            "runs": runs,
+        }
+        for name, runs in samples.items()
+    }
 
 
 def markdown(result: dict) -> str:
-    rows = ["| variant | median records/s (start to all N) | median job records/s from its first batch |",
-            "| --- | --- | --- |"]
+    rows = [
+        "| variant | median records/s (start to all N) | median job records/s from its first batch |",
+        "| --- | --- | --- |",
+    ]
     for name, v in result["variants"].items():
-        rows.append(f"| {name} | {v['median_records_per_second']:.0f} | {v['median_job_steady_records_per_second']:.0f} |")
+        rows.append(
+            f"| {name} | {v['median_records_per_second']:.0f} | {v['median_job_steady_records_per_second']:.0f} |"
+        )
     p = result["parameters"]
-    return (f"# Tuning runs\n\nCommand: `{result['command']}`\n\n{p['records']} records of 1 KiB over 6 partitions, "
-            f"{p['rounds']} round(s), on {result['machine']['cpus']} CPUs; SASL_SSL + GSSAPI on both sides.\n\n"
-            + "\n".join(rows) + "\n")
+    return (
+        f"# Tuning runs\n\nCommand: `{result['command']}`\n\n{p['records']} records of 1 KiB over 6 partitions, "
+        f"{p['rounds']} round(s), on {result['machine']['cpus']} CPUs; SASL_SSL + GSSAPI on both sides.\n\n"
+        + "\n".join(rows)
+        + "\n"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,8 +117,12 @@ def main(argv: list[str] | None = None) -> int:
             if not args.sandbox:
                 sb.down()
     command = "scripts/bench --tuning " + " ".join(argv if argv is not None else sys.argv[1:])
-    result = {"command": command.strip(), "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
-              "parameters": {"records": args.records, "rounds": args.rounds}, "variants": variants}
+    result = {
+        "command": command.strip(),
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+        "parameters": {"records": args.records, "rounds": args.rounds},
+        "variants": variants,
+    }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "tuning.json").write_text(json.dumps(result, indent=2))
     (args.out / "tuning.md").write_text(markdown(result))

@@ -28,8 +28,11 @@ def step(text: str) -> None:
 def demo_records(topic: str, count: int) -> list[dict]:
     """Keys, headers and a few null values, as real topics have them."""
     return [
-        {"key": f"{topic}-{i}".encode(), "value": None if i % 97 == 0 else f"record {i} of {topic}".encode(),
-         "headers": [("source", b"demo"), ("seq", str(i).encode())]}
+        {
+            "key": f"{topic}-{i}".encode(),
+            "value": None if i % 97 == 0 else f"record {i} of {topic}".encode(),
+            "headers": [("source", b"demo"), ("seq", str(i).encode())],
+        }
         for i in range(count)
     ]
 
@@ -77,10 +80,17 @@ def run_demo(base: Path, *, records: int, keep_sandbox: bool) -> int:
 
 
 def _finish(sb: Sandbox, profile, out: Path, records: int) -> int:
-    step("pre-flight: keytabs, tickets, broker service names, TLS trust and ACLs on both clusters, and the admin "
-         "audit proving WRITE on the target topics the mirror will create")
-    admin = admin_clusters(profile, ",".join(f"{side}.principal={sb.sides[side].admin_principal},"
-                                             f"{side}.keytab={sb.keytab(side, 'admin')}" for side in ("source", "target")))
+    step(
+        "pre-flight: keytabs, tickets, broker service names, TLS trust and ACLs on both clusters, and the admin "
+        "audit proving WRITE on the target topics the mirror will create"
+    )
+    admin = admin_clusters(
+        profile,
+        ",".join(
+            f"{side}.principal={sb.sides[side].admin_principal},{side}.keytab={sb.keytab(side, 'admin')}"
+            for side in ("source", "target")
+        ),
+    )
     report = run_preflight(profile, admin=admin)
     render_table(report)
     if not report.ok():
@@ -95,7 +105,9 @@ def _finish(sb: Sandbox, profile, out: Path, records: int) -> int:
     result = verify(profile)
     print(result.text())
     total = records * len(DEMO_TOPICS)
-    print(f"\nmirrored {total} records of {len(DEMO_TOPICS)} topics from {profile.source.alias} "
-          f"({profile.source.sasl.principal}) to {profile.target.alias} ({profile.target.sasl.principal})")
+    print(
+        f"\nmirrored {total} records of {len(DEMO_TOPICS)} topics from {profile.source.alias} "
+        f"({profile.source.sasl.principal}) to {profile.target.alias} ({profile.target.sasl.principal})"
+    )
     print(f"rendered files: {out} (see {out / 'MANIFEST.md'}); job log and metrics: {out.parent / 'run'}")
     return EXIT_OK if result.ok else EXIT_FAILED

@@ -8,11 +8,18 @@ from secure_mirror.demo import run_demo
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--dir", type=Path, default=Path("sandbox-run/demo"),
-                        help="where the demo's sandbox and rendered files live (default ./sandbox-run/demo)")
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=Path("sandbox-run/demo"),
+        help="where the demo's sandbox and rendered files live (default ./sandbox-run/demo)",
+    )
     parser.add_argument("--records", type=int, default=1000, help="records per demo topic (default 1000)")
-    parser.add_argument("--keep-sandbox", action="store_true",
-                        help="leave the sandbox running afterwards (stop it with `secure-mirror sandbox down`)")
+    parser.add_argument(
+        "--keep-sandbox",
+        action="store_true",
+        help="leave the sandbox running afterwards (stop it with `secure-mirror sandbox down`)",
+    )
 
 
 def run(args) -> int:

@@ -17,12 +17,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--side", choices=SIDES, help="check only this side")
     parser.add_argument("--strict", action="store_true", help="warnings fail too")
-    parser.add_argument("--accept-unverified", action="store_true",
-                        help="exit 0 although some required permissions could not be proven (they are listed)")
-    parser.add_argument("--as-admin", metavar="ADMIN", help="audit the mirror's ACLs with an admin identity: a "
-                        "profile file, or SIDE.KEY=VALUE,... (principal, keytab / username, password)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
-                        help=f"seconds to wait for each KDC, TLS or Kafka answer (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument(
+        "--accept-unverified",
+        action="store_true",
+        help="exit 0 although some required permissions could not be proven (they are listed)",
+    )
+    parser.add_argument(
+        "--as-admin",
+        metavar="ADMIN",
+        help="audit the mirror's ACLs with an admin identity: a "
+        "profile file, or SIDE.KEY=VALUE,... (principal, keytab / username, password)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="S",
+        help=f"seconds to wait for each KDC, TLS or Kafka answer (default {DEFAULT_TIMEOUT:g})",
+    )
     parser.add_argument("--write-acls", metavar="DIR", help="write the missing ACLs as DIR/<side>.acls.json")
 
 

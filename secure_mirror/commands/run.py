@@ -10,8 +10,11 @@ from secure_mirror.run.launcher import RunOptions, run_mirror
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("profile", help="the profile YAML file")
-    parser.add_argument("--until-caught-up", action="store_true",
-                        help="mirror what the source holds now, then stop (Spark's availableNow trigger)")
+    parser.add_argument(
+        "--until-caught-up",
+        action="store_true",
+        help="mirror what the source holds now, then stop (Spark's availableNow trigger)",
+    )
     parser.add_argument("--supervise", action="store_true", help="restart a failed job with a growing pause")
     parser.add_argument("--max-restarts", type=int, default=5, help="with --supervise (default 5)")
     parser.add_argument("--trigger-interval", default="5 seconds", help="time between micro-batches")
@@ -19,17 +22,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--status-interval", type=float, default=10.0, help="seconds between idle status lines")
     parser.add_argument("--skip-preflight", action="store_true", help="start without the pre-flight checks")
     parser.add_argument("--strict", action="store_true", help="pre-flight warnings stop the run too")
-    parser.add_argument("--accept-unverified", action="store_true",
-                        help="start although pre-flight could not prove some required permissions (e.g. WRITE on "
-                        "target topics that do not exist yet); they are listed")
-    parser.add_argument("--run-dir", help="folder for the job log, metrics and rendered files (default: a new "
-                        "private temporary folder)")
+    parser.add_argument(
+        "--accept-unverified",
+        action="store_true",
+        help="start although pre-flight could not prove some required permissions (e.g. WRITE on "
+        "target topics that do not exist yet); they are listed",
+    )
+    parser.add_argument(
+        "--run-dir", help="folder for the job log, metrics and rendered files (default: a new private temporary folder)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    options = RunOptions(until_caught_up=args.until_caught_up, supervise=args.supervise,
-                         max_restarts=args.max_restarts, trigger_interval=args.trigger_interval,
-                         metrics_file=args.metrics_file, status_interval=args.status_interval,
-                         skip_preflight=args.skip_preflight, strict=args.strict,
-                         accept_unverified=args.accept_unverified)
+    options = RunOptions(
+        until_caught_up=args.until_caught_up,
+        supervise=args.supervise,
+        max_restarts=args.max_restarts,
+        trigger_interval=args.trigger_interval,
+        metrics_file=args.metrics_file,
+        status_interval=args.status_interval,
+        skip_preflight=args.skip_preflight,
+        strict=args.strict,
+        accept_unverified=args.accept_unverified,
+    )
     return run_mirror(load_profile(args.profile), options, run_dir=args.run_dir)

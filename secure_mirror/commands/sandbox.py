@@ -16,27 +16,44 @@ def default_dir() -> Path:
 
 def add_arguments(parser) -> None:
     parser.add_argument("action", choices=["up", "down", "status"])
-    parser.add_argument("--dir", type=Path, default=None,
-                        help="the sandbox folder (default: $SECURE_MIRROR_SANDBOX or ./sandbox-run)")
-    parser.add_argument("--port-base", type=int, default=None,
-                        help="use 8 consecutive ports from here instead of free ones chosen at start")
+    parser.add_argument(
+        "--dir", type=Path, default=None, help="the sandbox folder (default: $SECURE_MIRROR_SANDBOX or ./sandbox-run)"
+    )
+    parser.add_argument(
+        "--port-base",
+        type=int,
+        default=None,
+        help="use 8 consecutive ports from here instead of free ones chosen at start",
+    )
     parser.add_argument("--ticket-lifetime", default="10h", help="Kerberos ticket lifetime (e.g. 5m, 10h)")
-    parser.add_argument("--plaintext", action="store_true",
-                        help="also open a PLAINTEXT listener on each broker (for benchmarks)")
-    parser.add_argument("--old-broker", action="store_true",
-                        help="also start a Kafka 2.2 broker with ZooKeeper (SASL_PLAINTEXT, GSSAPI) in the source "
-                        "realm, and a profile mirroring from it")
-    parser.add_argument("--hadoop", action="store_true",
-                        help="also start a kerberized Hadoop (HDFS NameNode and DataNode, YARN ResourceManager and "
-                        "NodeManager) in the source realm, and profiles running the mirror on its YARN")
+    parser.add_argument(
+        "--plaintext", action="store_true", help="also open a PLAINTEXT listener on each broker (for benchmarks)"
+    )
+    parser.add_argument(
+        "--old-broker",
+        action="store_true",
+        help="also start a Kafka 2.2 broker with ZooKeeper (SASL_PLAINTEXT, GSSAPI) in the source "
+        "realm, and a profile mirroring from it",
+    )
+    parser.add_argument(
+        "--hadoop",
+        action="store_true",
+        help="also start a kerberized Hadoop (HDFS NameNode and DataNode, YARN ResourceManager and "
+        "NodeManager) in the source realm, and profiles running the mirror on its YARN",
+    )
     parser.add_argument("--json", action="store_true", help="print the connection facts as JSON")
 
 
 def run(args) -> int:
     base = args.dir or default_dir()
     if args.action == "up":
-        sb = Sandbox.up(base, port_base=args.port_base, ticket_lifetime=args.ticket_lifetime,
-                        plaintext=args.plaintext, with_hadoop=args.hadoop)
+        sb = Sandbox.up(
+            base,
+            port_base=args.port_base,
+            ticket_lifetime=args.ticket_lifetime,
+            plaintext=args.plaintext,
+            with_hadoop=args.hadoop,
+        )
         if args.old_broker:
             try:
                 old_broker.start(sb)
@@ -62,14 +79,24 @@ def _print(summary: dict, as_json: bool) -> None:
     print(f"sandbox: {summary['dir']}")
     for side, c in summary["clusters"].items():
         print(f"  {side:6} {c['bootstrap']:28} realm {c['realm']:12} mirror {c['mirror_principal']}")
-    print(f"  KDC    127.0.0.1:{summary['kdc_ports'][0]} (SOURCE.TEST), 127.0.0.1:{summary['kdc_ports'][1]} (TARGET.TEST)")
+    print(
+        f"  KDC    127.0.0.1:{summary['kdc_ports'][0]} (SOURCE.TEST), 127.0.0.1:{summary['kdc_ports'][1]} (TARGET.TEST)"
+    )
     print(f"  krb5.conf {summary['krb5_conf']}")
     print(f"  CA        {summary['ca_file']}")
     print(f"  profile   {summary['profile']}")
     if hd := summary.get("hadoop"):
-        print(f"  hadoop {hd['default_fs']:28} YARN {hd['resourcemanager']}; client configuration {hd['client_conf_dir']}")
-        print("         " + ", ".join(f"{d} ready {hd['ready_seconds'].get(d, '?')}s, {hd['rss_mib'].get(d, 0)} MiB"
-                                      for d in hd["processes"]))
+        print(
+            f"  hadoop {hd['default_fs']:28} YARN {hd['resourcemanager']}; client configuration {hd['client_conf_dir']}"
+        )
+        print(
+            "         "
+            + ", ".join(
+                f"{d} ready {hd['ready_seconds'].get(d, '?')}s, {hd['rss_mib'].get(d, 0)} MiB" for d in hd["processes"]
+            )
+        )
     if old := summary.get("old_broker"):
-        print(f"  old    {old['bootstrap']:28} Kafka {old['version']} with ZooKeeper, SASL_PLAINTEXT; profile {old['profile']}")
+        print(
+            f"  old    {old['bootstrap']:28} Kafka {old['version']} with ZooKeeper, SASL_PLAINTEXT; profile {old['profile']}"
+        )
     print("  processes " + ", ".join(f"{k}={'running' if v else 'stopped'}" for k, v in summary["processes"].items()))

@@ -18,8 +18,10 @@ def summary(profile: Profile) -> str:
         cluster = getattr(profile, name)
         return f"{name} {cluster.alias} ({cluster.security_protocol}{'/' + cluster.mechanism if cluster.sasl else ''})"
 
-    return (f"{side('source')} -> {side('target')}; topics {profile.selection().java_pattern()}; "
-            f"rename {profile.mirror.rename.rule}")
+    return (
+        f"{side('source')} -> {side('target')}; topics {profile.selection().java_pattern()}; "
+        f"rename {profile.mirror.rename.rule}"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -63,11 +63,15 @@ def kafka_acls_arguments(acl: Acl, quote: Quote = _shell_word) -> str:
     resource = f"{option} {quote(acl.resource_name, 'an ACL resource name')}" if option else "--cluster"
     if option is None and acl.resource_type != "CLUSTER":
         raise ValueError(f"kafka-acls.sh has no option for resource type {acl.resource_type}")
-    return (f"--{kind}-principal {quote(acl.principal, 'an ACL principal')} --{kind}-host {quote(acl.host, 'an ACL host')} "
-            f"--operation {operation_word(acl.operation)} {resource} --resource-pattern-type {acl.pattern_type.lower()}")
+    return (
+        f"--{kind}-principal {quote(acl.principal, 'an ACL principal')} --{kind}-host {quote(acl.host, 'an ACL host')} "
+        f"--operation {operation_word(acl.operation)} {resource} --resource-pattern-type {acl.pattern_type.lower()}"
+    )
 
 
 def kafka_acls_command(acl: Acl, bootstrap: str, *, remove: bool = False) -> str:
     """``kafka-acls.sh`` adding (or removing) ``acl``, run with an admin's client properties."""
-    return (f"kafka-acls.sh --bootstrap-server {bootstrap} --command-config admin.properties "
-            f"{'--remove --force' if remove else '--add'} {kafka_acls_arguments(acl)}")
+    return (
+        f"kafka-acls.sh --bootstrap-server {bootstrap} --command-config admin.properties "
+        f"{'--remove --force' if remove else '--add'} {kafka_acls_arguments(acl)}"
+    )

@@ -24,8 +24,9 @@ def _wait(futures: dict, timeout: float) -> None:
         fut.result(timeout=timeout)
 
 
-def create_topics(conf: dict, topics: dict[str, int], timeout: float = 30.0,
-                  config: dict[str, str] | None = None) -> None:
+def create_topics(
+    conf: dict, topics: dict[str, int], timeout: float = 30.0, config: dict[str, str] | None = None
+) -> None:
     from confluent_kafka.admin import NewTopic
 
     admin = _admin(conf)  # keep the client referenced until its futures are done
@@ -56,8 +57,15 @@ def _binding(acl: Acl, *, for_filter: bool = False):
 
     cls = AclBindingFilter if for_filter else AclBinding
     resource_type = "BROKER" if acl.resource_type == "CLUSTER" else acl.resource_type  # librdkafka's name for it
-    return cls(ResourceType[resource_type], acl.resource_name, ResourcePatternType[acl.pattern_type], acl.principal,
-               acl.host, AclOperation[acl.operation], AclPermissionType[acl.permission])
+    return cls(
+        ResourceType[resource_type],
+        acl.resource_name,
+        ResourcePatternType[acl.pattern_type],
+        acl.principal,
+        acl.host,
+        AclOperation[acl.operation],
+        AclPermissionType[acl.permission],
+    )
 
 
 def _distinct(acls: list[Acl | dict]) -> list[Acl]:
@@ -74,12 +82,14 @@ def create_acls(conf: dict, acls: list[Acl | dict], timeout: float = 30.0) -> No
 def delete_acls(conf: dict, acls: list[Acl | dict], timeout: float = 30.0) -> None:
     if acls:
         admin = _admin(conf)
-        _wait(admin.delete_acls([_binding(a, for_filter=True) for a in _distinct(acls)], request_timeout=timeout),
-              timeout)
+        _wait(
+            admin.delete_acls([_binding(a, for_filter=True) for a in _distinct(acls)], request_timeout=timeout), timeout
+        )
 
 
-def upsert_scram_user(conf: dict, user: str, password_file: str, mechanism: str = "SCRAM-SHA-512",
-                      timeout: float = 30.0) -> None:
+def upsert_scram_user(
+    conf: dict, user: str, password_file: str, mechanism: str = "SCRAM-SHA-512", timeout: float = 30.0
+) -> None:
     """Create or update a SCRAM credential; the password is read here, from a file, never passed around."""
     from confluent_kafka.admin import ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
 
@@ -96,8 +106,18 @@ def produce(conf: dict, topic: str, records: list[dict], timeout: float = 60.0) 
 
     errors: list[str] = []
     client_errors: list[str] = []
-    producer = token_served(Producer({**conf, "acks": "all", "enable.idempotence": True, "logger": LOG,
-                                      "error_cb": lambda err: client_errors.append(err.str())}), conf)
+    producer = token_served(
+        Producer(
+            {
+                **conf,
+                "acks": "all",
+                "enable.idempotence": True,
+                "logger": LOG,
+                "error_cb": lambda err: client_errors.append(err.str()),
+            }
+        ),
+        conf,
+    )
 
     def on_delivery(err, _msg):
         if err is not None:
@@ -114,8 +134,9 @@ def produce(conf: dict, topic: str, records: list[dict], timeout: float = 60.0) 
     return len(records)
 
 
-def consume(conf: dict, topic: str, *, max_records: int, timeout: float = 30.0,
-            group_id: str = "secure-mirror-check") -> list[dict]:
+def consume(
+    conf: dict, topic: str, *, max_records: int, timeout: float = 30.0, group_id: str = "secure-mirror-check"
+) -> list[dict]:
     """Read up to ``max_records`` from the beginning of ``topic``, committing nothing.
 
     librdkafka still looks up the group's coordinator, so the identity needs READ on ``group_id``."""
@@ -123,8 +144,12 @@ def consume(conf: dict, topic: str, *, max_records: int, timeout: float = 30.0,
 
     from confluent_kafka import Consumer, KafkaException, TopicPartition
 
-    consumer = token_served(Consumer({**conf, "group.id": group_id, "enable.auto.commit": False,
-                                      "auto.offset.reset": "earliest", "logger": LOG}), conf)
+    consumer = token_served(
+        Consumer(
+            {**conf, "group.id": group_id, "enable.auto.commit": False, "auto.offset.reset": "earliest", "logger": LOG}
+        ),
+        conf,
+    )
     md = consumer.list_topics(topic, timeout=timeout)
     tmeta = md.topics[topic]
     if tmeta.error is not None:
@@ -138,7 +163,15 @@ def consume(conf: dict, topic: str, *, max_records: int, timeout: float = 30.0,
             continue
         if msg.error():
             raise KafkaException(msg.error())
-        out.append({"key": msg.key(), "value": msg.value(), "headers": msg.headers(), "timestamp": msg.timestamp()[1],
-                    "partition": msg.partition(), "offset": msg.offset()})
+        out.append(
+            {
+                "key": msg.key(),
+                "value": msg.value(),
+                "headers": msg.headers(),
+                "timestamp": msg.timestamp()[1],
+                "partition": msg.partition(),
+                "offset": msg.offset(),
+            }
+        )
     consumer.close()
     return out

@@ -20,22 +20,38 @@ class TokenError(Exception):
     """The token endpoint gave no token; the message names the endpoint and its answer (never the secret)."""
 
 
-def fetch_token(url: str, client_id: str, client_secret: str, scope: str | None, ca_file: str | None,
-                timeout: float, _oauth_config: str | None = None) -> tuple[str, float, str]:
+def fetch_token(
+    url: str,
+    client_id: str,
+    client_secret: str,
+    scope: str | None,
+    ca_file: str | None,
+    timeout: float,
+    _oauth_config: str | None = None,
+) -> tuple[str, float, str]:
     """(token, expiry in seconds since the epoch, principal) as confluent-kafka's ``oauth_cb`` returns them."""
     form = {"grant_type": "client_credentials", **({"scope": scope} if scope else {})}
-    basic = base64.b64encode(f"{urllib.parse.quote_plus(client_id)}:{urllib.parse.quote_plus(client_secret)}"
-                             .encode()).decode()
-    request = urllib.request.Request(url, data=urllib.parse.urlencode(form).encode(), method="POST", headers={
-        "Authorization": f"Basic {basic}", "Content-Type": "application/x-www-form-urlencoded",
-        "Accept": "application/json"})
+    basic = base64.b64encode(
+        f"{urllib.parse.quote_plus(client_id)}:{urllib.parse.quote_plus(client_secret)}".encode()
+    ).decode()
+    request = urllib.request.Request(
+        url,
+        data=urllib.parse.urlencode(form).encode(),
+        method="POST",
+        headers={
+            "Authorization": f"Basic {basic}",
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Accept": "application/json",
+        },
+    )
     context = ssl.create_default_context(cafile=ca_file) if url.lower().startswith("https") else None
     try:
         with urllib.request.urlopen(request, timeout=timeout, context=context) as answer:  # noqa: S310 - http(s)
             body = json.loads(answer.read())
     except urllib.error.HTTPError as exc:
-        raise TokenError(f"the token endpoint {url} answered {exc.code}: {exc.read()[:200].decode(errors='replace')}") \
-            from None
+        raise TokenError(
+            f"the token endpoint {url} answered {exc.code}: {exc.read()[:200].decode(errors='replace')}"
+        ) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise TokenError(f"no token from {url}: {getattr(exc, 'reason', exc)}") from None
     if "access_token" not in body:

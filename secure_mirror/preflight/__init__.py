@@ -9,5 +9,16 @@ from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, UNVERIFIED, WARN,
 from secure_mirror.preflight.runner import DEFAULT_TIMEOUT, SIDES, run_preflight
 from secure_mirror.preflight.table import render_table
 
-__all__ = ["DEFAULT_TIMEOUT", "FAIL", "PASS", "SIDES", "SKIPPED", "UNVERIFIED", "WARN", "Check", "Report",
-           "render_table", "run_preflight"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "FAIL",
+    "PASS",
+    "SIDES",
+    "SKIPPED",
+    "UNVERIFIED",
+    "WARN",
+    "Check",
+    "Report",
+    "render_table",
+    "run_preflight",
+]

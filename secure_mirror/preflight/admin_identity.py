@@ -30,9 +30,11 @@ def _parse(value: str) -> dict[str, dict[str, str]]:
         key, sep, val = item.partition("=")
         side, _, name = key.partition(".")
         if not sep or side not in ("source", "target") or name not in KEYS:  # the item may be a secret: not quoted
-            raise BadInputError(f"--as-admin: item {number} (counting from 1, split at commas) is neither a profile "
-                                f"file nor SIDE.KEY=VALUE with SIDE source|target and KEY one of "
-                                f"{', '.join(sorted(KEYS))}")
+            raise BadInputError(
+                f"--as-admin: item {number} (counting from 1, split at commas) is neither a profile "
+                f"file nor SIDE.KEY=VALUE with SIDE source|target and KEY one of "
+                f"{', '.join(sorted(KEYS))}"
+            )
         options.setdefault(side, {})[name] = val
     return options
 
@@ -41,18 +43,28 @@ def _with_credentials(cluster: Cluster, side: str, opts: dict[str, str]) -> Clus
     sasl = cluster.sasl
     try:
         if isinstance(sasl, GssapiSasl) and opts.keys() <= {"principal", "keytab"}:
-            new = GssapiSasl.model_validate({"mechanism": "GSSAPI", "service_name": sasl.service_name,
-                                             "principal": opts.get("principal", sasl.principal),
-                                             "keytab": opts.get("keytab", str(sasl.keytab))})
+            new = GssapiSasl.model_validate(
+                {
+                    "mechanism": "GSSAPI",
+                    "service_name": sasl.service_name,
+                    "principal": opts.get("principal", sasl.principal),
+                    "keytab": opts.get("keytab", str(sasl.keytab)),
+                }
+            )
         elif isinstance(sasl, PasswordSasl) and opts.keys() <= {"username", "password"}:
-            new = PasswordSasl.model_validate({"mechanism": sasl.mechanism, "username": opts["username"],
-                                               "password": opts["password"]})
+            new = PasswordSasl.model_validate(
+                {"mechanism": sasl.mechanism, "username": opts["username"], "password": opts["password"]}
+            )
         else:
-            raise BadInputError(f"--as-admin: {side} uses {cluster.mechanism}; give "
-                                + ("principal and keytab" if isinstance(sasl, GssapiSasl) else "username and password"))
+            raise BadInputError(
+                f"--as-admin: {side} uses {cluster.mechanism}; give "
+                + ("principal and keytab" if isinstance(sasl, GssapiSasl) else "username and password")
+            )
     except ValidationError as exc:  # its str() quotes the input, which may be a literal password
-        reasons = "; ".join(f"{'.'.join(map(str, error['loc']))}: {error['msg']}"
-                            for error in exc.errors(include_input=False, include_url=False))
+        reasons = "; ".join(
+            f"{'.'.join(map(str, error['loc']))}: {error['msg']}"
+            for error in exc.errors(include_input=False, include_url=False)
+        )
         raise BadInputError(f"--as-admin: the {side} admin credentials are not usable: {reasons}") from None
     except KeyError as exc:
         raise BadInputError(f"--as-admin: the {side} admin credentials are not usable: {exc} is missing") from None

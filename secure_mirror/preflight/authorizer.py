@@ -59,18 +59,34 @@ def operation_matches(acl: Acl, operation: str) -> bool:
 
 
 def applies(acl: Acl, *, principal: str, host: str, operation: str, resource_type: str, name: str) -> bool:
-    return (resource_matches(acl, resource_type, name) and principal_matches(acl.principal, principal)
-            and acl.host in ("*", host) and operation_matches(acl, operation))
+    return (
+        resource_matches(acl, resource_type, name)
+        and principal_matches(acl.principal, principal)
+        and acl.host in ("*", host)
+        and operation_matches(acl, operation)
+    )
 
 
-def authorize(acls: Iterable[Acl], *, principal: str, operation: str, resource_type: str, name: str,
-              host: str = "*", super_users: Iterable[str] = (), allow_if_no_acl: bool = False) -> Decision:
+def authorize(
+    acls: Iterable[Acl],
+    *,
+    principal: str,
+    operation: str,
+    resource_type: str,
+    name: str,
+    host: str = "*",
+    super_users: Iterable[str] = (),
+    allow_if_no_acl: bool = False,
+) -> Decision:
     """May ``principal`` (connecting from ``host``) perform ``operation`` on the resource?"""
     acls = list(acls)
     if principal in set(super_users):
         return Decision(True, None, f"{principal} is a super user")
-    matching = [a for a in acls if applies(a, principal=principal, host=host, operation=operation,
-                                           resource_type=resource_type, name=name)]
+    matching = [
+        a
+        for a in acls
+        if applies(a, principal=principal, host=host, operation=operation, resource_type=resource_type, name=name)
+    ]
     deny = next((a for a in matching if a.permission == "DENY"), None)
     if deny is not None:
         return Decision(False, deny, f"denied by {describe_rule(deny)}")
@@ -84,5 +100,7 @@ def authorize(acls: Iterable[Acl], *, principal: str, operation: str, resource_t
 
 def describe_rule(acl: Acl) -> str:
     host = "" if acl.host == "*" else f" from {acl.host}"
-    return (f"{acl.permission} {acl.operation} on {acl.resource_type} {acl.pattern_type} "
-            f"'{acl.resource_name}' for {acl.principal}{host}")
+    return (
+        f"{acl.permission} {acl.operation} on {acl.resource_type} {acl.pattern_type} "
+        f"'{acl.resource_name}' for {acl.principal}{host}"
+    )

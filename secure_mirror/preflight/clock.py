@@ -97,13 +97,13 @@ def _read(data: bytes, at: int) -> tuple[int, bytes, int]:
         count = first & 0x7F
         if count == 0 or count > 4 or at + count > len(data):
             raise ClockProbeError("the KDC's answer is not DER")
-        length = int.from_bytes(data[at:at + count], "big")
+        length = int.from_bytes(data[at : at + count], "big")
         at += count
     else:
         length = first
     if at + length > len(data):
         raise ClockProbeError("the KDC's answer is cut short")
-    return tag, data[at:at + length], at + length
+    return tag, data[at : at + length], at + length
 
 
 def krb_error_time(reply: bytes) -> tuple[float, float, int]:

@@ -35,12 +35,28 @@ def probe(profile: Profile, sides: list[str], folder: Path, krb5_conf: str | Non
     options = [f"-Djava.security.krb5.conf={krb5_conf}"] if krb5_conf else []
     urls = sorted({c.sasl.token_endpoint_url for c in profile.clusters().values() if isinstance(c.sasl, OAuthSasl)})
     options += [f"-D{OAUTH_ALLOWED_URLS}={','.join(urls)}"] if urls else []
-    argv = [java, "-Xmx256m", "-XX:TieredStopAtLevel=1", *options, "-cp", paths.kafka_classpath(), str(PROBE),
-            str(int(timeout * 1000))]
+    argv = [
+        java,
+        "-Xmx256m",
+        "-XX:TieredStopAtLevel=1",
+        *options,
+        "-cp",
+        paths.kafka_classpath(),
+        str(PROBE),
+        str(int(timeout * 1000)),
+    ]
     try:
         with withheld_from_children():
-            done = subprocess.run(argv, input=requests, capture_output=True, text=True, encoding="utf-8",
-                                  errors="replace", timeout=60 + 4 * timeout * len(sides), check=False)
+            done = subprocess.run(
+                argv,
+                input=requests,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=60 + 4 * timeout * len(sides),
+                check=False,
+            )
     except subprocess.TimeoutExpired:
         return {side: ["error", "Timeout", f"no answer within {60 + 4 * timeout * len(sides):g}s"] for side in sides}
     answers = {line.split("\t")[0]: line.split("\t")[1:] for line in done.stdout.splitlines() if "\t" in line}
@@ -67,18 +83,32 @@ def _check(profile: Profile, side: str, answer: list) -> Check:
     check_id = f"{side}.{WHAT}"
     if answer[0] == "ok":
         cluster_id, brokers, operations = (answer + ["", "", "-"])[1:4]
-        ops = {"-": "none", "?": "not reported (a broker older than Kafka 2.3)"}.get(operations, operations.replace(",", ", "))
-        return Check(check_id, PASS, f"Kafka's Java client (as Spark and MirrorMaker 2 run it) loaded the rendered "
-                     f"client.properties, authenticated and reached cluster {cluster_id} ({brokers} broker(s)); "
-                     f"cluster operations allowed: {ops}")
+        ops = {"-": "none", "?": "not reported (a broker older than Kafka 2.3)"}.get(
+            operations, operations.replace(",", ", ")
+        )
+        return Check(
+            check_id,
+            PASS,
+            f"Kafka's Java client (as Spark and MirrorMaker 2 run it) loaded the rendered "
+            f"client.properties, authenticated and reached cluster {cluster_id} ({brokers} broker(s)); "
+            f"cluster operations allowed: {ops}",
+        )
     if answer[0] == "missing":
-        return Check(check_id, UNVERIFIED, f"the Java client could not be tried: {answer[1]}",
-                     "run scripts/setup (Java 17 and Kafka's jars); the Spark job needs them too")
+        return Check(
+            check_id,
+            UNVERIFIED,
+            f"the Java client could not be tried: {answer[1]}",
+            "run scripts/setup (Java 17 and Kafka's jars); the Spark job needs them too",
+        )
     kind, message = (answer + ["", ""])[1:3]
-    return Check(check_id, FAIL, f"Kafka's Java client failed where librdkafka succeeded: {kind}: "
-                 f"{_clean(message, cluster)}", f"Spark's job and MirrorMaker 2 would fail the same way at start; fix "
-                 f"the {side} setting the message names (the file is {side}/client.properties of secure-mirror render)",
-                 details={"exception": kind})
+    return Check(
+        check_id,
+        FAIL,
+        f"Kafka's Java client failed where librdkafka succeeded: {kind}: {_clean(message, cluster)}",
+        f"Spark's job and MirrorMaker 2 would fail the same way at start; fix "
+        f"the {side} setting the message names (the file is {side}/client.properties of secure-mirror render)",
+        details={"exception": kind},
+    )
 
 
 def _clean(message: str, cluster: Cluster) -> str:

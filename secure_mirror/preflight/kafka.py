@@ -24,8 +24,12 @@ class Admin:
         self.errors: list[str] = []
         self.conf, self.timeout = conf, timeout
         ms = str(int(timeout * 1000))
-        self.client = token_served(AdminClient({**conf, "error_cb": self._on_error, "socket.timeout.ms": ms,
-                                                "socket.connection.setup.timeout.ms": ms}), conf)
+        self.client = token_served(
+            AdminClient(
+                {**conf, "error_cb": self._on_error, "socket.timeout.ms": ms, "socket.connection.setup.timeout.ms": ms}
+            ),
+            conf,
+        )
 
     def _on_error(self, err) -> None:
         self.errors.append(str(err.str() if hasattr(err, "str") else err))
@@ -41,10 +45,12 @@ def _ops(operations) -> list[str] | None:
 
 
 def describe_cluster(admin: Admin) -> dict:
-    result = admin.client.describe_cluster(include_authorized_operations=True,
-                                           request_timeout=admin.timeout).result()
-    return {"cluster_id": result.cluster_id, "nodes": [(n.host, n.port) for n in result.nodes],
-            "operations": _ops(result.authorized_operations)}  # None: not reported (brokers before Kafka 2.3)
+    result = admin.client.describe_cluster(include_authorized_operations=True, request_timeout=admin.timeout).result()
+    return {
+        "cluster_id": result.cluster_id,
+        "nodes": [(n.host, n.port) for n in result.nodes],
+        "operations": _ops(result.authorized_operations),
+    }  # None: not reported (brokers before Kafka 2.3)
 
 
 def list_topics(admin: Admin) -> dict[str, int]:
@@ -59,8 +65,9 @@ def describe_topics(admin: Admin, names: list[str]) -> dict[str, dict]:
 
     if not names:
         return {}
-    futures = admin.client.describe_topics(TopicCollection(list(names)), include_authorized_operations=True,
-                                           request_timeout=admin.timeout)
+    futures = admin.client.describe_topics(
+        TopicCollection(list(names)), include_authorized_operations=True, request_timeout=admin.timeout
+    )
     out = {}
     for name, fut in futures.items():
         try:
@@ -77,8 +84,9 @@ def validate_create(admin: Admin, topics: dict[str, int]) -> dict[str, str | Non
 
     if not topics:
         return {}
-    futures = admin.client.create_topics([NewTopic(t, num_partitions=p) for t, p in topics.items()],
-                                         validate_only=True, request_timeout=admin.timeout)
+    futures = admin.client.create_topics(
+        [NewTopic(t, num_partitions=p) for t, p in topics.items()], validate_only=True, request_timeout=admin.timeout
+    )
     out = {}
     for name, fut in futures.items():
         try:
@@ -93,8 +101,9 @@ def describe_group(admin: Admin, group: str) -> dict:
     """{"operations": [...] or None (not reported)} or {"error": CODE} for one consumer group (it need not exist)."""
     deadline = time.monotonic() + admin.timeout
     while True:
-        fut = admin.client.describe_consumer_groups([group], include_authorized_operations=True,
-                                                    request_timeout=admin.timeout)[group]
+        fut = admin.client.describe_consumer_groups(
+            [group], include_authorized_operations=True, request_timeout=admin.timeout
+        )[group]
         try:
             return {"operations": _ops(fut.result().authorized_operations)}
         except Exception as exc:  # noqa: BLE001
@@ -114,12 +123,24 @@ def describe_acls(admin: Admin) -> list[Acl]:
         ResourceType,
     )
 
-    everything = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY,
-                                  AclPermissionType.ANY)
+    everything = AclBindingFilter(
+        ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY, AclPermissionType.ANY
+    )
     bindings = admin.client.describe_acls(everything, request_timeout=admin.timeout).result()
-    return [Acl.of({"principal": b.principal, "host": b.host, "operation": b.operation.name,
-                    "permission": b.permission_type.name, "resource_type": b.restype.name, "resource_name": b.name,
-                    "pattern_type": b.resource_pattern_type.name}) for b in bindings]
+    return [
+        Acl.of(
+            {
+                "principal": b.principal,
+                "host": b.host,
+                "operation": b.operation.name,
+                "permission": b.permission_type.name,
+                "resource_type": b.restype.name,
+                "resource_name": b.name,
+                "pattern_type": b.resource_pattern_type.name,
+            }
+        )
+        for b in bindings
+    ]
 
 
 # ---- asking by doing, where brokers before Kafka 2.3 report no authorized operations ------------------------
@@ -127,8 +148,19 @@ def _consumer(admin: Admin, group: str, **settings):
     from confluent_kafka import Consumer
 
     ms = str(int(admin.timeout * 1000))
-    return token_served(Consumer({**admin.conf, "group.id": group, "enable.auto.commit": False,
-                                  "socket.timeout.ms": ms, "error_cb": admin._on_error, **settings}), admin.conf)
+    return token_served(
+        Consumer(
+            {
+                **admin.conf,
+                "group.id": group,
+                "enable.auto.commit": False,
+                "socket.timeout.ms": ms,
+                "error_cb": admin._on_error,
+                **settings,
+            }
+        ),
+        admin.conf,
+    )
 
 
 def fetch_probe(admin: Admin, topics: list[str], group: str) -> dict[str, str | None]:
@@ -168,8 +200,11 @@ def join_probe(admin: Admin, group: str, topic: str) -> str | None:
         deadline = time.monotonic() + admin.timeout * 3
         while not assigned and time.monotonic() < deadline:
             message = consumer.poll(0.2)
-            if message is not None and message.error() is not None \
-                    and message.error().code() == KafkaError.GROUP_AUTHORIZATION_FAILED:
+            if (
+                message is not None
+                and message.error() is not None
+                and message.error().code() == KafkaError.GROUP_AUTHORIZATION_FAILED
+            ):
                 code = "GROUP_AUTHORIZATION_FAILED"
                 break
     finally:
@@ -184,8 +219,15 @@ def transaction_probe(admin: Admin, transactional_id: str) -> str | None:
     from confluent_kafka import KafkaException, Producer
 
     ms = str(int(admin.timeout * 1000))
-    producer = Producer({**admin.conf, "transactional.id": transactional_id, "socket.timeout.ms": ms,
-                         "error_cb": admin._on_error, "log_level": 0})  # "coordinator loading: retrying" is no news
+    producer = Producer(
+        {
+            **admin.conf,
+            "transactional.id": transactional_id,
+            "socket.timeout.ms": ms,
+            "error_cb": admin._on_error,
+            "log_level": 0,
+        }
+    )  # "coordinator loading: retrying" is no news
     try:
         producer.init_transactions(admin.timeout * 2)
     except KafkaException as exc:

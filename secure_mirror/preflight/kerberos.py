@@ -30,9 +30,18 @@ KINDS = {
     -1765328203: "not-in-keytab",  # KRB5_KT_NOTFOUND
     -1765328198: "wrong-key",  # KRB5_KT_KVNONOTFOUND
 }
-ENCTYPES = {17: "aes128-cts-hmac-sha1-96", 18: "aes256-cts-hmac-sha1-96", 19: "aes128-cts-hmac-sha256-128",
-            20: "aes256-cts-hmac-sha384-192", 23: "arcfour-hmac", 25: "camellia128-cts-cmac",
-            26: "camellia256-cts-cmac", 16: "des3-cbc-sha1", 1: "des-cbc-crc", 3: "des-cbc-md5"}
+ENCTYPES = {
+    17: "aes128-cts-hmac-sha1-96",
+    18: "aes256-cts-hmac-sha1-96",
+    19: "aes128-cts-hmac-sha256-128",
+    20: "aes256-cts-hmac-sha384-192",
+    23: "arcfour-hmac",
+    25: "camellia128-cts-cmac",
+    26: "camellia256-cts-cmac",
+    16: "des3-cbc-sha1",
+    1: "des-cbc-crc",
+    3: "des-cbc-md5",
+}
 WEAK_ENCTYPES = {"arcfour-hmac", "des3-cbc-sha1", "des-cbc-crc", "des-cbc-md5"}
 
 
@@ -61,7 +70,7 @@ def read_keytab(path: Path) -> list[KeytabEntry]:
         (size,) = struct.unpack_from(">i", data, pos)
         pos += 4
         if size > 0:
-            entries.append(_keytab_entry(data[pos:pos + size]))
+            entries.append(_keytab_entry(data[pos : pos + size]))
         pos += abs(size)
     return entries
 
@@ -69,7 +78,7 @@ def read_keytab(path: Path) -> list[KeytabEntry]:
 def _keytab_entry(rec: bytes) -> KeytabEntry:
     def counted(at: int) -> tuple[str, int]:
         (n,) = struct.unpack_from(">H", rec, at)
-        return rec[at + 2:at + 2 + n].decode("utf-8", "replace"), at + 2 + n
+        return rec[at + 2 : at + 2 + n].decode("utf-8", "replace"), at + 2 + n
 
     (ncomp,) = struct.unpack_from(">H", rec, 0)
     realm, at = counted(2)
@@ -98,8 +107,12 @@ def failure_kind(error: Exception) -> str:
     if kind:
         return kind
     text = str(error)
-    for needle, name in (("Cannot contact any KDC", "kdc-unreachable"), ("not found in Kerberos database", "server-not-found"),
-                         ("Clock skew", "clock-skew"), ("integrity check failed", "wrong-key")):
+    for needle, name in (
+        ("Cannot contact any KDC", "kdc-unreachable"),
+        ("not found in Kerberos database", "server-not-found"),
+        ("Clock skew", "clock-skew"),
+        ("integrity check failed", "wrong-key"),
+    ):
         if needle in text:
             return name
     return "other"
@@ -135,21 +148,32 @@ def client_failure(exc: Exception, principal: str, keytab: Path) -> KerberosFail
     kind = failure_kind(exc)
     realm = parse_principal(principal).realm
     text = {
-        "unknown-client": (f"the KDC of {realm} has no principal {principal}",
-                           f"create it (kadmin: addprinc -randkey {principal}) and export its keytab, or fix "
-                           "sasl.principal"),
-        "wrong-key": (f"the keys in {keytab} for {principal} do not match the KDC's: the keytab is out of date "
-                      "(the key was rotated to a newer version) or belongs to another principal",
-                      f"export a fresh keytab (kadmin: ktadd -norandkey -k {keytab} {principal}) and deploy it"),
-        "kdc-unreachable": (f"no KDC of {realm} answered",
-                            f"check kerberos.realms.{realm}.kdcs (host:port), that the KDC runs, and the firewall"),
-        "clock-skew": (f"this machine's clock differs from the KDC of {realm} by more than the allowed skew",
-                       "synchronise the clock with NTP (chrony/timedatectl)"),
-        "client-revoked": (f"the KDC refuses {principal}: the principal is locked or disabled",
-                           f"unlock it (kadmin: modprinc -unlock {principal}) or ask the KDC's administrators"),
+        "unknown-client": (
+            f"the KDC of {realm} has no principal {principal}",
+            f"create it (kadmin: addprinc -randkey {principal}) and export its keytab, or fix sasl.principal",
+        ),
+        "wrong-key": (
+            f"the keys in {keytab} for {principal} do not match the KDC's: the keytab is out of date "
+            "(the key was rotated to a newer version) or belongs to another principal",
+            f"export a fresh keytab (kadmin: ktadd -norandkey -k {keytab} {principal}) and deploy it",
+        ),
+        "kdc-unreachable": (
+            f"no KDC of {realm} answered",
+            f"check kerberos.realms.{realm}.kdcs (host:port), that the KDC runs, and the firewall",
+        ),
+        "clock-skew": (
+            f"this machine's clock differs from the KDC of {realm} by more than the allowed skew",
+            "synchronise the clock with NTP (chrony/timedatectl)",
+        ),
+        "client-revoked": (
+            f"the KDC refuses {principal}: the principal is locked or disabled",
+            f"unlock it (kadmin: modprinc -unlock {principal}) or ask the KDC's administrators",
+        ),
         "key-expired": (f"the key of {principal} has expired", "change it and export a new keytab"),
-        "not-in-keytab": (f"{keytab} has no key for {principal}",
-                          "export the principal's keys into the keytab or fix sasl.keytab / sasl.principal"),
+        "not-in-keytab": (
+            f"{keytab} has no key for {principal}",
+            "export the principal's keys into the keytab or fix sasl.keytab / sasl.principal",
+        ),
     }.get(kind, (f"no initial ticket for {principal}: {exc}", "see the Kerberos message"))
     return KerberosFailure(kind, *text)
 
@@ -158,14 +182,19 @@ def server_failure(exc: Exception, service: str, host: str) -> KerberosFailure:
     kind = failure_kind(exc)
     spn = f"{service}/{host}"
     text = {
-        "server-not-found": (f"the KDC has no principal {spn} (the broker's service principal as Kafka asks "
-                             "for it)",
-                             f"check the broker's SPN in its keytab/JAAS, the host name in bootstrap_servers, "
-                             f"and sasl.service_name ('{service}')"),
-        "kdc-unreachable": (f"no KDC answered for the realm of {host}",
-                            "check [domain_realm] maps the broker's domain to a realm with reachable KDCs"),
+        "server-not-found": (
+            f"the KDC has no principal {spn} (the broker's service principal as Kafka asks for it)",
+            f"check the broker's SPN in its keytab/JAAS, the host name in bootstrap_servers, "
+            f"and sasl.service_name ('{service}')",
+        ),
+        "kdc-unreachable": (
+            f"no KDC answered for the realm of {host}",
+            "check [domain_realm] maps the broker's domain to a realm with reachable KDCs",
+        ),
         "clock-skew": (f"clock skew with the KDC while asking for {spn}", "synchronise the clock with NTP"),
-        "enctype-unsupported": (f"{spn} has no key of an encryption type this client accepts",
-                                "re-key the broker principal with aes256/aes128 enctypes"),
+        "enctype-unsupported": (
+            f"{spn} has no key of an encryption type this client accepts",
+            "re-key the broker principal with aes256/aes128 enctypes",
+        ),
     }.get(kind, (f"no service ticket for {spn}: {exc}", "see the Kerberos message"))
     return KerberosFailure(kind, *text)

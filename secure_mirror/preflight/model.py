@@ -16,8 +16,10 @@ PASS, WARN, FAIL, SKIPPED = "pass", "warn", "fail", "skipped"
 # pass. It is proven by the check named in ``proven_by`` passing (the admin audit), or accepted by the user.
 UNVERIFIED = "unverified"
 STATUSES = (PASS, WARN, FAIL, UNVERIFIED, SKIPPED)
-PROVE_WITH_AUDIT = ("prove it with the admin audit (secure-mirror preflight PROFILE --as-admin ADMIN), or accept it "
-                    "knowingly (secure-mirror run --accept-unverified)")
+PROVE_WITH_AUDIT = (
+    "prove it with the admin audit (secure-mirror preflight PROFILE --as-admin ADMIN), or accept it "
+    "knowingly (secure-mirror run --accept-unverified)"
+)
 
 
 @dataclass
@@ -61,15 +63,22 @@ class Report:
 
     def missing_acls(self, side: str) -> list[Acl]:
         """Every ACL the failing checks of ``side`` ask for, once each."""
-        return list(dict.fromkeys(acl for check in self.checks if check.side == side and check.status == FAIL
-                                  for acl in check.acls))
+        return list(
+            dict.fromkeys(
+                acl for check in self.checks if check.side == side and check.status == FAIL for acl in check.acls
+            )
+        )
 
     def to_dict(self) -> dict:
         counts = {status: len(self.with_status(status)) for status in STATUSES}
         sides = sorted({check.side for check in self.checks})
-        return {"ok": self.ok(), "unproven": [check.id for check in self.unproven()], "counts": counts,
-                "checks": [asdict(check) for check in self.checks],
-                "missing_acls": {side: [acl.to_dict() for acl in self.missing_acls(side)] for side in sides}}
+        return {
+            "ok": self.ok(),
+            "unproven": [check.id for check in self.unproven()],
+            "counts": counts,
+            "checks": [asdict(check) for check in self.checks],
+            "missing_acls": {side: [acl.to_dict() for acl in self.missing_acls(side)] for side in sides},
+        }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2) + "\n"

@@ -24,8 +24,13 @@ DEFAULT_TIMEOUT = 5.0
 STARTUP_S = 20.0  # spawning a worker and importing confluent-kafka and gssapi on a slow machine
 
 
-def run_preflight(profile: Profile, *, sides: tuple[str, ...] = SIDES, timeout: float = DEFAULT_TIMEOUT,
-                  admin: dict[str, Cluster] | None = None) -> Report:
+def run_preflight(
+    profile: Profile,
+    *,
+    sides: tuple[str, ...] = SIDES,
+    timeout: float = DEFAULT_TIMEOUT,
+    admin: dict[str, Cluster] | None = None,
+) -> Report:
     """Every check for ``sides``; with ``admin`` (side -> the admin's Cluster) also the ACL audit."""
     with tempfile.TemporaryDirectory(prefix="secure-mirror-preflight-") as tmp, ExitStack() as stack:
         krb5_conf = _krb5_conf(profile, Path(tmp))
@@ -41,14 +46,20 @@ def run_preflight(profile: Profile, *, sides: tuple[str, ...] = SIDES, timeout: 
             w.submit(checks.probe_side, profile, side, timeout, krb5_conf)
         facts = {side: _result(w, side, deadline) for side, w in mirror.items()}
         report = Report([c for side in sides for c in facts[side].checks])
-        reached = [side for side in sides if any(c.id == f"{side}.kafka.connect" and c.status == "pass"
-                                                 for c in facts[side].checks)]
+        reached = [
+            side
+            for side in sides
+            if any(c.id == f"{side}.kafka.connect" and c.status == "pass" for c in facts[side].checks)
+        ]
         if reached:  # the Java client the job uses, on the sides librdkafka reached (one cause, one failure)
-            report.checks += java_client.java_checks(profile, java_client.probe(profile, reached, Path(tmp),
-                                                                                krb5_conf, timeout))
+            report.checks += java_client.java_checks(
+                profile, java_client.probe(profile, reached, Path(tmp), krb5_conf, timeout)
+            )
         source_topics = facts["source"].topics if "source" in facts else None
         if "target" in sides:
-            report.checks += _target_topics(profile, mirror["target"], facts["target"], source_topics, timeout, deadline)
+            report.checks += _target_topics(
+                profile, mirror["target"], facts["target"], source_topics, timeout, deadline
+            )
         if admin:
             report.checks += _audit(profile, sides, admin, worker, timeout, deadline, facts, report)
         return report
@@ -72,29 +83,55 @@ def _result(w: Worker, side: str, deadline: float) -> checks.SideFacts:
     try:
         return w.result(deadline)
     except WorkerTimeout as exc:
-        return checks.SideFacts([Check(f"{side}.preflight.deadline", FAIL, f"the {side} checks gave no answer: {exc}",
-                                       "raise --timeout, or check the KDC and brokers of this side answer")])
+        return checks.SideFacts(
+            [
+                Check(
+                    f"{side}.preflight.deadline",
+                    FAIL,
+                    f"the {side} checks gave no answer: {exc}",
+                    "raise --timeout, or check the KDC and brokers of this side answer",
+                )
+            ]
+        )
     except WorkerError as exc:
-        return checks.SideFacts([Check(f"{side}.preflight.error", FAIL, f"the {side} checks stopped: {exc}",
-                                       "report this with the profile (without secrets)")])
+        return checks.SideFacts(
+            [
+                Check(
+                    f"{side}.preflight.error",
+                    FAIL,
+                    f"the {side} checks stopped: {exc}",
+                    "report this with the profile (without secrets)",
+                )
+            ]
+        )
 
 
-def _target_topics(profile: Profile, w: Worker, target: checks.SideFacts, source_topics, timeout: float,
-                   deadline: float) -> list[Check]:
+def _target_topics(
+    profile: Profile, w: Worker, target: checks.SideFacts, source_topics, timeout: float, deadline: float
+) -> list[Check]:
     if not any(c.id == "target.kafka.connect" and c.status == "pass" for c in target.checks):
         return []
     if not source_topics:
-        return [Check("target.topics.names", SKIPPED, "skipped: needs the source's topic list (source.topics.selection)")]
+        return [
+            Check("target.topics.names", SKIPPED, "skipped: needs the source's topic list (source.topics.selection)")
+        ]
     w.submit(checks.target_side, profile, timeout, source_topics)
     try:
         return w.result(deadline)
     except (WorkerTimeout, WorkerError) as exc:
-        return [Check("target.preflight.error", FAIL, f"the target topic checks stopped: {exc}",
-                      "raise --timeout, or check the target brokers answer")]
+        return [
+            Check(
+                "target.preflight.error",
+                FAIL,
+                f"the target topic checks stopped: {exc}",
+                "raise --timeout, or check the target brokers answer",
+            )
+        ]
 
 
-def _audit(profile: Profile, sides, admin: dict[str, Cluster], worker, timeout: float, deadline: float,
-           facts, report: Report) -> list[Check]:
+def _audit(
+    profile: Profile, sides, admin: dict[str, Cluster], worker, timeout: float, deadline: float, facts, report: Report
+) -> list[Check]:
     admins = {side: worker(f"{side}-admin") for side in sides if side in admin}
     for side, w in admins.items():
         w.submit(audit.collect, admin[side], side, timeout)
@@ -107,8 +144,9 @@ def _audit(profile: Profile, sides, admin: dict[str, Cluster], worker, timeout: 
     source_all = data.get("source", {}).get("topics") or (facts["source"].topics if "source" in facts else {}) or {}
     # Brokers before Kafka 2.8 (or of a line not known) need IDEMPOTENT_WRITE for the idempotent producer.
     idempotent = next((c for c in report.checks if c.id == "target.acl.idempotent-write"), None)
-    cluster_operations = {"target": ("IDEMPOTENT_WRITE",)} if idempotent and idempotent.status in (FAIL, UNVERIFIED) \
-        else {}
+    cluster_operations = (
+        {"target": ("IDEMPOTENT_WRITE",)} if idempotent and idempotent.status in (FAIL, UNVERIFIED) else {}
+    )
     out = []
     for side in admins:
         host = _local_address(getattr(profile, side))

@@ -18,8 +18,9 @@ def render_table(report: Report, console: Console | None = None) -> None:
     else:
         for check in report.checks:
             fix = f" -- fix: {check.fix}" if check.fix and check.status != PASS else ""
-            console.print(f"{check.status:10} {check.id}: {check.finding}{fix}", markup=False,
-                          highlight=False, soft_wrap=True)
+            console.print(
+                f"{check.status:10} {check.id}: {check.finding}{fix}", markup=False, highlight=False, soft_wrap=True
+            )
     _summary(report, console)
 
 

@@ -18,8 +18,13 @@ class TlsFailure(Exception):
         self.kind, self.fix = kind, fix
 
 
-def context(ca: Path | None, certificate: Path | None = None, key: Path | None = None,
-            verify_hostname: bool = True, key_password: str | None = None) -> ssl.SSLContext:
+def context(
+    ca: Path | None,
+    certificate: Path | None = None,
+    key: Path | None = None,
+    verify_hostname: bool = True,
+    key_password: str | None = None,
+) -> ssl.SSLContext:
     ctx = ssl.create_default_context(cafile=str(ca) if ca else None)
     ctx.check_hostname = verify_hostname
     if certificate is not None:  # without a password OpenSSL would prompt on the terminal for an encrypted key
@@ -37,18 +42,30 @@ def handshake(host: str, port: int, ctx: ssl.SSLContext, timeout: float) -> dict
     except ssl.SSLCertVerificationError as exc:
         raise _verify_failure(exc, host) from None
     except (ssl.SSLError, ConnectionResetError, ssl.SSLEOFError) as exc:
-        raise TlsFailure("not-tls", f"{host}:{port} does not complete a TLS handshake ({_short(exc)}): the port "
-                         "probably serves PLAINTEXT or SASL_PLAINTEXT",
-                         "use the broker's SSL/SASL_SSL listener port, or set security_protocol to match") from None
+        raise TlsFailure(
+            "not-tls",
+            f"{host}:{port} does not complete a TLS handshake ({_short(exc)}): the port "
+            "probably serves PLAINTEXT or SASL_PLAINTEXT",
+            "use the broker's SSL/SASL_SSL listener port, or set security_protocol to match",
+        ) from None
     except (TimeoutError, socket.timeout):
-        raise TlsFailure("timeout", f"{host}:{port} gave no answer within {timeout:g}s",
-                         "check the host and port in bootstrap_servers and the firewall") from None
+        raise TlsFailure(
+            "timeout",
+            f"{host}:{port} gave no answer within {timeout:g}s",
+            "check the host and port in bootstrap_servers and the firewall",
+        ) from None
     except ConnectionRefusedError:
-        raise TlsFailure("refused", f"nothing listens on {host}:{port} (connection refused)",
-                         "check the port in bootstrap_servers (the broker's SASL_SSL/SSL listener)") from None
+        raise TlsFailure(
+            "refused",
+            f"nothing listens on {host}:{port} (connection refused)",
+            "check the port in bootstrap_servers (the broker's SASL_SSL/SSL listener)",
+        ) from None
     except OSError as exc:
-        raise TlsFailure("unreachable", f"cannot reach {host}:{port}: {exc.strerror or exc}",
-                         "check the host name in bootstrap_servers, DNS and routing") from None
+        raise TlsFailure(
+            "unreachable",
+            f"cannot reach {host}:{port}: {exc.strerror or exc}",
+            "check the host name in bootstrap_servers, DNS and routing",
+        ) from None
 
 
 def _short(exc: Exception) -> str:
@@ -58,15 +75,24 @@ def _short(exc: Exception) -> str:
 def _verify_failure(exc: ssl.SSLCertVerificationError, host: str) -> TlsFailure:
     code = exc.verify_code
     if code in _UNTRUSTED:
-        return TlsFailure("untrusted", f"the certificate of {host} does not chain to the configured CA "
-                          f"({exc.verify_message})", "set tls.ca to the CA that signed the brokers' certificates")
+        return TlsFailure(
+            "untrusted",
+            f"the certificate of {host} does not chain to the configured CA ({exc.verify_message})",
+            "set tls.ca to the CA that signed the brokers' certificates",
+        )
     if code == _HOSTNAME_MISMATCH:
-        return TlsFailure("hostname", f"the certificate of {host} does not name {host} ({exc.verify_message})",
-                          "connect with a host name the certificate lists (subjectAltName), or re-issue it")
+        return TlsFailure(
+            "hostname",
+            f"the certificate of {host} does not name {host} ({exc.verify_message})",
+            "connect with a host name the certificate lists (subjectAltName), or re-issue it",
+        )
     if code == _EXPIRED:
         return TlsFailure("expired", f"the certificate of {host} has expired", "renew the broker's certificate")
-    return TlsFailure("verify", f"the certificate of {host} was refused: {exc.verify_message}",
-                      "check tls.ca and the broker's certificate chain")
+    return TlsFailure(
+        "verify",
+        f"the certificate of {host} was refused: {exc.verify_message}",
+        "check tls.ca and the broker's certificate chain",
+    )
 
 
 def ca_certificates(path: Path) -> int:

@@ -34,9 +34,11 @@ def _key_problems(key: Path) -> list[str]:
     if _ENCRYPTED[0] in text and _ENCRYPTED[1] in text:
         der = base64.b64decode("".join(text.split(_ENCRYPTED[0], 1)[1].split(_ENCRYPTED[1], 1)[0].split()))
         if PBES2_OID in der[:32]:
-            return ["the key is encrypted with PBES2 (openssl's default), which Kafka's Java client (Spark, "
-                    "MirrorMaker 2) cannot decrypt on Java 17; re-encrypt it with "
-                    "`openssl pkcs8 -topk8 -v1 PBE-SHA1-3DES -in KEY -out NEW.key`"]
+            return [
+                "the key is encrypted with PBES2 (openssl's default), which Kafka's Java client (Spark, "
+                "MirrorMaker 2) cannot decrypt on Java 17; re-encrypt it with "
+                "`openssl pkcs8 -topk8 -v1 PBE-SHA1-3DES -in KEY -out NEW.key`"
+            ]
         return []
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import dsa, ec, rsa
@@ -47,6 +49,8 @@ def _key_problems(key: Path) -> list[str]:
         return []
     if not isinstance(loaded, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, dsa.DSAPrivateKey)):
         kind = type(loaded).__name__.removesuffix("PrivateKey")
-        return [f"Kafka's Java client (Spark, MirrorMaker 2) reads only RSA, EC and DSA keys from PEM, not "
-                f"{kind}; issue the client certificate with an RSA or EC key"]
+        return [
+            f"Kafka's Java client (Spark, MirrorMaker 2) reads only RSA, EC and DSA keys from PEM, not "
+            f"{kind}; issue the client certificate with an RSA or EC key"
+        ]
     return []

@@ -36,8 +36,9 @@ def expand_user(path: Path) -> Path:
     try:
         return path.expanduser()
     except RuntimeError:
-        raise ValueError(f"{path}: cannot expand {path.parts[0]} (no such user or no home folder); "
-                         "write an absolute path") from None
+        raise ValueError(
+            f"{path}: cannot expand {path.parts[0]} (no such user or no home folder); write an absolute path"
+        ) from None
 
 
 def _absolute(path: Path, info: ValidationInfo) -> Path:
@@ -110,8 +111,10 @@ def _pkcs8_key(value: Path, info: ValidationInfo) -> Path:
         return path
     text = _pem_text(path, "private key")
     if "-----BEGIN PRIVATE KEY-----" not in text and "-----BEGIN ENCRYPTED PRIVATE KEY-----" not in text:
-        raise ValueError(f"{path} is not a PEM PKCS#8 private key, which Kafka's Java client needs; convert it with "
-                         "openssl pkcs8 -topk8 -in KEY -out KEY.pk8 (add -nocrypt for no password)")
+        raise ValueError(
+            f"{path} is not a PEM PKCS#8 private key, which Kafka's Java client needs; convert it with "
+            "openssl pkcs8 -topk8 -in KEY -out KEY.pk8 (add -nocrypt for no password)"
+        )
     return path
 
 
@@ -125,8 +128,10 @@ def _certificate(value: Path, info: ValidationInfo) -> Path:
     try:
         x509.load_pem_x509_certificate(text.encode("ascii"))
     except ValueError:
-        raise ValueError(f"{path} is not a PEM X.509 certificate (-----BEGIN CERTIFICATE-----); "
-                         "convert it with openssl x509 -outform PEM") from None
+        raise ValueError(
+            f"{path} is not a PEM X.509 certificate (-----BEGIN CERTIFICATE-----); "
+            "convert it with openssl x509 -outform PEM"
+        ) from None
     return path
 
 
@@ -139,8 +144,10 @@ def certificate_subject(path: Path) -> str:
 
     subject = x509.load_pem_x509_certificate(path.read_bytes()).subject.rfc4514_string()
     if (reason := policy.problem(subject)) is not None:  # it lands in ACL files and scripts like a profile value
-        raise ValueError(f"the subject of certificate {printable(str(path))} {reason.replace('; remove it', '')}; "
-                         "issue a certificate whose subject has no such character")
+        raise ValueError(
+            f"the subject of certificate {printable(str(path))} {reason.replace('; remove it', '')}; "
+            "issue a certificate whose subject has no such character"
+        )
     return subject
 
 

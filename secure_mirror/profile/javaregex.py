@@ -104,7 +104,7 @@ def _class_char(pattern: str, i: int, in_class: bool) -> bool:
     opening = pattern[i - 1] == "[" or pattern[i - 2 : i] == "[^"
     if char == "]" and not opening:
         return False
-    if char == "[" :
+    if char == "[":
         raise JavaRegexError("nested character classes ([a[b]]) are Java-only; write one class like [ab]")
     if pattern.startswith("&&", i):
         raise JavaRegexError("character class intersection (&&) is Java-only; list the characters instead")
@@ -184,5 +184,6 @@ def _check_flags(letters: str, closing: str) -> None:
 
 def _check_repetition(pattern: str, i: int) -> None:
     if not re.match(r"\{\d+(,\d*)?\}", pattern[i:], re.ASCII):
-        raise JavaRegexError("'{' must start a repetition like {3} or {1,3} (Java rejects it otherwise); escape it "
-                             "as \\{")
+        raise JavaRegexError(
+            "'{' must start a repetition like {3} or {1,3} (Java rejects it otherwise); escape it as \\{"
+        )

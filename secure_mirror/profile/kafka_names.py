@@ -62,7 +62,7 @@ def java_replace(pattern: re.Pattern[str], text: str, replacement: str, replace_
     """``Matcher.replaceAll`` / ``replaceFirst`` with Java's replacement syntax."""
     out, position = [], 0
     for match in java_finditer(pattern, text):
-        out += [text[position:match.start()], _expand(replacement, match)]
+        out += [text[position : match.start()], _expand(replacement, match)]
         position = match.end()
         if not replace_all:
             break
@@ -132,22 +132,27 @@ def _compile(index: int, pattern: str) -> re.Pattern[str]:
     try:
         return compile_java(pattern, ascii_text=False)
     except JavaRegexError as exc:
-        raise UnsupportedRule(index, f"rule {index + 1}: the regex {pattern!r} cannot be evaluated exactly as "
-                                     f"Java does ({exc})") from None
+        raise UnsupportedRule(
+            index, f"rule {index + 1}: the regex {pattern!r} cannot be evaluated exactly as Java does ({exc})"
+        ) from None
 
 
 def _java_case(text: str, lower: bool, upper: bool, rule: int) -> str:
     """``toLowerCase``/``toUpperCase(Locale.ENGLISH)``: Python's mappings, apart from the final sigma."""
     if lower and "\u03a3" in text:
-        raise UnsupportedRule(rule, f"rule {rule + 1} lower-cases a name with a capital sigma, which Java and Python "
-                                    "lower-case differently")
+        raise UnsupportedRule(
+            rule,
+            f"rule {rule + 1} lower-cases a name with a capital sigma, which Java and Python lower-case differently",
+        )
     return text.lower() if lower else text.upper() if upper else text
 
 
 # ---- sasl.kerberos.principal.to.local.rules --------------------------------------------------------------------
-_KERBEROS_RULE = re.compile(r"(?P<default>DEFAULT)|RULE:\[(?P<n>\d*):(?P<format>[^\]]*)\]"
-                            r"(?:\((?P<match>[^)]*)\))?(?:s/(?P<sfrom>[^/]*)/(?P<sto>[^/]*)/(?P<g>g)?)?/?(?P<case>[LU])?",
-                            re.ASCII)
+_KERBEROS_RULE = re.compile(
+    r"(?P<default>DEFAULT)|RULE:\[(?P<n>\d*):(?P<format>[^\]]*)\]"
+    r"(?:\((?P<match>[^)]*)\))?(?:s/(?P<sfrom>[^/]*)/(?P<sto>[^/]*)/(?P<g>g)?)?/?(?P<case>[LU])?",
+    re.ASCII,
+)
 _PARAMETER = re.compile(r"(?P<text>[^$]*)(?:\$(?P<digits>\d*))?", re.ASCII)
 _KERBEROS_NAME = re.compile(r"(?P<first>[^/@]*)(?:/(?P<second>[^/@]*))?@(?P<realm>[^/@]*)")
 
@@ -173,11 +178,19 @@ class KerberosRule:
             result = None
         else:
             base = _replace_parameters(self.format, params)
-            result = None if self.match is not None and not self.match.fullmatch(base) else \
-                base if self.sfrom is None else java_replace(self.sfrom, base, self.sto, self.repeat)
+            result = (
+                None
+                if self.match is not None and not self.match.fullmatch(base)
+                else base
+                if self.sfrom is None
+                else java_replace(self.sfrom, base, self.sto, self.repeat)
+            )
         if result is not None and ("/" in result or "@" in result):
-            raise NameRuleError("apply", "NoMatchingRule", f"rule {self.text} turns the name into {result}, which "
-                                "still holds '/' or '@'")
+            raise NameRuleError(
+                "apply",
+                "NoMatchingRule",
+                f"rule {self.text} turns the name into {result}, which still holds '/' or '@'",
+            )
         return None if result is None else _java_case(result, self.case == "L", self.case == "U", self.index)
 
 
@@ -189,8 +202,11 @@ def _replace_parameters(fmt: str, params: list[str]) -> str:
         if piece["digits"] is not None:
             number = _java_int(piece["digits"])
             if number is None or number >= len(params):
-                raise NameRuleError("apply", "BadFormatString", f"{fmt} refers to ${piece['digits']} but the name "
-                                    f"has only $0 to ${len(params) - 1}")
+                raise NameRuleError(
+                    "apply",
+                    "BadFormatString",
+                    f"{fmt} refers to ${piece['digits']} but the name has only $0 to ${len(params) - 1}",
+                )
             out.append(params[number])
         start = piece.end()
     return "".join(out)
@@ -205,18 +221,36 @@ def parse_kerberos_rules(rules: Sequence[str], default_realm: str) -> list[Kerbe
 def _kerberos_rule(index: int, rule: str, default_realm: str) -> KerberosRule:
     found = _KERBEROS_RULE.match(rule)
     if found is None or found.end() != len(rule):
-        raise NameRuleError("rules", "IllegalArgumentException", f"rule {index + 1} ({rule}) is not a rule Kafka "
-                            "reads: write DEFAULT or RULE:[n:format](regex)s/from/to/g with optional /L or /U")
+        raise NameRuleError(
+            "rules",
+            "IllegalArgumentException",
+            f"rule {index + 1} ({rule}) is not a rule Kafka "
+            "reads: write DEFAULT or RULE:[n:format](regex)s/from/to/g with optional /L or /U",
+        )
     if found["default"]:
         return KerberosRule(rule, index, default_realm=default_realm)
     components = _java_int(found["n"])
     if components is None:
-        raise NameRuleError("rules", "NumberFormatException", f"rule {index + 1} ({rule}) needs the number of "
-                            "components in RULE:[n:...] (1 for name@REALM, 2 for name/host@REALM)")
+        raise NameRuleError(
+            "rules",
+            "NumberFormatException",
+            f"rule {index + 1} ({rule}) needs the number of "
+            "components in RULE:[n:...] (1 for name@REALM, 2 for name/host@REALM)",
+        )
     match = None if found["match"] is None else _compile(index, found["match"])
     sfrom = None if found["sfrom"] is None else _compile(index, found["sfrom"])
-    return KerberosRule(rule, index, None, components, found["format"], match, sfrom, found["sto"] or "",
-                        found["g"] == "g", found["case"])
+    return KerberosRule(
+        rule,
+        index,
+        None,
+        components,
+        found["format"],
+        match,
+        sfrom,
+        found["sto"] or "",
+        found["g"] == "g",
+        found["case"],
+    )
 
 
 def kerberos_params(principal: str) -> list[str] | None:
@@ -225,8 +259,11 @@ def kerberos_params(principal: str) -> list[str] | None:
     found = _KERBEROS_NAME.fullmatch(principal)
     if found is None:
         if "@" in principal:
-            raise NameRuleError("name", "IllegalArgumentException", f"{principal} is not a Kerberos name Kafka "
-                                "parses (at most two components, one realm)")
+            raise NameRuleError(
+                "name",
+                "IllegalArgumentException",
+                f"{principal} is not a Kerberos name Kafka parses (at most two components, one realm)",
+            )
         return None
     parts = [found["realm"], found["first"]]
     return parts if found["second"] is None else [*parts, found["second"]]
@@ -246,8 +283,10 @@ def kerberos_short_name(principal: str, rules: Sequence[str], default_realm: str
 
 
 # ---- ssl.principal.mapping.rules -------------------------------------------------------------------------------
-_SSL_RULE = (rf"(?P<default>DEFAULT)|RULE:(?P<pattern>(?:\\{_DOT}|[^\\/])*)/(?P<replacement>(?:\\{_DOT}|[^\\/])*)"
-             rf"/(?P<case>[LU]?){_DOT}*?|(?P<other>{_DOT}*?)")
+_SSL_RULE = (
+    rf"(?P<default>DEFAULT)|RULE:(?P<pattern>(?:\\{_DOT}|[^\\/])*)/(?P<replacement>(?:\\{_DOT}|[^\\/])*)"
+    rf"/(?P<case>[LU]?){_DOT}*?|(?P<other>{_DOT}*?)"
+)
 _SSL_SPLITTER = re.compile(rf"\s*(?P<rule>{_SSL_RULE})\s*(?:,\s*|{_END})", re.ASCII)
 _SSL_PARSER = re.compile(_SSL_RULE, re.ASCII)
 _BACK_REFERENCE = re.compile(r"\$(\d+)", re.ASCII)
@@ -268,8 +307,9 @@ class SslRule:
         if found is None:
             return None
         replacement = _escape_missing_groups(self.replacement, self.pattern.groups)
-        return _java_case(java_replace(self.pattern, name, replacement, True), self.case == "L", self.case == "U",
-                          self.index)
+        return _java_case(
+            java_replace(self.pattern, name, replacement, True), self.case == "L", self.case == "U", self.index
+        )
 
 
 def _escape_missing_groups(replacement: str, groups: int) -> str:
@@ -311,8 +351,12 @@ def parse_ssl_rules(rules: str) -> list[SslRule]:
 def _ssl_rule(index: int, text: str) -> SslRule | None:
     found = _SSL_PARSER.match(text)
     if found.end() != len(text):
-        raise NameRuleError("rules", "IllegalArgumentException", f"rule {index + 1} ({text}) is not a rule Kafka "
-                            "reads: write DEFAULT or RULE:regex/replacement/ with optional L or U after it")
+        raise NameRuleError(
+            "rules",
+            "IllegalArgumentException",
+            f"rule {index + 1} ({text}) is not a rule Kafka "
+            "reads: write DEFAULT or RULE:regex/replacement/ with optional L or U after it",
+        )
     if found["default"]:
         return SslRule(text, index)
     if found["pattern"] is None:

@@ -44,9 +44,11 @@ def load_profile(path: Path | str) -> Profile:
         problems = []
     if refused or problems:  # the policy's sentence for a field, else the model's
         refused_paths = {where for where, _ in refused}
-        raise ProfileError(path, [f"{'.'.join(_short(p) for p in where) or '(profile)'}: {reason}"
-                                  for where, reason in refused]
-                           + [text for where, text in problems if not _under(where, refused_paths)])
+        raise ProfileError(
+            path,
+            [f"{'.'.join(_short(p) for p in where) or '(profile)'}: {reason}" for where, reason in refused]
+            + [text for where, text in problems if not _under(where, refused_paths)],
+        )
     if client_problems := compat.client_problems(profile):  # what a real client would refuse at start
         raise ProfileError(path, client_problems)
     return profile
@@ -58,7 +60,7 @@ def _path(error: dict[str, Any]) -> tuple[str, ...]:
 
 def _under(where: tuple[str, ...], paths: set[tuple[str, ...]]) -> bool:
     """True when ``where`` is one of ``paths``, or inside or above one of them (the same value's problem)."""
-    return any(where[:len(p)] == p or p[:len(where)] == where for p in paths)
+    return any(where[: len(p)] == p or p[: len(where)] == where for p in paths)
 
 
 def _read_yaml(path: Path) -> Any:
@@ -67,7 +69,9 @@ def _read_yaml(path: Path) -> Any:
     except OSError as exc:
         raise ProfileError(path, [f"(file): cannot read it ({exc.strerror}); check the path"]) from None
     except UnicodeDecodeError as exc:
-        raise ProfileError(path, [f"(file): not UTF-8 text (byte {exc.start + 1}); save the profile as UTF-8"]) from None
+        raise ProfileError(
+            path, [f"(file): not UTF-8 text (byte {exc.start + 1}); save the profile as UTF-8"]
+        ) from None
     try:
         data = yaml.load(text, Loader=_ProfileLoader)  # noqa: S506 - a SafeLoader, see below
     except yaml.YAMLError as exc:  # only the position and the problem: the snippet could hold anything
@@ -101,8 +105,9 @@ class _ProfileLoader(yaml.SafeLoader):
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                raise yaml.composer.ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep",
-                                                  self.peek_event().start_mark)
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark
+                )
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -111,7 +116,8 @@ class _ProfileLoader(yaml.SafeLoader):
         super().flatten_mapping(node)
         if len(node.value) > MAX_KEYS:
             raise yaml.constructor.ConstructorError(
-                None, None, f"a mapping with more than {MAX_KEYS} keys (after merging << keys)", node.start_mark)
+                None, None, f"a mapping with more than {MAX_KEYS} keys (after merging << keys)", node.start_mark
+            )
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         if isinstance(node, yaml.MappingNode):  # before merging: a key may override one merged in by <<
@@ -127,7 +133,8 @@ class _ProfileLoader(yaml.SafeLoader):
                     continue
                 if duplicate:
                     raise yaml.constructor.ConstructorError(
-                        None, None, f"duplicate key {_short(key)!r} (only one may be given)", key_node.start_mark)
+                        None, None, f"duplicate key {_short(key)!r} (only one may be given)", key_node.start_mark
+                    )
         return super().construct_mapping(node, deep=deep)
 
     def construct_scalar(self, node: Any) -> Any:
@@ -136,8 +143,8 @@ class _ProfileLoader(yaml.SafeLoader):
             value.encode("utf-8")
         except UnicodeEncodeError:  # "\ud800" in a double-quoted string: no file name or JAAS value can hold it
             raise yaml.constructor.ConstructorError(
-                None, None, "a \\uD800-\\uDFFF escape (half of a UTF-16 pair) is not a character",
-                node.start_mark) from None
+                None, None, "a \\uD800-\\uDFFF escape (half of a UTF-16 pair) is not a character", node.start_mark
+            ) from None
         return value
 
     def construct_object(self, node: Any, deep: bool = False) -> Any:
@@ -148,8 +155,12 @@ class _ProfileLoader(yaml.SafeLoader):
         except Exception:  # noqa: BLE001 - PyYAML's scalar constructors fail in many ways on odd input:
             # int("9" * 5000), date(2001, 2, 30), "!!int" alone (IndexError), "!!bool" alone (KeyError) ...
             raise yaml.constructor.ConstructorError(
-                None, None, f"not a valid {node.tag.rsplit(':', 1)[-1]} (empty, too large, or a date that "
-                "does not exist); quote it to make it a string", node.start_mark) from None
+                None,
+                None,
+                f"not a valid {node.tag.rsplit(':', 1)[-1]} (empty, too large, or a date that "
+                "does not exist); quote it to make it a string",
+                node.start_mark,
+            ) from None
 
 
 def format_problem(error: dict[str, Any]) -> str:
@@ -243,8 +254,10 @@ def profile_warnings(profile: Profile) -> list[str]:
                 warnings.append(f"{side}.sasl.keytab: {exposure}; run {keytab_fix(cluster.sasl.keytab)}")
         kind = cluster.tls.truststore_type if cluster.tls else None
         if kind not in (None, "PEM"):
-            warnings.append(f"{side}.tls.ca: librdkafka (kcat) cannot read a {kind} truststore; "
-                            "also provide the CA as PEM to use librdkafka.conf")
+            warnings.append(
+                f"{side}.tls.ca: librdkafka (kcat) cannot read a {kind} truststore; "
+                "also provide the CA as PEM to use librdkafka.conf"
+            )
     if profile.uses_kerberos and profile.kerberos is None:
         warnings.append("kerberos: not set, so clients use the system krb5.conf; declare realms or krb5_conf")
     return [printable(warning) for warning in warnings]

@@ -27,8 +27,10 @@ OptionValue = Union[str, int, float, bool]
 MECHANISMS = ("GSSAPI", "SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN", "OAUTHBEARER")
 # Keys an extra client option may not set: the profile's security and bootstrap settings own them.
 # Config providers too: with one, any setting could be replaced at start by what a file or variable holds.
-PROTECTED_OPTION = re.compile(r"^(bootstrap\.servers|security\.protocol|sasl\..*|ssl\..*|client\.dns\.lookup"
-                              r"|config\.providers(\..*)?)$")
+PROTECTED_OPTION = re.compile(
+    r"^(bootstrap\.servers|security\.protocol|sasl\..*|ssl\..*|client\.dns\.lookup"
+    r"|config\.providers(\..*)?)$"
+)
 # Spark conf the profile owns: the connector jars, and Spark's own Kafka clusters (they carry SASL settings).
 PROTECTED_SPARK_CONF = re.compile(r"^(spark\.jars|spark\.kafka\..*)$")
 
@@ -65,8 +67,11 @@ def _check_kafka_principal(value: str | None) -> str | None:
 
 
 class _SaslBase(Strict):
-    kafka_principal: str | None = Field(None, description="principal the authorizer sees, e.g. User:mirror; "
-                                        "without it, derived as the brokers derive it (principal_mapping)")
+    kafka_principal: str | None = Field(
+        None,
+        description="principal the authorizer sees, e.g. User:mirror; "
+        "without it, derived as the brokers derive it (principal_mapping)",
+    )
 
     _check_principal = field_validator("kafka_principal")(_check_kafka_principal)
 
@@ -107,8 +112,11 @@ class OAuthSasl(_SaslBase):
     client_secret: Secret
     token_endpoint_url: str = Field(pattern=r"^https?://\S+$")
     scope: str | None = None
-    token_endpoint_ca: InputFile | None = Field(None, description="PEM CA bundle the token endpoint's certificate "
-                                                "chains to; unset, the system's (and the JVM's) trusted CAs")
+    token_endpoint_ca: InputFile | None = Field(
+        None,
+        description="PEM CA bundle the token endpoint's certificate "
+        "chains to; unset, the system's (and the JVM's) trusted CAs",
+    )
 
     def authorizer_principal(self, mapping: PrincipalMapping) -> str:
         # The broker sees the token's subject; for client-credentials tokens that is usually the client id.
@@ -129,10 +137,14 @@ class Tls(Strict):
     @model_validator(mode="after")
     def _pairs(self) -> Tls:
         if (self.certificate is None) != (self.key is None):
-            raise Problem("key" if self.key is None else "certificate",
-                          "mutual TLS needs both certificate and key; give both or neither")
+            raise Problem(
+                "key" if self.key is None else "certificate",
+                "mutual TLS needs both certificate and key; give both or neither",
+            )
         if self.ca is not None and truststore_type(self.ca) != "PEM" and self.truststore_password is None:
-            raise Problem("truststore_password", "a JKS/PKCS12 truststore needs truststore_password (env:NAME or file:/path)")
+            raise Problem(
+                "truststore_password", "a JKS/PKCS12 truststore needs truststore_password (env:NAME or file:/path)"
+            )
         return self
 
     @property
@@ -171,21 +183,30 @@ class PrincipalMapping(Strict):
     """How the cluster's brokers turn the mirror's identity into the principal their authorizer sees: their
     settings, copied from server.properties. ACLs, pre-flight and the audit all use the principal they give."""
 
-    default_realm: Krb5Name | None = Field(None, description="the brokers' Kerberos default realm (default_realm "
-                                           "of their krb5.conf): DEFAULT maps only names of this realm; unset, the "
-                                           "realm of sasl.principal")
-    principal_to_local_rules: list[str] = Field(default_factory=lambda: ["DEFAULT"], description="the brokers' "
-                                                "sasl.kerberos.principal.to.local.rules, one rule per item")
-    ssl_principal_mapping_rules: str = Field("DEFAULT", description="the brokers' ssl.principal.mapping.rules, "
-                                             "as written in their server.properties")
+    default_realm: Krb5Name | None = Field(
+        None,
+        description="the brokers' Kerberos default realm (default_realm "
+        "of their krb5.conf): DEFAULT maps only names of this realm; unset, the "
+        "realm of sasl.principal",
+    )
+    principal_to_local_rules: list[str] = Field(
+        default_factory=lambda: ["DEFAULT"],
+        description="the brokers' sasl.kerberos.principal.to.local.rules, one rule per item",
+    )
+    ssl_principal_mapping_rules: str = Field(
+        "DEFAULT", description="the brokers' ssl.principal.mapping.rules, as written in their server.properties"
+    )
 
     @field_validator("principal_to_local_rules")
     @classmethod
     def _kerberos_rules(cls, value: list[str]) -> list[str]:
         for index, rule in enumerate(value):
             if "," in rule:
-                raise Problem(str(index), "holds ',', which Kafka reads as the end of a rule (the setting is a "
-                                          "comma-separated list); write the regex without ','")
+                raise Problem(
+                    str(index),
+                    "holds ',', which Kafka reads as the end of a rule (the setting is a "
+                    "comma-separated list); write the regex without ','",
+                )
         _rule_problem(lambda: kafka_names.parse_kerberos_rules(value, ""))
         return value
 
@@ -198,25 +219,40 @@ class PrincipalMapping(Strict):
     def kerberos_name(self, principal: str) -> str:
         """The short name the brokers give ``principal`` (its realm is the default realm unless one is set)."""
         realm = self.default_realm or parse_principal(principal).realm
-        return _mapped(KERBEROS_RULES, principal, lambda: kafka_names.kerberos_short_name(
-            principal, self.principal_to_local_rules, realm), self._kerberos_fix(principal, realm))
+        return _mapped(
+            KERBEROS_RULES,
+            principal,
+            lambda: kafka_names.kerberos_short_name(principal, self.principal_to_local_rules, realm),
+            self._kerberos_fix(principal, realm),
+        )
 
     def ssl_name(self, subject: str) -> str:
         """The name the brokers give a client certificate whose subject (RFC 2253) is ``subject``."""
-        return _mapped(SSL_RULES, f"the certificate subject {subject}", lambda: kafka_names.ssl_principal_name(
-            subject, self.ssl_principal_mapping_rules), "add a rule for it (e.g. RULE:^CN=([^,]*),.*$/$1/) or DEFAULT "
-            "to the brokers' ssl.principal.mapping.rules and here")
+        return _mapped(
+            SSL_RULES,
+            f"the certificate subject {subject}",
+            lambda: kafka_names.ssl_principal_name(subject, self.ssl_principal_mapping_rules),
+            "add a rule for it (e.g. RULE:^CN=([^,]*),.*$/$1/) or DEFAULT "
+            "to the brokers' ssl.principal.mapping.rules and here",
+        )
 
     def _kerberos_fix(self, principal: str, realm: str) -> str:
         name = parse_principal(principal)
         escaped = re.sub(r"([^A-Za-z0-9])", r"\\\1", name.realm)  # Java reads \. as a literal '.'
-        example = (f"RULE:[{1 if name.instance is None else 2}:$1{'' if name.instance is None else '/$2'}@$0]"
-                   f"(.*@{escaped})s/@.*//")
-        default = (f" (DEFAULT maps only the brokers' default realm {realm})"
-                   if name.realm != realm and "DEFAULT" in self.principal_to_local_rules else "")
-        return (f"{default}; add the brokers' rule for it (e.g. {example}) to their "
-                "sasl.kerberos.principal.to.local.rules and here, or set principal_mapping.default_realm to the "
-                "brokers' default realm")
+        example = (
+            f"RULE:[{1 if name.instance is None else 2}:$1{'' if name.instance is None else '/$2'}@$0]"
+            f"(.*@{escaped})s/@.*//"
+        )
+        default = (
+            f" (DEFAULT maps only the brokers' default realm {realm})"
+            if name.realm != realm and "DEFAULT" in self.principal_to_local_rules
+            else ""
+        )
+        return (
+            f"{default}; add the brokers' rule for it (e.g. {example}) to their "
+            "sasl.kerberos.principal.to.local.rules and here, or set principal_mapping.default_realm to the "
+            "brokers' default realm"
+        )
 
 
 def _rule_problem(parse: Any) -> None:
@@ -224,8 +260,9 @@ def _rule_problem(parse: Any) -> None:
     try:
         parse()
     except kafka_names.UnsupportedRule as exc:
-        raise Problem(str(exc.index), f"{exc}; rewrite it, or set sasl.kafka_principal to the principal the "
-                                      "brokers give") from None
+        raise Problem(
+            str(exc.index), f"{exc}; rewrite it, or set sasl.kafka_principal to the principal the brokers give"
+        ) from None
     except kafka_names.NameRuleError as exc:
         raise ValueError(f"{exc}; Kafka's brokers would not start with it") from None
 
@@ -234,17 +271,23 @@ def _mapped(field: str, what: str, compute: Any, fix: str) -> str:
     try:
         name = compute()
     except kafka_names.UnsupportedRule as exc:
-        raise UnmappedPrincipal(field, f"{exc} (on {what}); rewrite the rule, or set sasl.kafka_principal to the "
-                                       "principal the brokers give") from None
+        raise UnmappedPrincipal(
+            field, f"{exc} (on {what}); rewrite the rule, or set sasl.kafka_principal to the principal the brokers give"
+        ) from None
     except kafka_names.NameRuleError as exc:
         if exc.java_error == "NoMatchingRule" and str(exc).startswith("no rule maps"):
-            raise UnmappedPrincipal(field, f"no rule maps {what} to a Kafka principal, so the brokers would "
-                                           f"refuse the mirror's login{fix}") from None
-        raise UnmappedPrincipal(field, f"the brokers' rules fail on {what}: {exc} (Kafka: {exc.java_error}), so "
-                                       "they would refuse the mirror's login; fix the rule") from None
+            raise UnmappedPrincipal(
+                field, f"no rule maps {what} to a Kafka principal, so the brokers would refuse the mirror's login{fix}"
+            ) from None
+        raise UnmappedPrincipal(
+            field,
+            f"the brokers' rules fail on {what}: {exc} (Kafka: {exc.java_error}), so "
+            "they would refuse the mirror's login; fix the rule",
+        ) from None
     if not name:
-        raise UnmappedPrincipal(field, f"the brokers' rules map {what} to an empty name, which no ACL can name; "
-                                       "fix the rule")
+        raise UnmappedPrincipal(
+            field, f"the brokers' rules map {what} to an empty name, which no ACL can name; fix the rule"
+        )
     return name
 
 
@@ -255,8 +298,9 @@ class Cluster(Strict):
     sasl: Sasl | None = None
     tls: Tls | None = None
     client_options: dict[str, OptionValue] = Field(default_factory=dict, description="extra Java client options")
-    principal_mapping: PrincipalMapping = Field(default_factory=PrincipalMapping,
-                                                description="how the brokers name the mirror's identity")
+    principal_mapping: PrincipalMapping = Field(
+        default_factory=PrincipalMapping, description="how the brokers name the mirror's identity"
+    )
 
     @field_validator("bootstrap_servers")
     @classmethod
@@ -287,8 +331,12 @@ class Cluster(Strict):
     @field_validator("client_options")
     @classmethod
     def _client_options(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
-        return _option_keys(value, protected_option, "overrides a security or bootstrap setting the profile owns; "
-                            "set it through bootstrap_servers, security_protocol, sasl or tls instead")
+        return _option_keys(
+            value,
+            protected_option,
+            "overrides a security or bootstrap setting the profile owns; "
+            "set it through bootstrap_servers, security_protocol, sasl or tls instead",
+        )
 
     @model_validator(mode="after")
     def _principal_mapped(self, info: ValidationInfo) -> Cluster:
@@ -322,8 +370,10 @@ class Cluster(Strict):
             return None
         if isinstance(self.sasl, GssapiSasl) and not self.sasl.kafka_principal:
             realm = mapping.default_realm or self.sasl.realm
-            return (f"{self.sasl.principal} by sasl.kerberos.principal.to.local.rules="
-                    f"{','.join(mapping.principal_to_local_rules)} (default realm {realm})")
+            return (
+                f"{self.sasl.principal} by sasl.kerberos.principal.to.local.rules="
+                f"{','.join(mapping.principal_to_local_rules)} (default realm {realm})"
+            )
         if self.sasl is None and self.tls_settings.mutual:
             return f"the certificate's subject by ssl.principal.mapping.rules={mapping.ssl_principal_mapping_rules}"
         return None
@@ -377,7 +427,9 @@ class Kerberos(Strict):
         if self.krb5_conf is not None and self.realms:
             raise Problem("realms", "give either krb5_conf or realms, not both")
         if self.default_realm and self.realms and self.default_realm not in self.realms:
-            raise Problem("default_realm", f"{self.default_realm} is not one of the realms declared ({', '.join(self.realms)})")
+            raise Problem(
+                "default_realm", f"{self.default_realm} is not one of the realms declared ({', '.join(self.realms)})"
+            )
         return self
 
 
@@ -424,16 +476,21 @@ def _check_template(template: str | None) -> None:
         raise ValueError("rule template needs a template, e.g. mirror.{topic}")
     how = "use placeholders {topic}, {source_alias}, {target_alias}"
     try:
-        fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template)
-                  if name is not None]
+        fields = [
+            (name, spec, conversion)
+            for _, name, spec, conversion in string.Formatter().parse(template)
+            if name is not None
+        ]
     except ValueError as exc:
         raise ValueError(f"template does not parse ({exc}); {how}") from None
     for name, spec, conversion in fields:
         # Only bare names: a format spec ({topic:>999999999}) or conversion would run for every topic.
         if name not in TEMPLATE_FIELDS or spec or conversion:
             shown = name if len(name) <= 40 else name[:40] + "..."
-            raise ValueError(f"template does not parse (placeholder {{{shown}}} is not one of ours, or has a "
-                             f"format spec or conversion); {how}")
+            raise ValueError(
+                f"template does not parse (placeholder {{{shown}}} is not one of ours, or has a "
+                f"format spec or conversion); {how}"
+            )
     if "topic" not in {name for name, _, _ in fields}:
         raise ValueError("template must contain {topic}, or every topic would land in the same target topic")
     if not topics.LEGAL_TOPIC.match(template.format(topic="t", source_alias="s", target_alias="d")):
@@ -463,10 +520,15 @@ class Delivery(Strict):
     @model_validator(mode="after")
     def _transactions_need_idempotence(self) -> Delivery:
         if self.exactly_once and self.acks not in ("all", "-1"):
-            raise Problem("acks", "exactly_once needs acks: all (Kafka's transactions require it); drop acks or set all")
+            raise Problem(
+                "acks", "exactly_once needs acks: all (Kafka's transactions require it); drop acks or set all"
+            )
         if self.exactly_once and not self.enable_idempotence:
-            raise Problem("enable_idempotence", "exactly_once needs enable_idempotence: true (transactions are "
-                          "idempotent); drop enable_idempotence or set it true")
+            raise Problem(
+                "enable_idempotence",
+                "exactly_once needs enable_idempotence: true (transactions are "
+                "idempotent); drop enable_idempotence or set it true",
+            )
         return self
 
     @property
@@ -483,8 +545,11 @@ class Spark(Strict):
     @field_validator("conf")
     @classmethod
     def _conf(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
-        return _option_keys(value, PROTECTED_SPARK_CONF.match, "is rendered from the profile (connector jars, Kafka "
-                            "security); change the profile instead")
+        return _option_keys(
+            value,
+            PROTECTED_SPARK_CONF.match,
+            "is rendered from the profile (connector jars, Kafka security); change the profile instead",
+        )
 
     @property
     def is_local(self) -> bool:
@@ -505,8 +570,11 @@ class MirrorMaker2(Strict):
     @field_validator("properties")
     @classmethod
     def _not_security(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
-        return _option_keys(value, lambda key: protected_option(key) or key.lower() == "clusters",
-                            "is rendered from the profile (clusters, flows, security); change the profile instead")
+        return _option_keys(
+            value,
+            lambda key: protected_option(key) or key.lower() == "clusters",
+            "is rendered from the profile (clusters, flows, security); change the profile instead",
+        )
 
 
 KeepPartition = Literal["auto"] | bool
@@ -554,11 +622,15 @@ class Hadoop(Strict):
     """A Hadoop cluster the job runs on (YARN) or checkpoints to (HDFS): its client configuration and the Kerberos
     identity Spark logs in with to obtain and renew HDFS delegation tokens (``--principal``/``--keytab``)."""
 
-    conf_dir: Path | None = Field(None, description="the cluster's client configuration folder (its *-site.xml "
-                                  "files are read and rendered again into the output's hadoop/ folder)")
-    properties: dict[str, dict[str, OptionValue]] = Field(default_factory=dict, description="per file "
-                                                          "(core-site.xml, hdfs-site.xml, yarn-site.xml): properties "
-                                                          "set over the folder's")
+    conf_dir: Path | None = Field(
+        None,
+        description="the cluster's client configuration folder (its *-site.xml "
+        "files are read and rendered again into the output's hadoop/ folder)",
+    )
+    properties: dict[str, dict[str, OptionValue]] = Field(
+        default_factory=dict,
+        description="per file (core-site.xml, hdfs-site.xml, yarn-site.xml): properties set over the folder's",
+    )
     principal: str = Field(description="the Kerberos principal Spark logs in with for HDFS and YARN")
     keytab: KeytabFile
 
@@ -576,8 +648,11 @@ class Hadoop(Strict):
         base = (info.context or {}).get("base_dir")
         folder = value if value.is_absolute() or base is None else Path(base) / value
         if not folder.is_dir() or not any(folder.glob("*-site.xml")):
-            raise Problem("conf_dir", f"{folder} is not a folder holding *-site.xml files; point it at the cluster's "
-                          "client configuration (e.g. /etc/hadoop/conf)")
+            raise Problem(
+                "conf_dir",
+                f"{folder} is not a folder holding *-site.xml files; point it at the cluster's "
+                "client configuration (e.g. /etc/hadoop/conf)",
+            )
         return Path(policy.check(str(folder)))
 
     @field_validator("properties")
@@ -594,8 +669,11 @@ class Hadoop(Strict):
     @model_validator(mode="after")
     def _something(self) -> Hadoop:
         if self.conf_dir is None and not self.properties:
-            raise Problem("conf_dir", "the hadoop section needs conf_dir or properties (at least fs.defaultFS in "
-                          "core-site.xml and the ResourceManager's addresses in yarn-site.xml)")
+            raise Problem(
+                "conf_dir",
+                "the hadoop section needs conf_dir or properties (at least fs.defaultFS in "
+                "core-site.xml and the ResourceManager's addresses in yarn-site.xml)",
+            )
         return self
 
 
@@ -614,7 +692,9 @@ class Profile(Strict):
     def _realm_declared(cls, cluster: Cluster, info: ValidationInfo) -> Cluster:
         kerberos = info.data.get("kerberos")
         if cluster.realm and kerberos and kerberos.realms and cluster.realm not in kerberos.realms:
-            raise Problem("sasl.principal", f"realm {cluster.realm} is not declared under kerberos.realms; add it there")
+            raise Problem(
+                "sasl.principal", f"realm {cluster.realm} is not declared under kerberos.realms; add it there"
+            )
         if info.field_name == "target" and "source" in info.data and cluster.alias == info.data["source"].alias:
             raise Problem("alias", "source and target need different aliases (MirrorMaker 2 names clusters by alias)")
         return cluster
@@ -635,7 +715,8 @@ class Profile(Strict):
         (the job builds its Spark expression from them, the ACLs see whether the topic comes last)."""
         marker = "\0"  # no alias or template holds it (the input policy refuses control characters)
         return self.mirror.rename.template_text.format(
-            topic=marker, source_alias=self.source.alias, target_alias=self.target.alias).split(marker)
+            topic=marker, source_alias=self.source.alias, target_alias=self.target.alias
+        ).split(marker)
 
     def target_topic(self, topic: str) -> str:
         """The name ``topic`` gets on the target cluster under the profile's rename rule."""

@@ -21,9 +21,20 @@ from typing import Any
 FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 OPTION_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # a Kafka, Spark or MirrorMaker 2 configuration key
 
-_NAMES = {"\x00": "NUL", "\t": "a tab", "\n": "a line feed", "\r": "a carriage return", "\x0b": "a vertical tab",
-          "\x0c": "a form feed", "\x1b": "an escape", "\x7f": "DEL", "\x85": "a next-line (NEL)",
-          "\u2028": "a line separator", "\u2029": "a paragraph separator", "\ufeff": "a byte-order mark"}
+_NAMES = {
+    "\x00": "NUL",
+    "\t": "a tab",
+    "\n": "a line feed",
+    "\r": "a carriage return",
+    "\x0b": "a vertical tab",
+    "\x0c": "a form feed",
+    "\x1b": "an escape",
+    "\x7f": "DEL",
+    "\x85": "a next-line (NEL)",
+    "\u2028": "a line separator",
+    "\u2029": "a paragraph separator",
+    "\ufeff": "a byte-order mark",
+}
 
 
 def describe(char: str) -> str:
@@ -41,8 +52,10 @@ def problem(text: str) -> str | None:
     match = FORBIDDEN.search(text)
     if match is None:
         return None
-    return (f"contains {describe(match.group())} at character {match.start() + 1}, which no rendered file can "
-            "carry safely; remove it")
+    return (
+        f"contains {describe(match.group())} at character {match.start() + 1}, which no rendered file can "
+        "carry safely; remove it"
+    )
 
 
 def check(text: str) -> str:
@@ -52,8 +65,9 @@ def check(text: str) -> str:
     return text
 
 
-def tree_problems(data: Any, path: tuple[str, ...] = (), _seen: set[int] | None = None) \
-        -> list[tuple[tuple[str, ...], str]]:
+def tree_problems(
+    data: Any, path: tuple[str, ...] = (), _seen: set[int] | None = None
+) -> list[tuple[tuple[str, ...], str]]:
     """Every policy problem in the loaded YAML ``data``: (field path, sentence), keys and values alike. YAML aliases
     can share one container many times over (a "billion laughs") or make a list contain itself (``a: &x [*x]``):
     each container is walked once, under the first path that reaches it (the model refuses such values itself)."""

@@ -28,13 +28,16 @@ def parse_principal(text: str) -> KerberosName:
     match = _PRINCIPAL.match(text)
     if match is None:
         if "@" not in text:
-            raise ValueError("principal has no realm; write it in full as name/host@REALM (e.g. mirror/host@EXAMPLE.COM)")
+            raise ValueError(
+                "principal has no realm; write it in full as name/host@REALM (e.g. mirror/host@EXAMPLE.COM)"
+            )
         raise ValueError("not a Kerberos principal; write it as name@REALM or name/host@REALM")
     return KerberosName(match["primary"], match["instance"], match["realm"])
 
 
-def kafka_principal_for_kerberos(principal: str, rules: Sequence[str] = ("DEFAULT",),
-                                 default_realm: str | None = None) -> str:
+def kafka_principal_for_kerberos(
+    principal: str, rules: Sequence[str] = ("DEFAULT",), default_realm: str | None = None
+) -> str:
     """The principal Kafka's authorizer sees under the brokers' ``sasl.kerberos.principal.to.local.rules``.
 
     Kafka's DEFAULT rule keeps the first component of a name of the brokers' default realm only (here the

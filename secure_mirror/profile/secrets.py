@@ -71,14 +71,16 @@ class SecretRef:
 
     @classmethod
     def parse(cls, text: str, base_dir: Path | None = None) -> SecretRef:
-        if text.startswith(ENV_PREFIX) and text[len(ENV_PREFIX):]:
-            return cls("env", text[len(ENV_PREFIX):])
-        if text.startswith(FILE_PREFIX) and text[len(FILE_PREFIX):]:
-            path = Path(text[len(FILE_PREFIX):])
+        if text.startswith(ENV_PREFIX) and text[len(ENV_PREFIX) :]:
+            return cls("env", text[len(ENV_PREFIX) :])
+        if text.startswith(FILE_PREFIX) and text[len(FILE_PREFIX) :]:
+            path = Path(text[len(FILE_PREFIX) :])
             try:
                 path = path.expanduser()
             except RuntimeError:  # ~user of an unknown user
-                raise ValueError(f"{text}: cannot expand {path.parts[0]} (no such user); write an absolute path") from None
+                raise ValueError(
+                    f"{text}: cannot expand {path.parts[0]} (no such user); write an absolute path"
+                ) from None
             return cls("file", str(path if path.is_absolute() or base_dir is None else base_dir / path))
         raise ValueError(f"not a secret reference; {HOW_TO_WRITE} (literal secrets are not allowed in a profile)")
 
@@ -125,13 +127,16 @@ class SecretRef:
             except OSError as exc:
                 raise SecretUnavailable(f"{self._short()}: cannot read it ({exc.strerror}); fix the file") from None
             except UnicodeDecodeError:  # the message would quote the bytes around the error: say only where
-                raise SecretUnavailable(f"{self._short()}: the secret is not UTF-8 text; rewrite the file "
-                                        "as UTF-8") from None
+                raise SecretUnavailable(
+                    f"{self._short()}: the secret is not UTF-8 text; rewrite the file as UTF-8"
+                ) from None
         if not _encodable(value):  # os.environ decodes undecodable bytes to lone surrogates
             raise SecretUnavailable(f"{self._short()}: the secret is not valid UTF-8 text; set it again as UTF-8")
         if (match := policy.FORBIDDEN.search(value)) is not None:  # where, never what: the value is the secret
-            raise SecretUnavailable(f"{self._short()}: the secret contains {policy.describe(match.group())}, which "
-                                    "no client configuration can carry safely; set a secret without it")
+            raise SecretUnavailable(
+                f"{self._short()}: the secret contains {policy.describe(match.group())}, which "
+                "no client configuration can carry safely; set a secret without it"
+            )
         return value
 
 

@@ -10,6 +10,17 @@ from secure_mirror.render.encoders import jaas as jaas_quote
 from secure_mirror.render.tree import RenderedFile, render_all, render_files
 
 __all__ = [
-    "RenderedFile", "UnrepresentableValue", "acls", "jaas", "jaas_quote", "java_properties", "krb5",
-    "librdkafka", "mm2", "render_all", "render_files", "spark", "templating",
+    "RenderedFile",
+    "UnrepresentableValue",
+    "acls",
+    "jaas",
+    "jaas_quote",
+    "java_properties",
+    "krb5",
+    "librdkafka",
+    "mm2",
+    "render_all",
+    "render_files",
+    "spark",
+    "templating",
 ]

@@ -38,8 +38,16 @@ class AclPlan:
     unresolved: list[str] = field(default_factory=list)
 
     def allow(self, operations: tuple[str, ...], resource_type: str, name: str, pattern: str) -> None:
-        self.bindings.extend(Acl(principal=self.principal, operation=op, resource_type=resource_type,
-                                 resource_name=name, pattern_type=pattern) for op in operations)
+        self.bindings.extend(
+            Acl(
+                principal=self.principal,
+                operation=op,
+                resource_type=resource_type,
+                resource_name=name,
+                pattern_type=pattern,
+            )
+            for op in operations
+        )
 
     def to_json(self) -> str:
         return json_text([binding.to_dict() for binding in self.bindings])
@@ -84,8 +92,9 @@ def _target_topics(plan: AclPlan, profile: Profile, operations: tuple[str, ...])
 
 
 def source_acls(profile: Profile) -> AclPlan:
-    plan = _source_topics(AclPlan("source", profile.source, kafka_principal(profile.source)), profile,
-                          SOURCE_TOPIC_OPERATIONS)
+    plan = _source_topics(
+        AclPlan("source", profile.source, kafka_principal(profile.source)), profile, SOURCE_TOPIC_OPERATIONS
+    )
     plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
     return plan
 
@@ -94,8 +103,11 @@ def target_acls(profile: Profile) -> AclPlan:
     """With exactly_once the READ grants also serve the sink: it commits each source partition's position to a
     group named ``<transactional prefix>-eos-...`` for partition 0 of the target topic (docs/exactly-once.md), and
     its transactional ids need WRITE and DESCRIBE on that prefix."""
-    plan = _target_topics(AclPlan("target", profile.target, kafka_principal(profile.target)), profile,
-                          TARGET_TOPIC_OPERATIONS + VERIFY_TOPIC_OPERATIONS)
+    plan = _target_topics(
+        AclPlan("target", profile.target, kafka_principal(profile.target)),
+        profile,
+        TARGET_TOPIC_OPERATIONS + VERIFY_TOPIC_OPERATIONS,
+    )
     plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
     if profile.mirror.delivery.exactly_once:
         plan.allow(TRANSACTIONAL_ID_OPERATIONS, "TRANSACTIONAL_ID", profile.transactional_prefix, "PREFIXED")
@@ -114,15 +126,20 @@ def _offset_syncs(plan: AclPlan, profile: Profile) -> AclPlan:
     location = str(profile.mirror.mm2.properties.get("offset-syncs.topic.location", "source")).lower()
     if location == plan.side:
         sep = mm2_internal_separator(profile)
-        plan.allow(MM2_INTERNAL_TOPIC_OPERATIONS, "TOPIC",
-                   f"mm2-offset-syncs{sep}{profile.target.alias}{sep}internal", "LITERAL")
+        plan.allow(
+            MM2_INTERNAL_TOPIC_OPERATIONS,
+            "TOPIC",
+            f"mm2-offset-syncs{sep}{profile.target.alias}{sep}internal",
+            "LITERAL",
+        )
     return plan
 
 
 def mm2_source_acls(profile: Profile) -> AclPlan:
     """MirrorMaker 2 on the source: read the selected topics and their configs, and its offset-syncs topic."""
-    plan = _source_topics(AclPlan("source", profile.source, kafka_principal(profile.source)), profile,
-                          MM2_SOURCE_TOPIC_OPERATIONS)
+    plan = _source_topics(
+        AclPlan("source", profile.source, kafka_principal(profile.source)), profile, MM2_SOURCE_TOPIC_OPERATIONS
+    )
     return _offset_syncs(plan, profile)
 
 
@@ -130,11 +147,15 @@ def mm2_target_acls(profile: Profile) -> AclPlan:
     """MirrorMaker 2 on the target (dedicated mode): create and write the mirrored topics and copy their
     configs; its heartbeats and checkpoints topics; the Connect worker's configs/offsets/status topics and
     its group ``<source alias>-mm2``."""
-    plan = _target_topics(AclPlan("target", profile.target, kafka_principal(profile.target)), profile,
-                          MM2_TARGET_TOPIC_OPERATIONS)
+    plan = _target_topics(
+        AclPlan("target", profile.target, kafka_principal(profile.target)), profile, MM2_TARGET_TOPIC_OPERATIONS
+    )
     alias, sep = profile.source.alias, mm2_internal_separator(profile)
-    internal = ["heartbeats", f"{alias}{sep}checkpoints{sep}internal",
-                *(f"mm2-{kind}.{alias}.internal" for kind in ("configs", "offsets", "status"))]
+    internal = [
+        "heartbeats",
+        f"{alias}{sep}checkpoints{sep}internal",
+        *(f"mm2-{kind}.{alias}.internal" for kind in ("configs", "offsets", "status")),
+    ]
     for name in internal:
         plan.allow(MM2_INTERNAL_TOPIC_OPERATIONS, "TOPIC", name, "LITERAL")
     plan.allow(("READ", "DESCRIBE"), "GROUP", f"{alias}-mm2", "LITERAL")
@@ -146,5 +167,9 @@ templating.register_filter("acl_arguments", lambda acl: kafka_acls_arguments(acl
 
 def apply_acls_script(profile: Profile, out_dir: Path) -> str:
     plans = [source_acls(profile), target_acls(profile)]
-    return templating.render("templates/apply-acls.sh.j2", plans=plans, out_dir=str(out_dir),
-                             kerberos=any(isinstance(plan.cluster.sasl, GssapiSasl) for plan in plans))
+    return templating.render(
+        "templates/apply-acls.sh.j2",
+        plans=plans,
+        out_dir=str(out_dir),
+        kerberos=any(isinstance(plan.cluster.sasl, GssapiSasl) for plan in plans),
+    )

@@ -79,7 +79,7 @@ def _escape(text: str, specials: str) -> str:
             out.append(char)
         else:  # Properties.load(InputStream) reads ISO-8859-1: everything else as UTF-16 \uXXXX units
             encoded = char.encode("utf-16-be")
-            out.extend(f"\\u{encoded[i:i + 2].hex()}" for i in range(0, len(encoded), 2))
+            out.extend(f"\\u{encoded[i : i + 2].hex()}" for i in range(0, len(encoded), 2))
     return "".join(out)
 
 
@@ -202,7 +202,9 @@ _XML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&ap
 
 def _xml_text(value: object, field: str, hadoop_syntax: bool = False) -> str:
     text = _policy(value, field, "a Hadoop configuration file")
-    if "${" in text and not hadoop_syntax:  # Configuration.get expands ${name} from other properties and system properties
+    if (
+        "${" in text and not hadoop_syntax
+    ):  # Configuration.get expands ${name} from other properties and system properties
         raise _refuse(field, "'${' (Hadoop's Configuration expands it as a variable)", "a Hadoop configuration file")
     return "".join(_XML_ESCAPES.get(char, char) for char in text)
 
@@ -251,10 +253,21 @@ def md(value: object) -> str:
 
 
 for _name, _function in {
-    "sh": sh, "sh_comment": sh_comment, "properties_key": properties_key, "properties_value": properties_value,
-    "properties_comment": properties_comment, "jaas": jaas, "jaas_comment": jaas_comment,
-    "rdkafka_comment": rdkafka_comment, "krb5_tag": krb5_tag, "krb5_value": krb5_value,
-    "krb5_comment": krb5_comment, "jvm_option": jvm_option, "md": md, "hadoop_xml_name": hadoop_xml_name,
-    "hadoop_xml_value": hadoop_xml_value, "xml_comment": xml_comment,
+    "sh": sh,
+    "sh_comment": sh_comment,
+    "properties_key": properties_key,
+    "properties_value": properties_value,
+    "properties_comment": properties_comment,
+    "jaas": jaas,
+    "jaas_comment": jaas_comment,
+    "rdkafka_comment": rdkafka_comment,
+    "krb5_tag": krb5_tag,
+    "krb5_value": krb5_value,
+    "krb5_comment": krb5_comment,
+    "jvm_option": jvm_option,
+    "md": md,
+    "hadoop_xml_name": hadoop_xml_name,
+    "hadoop_xml_value": hadoop_xml_value,
+    "xml_comment": xml_comment,
 }.items():
     templating.register_filter(_name, _function)

@@ -15,8 +15,9 @@ from secure_mirror.render import templating
 FOLDER = "hadoop"
 
 
-def site_xml(file: str, properties: Mapping[str, object], purpose: str,
-             cluster_values: frozenset[str] = frozenset()) -> str:
+def site_xml(
+    file: str, properties: Mapping[str, object], purpose: str, cluster_values: frozenset[str] = frozenset()
+) -> str:
     """The text of ``file`` (e.g. ``core-site.xml``) holding ``properties`` in the given order. Names in
     ``cluster_values`` were read from the cluster's own site files: their ``${...}`` keep Hadoop's meaning."""
     entries = [(name, value, name in cluster_values) for name, value in properties.items()]
@@ -28,8 +29,9 @@ def read_site_file(path: Path) -> dict[str, str]:
     try:
         root = ElementTree.parse(path).getroot()
     except (OSError, ElementTree.ParseError) as exc:
-        raise BadInputError(f"hadoop.conf_dir: {path} cannot be read as a Hadoop configuration file ({exc}); "
-                            "fix or remove it") from None
+        raise BadInputError(
+            f"hadoop.conf_dir: {path} cannot be read as a Hadoop configuration file ({exc}); fix or remove it"
+        ) from None
     properties = {}
     for prop in root.iter("property"):
         name, value = prop.findtext("name"), prop.findtext("value")
@@ -49,6 +51,12 @@ def site_files(hadoop: Hadoop) -> dict[str, str]:
     for name, properties in hadoop.properties.items():
         files.setdefault(name, {}).update(properties)
         from_cluster.get(name, set()).difference_update(properties)
-    return {name: site_xml(name, properties, f"{name} for the mirror job's Hadoop client, rendered by secure-mirror",
-                           frozenset(from_cluster.get(name, ())))
-            for name, properties in files.items()}
+    return {
+        name: site_xml(
+            name,
+            properties,
+            f"{name} for the mirror job's Hadoop client, rendered by secure-mirror",
+            frozenset(from_cluster.get(name, ())),
+        )
+        for name, properties in files.items()
+    }

@@ -41,8 +41,12 @@ def _login_options(sasl: GssapiSasl | PasswordSasl | OAuthSasl, keytab: str | No
     if isinstance(sasl, PasswordSasl):
         return {"username": sasl.username, "password": sasl.password.resolve()}
     ca = str(sasl.token_endpoint_ca) if sasl.token_endpoint_ca is not None else None
-    return {"client_id": sasl.client_id, "client_secret": sasl.client_secret.resolve(), "scope": sasl.scope,
-            "token_endpoint_ca": ca}
+    return {
+        "client_id": sasl.client_id,
+        "client_secret": sasl.client_secret.resolve(),
+        "scope": sasl.scope,
+        "token_endpoint_ca": ca,
+    }
 
 
 def inline_jaas(cluster: Cluster, side: str, keytab: str | None = None) -> str:

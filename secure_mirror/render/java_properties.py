@@ -11,6 +11,8 @@ from secure_mirror.render.encoders import option_text
 from secure_mirror.render.jaas import inline_jaas
 
 OAUTH_CALLBACK_HANDLER = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
+
+
 def properties_text(settings: dict[str, object], header: list[str]) -> str:
     return templating.render("templates/java.properties.j2", settings=settings, header=header)
 

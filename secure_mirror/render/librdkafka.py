@@ -34,16 +34,24 @@ def librdkafka_config(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]
     return config
 
 
-def identity(cluster: Cluster, side: str, *, ccache: str | None = None,
-             krb5_config: str | None = None) -> KafkaIdentity:
+def identity(
+    cluster: Cluster, side: str, *, ccache: str | None = None, krb5_config: str | None = None
+) -> KafkaIdentity:
     """The side's identity for in-process librdkafka clients: the rendered configuration's settings, with its
     own credential cache (``ccache``) and ``krb5_config`` when given."""
     conf = {key: value for key, (value, _field) in librdkafka_config(cluster, side).items()}
     sasl = cluster.sasl
     if isinstance(sasl, OAuthSasl) and sasl.token_endpoint_ca is not None:  # see kafka/oauth.py
         conf = {key: value for key, value in conf.items() if not key.startswith("sasl.oauthbearer.")}
-        conf["oauth_cb"] = functools.partial(oauth.fetch_token, sasl.token_endpoint_url, sasl.client_id,
-                                             sasl.client_secret.resolve(), sasl.scope, str(sasl.token_endpoint_ca), 30.0)
+        conf["oauth_cb"] = functools.partial(
+            oauth.fetch_token,
+            sasl.token_endpoint_url,
+            sasl.client_id,
+            sasl.client_secret.resolve(),
+            sasl.scope,
+            str(sasl.token_endpoint_ca),
+            30.0,
+        )
     return KafkaIdentity(conf, krb5_config=krb5_config, ccache=ccache)
 
 
@@ -54,11 +62,15 @@ def _sasl(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
     config = {"sasl.mechanisms": (sasl.mechanism, f"{field}.mechanism")}
     if isinstance(sasl, GssapiSasl):
         if _SHELL_UNSAFE.search(str(sasl.keytab)):
-            raise UnrepresentableValue(f"{field}.keytab: the path contains \", $, ` or \\, which the kinit command "
-                                       "librdkafka runs through /bin/sh would interpret; move the keytab")
+            raise UnrepresentableValue(
+                f'{field}.keytab: the path contains ", $, ` or \\, which the kinit command '
+                "librdkafka runs through /bin/sh would interpret; move the keytab"
+            )
         if not _SHELL_WORD.match(sasl.principal):
-            raise UnrepresentableValue(f"{field}.principal: contains characters the kinit command librdkafka runs "
-                                       "through /bin/sh would interpret; use letters, digits and . _ @ / + = -")
+            raise UnrepresentableValue(
+                f"{field}.principal: contains characters the kinit command librdkafka runs "
+                "through /bin/sh would interpret; use letters, digits and . _ @ / + = -"
+            )
         config["sasl.kerberos.service.name"] = (sasl.service_name, f"{field}.service_name")
         config["sasl.kerberos.principal"] = (sasl.principal, f"{field}.principal")
         config["sasl.kerberos.keytab"] = (str(sasl.keytab), f"{field}.keytab")
@@ -82,7 +94,8 @@ def _tls(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
     tls, field = cluster.tls_settings, f"{side}.tls"
     config = {
         "ssl.endpoint.identification.algorithm": (
-            "https" if tls.hostname_verification else "none", f"{field}.hostname_verification"
+            "https" if tls.hostname_verification else "none",
+            f"{field}.hostname_verification",
         )
     }
     if tls.pem_ca is not None:

@@ -32,8 +32,10 @@ def replication_policy(profile: Profile) -> tuple[dict[str, str], str | None]:
         separator = template.removeprefix("{source_alias}").removesuffix("{topic}")
         if separator and "{" not in separator:
             return {"replication.policy.class": DEFAULT_POLICY, "replication.policy.separator": separator}, None
-    return {}, (f"the rename template {template!r} has no MirrorMaker 2 replication policy "
-                f"(only {{topic}} and {{source_alias}}<separator>{{topic}} do); this flow is disabled")
+    return {}, (
+        f"the rename template {template!r} has no MirrorMaker 2 replication policy "
+        f"(only {{topic}} and {{source_alias}}<separator>{{topic}} do); this flow is disabled"
+    )
 
 
 def mm2_settings(profile: Profile) -> tuple[dict[str, str], list[str]]:
@@ -46,24 +48,30 @@ def mm2_settings(profile: Profile) -> tuple[dict[str, str], list[str]]:
     for side, cluster in profile.clusters().items():
         connection = {**java_connection(cluster, side), **cluster.client_options}
         settings.update({f"{cluster.alias}.{key}": str(value) for key, value in connection.items()})
-    settings.update({
-        f"{flow}.enabled": "false" if problem else "true",
-        f"{flow}.topics": ",".join(selection.include),
-        f"{flow}.topics.exclude": ",".join([INTERNAL_TOPICS, *selection.exclude, *MM2_DEFAULT_EXCLUDES]),
-        f"{back}.enabled": "false",
-        f"{back}.emit.heartbeats.enabled": "false",
-        "sync.topic.acls.enabled": "false",
-        f"{target.alias}.producer.acks": profile.mirror.delivery.acks,
-        f"{target.alias}.producer.enable.idempotence": str(profile.mirror.delivery.enable_idempotence).lower(),
-        f"{target.alias}.producer.compression.type": profile.mirror.delivery.compression,
-        f"{target.alias}.producer.linger.ms": str(profile.mirror.delivery.linger_ms),
-        f"{target.alias}.producer.batch.size": str(profile.mirror.delivery.batch_size),
-        **policy,
-    })
+    settings.update(
+        {
+            f"{flow}.enabled": "false" if problem else "true",
+            f"{flow}.topics": ",".join(selection.include),
+            f"{flow}.topics.exclude": ",".join([INTERNAL_TOPICS, *selection.exclude, *MM2_DEFAULT_EXCLUDES]),
+            f"{back}.enabled": "false",
+            f"{back}.emit.heartbeats.enabled": "false",
+            "sync.topic.acls.enabled": "false",
+            f"{target.alias}.producer.acks": profile.mirror.delivery.acks,
+            f"{target.alias}.producer.enable.idempotence": str(profile.mirror.delivery.enable_idempotence).lower(),
+            f"{target.alias}.producer.compression.type": profile.mirror.delivery.compression,
+            f"{target.alias}.producer.linger.ms": str(profile.mirror.delivery.linger_ms),
+            f"{target.alias}.producer.batch.size": str(profile.mirror.delivery.batch_size),
+            **policy,
+        }
+    )
     factor = str(profile.mirror.mm2.replication_factor)
     settings.update({key: factor for key in REPLICATION_FACTOR_KEYS})
-    settings.update({key: str(value).lower() if isinstance(value, bool) else str(value)
-                     for key, value in profile.mirror.mm2.properties.items()})
+    settings.update(
+        {
+            key: str(value).lower() if isinstance(value, bool) else str(value)
+            for key, value in profile.mirror.mm2.properties.items()
+        }
+    )
     return settings, [problem] if problem else []
 
 

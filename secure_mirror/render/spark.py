@@ -48,13 +48,15 @@ def _kafka_options(cluster: Cluster, side: str, shipped: bool) -> dict[str, str]
 def source_options(profile: Profile) -> dict[str, str]:
     """Options for ``spark.readStream.format("kafka")``."""
     options = _kafka_options(profile.source, "source", ships_files(profile))
-    options.update({
-        "subscribePattern": profile.selection().java_pattern(),
-        "startingOffsets": profile.mirror.starting_offsets,
-        "failOnDataLoss": "true",
-        "includeHeaders": "true",
-        "groupIdPrefix": profile.group_prefix,
-    })
+    options.update(
+        {
+            "subscribePattern": profile.selection().java_pattern(),
+            "startingOffsets": profile.mirror.starting_offsets,
+            "failOnDataLoss": "true",
+            "includeHeaders": "true",
+            "groupIdPrefix": profile.group_prefix,
+        }
+    )
     if profile.mirror.delivery.exactly_once:  # the target then holds what a read_committed reader of the source sees
         options["kafka.isolation.level"] = "read_committed"
     if profile.mirror.spark.max_offsets_per_trigger:
@@ -72,17 +74,19 @@ def sink_options(profile: Profile) -> dict[str, str]:
     the rename rule, provenance headers and the delivery guarantee (``mirror.``, see jvm/sink SinkSettings)."""
     delivery = profile.mirror.delivery
     options = _kafka_options(profile.target, "target", ships_files(profile))
-    options.update({
-        "kafka.acks": delivery.acks,
-        "kafka.enable.idempotence": option_text(delivery.enable_idempotence),
-        "kafka.compression.type": delivery.compression,
-        "kafka.delivery.timeout.ms": str(delivery.delivery_timeout_ms),
-        "kafka.linger.ms": str(delivery.linger_ms),
-        "kafka.batch.size": str(delivery.batch_size),
-        "mirror.target-topic-pieces": json_inline(profile.target_topic_pieces),
-        "mirror.guarantee": delivery.guarantee,
-        "checkpointLocation": profile.mirror.checkpoint_location,
-    })
+    options.update(
+        {
+            "kafka.acks": delivery.acks,
+            "kafka.enable.idempotence": option_text(delivery.enable_idempotence),
+            "kafka.compression.type": delivery.compression,
+            "kafka.delivery.timeout.ms": str(delivery.delivery_timeout_ms),
+            "kafka.linger.ms": str(delivery.linger_ms),
+            "kafka.batch.size": str(delivery.batch_size),
+            "mirror.target-topic-pieces": json_inline(profile.target_topic_pieces),
+            "mirror.guarantee": delivery.guarantee,
+            "checkpointLocation": profile.mirror.checkpoint_location,
+        }
+    )
     if delivery.exactly_once:
         options["mirror.transactional-prefix"] = profile.transactional_prefix
     if profile.mirror.provenance_headers:
@@ -95,8 +99,11 @@ def _java_options(krb5: str | None, oauth_urls: list[str], user_value: object | 
     the user wrote for Spark to split)."""
     parts = [jvm_option(f"-Djava.security.krb5.conf={krb5}", "krb5.conf path")] if krb5 else []
     if oauth_urls:  # Kafka >= 3.9.1 only calls token endpoints listed here
-        parts.append(jvm_option(f"-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={','.join(oauth_urls)}",
-                                "sasl.token_endpoint_url"))
+        parts.append(
+            jvm_option(
+                f"-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={','.join(oauth_urls)}", "sasl.token_endpoint_url"
+            )
+        )
     return " ".join([*parts, *([str(user_value)] if user_value else [])])
 
 
@@ -108,7 +115,9 @@ def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
     driver_krb5 = SHIPPED_KRB5 if krb5 and spark.deploy_mode == "cluster" else krb5
     conf = {key: option_text(value) for key, value in spark.conf.items()}
     conf["spark.jars"] = ",".join(str(jar) for jar in paths.spark_connector_jars())
-    urls = sorted({c.sasl.token_endpoint_url for c in (profile.source, profile.target) if isinstance(c.sasl, OAuthSasl)})
+    urls = sorted(
+        {c.sasl.token_endpoint_url for c in (profile.source, profile.target) if isinstance(c.sasl, OAuthSasl)}
+    )
     roles = [("driver", driver_krb5), ("executor", executor_krb5)]
     if spark.master == "yarn" and spark.deploy_mode == "client":  # the application master runs in a container
         roles.append(("yarn.am", executor_krb5))
@@ -162,7 +171,9 @@ def _hadoop_submit(profile: Profile, out_dir: Path) -> dict[str, str] | None:
     if profile.hadoop is None:
         return None
     krb5 = krb5_conf_path(profile, out_dir)
-    return {"conf_dir": str(out_dir / HADOOP_FOLDER), "principal": profile.hadoop.principal,
-            "keytab": str(profile.hadoop.keytab),
-            "submit_opts": jvm_option(f"-Djava.security.krb5.conf={krb5}", "krb5.conf path") if krb5 else ""}
-
+    return {
+        "conf_dir": str(out_dir / HADOOP_FOLDER),
+        "principal": profile.hadoop.principal,
+        "keytab": str(profile.hadoop.keytab),
+        "submit_opts": jvm_option(f"-Djava.security.krb5.conf={krb5}", "krb5.conf path") if krb5 else "",
+    }

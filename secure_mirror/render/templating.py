@@ -27,14 +27,14 @@ def data_dir(name: str) -> Path:
     for candidate in (_PACKAGE_DATA / name, REPO_ROOT / name):
         if candidate.is_dir():
             return candidate
-    raise TemplateFailure(f"the {name}/ folder is missing from this installation (looked in {_PACKAGE_DATA} and {REPO_ROOT})")
+    raise TemplateFailure(
+        f"the {name}/ folder is missing from this installation (looked in {_PACKAGE_DATA} and {REPO_ROOT})"
+    )
 
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    loader = jinja2.PrefixLoader(
-        {name: jinja2.FileSystemLoader(str(data_dir(name))) for name in ("templates", "jaas")}
-    )
+    loader = jinja2.PrefixLoader({name: jinja2.FileSystemLoader(str(data_dir(name))) for name in ("templates", "jaas")})
     return jinja2.Environment(
         loader=loader,
         undefined=jinja2.StrictUndefined,

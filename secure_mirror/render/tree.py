@@ -58,67 +58,118 @@ def _cluster_files(profile: Profile, side: str, out_dir: Path) -> list[RenderedF
     cluster = getattr(profile, side)
     secret = holds_secret(cluster)
     krb5_path = krb5.krb5_conf_path(profile, out_dir)
-    header = [f"Kafka Java client settings for the {side} cluster ({cluster.alias}), rendered by secure-mirror.",
-              "Use with kafka-console-consumer.sh --consumer.config / --producer.config / --command-config."]
+    header = [
+        f"Kafka Java client settings for the {side} cluster ({cluster.alias}), rendered by secure-mirror.",
+        "Use with kafka-console-consumer.sh --consumer.config / --producer.config / --command-config.",
+    ]
     if isinstance(cluster.sasl, GssapiSasl) and krb5_path:
         header.append(f"Kerberos: export KAFKA_OPTS={sh('-Djava.security.krb5.conf=' + krb5_path)}")
     if isinstance(cluster.sasl, OAuthSasl):  # Kafka >= 3.9.1 only calls token endpoints it is allowed to
         header.append(f"OAuth: export KAFKA_OPTS={sh(f'-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}')}")
     files = [
-        RenderedFile(f"{side}/client.properties",
-                     java_properties.properties_text(java_properties.client_properties(cluster, side), header),
-                     "Kafka's Java tools: security settings with the identity inline (sasl.jaas.config)", secret),
-        RenderedFile(f"{side}/librdkafka.conf",
-                     librdkafka.librdkafka_file(cluster, side, str(out_dir / CCACHE_DIR), krb5_path),
-                     "kcat -F and confluent-kafka: the same cluster and identity for librdkafka", secret),
+        RenderedFile(
+            f"{side}/client.properties",
+            java_properties.properties_text(java_properties.client_properties(cluster, side), header),
+            "Kafka's Java tools: security settings with the identity inline (sasl.jaas.config)",
+            secret,
+        ),
+        RenderedFile(
+            f"{side}/librdkafka.conf",
+            librdkafka.librdkafka_file(cluster, side, str(out_dir / CCACHE_DIR), krb5_path),
+            "kcat -F and confluent-kafka: the same cluster and identity for librdkafka",
+            secret,
+        ),
     ]
     if cluster.sasl is not None:
-        files.insert(0, RenderedFile(f"{side}/jaas.conf",
-                                     jaas.jaas_file(cluster, side, str(out_dir / side / "jaas.conf")),
-                                     "a KafkaClient section for -Djava.security.auth.login.config", secret))
+        files.insert(
+            0,
+            RenderedFile(
+                f"{side}/jaas.conf",
+                jaas.jaas_file(cluster, side, str(out_dir / side / "jaas.conf")),
+                "a KafkaClient section for -Djava.security.auth.login.config",
+                secret,
+            ),
+        )
     return files
 
 
 def _spark_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
     return [
-        RenderedFile(f"spark/{SOURCE_OPTIONS_FILE}", json_text(spark.source_options(profile)),
-                     "Spark readStream options for the source (kafka.* with the source identity)",
-                     holds_secret(profile.source)),
-        RenderedFile(f"spark/{SINK_OPTIONS_FILE}", json_text(spark.sink_options(profile)),
-                     "Spark writeStream options for the target (kafka.* with the target identity)",
-                     holds_secret(profile.target)),
-        RenderedFile("spark/spark-conf.json", json_text(spark.spark_conf(profile, out_dir)),
-                     "Spark configuration: connector jars and -Djava.security.krb5.conf for driver and executors"),
-        RenderedFile("spark/spark-submit.sh", spark.spark_submit(profile, out_dir),
-                     "runs the mirror job with spark-submit", executable=True),
-        RenderedFile(f"spark/{JOB_FILE}", job_file.job_json(profile),
-                     "the job's own settings: topic selection, rename rule, partitioning, trigger, fingerprint"),
+        RenderedFile(
+            f"spark/{SOURCE_OPTIONS_FILE}",
+            json_text(spark.source_options(profile)),
+            "Spark readStream options for the source (kafka.* with the source identity)",
+            holds_secret(profile.source),
+        ),
+        RenderedFile(
+            f"spark/{SINK_OPTIONS_FILE}",
+            json_text(spark.sink_options(profile)),
+            "Spark writeStream options for the target (kafka.* with the target identity)",
+            holds_secret(profile.target),
+        ),
+        RenderedFile(
+            "spark/spark-conf.json",
+            json_text(spark.spark_conf(profile, out_dir)),
+            "Spark configuration: connector jars and -Djava.security.krb5.conf for driver and executors",
+        ),
+        RenderedFile(
+            "spark/spark-submit.sh",
+            spark.spark_submit(profile, out_dir),
+            "runs the mirror job with spark-submit",
+            executable=True,
+        ),
+        RenderedFile(
+            f"spark/{JOB_FILE}",
+            job_file.job_json(profile),
+            "the job's own settings: topic selection, rename rule, partitioning, trigger, fingerprint",
+        ),
     ]
 
 
 def _hadoop_files(profile: Profile) -> list[RenderedFile]:
     if profile.hadoop is None:
         return []
-    return [RenderedFile(f"{hadoop_conf.FOLDER}/{name}", text, "Hadoop client configuration (spark-submit's "
-                         "HADOOP_CONF_DIR): HDFS, YARN and their Kerberos principals")
-            for name, text in hadoop_conf.site_files(profile.hadoop).items()]
+    return [
+        RenderedFile(
+            f"{hadoop_conf.FOLDER}/{name}",
+            text,
+            "Hadoop client configuration (spark-submit's HADOOP_CONF_DIR): HDFS, YARN and their Kerberos principals",
+        )
+        for name, text in hadoop_conf.site_files(profile.hadoop).items()
+    ]
 
 
 def _other_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
     source_plan, target_plan = acls.source_acls(profile), acls.target_acls(profile)
     files = [
-        RenderedFile("mm2/mm2.properties", mm2.mm2_properties(profile, str(out_dir / "mm2" / "mm2.properties"),
-                                          krb5.krb5_conf_path(profile, out_dir) if profile.uses_kerberos else None),
-                     "the same mirror for MirrorMaker 2 (connect-mirror-maker.sh)",
-                     holds_secret(profile.source) or holds_secret(profile.target)),
+        RenderedFile(
+            "mm2/mm2.properties",
+            mm2.mm2_properties(
+                profile,
+                str(out_dir / "mm2" / "mm2.properties"),
+                krb5.krb5_conf_path(profile, out_dir) if profile.uses_kerberos else None,
+            ),
+            "the same mirror for MirrorMaker 2 (connect-mirror-maker.sh)",
+            holds_secret(profile.source) or holds_secret(profile.target),
+        ),
         RenderedFile("acls/source.acls.json", source_plan.to_json(), "ACLs the mirror identity needs on the source"),
         RenderedFile("acls/target.acls.json", target_plan.to_json(), "ACLs the mirror identity needs on the target"),
-        RenderedFile("acls/mm2-source.acls.json", acls.mm2_source_acls(profile).to_json(),
-                     "ACLs MirrorMaker 2 needs on the source (only if mm2/mm2.properties is used)"),
-        RenderedFile("acls/mm2-target.acls.json", acls.mm2_target_acls(profile).to_json(),
-                     "ACLs MirrorMaker 2 needs on the target (only if mm2/mm2.properties is used)"),
-        RenderedFile("acls/apply-acls.sh", acls.apply_acls_script(profile, out_dir),
-                     "kafka-acls.sh commands granting those ACLs, for review", executable=True),
+        RenderedFile(
+            "acls/mm2-source.acls.json",
+            acls.mm2_source_acls(profile).to_json(),
+            "ACLs MirrorMaker 2 needs on the source (only if mm2/mm2.properties is used)",
+        ),
+        RenderedFile(
+            "acls/mm2-target.acls.json",
+            acls.mm2_target_acls(profile).to_json(),
+            "ACLs MirrorMaker 2 needs on the target (only if mm2/mm2.properties is used)",
+        ),
+        RenderedFile(
+            "acls/apply-acls.sh",
+            acls.apply_acls_script(profile, out_dir),
+            "kafka-acls.sh commands granting those ACLs, for review",
+            executable=True,
+        ),
     ]
     if (text := krb5.krb5_conf(profile)) is not None:
         files.insert(0, RenderedFile("krb5.conf", text, "Kerberos client configuration naming both realms' KDCs"))
@@ -128,22 +179,39 @@ def _other_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
 def render_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
     """Every file (content in memory), as seen from its final location ``out_dir``; writes nothing."""
     out_dir = Path(out_dir).resolve()
-    files = [*_cluster_files(profile, "source", out_dir), *_cluster_files(profile, "target", out_dir),
-             *_spark_files(profile, out_dir), *_hadoop_files(profile), *_other_files(profile, out_dir)]
+    files = [
+        *_cluster_files(profile, "source", out_dir),
+        *_cluster_files(profile, "target", out_dir),
+        *_spark_files(profile, out_dir),
+        *_hadoop_files(profile),
+        *_other_files(profile, out_dir),
+    ]
     return [*files, *_manifest_files(profile, files)]
 
 
 def _manifest_files(profile: Profile, files: list[RenderedFile]) -> list[RenderedFile]:
     entries = [{"path": f.path, "purpose": f.purpose, "secret": f.secret, "mode": f"{f.mode:04o}"} for f in files]
-    entries.append({"path": f"{CCACHE_DIR}/", "purpose": "Kerberos credential caches (KRB5CCNAME=DIR:...) of "
-                    "librdkafka clients", "secret": True, "mode": "0700"})
-    manifest = {"profile": {"source": profile.source.alias, "target": profile.target.alias},
-                "files": entries + [
-                    {"path": "manifest.json", "purpose": "this list", "secret": False, "mode": "0644"},
-                    {"path": "MANIFEST.md", "purpose": "this list, for people", "secret": False, "mode": "0644"}]}
+    entries.append(
+        {
+            "path": f"{CCACHE_DIR}/",
+            "purpose": "Kerberos credential caches (KRB5CCNAME=DIR:...) of librdkafka clients",
+            "secret": True,
+            "mode": "0700",
+        }
+    )
+    manifest = {
+        "profile": {"source": profile.source.alias, "target": profile.target.alias},
+        "files": entries
+        + [
+            {"path": "manifest.json", "purpose": "this list", "secret": False, "mode": "0644"},
+            {"path": "MANIFEST.md", "purpose": "this list, for people", "secret": False, "mode": "0644"},
+        ],
+    }
     markdown = templating.render("templates/MANIFEST.md.j2", manifest=manifest)
-    return [RenderedFile("manifest.json", json_text(manifest), "this list"),
-            RenderedFile("MANIFEST.md", markdown, "this list, for people")]
+    return [
+        RenderedFile("manifest.json", json_text(manifest), "this list"),
+        RenderedFile("MANIFEST.md", markdown, "this list, for people"),
+    ]
 
 
 def render_all(profile: Profile, out_dir: Path | str, force: bool = False) -> list[RenderedFile]:

@@ -18,7 +18,7 @@ Offsets = dict[tuple[str, int], int]
 def local_folder(location: str) -> Path | None:
     """The checkpoint as a local folder, or None for a remote URI (hdfs://, s3a:// ...)."""
     if location.startswith("file://"):
-        return Path(location[len("file://"):])
+        return Path(location[len("file://") :])
     if "://" in location:
         return None
     return Path(location)
@@ -57,8 +57,9 @@ def snapshot(location: str, profile: Profile | None = None) -> remote_checkpoint
     return found
 
 
-def committed_offsets(location: str, profile: Profile | None = None,
-                      found: remote_checkpoint.Snapshot | None = None) -> tuple[int, Offsets] | None:
+def committed_offsets(
+    location: str, profile: Profile | None = None, found: remote_checkpoint.Snapshot | None = None
+) -> tuple[int, Offsets] | None:
     """(batch id, offsets) of the newest batch whose commit is recorded, or None when nothing was committed."""
     found = found or snapshot(location, profile)
     for batch in reversed(found.offsets):
@@ -67,8 +68,9 @@ def committed_offsets(location: str, profile: Profile | None = None,
     return None
 
 
-def initial_offsets(location: str, profile: Profile | None = None,
-                    found: remote_checkpoint.Snapshot | None = None) -> Offsets:
+def initial_offsets(
+    location: str, profile: Profile | None = None, found: remote_checkpoint.Snapshot | None = None
+) -> Offsets:
     """Where the query started on the partitions it knew at its first batch (``sources/0/0``)."""
     found = found or snapshot(location, profile)
     text = found.files.get("sources/0/0")
@@ -88,9 +90,11 @@ def fingerprint_mismatch(location: str, stored: dict, expected: dict) -> str | N
         return None
     old, new = stored.get("settings", {}), expected["settings"]
     changes = ", ".join(f"{key}: {old.get(key)!r} -> {new[key]!r}" for key in sorted(new) if old.get(key) != new[key])
-    return (f"the checkpoint {location} belongs to a profile with other topic or rename settings ({changes}); "
-            "resuming would skip or misroute records. Point mirror.checkpoint_location at a new folder, or restore "
-            "the old settings")
+    return (
+        f"the checkpoint {location} belongs to a profile with other topic or rename settings ({changes}); "
+        "resuming would skip or misroute records. Point mirror.checkpoint_location at a new folder, or restore "
+        "the old settings"
+    )
 
 
 def check_fingerprint(location: str, expected: dict, profile: Profile | None = None) -> None:

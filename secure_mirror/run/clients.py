@@ -35,8 +35,9 @@ class SideClients:
     def identity(self, side: str) -> KafkaIdentity:
         cluster = getattr(self.profile, side)
         ccache = str(self.folder / f"{side}.ccache") if self.profile.uses_kerberos else None
-        identity = librdkafka.identity(cluster, side, ccache=ccache,
-                                       krb5_config=krb5.krb5_conf_path(self.profile, self.folder))
+        identity = librdkafka.identity(
+            cluster, side, ccache=ccache, krb5_config=krb5.krb5_conf_path(self.profile, self.folder)
+        )
         # A group under the prefix the rendered ACLs grant READ on (nothing is ever committed to it).
         return identity.with_settings({"group.id": f"{self.profile.group_prefix}-inspect"})
 
@@ -51,13 +52,24 @@ class SideClients:
 def _consumer(conf: dict):
     from confluent_kafka import Consumer
 
-    return token_served(Consumer({"group.id": "secure-mirror-inspect", **conf, "logger": LOG,
-                                  "enable.auto.commit": False, "enable.partition.eof": True,
-                                  "auto.offset.reset": "earliest"}), conf)
+    return token_served(
+        Consumer(
+            {
+                "group.id": "secure-mirror-inspect",
+                **conf,
+                "logger": LOG,
+                "enable.auto.commit": False,
+                "enable.partition.eof": True,
+                "auto.offset.reset": "earliest",
+            }
+        ),
+        conf,
+    )
 
 
-def watermarks(conf: dict, topics: list[str] | None = None, java_pattern: str | None = None,
-               timeout: float = 30.0) -> dict[tuple[str, int], tuple[int, int]]:
+def watermarks(
+    conf: dict, topics: list[str] | None = None, java_pattern: str | None = None, timeout: float = 30.0
+) -> dict[tuple[str, int], tuple[int, int]]:
     """(topic, partition) -> (low, high) for ``topics`` and/or the topics ``java_pattern`` selects."""
     from confluent_kafka import TopicPartition
 

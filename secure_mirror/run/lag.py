@@ -26,19 +26,21 @@ class LagRow:
         return asdict(self)
 
 
-def lag_rows(profile: Profile, ends: dict[tuple[str, int], tuple[int, int]],
-             committed: dict[tuple[str, int], int]) -> list[LagRow]:
+def lag_rows(
+    profile: Profile, ends: dict[tuple[str, int], tuple[int, int]], committed: dict[tuple[str, int], int]
+) -> list[LagRow]:
     """Rows from the source's (low, high) watermarks and the committed offsets (pure; tested on its own)."""
     group = profile.group_prefix
     rows = []
-    for (topic, partition) in sorted(set(ends) | set(committed)):
+    for topic, partition in sorted(set(ends) | set(committed)):
         offset = committed.get((topic, partition))
         if (topic, partition) not in ends:
             rows.append(LagRow(group, topic, partition, offset, None, None))
             continue
         low, high = ends[(topic, partition)]
-        behind = high - (offset if offset is not None else
-                         (low if profile.mirror.starting_offsets == "earliest" else high))
+        behind = high - (
+            offset if offset is not None else (low if profile.mirror.starting_offsets == "earliest" else high)
+        )
         rows.append(LagRow(group, topic, partition, offset, high, max(0, behind)))
     return rows
 
@@ -54,15 +56,29 @@ def lag(profile: Profile) -> list[LagRow]:
 
 def format_table(rows: list[LagRow]) -> str:
     header = ("Group", "Topic", "Partition", "Offset", "LogEnd", "Lag")
-    cells = [header] + [(r.group, r.topic, str(r.partition), "-" if r.offset is None else str(r.offset),
-                         "?" if r.log_end is None else str(r.log_end), "?" if r.lag is None else str(r.lag))
-                        for r in rows]
+    cells = [header] + [
+        (
+            r.group,
+            r.topic,
+            str(r.partition),
+            "-" if r.offset is None else str(r.offset),
+            "?" if r.log_end is None else str(r.log_end),
+            "?" if r.lag is None else str(r.lag),
+        )
+        for r in rows
+    ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(width) if i < 2 else cell.rjust(width) for i, (cell, width) in
-                       enumerate(zip(row, widths))).rstrip() for row in cells]
+    lines = [
+        "  ".join(
+            cell.ljust(width) if i < 2 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths))
+        ).rstrip()
+        for row in cells
+    ]
     known = [r for r in rows if r.lag is not None]
     footer = [f"total lag: {sum(r.lag for r in known)} records over {len(known)} partitions"]
     if unknown := sorted({r.topic for r in rows if r.lag is None}):
-        footer.append(f"unknown: {', '.join(unknown)} no longer shown by the source (deleted, or the mirror identity "
-                      "may no longer DESCRIBE it); the job stops on a deleted topic (exit 5)")
+        footer.append(
+            f"unknown: {', '.join(unknown)} no longer shown by the source (deleted, or the mirror identity "
+            "may no longer DESCRIBE it); the job stops on a deleted topic (exit 5)"
+        )
     return "\n".join(lines + footer)

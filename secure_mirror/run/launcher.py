@@ -46,7 +46,9 @@ class RunOptions:
     keep_run_dir: bool = False
 
 
-def preflight_gate(profile: Profile, skip: bool, *, strict: bool = False, accept_unverified: bool = False) -> int | None:
+def preflight_gate(
+    profile: Profile, skip: bool, *, strict: bool = False, accept_unverified: bool = False
+) -> int | None:
     """Run pre-flight (``secure_mirror.preflight.run_preflight``); an exit code when it does not pass. Unverified
     required permissions stop the run too, unless the user accepts them (``--accept-unverified``)."""
     if skip:
@@ -62,12 +64,17 @@ def preflight_gate(profile: Profile, skip: bool, *, strict: bool = False, accept
         return None
     render_table(report)
     if report.ok(strict=strict, accept_unverified=True):
-        print("secure-mirror run: pre-flight could not prove every permission the mirror needs, the mirror was not "
-              "started (prove them with secure-mirror preflight PROFILE --as-admin ADMIN, or pass "
-              "--accept-unverified)", file=sys.stderr)
+        print(
+            "secure-mirror run: pre-flight could not prove every permission the mirror needs, the mirror was not "
+            "started (prove them with secure-mirror preflight PROFILE --as-admin ADMIN, or pass "
+            "--accept-unverified)",
+            file=sys.stderr,
+        )
     else:
-        print("secure-mirror run: pre-flight failed, the mirror was not started (use --skip-preflight to override)",
-              file=sys.stderr)
+        print(
+            "secure-mirror run: pre-flight failed, the mirror was not started (use --skip-preflight to override)",
+            file=sys.stderr,
+        )
     return EXIT_FAILED
 
 
@@ -85,9 +92,14 @@ def job_environment() -> dict[str, str]:
     if not submit.exists() and shutil.which("spark-submit") is None:
         raise EnvironmentNotReady("spark-submit was not found next to this Python or on PATH; install pyspark")
     env = dict(os.environ)
-    env.update({"SPARK_SUBMIT": str(submit) if submit.exists() else "spark-submit",
-                "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
-                "PATH": f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"})
+    env.update(
+        {
+            "SPARK_SUBMIT": str(submit) if submit.exists() else "spark-submit",
+            "PYSPARK_PYTHON": sys.executable,
+            "PYSPARK_DRIVER_PYTHON": sys.executable,
+            "PATH": f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
+        }
+    )
     return env
 
 
@@ -118,8 +130,13 @@ def _attempt(script: Path, args: list[str], control: ControlFolder, log: Path, s
         with withheld_from_children():  # the job reads its secrets from the rendered 0600 option files
             # cwd: the run folder, where Spark puts what it writes into its working folder (artifacts/), never
             # the folder the user started us from
-            process = subprocess.Popen(["bash", str(script), *args, control_folder.OPTION, str(control.path)],
-                                       cwd=control.path, env=job_environment(), stderr=err, start_new_session=True)
+            process = subprocess.Popen(
+                ["bash", str(script), *args, control_folder.OPTION, str(control.path)],
+                cwd=control.path,
+                env=job_environment(),
+                stderr=err,
+                start_new_session=True,
+            )
         forwarded = False
         while process.poll() is None:
             if stopper.signal is not None and not forwarded:
@@ -128,9 +145,12 @@ def _attempt(script: Path, args: list[str], control: ControlFolder, log: Path, s
     result = control.result()
     if result is not None:
         return result
-    return {"exit_code": EXIT_FAILED, "status": "failed", "retryable": True,
-            "message": f"the Spark job ended with status {process.returncode} before it reported a result; "
-                       f"see {log}"}
+    return {
+        "exit_code": EXIT_FAILED,
+        "status": "failed",
+        "retryable": True,
+        "message": f"the Spark job ended with status {process.returncode} before it reported a result; see {log}",
+    }
 
 
 def _forward_stop(process: subprocess.Popen, control: ControlFolder) -> bool:
@@ -145,8 +165,7 @@ def _forward_stop(process: subprocess.Popen, control: ControlFolder) -> bool:
     return True
 
 
-def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: str | None = None,
-               **overrides) -> int:
+def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: str | None = None, **overrides) -> int:
     """Run the mirror job of ``profile``; returns an exit code (see ``secure_mirror.run.job`` and ``errors``).
 
     ``overrides`` are RunOptions fields (``run_mirror(profile, until_caught_up=True)``).
@@ -157,8 +176,11 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
     if run_dir:  # its absolute path lands in the rendered files the job runs with
         policy.check_argument(str(Path(run_dir).resolve()), "--run-dir")
     checkpoint.check_fingerprint(profile.mirror.checkpoint_location, profile_fingerprint(profile), profile)
-    if (code := preflight_gate(profile, options.skip_preflight, strict=options.strict,
-                               accept_unverified=options.accept_unverified)) is not None:
+    if (
+        code := preflight_gate(
+            profile, options.skip_preflight, strict=options.strict, accept_unverified=options.accept_unverified
+        )
+    ) is not None:
         return code
     folder = Path(run_dir).resolve() if run_dir else Path(tempfile.mkdtemp(prefix="secure-mirror-run-"))
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -179,8 +201,14 @@ def _run(profile: Profile, options: RunOptions, folder: Path) -> int:
 
 def job_arguments(options: RunOptions, metrics: str) -> list[str]:
     """The arguments ``spark-submit.sh`` passes on to the job (see ``secure_mirror.run.job``)."""
-    args = ["--metrics-file", metrics, "--status-interval", str(options.status_interval),
-            "--trigger-interval", options.trigger_interval]
+    args = [
+        "--metrics-file",
+        metrics,
+        "--status-interval",
+        str(options.status_interval),
+        "--trigger-interval",
+        options.trigger_interval,
+    ]
     return [*args, "--until-caught-up"] if options.until_caught_up else args
 
 
@@ -201,8 +229,11 @@ def supervise(script: Path, args: list[str], control: ControlFolder, log: Path, 
                 print(f"secure-mirror run: {message}", file=sys.stderr)
                 return code
             restarts += 1
-            print(f"secure-mirror run: the job failed ({message}); restart {restarts} of {options.max_restarts} "
-                  f"in {backoff:.0f} s", file=sys.stderr)
+            print(
+                f"secure-mirror run: the job failed ({message}); restart {restarts} of {options.max_restarts} "
+                f"in {backoff:.0f} s",
+                file=sys.stderr,
+            )
             if _sleep(backoff, stopper):
                 return _stopped(stopper.signal)
             backoff = min(backoff * 2, BACKOFF_MAX)

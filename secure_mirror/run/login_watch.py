@@ -24,9 +24,16 @@ INTERVAL = 60.0  # seconds between two checks of an identity: one AS exchange wi
 KAFKA_MIN_RELOGIN = 60.0  # sasl.kerberos.min.time.before.relogin's default
 # What the JDK says when the KDC rejects the keytab's key or the principal; anything else (a KDC that does not
 # answer: SocketTimeoutException, PortUnreachableException, ConnectException ...) is taken for an outage.
-_REFUSED = ("Checksum failed", "Pre-authentication information was invalid", "Client not found in Kerberos database",
-            "Integrity check on decrypted field failed", "Specified version of key is not available",
-            "credentials have been revoked", "Unable to obtain password from user", "key has expired")
+_REFUSED = (
+    "Checksum failed",
+    "Pre-authentication information was invalid",
+    "Client not found in Kerberos database",
+    "Integrity check on decrypted field failed",
+    "Specified version of key is not available",
+    "credentials have been revoked",
+    "Unable to obtain password from user",
+    "key has expired",
+)
 
 
 @dataclass(frozen=True)
@@ -39,8 +46,10 @@ class Identity:
 def job_identities(settings: dict, source_options: dict, sink_options: dict) -> list[Identity]:
     """The job's Kerberos identities, from ``job.json`` (render's data, not parsed back from JAAS), each with the
     ``sasl.jaas.config`` its side's Kafka clients log in with; one identity used by both sides is watched once."""
-    jaas_of = {"source": source_options.get("kafka.sasl.jaas.config", ""),
-               "target": sink_options.get("kafka.sasl.jaas.config", "")}
+    jaas_of = {
+        "source": source_options.get("kafka.sasl.jaas.config", ""),
+        "target": sink_options.get("kafka.sasl.jaas.config", ""),
+    }
     found: list[Identity] = []
     for entry in settings.get("identities", []):
         identity = Identity(entry["principal"], entry["keytab"], jaas_of[entry["side"]])
@@ -85,22 +94,28 @@ class LoginWatch:
             if not any(text in reason for text in _REFUSED):
                 if identity.principal not in self.unreachable:
                     self.unreachable.add(identity.principal)
-                    self._say(f"cannot reach the KDC to log {identity.principal} in ({reason}); mirroring goes on "
-                              "over the open connections, new connections fail until the KDC is back")
+                    self._say(
+                        f"cannot reach the KDC to log {identity.principal} in ({reason}); mirroring goes on "
+                        "over the open connections, new connections fail until the KDC is back"
+                    )
                 return
-            self.refused = (f"the KDC refused the login of {identity.principal} with the keytab {identity.keytab} "
-                            f"({reason}): its key was probably rotated or the principal removed; export the "
-                            f"current key (kadmin: ktadd -norandkey -k {identity.keytab} {identity.principal}) and "
-                            "start the job again")
+            self.refused = (
+                f"the KDC refused the login of {identity.principal} with the keytab {identity.keytab} "
+                f"({reason}): its key was probably rotated or the principal removed; export the "
+                f"current key (kadmin: ktadd -norandkey -k {identity.keytab} {identity.principal}) and "
+                "start the job again"
+            )
             return
         if identity.principal in self.unreachable:
             self.unreachable.discard(identity.principal)
             self._say(f"the KDC answers again: {identity.principal} logged in")
         if lifetime is not None and lifetime <= KAFKA_MIN_RELOGIN and identity.principal not in self.short_warned:
             self.short_warned.add(identity.principal)
-            self._say(f"tickets of {identity.principal} live only {lifetime:.0f} s, not longer than Kafka's minimum "
-                      f"re-login interval ({KAFKA_MIN_RELOGIN:.0f} s): the Kafka client stops renewing them, and "
-                      "connections opened after they expire will fail; ask for a longer ticket lifetime")
+            self._say(
+                f"tickets of {identity.principal} live only {lifetime:.0f} s, not longer than Kafka's minimum "
+                f"re-login interval ({KAFKA_MIN_RELOGIN:.0f} s): the Kafka client stops renewing them, and "
+                "connections opened after they expire will fail; ask for a longer ticket lifetime"
+            )
 
     def _login(self, identity: Identity) -> float | None:
         """A fresh login from the keytab; the ticket's lifetime in seconds."""
@@ -110,8 +125,9 @@ class LoginWatch:
         context = jvm.javax.security.auth.login.LoginContext("KafkaClient", subject, None, config)
         context.login()
         try:
-            tickets = subject.getPrivateCredentials(jvm.java.lang.Class.forName(
-                "javax.security.auth.kerberos.KerberosTicket")).toArray()
+            tickets = subject.getPrivateCredentials(
+                jvm.java.lang.Class.forName("javax.security.auth.kerberos.KerberosTicket")
+            ).toArray()
             if len(tickets):
                 ticket = tickets[0]
                 return (ticket.getEndTime().getTime() - ticket.getStartTime().getTime()) / 1000
@@ -129,8 +145,11 @@ def _reason(error) -> str:
     java = getattr(error, "java_exception", None)
     messages: list[str] = []
     while java is not None:
-        message = f"{java.getClass().getSimpleName()}: {java.getMessage()}" if java.getMessage() \
+        message = (
+            f"{java.getClass().getSimpleName()}: {java.getMessage()}"
+            if java.getMessage()
             else java.getClass().getSimpleName()
+        )
         if message not in messages:
             messages.append(message)
         java = java.getCause()

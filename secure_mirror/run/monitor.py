@@ -36,13 +36,22 @@ def parse_offsets(value) -> dict[tuple[str, int], int]:
             return {}
     if not isinstance(value, dict):
         return {}
-    return {(topic, int(p)): int(o) for topic, parts in value.items() if isinstance(parts, dict)
-            for p, o in parts.items()}
+    return {
+        (topic, int(p)): int(o) for topic, parts in value.items() if isinstance(parts, dict) for p, o in parts.items()
+    }
 
 
-SINK_FIGURES = ("record-count", "byte-count", "skipped-count", "record-age-ms-min", "record-age-ms-avg",
-                "record-age-ms-max", "replication-latency-ms-min", "replication-latency-ms-avg",
-                "replication-latency-ms-max")
+SINK_FIGURES = (
+    "record-count",
+    "byte-count",
+    "skipped-count",
+    "record-age-ms-min",
+    "record-age-ms-avg",
+    "record-age-ms-max",
+    "replication-latency-ms-min",
+    "replication-latency-ms-avg",
+    "replication-latency-ms-max",
+)
 
 
 def partition_metrics(batch: dict, target_pieces: list[str]) -> list[dict]:
@@ -56,9 +65,13 @@ def partition_metrics(batch: dict, target_pieces: list[str]) -> list[dict]:
         if end <= start and (topic, partition) not in written:
             continue
         row = {
-            "topic": topic, "partition": partition, "target-topic": topic.join(target_pieces),
+            "topic": topic,
+            "partition": partition,
+            "target-topic": topic.join(target_pieces),
             "partition-kept": batch["keep"].get(topic, False),
-            "record-count": end - start, "first-offset": start, "last-offset": end - 1,
+            "record-count": end - start,
+            "first-offset": start,
+            "last-offset": end - 1,
         }
         row.update({key: value for key, value in written.get((topic, partition), {}).items() if key in SINK_FIGURES})
         rows.append(row)
@@ -79,9 +92,13 @@ def batch_figures(batch: dict) -> dict:
     figures = {"byte-count": size, "byte-rate": round(size / max(batch["written"] - batch["started"], 1e-3), 1)}
     for name in ("record-age-ms", "replication-latency-ms"):
         if rows and all(f"{name}-min" in row for row in rows):
-            figures.update({f"{name}-min": min(row[f"{name}-min"] for row in rows),
-                            f"{name}-avg": _weighted(rows, f"{name}-avg"),
-                            f"{name}-max": max(row[f"{name}-max"] for row in rows)})
+            figures.update(
+                {
+                    f"{name}-min": min(row[f"{name}-min"] for row in rows),
+                    f"{name}-avg": _weighted(rows, f"{name}-avg"),
+                    f"{name}-max": max(row[f"{name}-max"] for row in rows),
+                }
+            )
     return figures
 
 
@@ -91,11 +108,13 @@ def batch_line(progress: dict, batch: dict | None, target_pieces: list[str]) -> 
     for row in partitions:
         row["records-behind"] = behind.get((row["topic"], row["partition"]), 0)
     return {
-        "time": progress.get("timestamp"), "batch": progress.get("batchId"),
+        "time": progress.get("timestamp"),
+        "batch": progress.get("batchId"),
         "record-count": progress.get("numInputRows", 0),
         "records-in-per-sec": round(progress.get("inputRowsPerSecond") or 0.0, 1),
         "records-out-per-sec": round(progress.get("processedRowsPerSecond") or 0.0, 1),
-        "byte-count": 0, **(batch_figures(batch) if batch else {}),
+        "byte-count": 0,
+        **(batch_figures(batch) if batch else {}),
         "batch-duration-ms": (progress.get("durationMs") or {}).get("triggerExecution"),
         "records-behind": sum(behind.values()),
         "partitions": partitions,
@@ -105,11 +124,14 @@ def batch_line(progress: dict, batch: dict | None, target_pieces: list[str]) -> 
 def status_text(line: dict) -> str:
     seconds = max((line["batch-duration-ms"] or 0) / 1000, 1e-3)
     # Spark's input rate spans the time since the previous batch: a first (or only) batch has none, not 0/s
-    incoming = "n/a" if line["record-count"] and not line["records-in-per-sec"] else \
-        f"{line['records-in-per-sec']:.0f}/s"
-    return (f"batch {line['batch']}: {line['record-count']} records, in {incoming}, "
-            f"out {line['records-out-per-sec']:.0f}/s, {line['byte-count'] / seconds / 1024:.1f} KiB/s, "
-            f"took {line['batch-duration-ms']} ms, {line['records-behind']} behind the source")
+    incoming = (
+        "n/a" if line["record-count"] and not line["records-in-per-sec"] else f"{line['records-in-per-sec']:.0f}/s"
+    )
+    return (
+        f"batch {line['batch']}: {line['record-count']} records, in {incoming}, "
+        f"out {line['records-out-per-sec']:.0f}/s, {line['byte-count'] / seconds / 1024:.1f} KiB/s, "
+        f"took {line['batch-duration-ms']} ms, {line['records-behind']} behind the source"
+    )
 
 
 class Reporter:

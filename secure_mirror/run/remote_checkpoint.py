@@ -51,8 +51,12 @@ def _compiled(jars: Path) -> Path:
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".hdfs-checkpoint-read-", dir=folder.parent))
     javac = str(Path(shutil.which(paths.java_executable()) or "java").resolve().parent / "javac")
-    res = subprocess.run([javac, "-nowarn", "-d", str(staging), "-cp", f"{jars}/*", str(READER)],
-                         capture_output=True, text=True, timeout=TIMEOUT)
+    res = subprocess.run(
+        [javac, "-nowarn", "-d", str(staging), "-cp", f"{jars}/*", str(READER)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     if res.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
         raise EnvironmentNotReady(f"compiling {READER} failed: {res.stderr.strip()[-1000:]}")
@@ -66,8 +70,10 @@ def _compiled(jars: Path) -> Path:
 def read(location: str, profile: Profile | None) -> Snapshot:
     """The snapshot of the remote checkpoint ``location`` through the Hadoop client of ``profile.hadoop``."""
     if profile is None or profile.hadoop is None:
-        raise BadInputError(f"mirror.checkpoint_location: {location} is remote; reading it needs the profile's hadoop "
-                            "section (the cluster's configuration and the principal and keytab to log in with)")
+        raise BadInputError(
+            f"mirror.checkpoint_location: {location} is remote; reading it needs the profile's hadoop "
+            "section (the cluster's configuration and the principal and keytab to log in with)"
+        )
     with tempfile.TemporaryDirectory(prefix="secure-mirror-hadoop-") as folder:
         conf = Path(folder)
         for name, text in hadoop_conf.site_files(profile.hadoop).items():
@@ -79,15 +85,31 @@ def read(location: str, profile: Profile | None) -> Snapshot:
         elif (krb5_path := krb5.krb5_conf_path(profile, conf)) is not None:
             java_options.append(f"-Djava.security.krb5.conf={krb5_path}")
         jars = _pyspark_jars()
-        argv = [paths.java_executable(), *java_options, "-cp", f"{conf}:{_compiled(jars)}:{jars}/*",
-                "HdfsCheckpointRead", location,
-                profile.hadoop.principal, str(profile.hadoop.keytab), FINGERPRINT_FILE]
-        res = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL,
-                             env={"PATH": "/usr/bin:/bin", "HADOOP_CONF_DIR": str(conf), "LANG": "C.UTF-8"})
+        argv = [
+            paths.java_executable(),
+            *java_options,
+            "-cp",
+            f"{conf}:{_compiled(jars)}:{jars}/*",
+            "HdfsCheckpointRead",
+            location,
+            profile.hadoop.principal,
+            str(profile.hadoop.keytab),
+            FINGERPRINT_FILE,
+        ]
+        res = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin", "HADOOP_CONF_DIR": str(conf), "LANG": "C.UTF-8"},
+        )
     if res.returncode != 0:
         last = (res.stderr.strip().splitlines() or ["no message"])[-1]
-        raise EnvironmentNotReady(f"the checkpoint {location} could not be read through the Hadoop client as "
-                                  f"{profile.hadoop.principal}: {last}")
+        raise EnvironmentNotReady(
+            f"the checkpoint {location} could not be read through the Hadoop client as "
+            f"{profile.hadoop.principal}: {last}"
+        )
     return _parse(res.stdout)
 
 

@@ -164,27 +164,45 @@ class Sandbox:
 
     # ---- lifecycle ---------------------------------------------------------------------------------
     @classmethod
-    def up(cls, base: Path, *, ticket_lifetime: str = "10h", port_base: int | None = None,
-           plaintext: bool = False, with_hadoop: bool = False) -> Sandbox:
+    def up(
+        cls,
+        base: Path,
+        *,
+        ticket_lifetime: str = "10h",
+        port_base: int | None = None,
+        plaintext: bool = False,
+        with_hadoop: bool = False,
+    ) -> Sandbox:
         base = Path(base).resolve()
         if (base / STATE).exists():
             running = cls.load(base)
             if running.alive():
-                raise BadInputError(f"a sandbox is already running in {base}; "
-                                    f"stop it with `secure-mirror sandbox down --dir {base}` first")
+                raise BadInputError(
+                    f"a sandbox is already running in {base}; "
+                    f"stop it with `secure-mirror sandbox down --dir {base}` first"
+                )
             running.down()
         elif base.exists() and any(base.iterdir()):
             raise BadInputError(f"{base} exists and is not a sandbox folder; choose another --dir")
         ports = cls._ports(port_base)
-        sides = [Side("source", "SOURCE.TEST", "source.test", *ports[2:5], ports[9]),
-                 Side("target", "TARGET.TEST", "target.test", *ports[5:8], ports[10])]
+        sides = [
+            Side("source", "SOURCE.TEST", "source.test", *ports[2:5], ports[9]),
+            Side("target", "TARGET.TEST", "target.test", *ports[5:8], ports[10]),
+        ]
         _check_dependencies()
         if with_hadoop:
             hadoop.check_dependencies()
         _check_hosts(sides)
-        state = {"sides": [s.__dict__ for s in sides], "kdc_ports": ports[:2], "corp_kdc_port": ports[8],
-                 "oidc_port": ports[11], "oidc_tls_port": ports[12], "pids": {},
-                 "ticket_lifetime": ticket_lifetime, "plaintext": plaintext}
+        state = {
+            "sides": [s.__dict__ for s in sides],
+            "kdc_ports": ports[:2],
+            "corp_kdc_port": ports[8],
+            "oidc_port": ports[11],
+            "oidc_tls_port": ports[12],
+            "pids": {},
+            "ticket_lifetime": ticket_lifetime,
+            "plaintext": plaintext,
+        }
         if with_hadoop:
             state["hadoop"] = hadoop.new_state()
         base.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -227,19 +245,27 @@ class Sandbox:
         realms = [Realm(s.realm, port, [s.domain]) for s, port in zip(self.sides.values(), self.state["kdc_ports"])]
         if self.corp:
             realms.append(Realm(CORP_REALM, self.state["corp_kdc_port"], [CORP_DOMAIN]))
-        return KDC(self.base / "kdc", realms, max_life=self.state["ticket_lifetime"],
-                   pid=self.state["pids"].get("kdc"))
+        return KDC(self.base / "kdc", realms, max_life=self.state["ticket_lifetime"], pid=self.state["pids"].get("kdc"))
 
     def broker(self, side: str) -> Broker:
         s = self.sides[side]
         return Broker(
-            name=side, base=self.base / side, host=s.host, realm=s.realm, port=s.port,
-            controller_port=s.controller_port, krb5_conf=self.base / side / "krb5.conf",
-            keytab=self.keytab(side, "broker"), keystore=self.base / side / "broker-keystore.pem",
-            ca_file=self.ca_file, super_users=["User:kafka", "User:admin"],
+            name=side,
+            base=self.base / side,
+            host=s.host,
+            realm=s.realm,
+            port=s.port,
+            controller_port=s.controller_port,
+            krb5_conf=self.base / side / "krb5.conf",
+            keytab=self.keytab(side, "broker"),
+            keystore=self.base / side / "broker-keystore.pem",
+            ca_file=self.ca_file,
+            super_users=["User:kafka", "User:admin"],
             plaintext_port=s.plaintext_port if self.state["plaintext"] else None,
-            pid=self.state["pids"].get(side), principal_to_local_rules=CORP_RULES if self.corp else (),
-            ssl_port=s.ssl_port, plain_password_file=self.scram_password_file(side) if s.ssl_port else None,
+            pid=self.state["pids"].get(side),
+            principal_to_local_rules=CORP_RULES if self.corp else (),
+            ssl_port=s.ssl_port,
+            plain_password_file=self.scram_password_file(side) if s.ssl_port else None,
             jwks_url=f"http://127.0.0.1:{self.state['oidc_port']}{oidc.JWKS_PATH}" if self.oauth else None,
         )
 
@@ -265,8 +291,7 @@ class Sandbox:
             self._save()
         for side in SIDES:
             for mechanism in ("SCRAM-SHA-512", "SCRAM-SHA-256"):
-                self.admin(side, admin_ops.upsert_scram_user, "mirror", str(self.scram_password_file(side)),
-                           mechanism)
+                self.admin(side, admin_ops.upsert_scram_user, "mirror", str(self.scram_password_file(side)), mechanism)
         if "hadoop" in self.state:
             self.start_hadoop()
         self.write_profiles()
@@ -278,7 +303,9 @@ class Sandbox:
     def start_hadoop(self) -> hadoop.Hadoop:
         """Start the kerberized Hadoop (at ``up --hadoop``, or beside a running sandbox), write its profiles."""
         if not self.ca_key_file.exists():
-            raise EnvironmentNotReady(f"the sandbox in {self.base} predates Hadoop support (no CA key); start a new one")
+            raise EnvironmentNotReady(
+                f"the sandbox in {self.base} predates Hadoop support (no CA key); start a new one"
+            )
         hadoop.check_dependencies()
         if self.hadoop() is None or (self.base / hadoop.FOLDER).exists():
             self.stop_hadoop()
@@ -312,12 +339,20 @@ class Sandbox:
         (folder / "clients.json").write_text(json.dumps({"mirror": str(self.oauth_secret_file)}))
         port = self.state["oidc_port"]
         tls = ["--tls-port", str(self.state["oidc_tls_port"])] if self.state.get("oidc_tls_port") else []
-        proc = procs.start([sys.executable, "-m", "secure_mirror.sandbox.oidc", "--dir", str(folder),
-                            "--port", str(port), *tls], env=_python_env(), log=folder / "oidc.log")
+        proc = procs.start(
+            [sys.executable, "-m", "secure_mirror.sandbox.oidc", "--dir", str(folder), "--port", str(port), *tls],
+            env=_python_env(),
+            log=folder / "oidc.log",
+        )
         self.state["pids"]["oidc"] = proc.pid
         self._save()
-        procs.wait_until(lambda: procs.tcp_open(port), what="the sandbox's identity provider", timeout=timeout,
-                         proc=proc, log=folder / "oidc.log")
+        procs.wait_until(
+            lambda: procs.tcp_open(port),
+            what="the sandbox's identity provider",
+            timeout=timeout,
+            proc=proc,
+            log=folder / "oidc.log",
+        )
 
     def _make_tls(self) -> None:
         (self.base / "tls").mkdir(exist_ok=True)
@@ -330,16 +365,16 @@ class Sandbox:
         for side, s in self.sides.items():
             (self.base / side).mkdir(exist_ok=True, mode=0o700)
             ca.write_server_keystore(self.base / side / "broker-keystore.pem", [s.host])
-            ca.write_client_pair(self.base / side / "mirror-client.pem", self.base / side / "mirror-client.key",
-                                 f"mirror.{s.domain}")
+            ca.write_client_pair(
+                self.base / side / "mirror-client.pem", self.base / side / "mirror-client.key", f"mirror.{s.domain}"
+            )
 
     def _make_identities(self, kdc: KDC, side: str) -> None:
         s = self.sides[side]
         kdc.add_principal(f"kafka/{s.host}@{s.realm}", self.keytab(side, "broker"))
         kdc.add_principal(s.mirror_principal, self.keytab(side, "mirror"))
         kdc.add_principal(s.admin_principal, self.keytab(side, "admin"))
-        broker_krb5 = self.krb5_conf.read_text().replace(
-            "default_realm = SOURCE.TEST", f"default_realm = {s.realm}")
+        broker_krb5 = self.krb5_conf.read_text().replace("default_realm = SOURCE.TEST", f"default_realm = {s.realm}")
         (self.base / side / "krb5.conf").write_text(broker_krb5)
         _write_secret(self.scram_password_file(side))
 
@@ -364,8 +399,9 @@ class Sandbox:
         self.state["pids"][side] = broker.pid
         self._save()
 
-    def restart_broker(self, side: str, *, hard: bool = False, down_seconds: float = 0.0,
-                       timeout: float = 120.0) -> None:
+    def restart_broker(
+        self, side: str, *, hard: bool = False, down_seconds: float = 0.0, timeout: float = 120.0
+    ) -> None:
         """Stop a broker (SIGTERM, or SIGKILL when ``hard``), leave it down ``down_seconds``, then start it again
         on the same ports with the same data and wait until it serves; ``state["pids"]`` follows."""
         self.broker(side).stop(hard=hard)
@@ -414,8 +450,9 @@ class Sandbox:
         cluster = Cluster.model_validate(cluster_dict(self, side, f"sandbox-{side}", mechanism, who))
         ccdir = self.base / "ccache"
         ccdir.mkdir(exist_ok=True, mode=0o700)
-        return librdkafka.identity(cluster, side, ccache=str(ccdir / f"{side}-{who}-{os.getpid()}"),
-                                   krb5_config=str(self.krb5_conf))
+        return librdkafka.identity(
+            cluster, side, ccache=str(ccdir / f"{side}-{who}-{os.getpid()}"), krb5_config=str(self.krb5_conf)
+        )
 
     def client_conf(self, side: str, who: str = "mirror", *, mechanism: str = "GSSAPI") -> dict[str, str]:
         """A librdkafka config for ``who`` (mirror or admin) on ``side``."""
@@ -447,14 +484,27 @@ class Sandbox:
             "ca_file": str(self.ca_file),
             "kdc_ports": self.state["kdc_ports"],
             "clusters": {
-                side: {"bootstrap": s.bootstrap, "realm": s.realm, "mirror_principal": s.mirror_principal,
-                       "mirror_keytab": str(self.keytab(side, "mirror")), "admin_principal": s.admin_principal,
-                       "admin_keytab": str(self.keytab(side, "admin"))}
+                side: {
+                    "bootstrap": s.bootstrap,
+                    "realm": s.realm,
+                    "mirror_principal": s.mirror_principal,
+                    "mirror_keytab": str(self.keytab(side, "mirror")),
+                    "admin_principal": s.admin_principal,
+                    "admin_keytab": str(self.keytab(side, "admin")),
+                }
                 for side, s in self.sides.items()
             },
             "processes": self.alive(),
             **({"hadoop": hadoop.summary(cluster)} if (cluster := self.hadoop()) is not None else {}),
-            **({"old_broker": {"bootstrap": old["bootstrap"], "version": old["version"],
-                               "profile": str(self.base / old_broker.PROFILE)}}
-               if (old := old_broker.state(self.base)) is not None else {}),
+            **(
+                {
+                    "old_broker": {
+                        "bootstrap": old["bootstrap"],
+                        "version": old["version"],
+                        "profile": str(self.base / old_broker.PROFILE),
+                    }
+                }
+                if (old := old_broker.state(self.base)) is not None
+                else {}
+            ),
         }

@@ -42,6 +42,7 @@ from secure_mirror.sandbox.kdc import KDC, find_binary
 FOLDER = "hadoop"
 HOST = "localhost"  # Hadoop's daemons bind and name their principals by this loopback name
 USER = "mirror"  # the Hadoop user of the job's identity (mirror/mirror.source.test@SOURCE.TEST)
+FIFO_SCHEDULER = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler"
 HEAPS = {"namenode": "256m", "datanode": "192m", "resourcemanager": "384m", "nodemanager": "256m"}
 NM_MEMORY_MB, NM_VCORES = 6144, 8  # what YARN may hand out (a Spark AM and two executors fit)
 MAIN = {
@@ -57,13 +58,39 @@ READY = {
     "resourcemanager": "Transitioned to active state",
     "nodemanager": "Registered with ResourceManager",
 }
-PORT_NAMES = ("nn_rpc", "nn_http", "nn_https", "dn_data", "dn_ipc", "dn_http", "dn_https", "rm", "rm_scheduler",
-              "rm_tracker", "rm_admin", "rm_web", "rm_web_https", "nm", "nm_localizer", "nm_web")
+PORT_NAMES = (
+    "nn_rpc",
+    "nn_http",
+    "nn_https",
+    "dn_data",
+    "dn_ipc",
+    "dn_http",
+    "dn_https",
+    "rm",
+    "rm_scheduler",
+    "rm_tracker",
+    "rm_admin",
+    "rm_web",
+    "rm_web_https",
+    "nm",
+    "nm_localizer",
+    "nm_web",
+)
 WEBAPPS = ("hdfs", "datanode")  # the HDFS web servers' (empty) resource folders: no web pages, the endpoints only
-JAVA_OPENS = tuple(f"--add-opens={m}=ALL-UNNAMED" for m in (
-    "java.base/java.lang", "java.base/java.lang.reflect", "java.base/java.io", "java.base/java.net",
-    "java.base/java.nio", "java.base/java.util", "java.base/java.util.concurrent", "java.base/sun.nio.ch",
-    "java.security.jgss/sun.security.krb5"))
+JAVA_OPENS = tuple(
+    f"--add-opens={m}=ALL-UNNAMED"
+    for m in (
+        "java.base/java.lang",
+        "java.base/java.lang.reflect",
+        "java.base/java.io",
+        "java.base/java.net",
+        "java.base/java.nio",
+        "java.base/java.util",
+        "java.base/java.util.concurrent",
+        "java.base/sun.nio.ch",
+        "java.security.jgss/sun.security.krb5",
+    )
+)
 LOG4J = """log4j.rootLogger=INFO, console
 log4j.appender.console=org.apache.log4j.ConsoleAppender
 log4j.appender.console.target=System.err
@@ -114,8 +141,10 @@ class Hadoop:
     # ---- configuration -----------------------------------------------------------------------------
     def auth_to_local(self) -> str:
         realm = self.realm.replace(".", "\\.")
-        rules = [f"RULE:[2:$1@$0]({svc}@{realm})s/.*/{user}/"
-                 for svc, user in (("nn", "hdfs"), ("dn", "hdfs"), ("rm", "yarn"), ("nm", "yarn"))]
+        rules = [
+            f"RULE:[2:$1@$0]({svc}@{realm})s/.*/{user}/"
+            for svc, user in (("nn", "hdfs"), ("dn", "hdfs"), ("rm", "yarn"), ("nm", "yarn"))
+        ]
         return " ".join([*rules, "DEFAULT"])
 
     def client_properties(self) -> dict[str, dict[str, str]]:
@@ -149,52 +178,54 @@ class Hadoop:
 
     def server_properties(self) -> dict[str, dict[str, str]]:
         files = self.client_properties()
-        files["hdfs-site.xml"].update({
-            "dfs.replication": "1",
-            "dfs.namenode.name.dir": str(self.base / "namenode"),
-            "dfs.datanode.data.dir": str(self.base / "datanode"),
-            "dfs.datanode.data.dir.perm": "700",
-            "dfs.namenode.http-address": self.address("nn_http"),
-            "dfs.namenode.safemode.extension": "0",
-            "dfs.namenode.keytab.file": str(self.keytab("nn")),
-            "dfs.datanode.kerberos.principal": self.principal("dn"),
-            "dfs.datanode.keytab.file": str(self.keytab("dn")),
-            "dfs.web.authentication.kerberos.principal": self.principal("HTTP"),
-            "dfs.web.authentication.kerberos.keytab": str(self.keytab("HTTP")),
-            "dfs.block.access.token.enable": "true",
-            "dfs.datanode.address": self.address("dn_data"),
-            "dfs.datanode.ipc.address": self.address("dn_ipc"),
-            "dfs.datanode.http.address": self.address("dn_http"),
-            "dfs.datanode.https.address": self.address("dn_https"),
-            "dfs.datanode.hostname": HOST,
-            "dfs.namenode.datanode.registration.ip-hostname-check": "false",
-            "dfs.permissions.superusergroup": "supergroup",
-        })
-        files["yarn-site.xml"].update({
-            "yarn.resourcemanager.hostname": HOST,
-            "yarn.resourcemanager.keytab": str(self.keytab("rm")),
-            "yarn.resourcemanager.scheduler.class":
-                "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler",
-            "yarn.scheduler.minimum-allocation-mb": "128",
-            "yarn.scheduler.maximum-allocation-mb": str(NM_MEMORY_MB),
-            "yarn.nodemanager.hostname": HOST,
-            "yarn.nodemanager.address": self.address("nm"),
-            "yarn.nodemanager.localizer.address": self.address("nm_localizer"),
-            "yarn.nodemanager.webapp.address": self.address("nm_web"),
-            "yarn.nodemanager.keytab": str(self.keytab("nm")),
-            "yarn.nodemanager.container-executor.class":
-                "org.apache.hadoop.yarn.server.nodemanager.DefaultContainerExecutor",
-            "yarn.nodemanager.resource.memory-mb": str(NM_MEMORY_MB),
-            "yarn.nodemanager.resource.cpu-vcores": str(NM_VCORES),
-            "yarn.nodemanager.vmem-check-enabled": "false",
-            "yarn.nodemanager.pmem-check-enabled": "false",
-            "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage": "99.9",
-            "yarn.nodemanager.local-dirs": str(self.base / "nm-local"),
-            "yarn.nodemanager.log-dirs": str(self.base / "nm-logs"),
-            "yarn.nodemanager.delete.debug-delay-sec": "600",  # keeps container folders for inspection
-            "yarn.nodemanager.env-whitelist": "JAVA_HOME,PATH,LANG,TZ",
-            "yarn.log-aggregation-enable": "false",
-        })
+        files["hdfs-site.xml"].update(
+            {
+                "dfs.replication": "1",
+                "dfs.namenode.name.dir": str(self.base / "namenode"),
+                "dfs.datanode.data.dir": str(self.base / "datanode"),
+                "dfs.datanode.data.dir.perm": "700",
+                "dfs.namenode.http-address": self.address("nn_http"),
+                "dfs.namenode.safemode.extension": "0",
+                "dfs.namenode.keytab.file": str(self.keytab("nn")),
+                "dfs.datanode.kerberos.principal": self.principal("dn"),
+                "dfs.datanode.keytab.file": str(self.keytab("dn")),
+                "dfs.web.authentication.kerberos.principal": self.principal("HTTP"),
+                "dfs.web.authentication.kerberos.keytab": str(self.keytab("HTTP")),
+                "dfs.block.access.token.enable": "true",
+                "dfs.datanode.address": self.address("dn_data"),
+                "dfs.datanode.ipc.address": self.address("dn_ipc"),
+                "dfs.datanode.http.address": self.address("dn_http"),
+                "dfs.datanode.https.address": self.address("dn_https"),
+                "dfs.datanode.hostname": HOST,
+                "dfs.namenode.datanode.registration.ip-hostname-check": "false",
+                "dfs.permissions.superusergroup": "supergroup",
+            }
+        )
+        files["yarn-site.xml"].update(
+            {
+                "yarn.resourcemanager.hostname": HOST,
+                "yarn.resourcemanager.keytab": str(self.keytab("rm")),
+                "yarn.resourcemanager.scheduler.class": FIFO_SCHEDULER,
+                "yarn.scheduler.minimum-allocation-mb": "128",
+                "yarn.scheduler.maximum-allocation-mb": str(NM_MEMORY_MB),
+                "yarn.nodemanager.hostname": HOST,
+                "yarn.nodemanager.address": self.address("nm"),
+                "yarn.nodemanager.localizer.address": self.address("nm_localizer"),
+                "yarn.nodemanager.webapp.address": self.address("nm_web"),
+                "yarn.nodemanager.keytab": str(self.keytab("nm")),
+                "yarn.nodemanager.container-executor.class": "org.apache.hadoop.yarn.server.nodemanager.DefaultContainerExecutor",
+                "yarn.nodemanager.resource.memory-mb": str(NM_MEMORY_MB),
+                "yarn.nodemanager.resource.cpu-vcores": str(NM_VCORES),
+                "yarn.nodemanager.vmem-check-enabled": "false",
+                "yarn.nodemanager.pmem-check-enabled": "false",
+                "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage": "99.9",
+                "yarn.nodemanager.local-dirs": str(self.base / "nm-local"),
+                "yarn.nodemanager.log-dirs": str(self.base / "nm-logs"),
+                "yarn.nodemanager.delete.debug-delay-sec": "600",  # keeps container folders for inspection
+                "yarn.nodemanager.env-whitelist": "JAVA_HOME,PATH,LANG,TZ",
+                "yarn.log-aggregation-enable": "false",
+            }
+        )
         files["ssl-server.xml"] = {
             "ssl.server.keystore.location": str(self.base / "tls" / "keystore.p12"),
             "ssl.server.keystore.type": "pkcs12",
@@ -242,8 +273,12 @@ class Hadoop:
         from cryptography import x509
 
         blob = pkcs12.serialize_key_and_certificates(
-            b"localhost", serialization.load_pem_private_key(key_pem, None), x509.load_pem_x509_certificate(cert_pem),
-            [ca.cert], serialization.BestAvailableEncryption(password))
+            b"localhost",
+            serialization.load_pem_private_key(key_pem, None),
+            x509.load_pem_x509_certificate(cert_pem),
+            [ca.cert],
+            serialization.BestAvailableEncryption(password),
+        )
         keystore = self.base / "tls" / "keystore.p12"
         fd = os.open(keystore, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as fh:
@@ -251,9 +286,25 @@ class Hadoop:
         ca_pem = self.base / "tls" / "ca.pem"
         ca.write_ca(ca_pem)
         keytool = str(Path(shutil.which(paths.java_executable()) or "java").resolve().parent / "keytool")
-        res = subprocess.run([keytool, "-importcert", "-noprompt", "-alias", "sandbox-ca", "-file", str(ca_pem),
-                              "-keystore", str(self.truststore), "-storetype", "PKCS12",
-                              "-storepass:file", str(password_file)], capture_output=True, text=True)
+        res = subprocess.run(
+            [
+                keytool,
+                "-importcert",
+                "-noprompt",
+                "-alias",
+                "sandbox-ca",
+                "-file",
+                str(ca_pem),
+                "-keystore",
+                str(self.truststore),
+                "-storetype",
+                "PKCS12",
+                "-storepass:file",
+                str(password_file),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if res.returncode != 0:
             raise EnvironmentNotReady(f"keytool could not write the Hadoop truststore: {res.stderr.strip()}")
 
@@ -268,25 +319,49 @@ class Hadoop:
 
     # ---- processes ---------------------------------------------------------------------------------
     def _java(self, daemon: str, *args: str) -> list[str]:
-        return [paths.java_executable(), f"-Xmx{HEAPS[daemon]}", "-Xms32m", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", *JAVA_OPENS,
-                f"-Djava.security.krb5.conf={self.krb5_conf}", f"-Dhadoop.log.dir={self.base / 'logs'}",
-                f"-Dproc_{daemon}", "-cp", f"{self.conf_dir}:{self.base / 'web'}:{lib_dir()}/*", MAIN[daemon], *args]
+        return [
+            paths.java_executable(),
+            f"-Xmx{HEAPS[daemon]}",
+            "-Xms32m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-Djava.awt.headless=true",
+            *JAVA_OPENS,
+            f"-Djava.security.krb5.conf={self.krb5_conf}",
+            f"-Dhadoop.log.dir={self.base / 'logs'}",
+            f"-Dproc_{daemon}",
+            "-cp",
+            f"{self.conf_dir}:{self.base / 'web'}:{lib_dir()}/*",
+            MAIN[daemon],
+            *args,
+        ]
 
     def _env(self) -> dict[str, str]:
         java = shutil.which(paths.java_executable())
         java_home = str(Path(java).resolve().parent.parent) if java else os.environ.get("JAVA_HOME", "")
-        return {"PATH": "/usr/bin:/bin", "JAVA_HOME": java_home, "HADOOP_CONF_DIR": str(self.conf_dir),
-                "KRB5_CONFIG": str(self.krb5_conf), "LANG": "C.UTF-8",
-                "HOME": str(self.base)}
+        return {
+            "PATH": "/usr/bin:/bin",
+            "JAVA_HOME": java_home,
+            "HADOOP_CONF_DIR": str(self.conf_dir),
+            "KRB5_CONFIG": str(self.krb5_conf),
+            "LANG": "C.UTF-8",
+            "HOME": str(self.base),
+        }
 
     def format(self) -> None:
-        res = subprocess.run(self._java("namenode", "-format", "-nonInteractive", "-force"), env=self._env(),
-                             capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        res = subprocess.run(
+            self._java("namenode", "-format", "-nonInteractive", "-force"),
+            env=self._env(),
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
         (self.base / "logs" / "format.log").write_text(res.stdout + res.stderr)
         if res.returncode != 0:
-            raise EnvironmentNotReady(f"formatting the NameNode failed; last lines of {self.base}/logs/format.log:\n"
-                                      f"{procs.log_tail(self.base / 'logs' / 'format.log')}")
+            raise EnvironmentNotReady(
+                f"formatting the NameNode failed; last lines of {self.base}/logs/format.log:\n"
+                f"{procs.log_tail(self.base / 'logs' / 'format.log')}"
+            )
 
     def start(self, timeout: float = 180.0) -> None:
         """Start all four daemons at once (the DataNode and NodeManager retry until their masters serve) and wait
@@ -300,8 +375,13 @@ class Hadoop:
         self.state["ready_seconds"] = {}
         for daemon, process in launched.items():
             log = self.log(daemon)
-            procs.wait_until(lambda log=log, line=READY[daemon]: line in _read(log),
-                             what=f"the Hadoop {daemon}", timeout=timeout, proc=process, log=log)
+            procs.wait_until(
+                lambda log=log, line=READY[daemon]: line in _read(log),
+                what=f"the Hadoop {daemon}",
+                timeout=timeout,
+                proc=process,
+                log=log,
+            )
             self.state["ready_seconds"][daemon] = round(time.monotonic() - started, 1)
 
     def stop(self) -> None:
@@ -314,8 +394,12 @@ class Hadoop:
         """A Kerberos environment with a fresh ticket of ``service`` (kinit from its keytab)."""
         ccache = self.base / f"{service}.ccache"
         env = {**self._env(), "KRB5CCNAME": f"FILE:{ccache}"}
-        res = subprocess.run([find_binary("kinit"), "-kt", str(self.keytab(service)), self.principal(service)],
-                             env=env, capture_output=True, text=True)
+        res = subprocess.run(
+            [find_binary("kinit"), "-kt", str(self.keytab(service)), self.principal(service)],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if res.returncode != 0:
             raise EnvironmentNotReady(f"kinit as {self.principal(service)} failed: {res.stderr.strip()}")
         return env
@@ -393,4 +477,3 @@ def write_client_conf(cluster: Hadoop) -> Path:
     for name, properties in cluster.client_properties().items():
         (folder / name).write_text(site_xml(name, properties, f"a client of the sandbox's Hadoop: {name}"))
     return folder
-

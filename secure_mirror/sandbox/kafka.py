@@ -44,6 +44,9 @@ SSL_RULES_KEY = "ssl.principal.mapping.rules"
 ESCAPED_KEYS = (RULES_KEY, SSL_RULES_KEY)  # their regexes hold '\\', which .properties reads as an escape
 # A client certificate's subject CN=mirror.<domain> is the Kafka principal User:mirror, as the mirror's other logins.
 SSL_PRINCIPAL_RULES = ("RULE:^CN=([a-z]+)\\..*$/$1/", "DEFAULT")
+SCRAM_LOGIN = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+OAUTH_LOGIN = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"
+OAUTH_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"
 OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
 PLAIN_USERS = "user_mirror"  # the PLAIN user the broker knows (its password is the SCRAM mirror's)
 
@@ -93,87 +96,98 @@ class Broker:
         if self.ssl_port:
             listeners.append(f"MTLS://{self.host}:{self.ssl_port}")
             protocols += ",MTLS:SSL"
-        return {
-            "process.roles": "broker,controller",
-            "node.id": "1",
-            "controller.quorum.voters": f"1@{self.host}:{self.controller_port}",
-            "listeners": ",".join(listeners),
-            "advertised.listeners": ",".join(l for l in listeners if not l.startswith("CONTROLLER")),
-            "listener.security.protocol.map": protocols,
-            "inter.broker.listener.name": "SECURE",
-            "controller.listener.names": "CONTROLLER",
-            "sasl.enabled.mechanisms": ",".join(self.mechanisms()),
-            "listener.name.controller.sasl.enabled.mechanisms": "GSSAPI",
-            "sasl.mechanism.inter.broker.protocol": "GSSAPI",
-            "sasl.mechanism.controller.protocol": "GSSAPI",
-            "sasl.kerberos.service.name": "kafka",
-            "listener.name.secure.gssapi.sasl.jaas.config": jaas,
-            "listener.name.controller.gssapi.sasl.jaas.config": jaas,
-            "listener.name.secure.scram-sha-512.sasl.jaas.config":
-                "org.apache.kafka.common.security.scram.ScramLoginModule required;",
-            "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-            "allow.everyone.if.no.acl.found": "false",
-            "super.users": ";".join(self.super_users),
-            "ssl.keystore.type": "PEM",
-            "ssl.keystore.location": str(self.keystore),
-            "ssl.truststore.type": "PEM",
-            "ssl.truststore.location": str(self.ca_file),
-            "ssl.endpoint.identification.algorithm": "https",
-            "ssl.client.auth": "requested",
-            "listener.name.mtls.ssl.client.auth": "required",
-            SSL_RULES_KEY: ",".join(SSL_PRINCIPAL_RULES),
-            "log.dirs": str(self.base / "data"),
-            "num.partitions": "1",
-            "auto.create.topics.enable": "false",
-            "offsets.topic.replication.factor": "1",
-            "offsets.topic.num.partitions": "5",
-            "transaction.state.log.replication.factor": "1",
-            "transaction.state.log.min.isr": "1",
-            "group.initial.rebalance.delay.ms": "0",
-            "log.segment.bytes": str(64 * 1024 * 1024),
-        } | ({RULES_KEY: ",".join(self.principal_to_local_rules)} if self.principal_to_local_rules else {}) \
-            | self._password_mechanisms() | self._oauth()
+        return (
+            {
+                "process.roles": "broker,controller",
+                "node.id": "1",
+                "controller.quorum.voters": f"1@{self.host}:{self.controller_port}",
+                "listeners": ",".join(listeners),
+                "advertised.listeners": ",".join(l for l in listeners if not l.startswith("CONTROLLER")),
+                "listener.security.protocol.map": protocols,
+                "inter.broker.listener.name": "SECURE",
+                "controller.listener.names": "CONTROLLER",
+                "sasl.enabled.mechanisms": ",".join(self.mechanisms()),
+                "listener.name.controller.sasl.enabled.mechanisms": "GSSAPI",
+                "sasl.mechanism.inter.broker.protocol": "GSSAPI",
+                "sasl.mechanism.controller.protocol": "GSSAPI",
+                "sasl.kerberos.service.name": "kafka",
+                "listener.name.secure.gssapi.sasl.jaas.config": jaas,
+                "listener.name.controller.gssapi.sasl.jaas.config": jaas,
+                "listener.name.secure.scram-sha-512.sasl.jaas.config": SCRAM_LOGIN,
+                "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+                "allow.everyone.if.no.acl.found": "false",
+                "super.users": ";".join(self.super_users),
+                "ssl.keystore.type": "PEM",
+                "ssl.keystore.location": str(self.keystore),
+                "ssl.truststore.type": "PEM",
+                "ssl.truststore.location": str(self.ca_file),
+                "ssl.endpoint.identification.algorithm": "https",
+                "ssl.client.auth": "requested",
+                "listener.name.mtls.ssl.client.auth": "required",
+                SSL_RULES_KEY: ",".join(SSL_PRINCIPAL_RULES),
+                "log.dirs": str(self.base / "data"),
+                "num.partitions": "1",
+                "auto.create.topics.enable": "false",
+                "offsets.topic.replication.factor": "1",
+                "offsets.topic.num.partitions": "5",
+                "transaction.state.log.replication.factor": "1",
+                "transaction.state.log.min.isr": "1",
+                "group.initial.rebalance.delay.ms": "0",
+                "log.segment.bytes": str(64 * 1024 * 1024),
+            }
+            | ({RULES_KEY: ",".join(self.principal_to_local_rules)} if self.principal_to_local_rules else {})
+            | self._password_mechanisms()
+            | self._oauth()
+        )
 
     def mechanisms(self) -> list[str]:
-        return ["GSSAPI", "SCRAM-SHA-512", "SCRAM-SHA-256"] + (["PLAIN"] if self.plain_password_file else []) \
+        return (
+            ["GSSAPI", "SCRAM-SHA-512", "SCRAM-SHA-256"]
+            + (["PLAIN"] if self.plain_password_file else [])
             + (["OAUTHBEARER"] if self.jwks_url else [])
+        )
 
     def _password_mechanisms(self) -> dict[str, str]:
-        settings = {"listener.name.secure.scram-sha-256.sasl.jaas.config":
-                    "org.apache.kafka.common.security.scram.ScramLoginModule required;"}
+        settings = {"listener.name.secure.scram-sha-256.sasl.jaas.config": SCRAM_LOGIN}
         if self.plain_password_file:
             password = self.plain_password_file.read_text().strip()  # token_urlsafe: no character JAAS would quote
-            settings["listener.name.secure.plain.sasl.jaas.config"] = \
+            settings["listener.name.secure.plain.sasl.jaas.config"] = (
                 f'org.apache.kafka.common.security.plain.PlainLoginModule required {PLAIN_USERS}="{password}";'
+            )
         return settings
 
     def _oauth(self) -> dict[str, str]:
         if not self.jwks_url:
             return {}
         return {
-            "listener.name.secure.oauthbearer.sasl.jaas.config":
-                "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;",
-            "listener.name.secure.oauthbearer.sasl.server.callback.handler.class":
-                "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler",
+            "listener.name.secure.oauthbearer.sasl.jaas.config": OAUTH_LOGIN,
+            "listener.name.secure.oauthbearer.sasl.server.callback.handler.class": OAUTH_VALIDATOR,
             "sasl.oauthbearer.jwks.endpoint.url": self.jwks_url,
         }
 
     def write_config(self) -> Path:
         (self.base / "logs").mkdir(parents=True, exist_ok=True)
         path = self.base / "broker.properties"
-        path.write_text("".join(f"{k}={properties_value(v) if k in ESCAPED_KEYS else v}\n"
-                                for k, v in self.properties().items()))
+        path.write_text(
+            "".join(f"{k}={properties_value(v) if k in ESCAPED_KEYS else v}\n" for k, v in self.properties().items())
+        )
         path.chmod(0o600)
         (self.base / "log4j2.properties").write_text(LOG4J2.format(log=self.log))
         return path
 
     def java(self, main: str, *args: str, heap: str = "-Xmx256m") -> list[str]:
         return [
-            paths.java_executable(), heap, "-XX:+UseG1GC", "-Djava.awt.headless=true",
+            paths.java_executable(),
+            heap,
+            "-XX:+UseG1GC",
+            "-Djava.awt.headless=true",
             f"-Djava.security.krb5.conf={self.krb5_conf}",
             *([f"-D{OAUTH_ALLOWED_URLS}={self.jwks_url}"] if self.jwks_url else []),
             f"-Dlog4j2.configurationFile={self.base / 'log4j2.properties'}",
-            "-cp", paths.kafka_classpath(), main, *args,
+            "-cp",
+            paths.kafka_classpath(),
+            main,
+            *args,
         ]
 
     def format_storage(self) -> None:
@@ -181,11 +195,14 @@ class Broker:
         config = self.write_config()
         res = subprocess.run(
             self.java("kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config)),
-            capture_output=True, text=True, stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
         )
         if res.returncode != 0:
-            raise EnvironmentNotReady(f"formatting the {self.name} broker's storage failed: "
-                                      f"{(res.stderr or res.stdout).strip()[-2000:]}")
+            raise EnvironmentNotReady(
+                f"formatting the {self.name} broker's storage failed: {(res.stderr or res.stdout).strip()[-2000:]}"
+            )
 
     def start(self, timeout: float = 90.0) -> None:
         for port in (self.port, self.controller_port, self.plaintext_port, self.ssl_port):
@@ -199,6 +216,7 @@ class Broker:
 
     def wait_ready(self, timeout: float = 90.0, since: int = 0) -> None:
         """Wait for the port and for "Kafka Server started" in the log after its first ``since`` characters."""
+
         def started() -> bool:
             return procs.tcp_open(self.port) and bool(re.search(r"Kafka Server started", _read(self.log)[since:]))
 

@@ -93,9 +93,7 @@ class KDC:
                 "    supported_enctypes = aes256-cts-hmac-sha1-96:normal aes128-cts-hmac-sha1-96:normal\n"
                 "  }\n"
             )
-        return (
-            f"[realms]\n{''.join(blocks)}\n[logging]\n  kdc = FILE:{self.log}\n"
-        )
+        return f"[realms]\n{''.join(blocks)}\n[logging]\n  kdc = FILE:{self.log}\n"
 
     def start(self, timeout: float = 30.0) -> None:
         for r in self.realms:
@@ -108,8 +106,11 @@ class KDC:
         self.pid = self._proc.pid
         for r in self.realms:
             procs.wait_until(
-                lambda port=r.port: procs.tcp_open(port), what=f"the KDC for {r.name}", timeout=timeout,
-                proc=self._proc, log=self.log,
+                lambda port=r.port: procs.tcp_open(port),
+                what=f"the KDC for {r.name}",
+                timeout=timeout,
+                proc=self._proc,
+                log=self.log,
             )
 
     def stop(self) -> None:
@@ -117,8 +118,14 @@ class KDC:
             procs.stop_pid(self.pid, expect_in_cmdline="krb5kdc")
 
     def _run(self, *argv: str, stdin: str | None = None) -> str:
-        res = subprocess.run(argv, env=self.env, capture_output=True, text=True, input=stdin,
-                             stdin=subprocess.DEVNULL if stdin is None else None)
+        res = subprocess.run(
+            argv,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            input=stdin,
+            stdin=subprocess.DEVNULL if stdin is None else None,
+        )
         if res.returncode != 0:
             raise EnvironmentNotReady(f"{Path(argv[0]).name} failed: {(res.stderr or res.stdout).strip()}")
         return res.stdout
@@ -148,12 +155,8 @@ class KDC:
 
 def krb5_conf(realms: list[Realm], *, default_realm: str) -> str:
     """A client krb5.conf naming every realm, with hosts mapped to realms by domain, no DNS guessing."""
-    realm_lines = "".join(
-        f"  {r.name} = {{\n    kdc = 127.0.0.1:{r.port}\n  }}\n" for r in realms
-    )
-    domain_lines = "".join(
-        f"  .{d} = {r.name}\n  {d} = {r.name}\n" for r in realms for d in r.domains
-    )
+    realm_lines = "".join(f"  {r.name} = {{\n    kdc = 127.0.0.1:{r.port}\n  }}\n" for r in realms)
+    domain_lines = "".join(f"  .{d} = {r.name}\n  {d} = {r.name}\n" for r in realms for d in r.domains)
     return (
         "[libdefaults]\n"
         f"  default_realm = {default_realm}\n"

@@ -47,8 +47,18 @@ class Signer:
 
     def jwks(self) -> dict:
         numbers = self.key.public_key().public_numbers()
-        return {"keys": [{"kty": "RSA", "use": "sig", "alg": "RS256", "kid": KEY_ID,
-                          "n": _int_b64(numbers.n), "e": _int_b64(numbers.e)}]}
+        return {
+            "keys": [
+                {
+                    "kty": "RSA",
+                    "use": "sig",
+                    "alg": "RS256",
+                    "kid": KEY_ID,
+                    "n": _int_b64(numbers.n),
+                    "e": _int_b64(numbers.e),
+                }
+            ]
+        }
 
     def token(self, subject: str, scope: str | None, now: int | None = None) -> str:
         from cryptography.hazmat.primitives import hashes
@@ -110,8 +120,15 @@ def make_handler(signer: Signer, clients: dict[str, Path]):
             if not hmac.compare_digest(found[1].encode("utf-8"), expected):
                 return self._send(401, {"error": "invalid_client"})
             scope = form.get("scope", [None])[0]
-            self._send(200, {"access_token": signer.token(found[0], scope), "token_type": "Bearer",
-                             "expires_in": TOKEN_LIFETIME, **({"scope": scope} if scope else {})})
+            self._send(
+                200,
+                {
+                    "access_token": signer.token(found[0], scope),
+                    "token_type": "Bearer",
+                    "expires_in": TOKEN_LIFETIME,
+                    **({"scope": scope} if scope else {}),
+                },
+            )
 
         def log_message(self, fmt, *args):  # one line per request, no secrets (the path and status only)
             print(f"{self.address_string()} {fmt % args}", flush=True)

@@ -56,19 +56,30 @@ class OldBroker:
         return f"{self.host}:{self.port}"
 
     def _java(self, main: str, *args: str, heap: str, extra: tuple[str, ...] = ()) -> list[str]:
-        return [paths.java_executable(), heap, "-XX:+UseG1GC", "-Djava.awt.headless=true", *extra,
-                f"-Dlog4j.configuration=file:{self.base / 'log4j.properties'}",
-                "-cp", str(paths.kafka_old_lib_dir() / "*"), main, *args]
+        return [
+            paths.java_executable(),
+            heap,
+            "-XX:+UseG1GC",
+            "-Djava.awt.headless=true",
+            *extra,
+            f"-Dlog4j.configuration=file:{self.base / 'log4j.properties'}",
+            "-cp",
+            str(paths.kafka_old_lib_dir() / "*"),
+            main,
+            *args,
+        ]
 
     def write_config(self) -> None:
         for folder in ("zookeeper", "data", "logs"):
             (self.base / folder).mkdir(parents=True, exist_ok=True, mode=0o700)
         (self.base / "zookeeper.properties").write_text(
             f"dataDir={self.base / 'zookeeper'}\nclientPort={self.zookeeper_port}\nclientPortAddress=127.0.0.1\n"
-            "admin.enableServer=false\n")
+            "admin.enableServer=false\n"
+        )
         (self.base / "jaas.conf").write_text(
             "KafkaServer {\n  com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true\n"
-            f'  useTicketCache=false keyTab="{self.keytab}" principal="{self.principal}";\n}};\n')
+            f'  useTicketCache=false keyTab="{self.keytab}" principal="{self.principal}";\n}};\n'
+        )
         props = {
             "broker.id": "1",
             "listeners": f"SASL_PLAINTEXT://{self.bootstrap}",
@@ -96,31 +107,67 @@ class OldBroker:
 
     def start(self, timeout: float = 120.0) -> dict[str, int]:
         if not any(paths.kafka_old_lib_dir().glob(f"kafka_2.12-{VERSION}.jar")):
-            raise EnvironmentNotReady(f"the Kafka {VERSION} jars are missing from {paths.kafka_old_lib_dir()}; "
-                                      "run scripts/setup")
+            raise EnvironmentNotReady(
+                f"the Kafka {VERSION} jars are missing from {paths.kafka_old_lib_dir()}; run scripts/setup"
+            )
         self.write_config()
-        zookeeper = procs.start(self._java("org.apache.zookeeper.server.quorum.QuorumPeerMain",
-                                           str(self.base / "zookeeper.properties"), heap="-Xmx128m"),
-                                env={"PATH": "/usr/bin:/bin"}, log=self.base / "logs" / "zookeeper.out")
+        zookeeper = procs.start(
+            self._java(
+                "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+                str(self.base / "zookeeper.properties"),
+                heap="-Xmx128m",
+            ),
+            env={"PATH": "/usr/bin:/bin"},
+            log=self.base / "logs" / "zookeeper.out",
+        )
         pids = {"zookeeper": zookeeper.pid}
         self._save(pids)
-        procs.wait_until(lambda: procs.tcp_open(self.zookeeper_port), what="the old broker's ZooKeeper",
-                         timeout=timeout, proc=zookeeper, log=self.base / "logs" / "zookeeper.out")
-        broker = procs.start(self._java("kafka.Kafka", str(self.base / "server.properties"), heap="-Xmx384m",
-                                        extra=(JAVA_OPENS, "-Dzookeeper.sasl.client=false",
-                                               f"-Djava.security.krb5.conf={self.krb5_conf}",
-                                               f"-Djava.security.auth.login.config={self.base / 'jaas.conf'}")),
-                             env={"PATH": "/usr/bin:/bin"}, log=self.base / "logs" / "kafka.out")
+        procs.wait_until(
+            lambda: procs.tcp_open(self.zookeeper_port),
+            what="the old broker's ZooKeeper",
+            timeout=timeout,
+            proc=zookeeper,
+            log=self.base / "logs" / "zookeeper.out",
+        )
+        broker = procs.start(
+            self._java(
+                "kafka.Kafka",
+                str(self.base / "server.properties"),
+                heap="-Xmx384m",
+                extra=(
+                    JAVA_OPENS,
+                    "-Dzookeeper.sasl.client=false",
+                    f"-Djava.security.krb5.conf={self.krb5_conf}",
+                    f"-Djava.security.auth.login.config={self.base / 'jaas.conf'}",
+                ),
+            ),
+            env={"PATH": "/usr/bin:/bin"},
+            log=self.base / "logs" / "kafka.out",
+        )
         pids["broker"] = broker.pid
         self._save(pids)
         log = self.base / "logs" / "server.log"
-        procs.wait_until(lambda: log.exists() and "started (kafka.server.KafkaServer)" in log.read_text(errors="replace"),
-                         what=f"the Kafka {VERSION} broker", timeout=timeout, proc=broker, log=log)
+        procs.wait_until(
+            lambda: log.exists() and "started (kafka.server.KafkaServer)" in log.read_text(errors="replace"),
+            what=f"the Kafka {VERSION} broker",
+            timeout=timeout,
+            proc=broker,
+            log=log,
+        )
         return pids
 
     def _save(self, pids: dict[str, int]) -> None:
-        (self.base / STATE).write_text(json.dumps({"port": self.port, "zookeeper_port": self.zookeeper_port,
-                                                   "bootstrap": self.bootstrap, "version": VERSION, "pids": pids}))
+        (self.base / STATE).write_text(
+            json.dumps(
+                {
+                    "port": self.port,
+                    "zookeeper_port": self.zookeeper_port,
+                    "bootstrap": self.bootstrap,
+                    "version": VERSION,
+                    "pids": pids,
+                }
+            )
+        )
 
 
 def start(sandbox, timeout: float = 120.0) -> OldBroker:
@@ -132,8 +179,15 @@ def start(sandbox, timeout: float = 120.0) -> OldBroker:
     base.mkdir(mode=0o700)
     port, zookeeper_port = procs.free_ports(2)
     side = sandbox.sides["source"]
-    broker = OldBroker(base, side.host, side.realm, port, zookeeper_port, sandbox.keytab("source", "broker"),
-                       sandbox.base / "source" / "krb5.conf")
+    broker = OldBroker(
+        base,
+        side.host,
+        side.realm,
+        port,
+        zookeeper_port,
+        sandbox.keytab("source", "broker"),
+        sandbox.base / "source" / "krb5.conf",
+    )
     try:
         broker.start(timeout)
     except BaseException:
@@ -158,8 +212,10 @@ def profile_dict(sandbox, bootstrap: str) -> dict:
 def write_profile(sandbox, broker: OldBroker) -> None:
     import yaml
 
-    head = ("# Written by `secure-mirror sandbox up --old-broker`: the source is the Kafka "
-            f"{VERSION} broker (SASL_PLAINTEXT, GSSAPI).\n")
+    head = (
+        "# Written by `secure-mirror sandbox up --old-broker`: the source is the Kafka "
+        f"{VERSION} broker (SASL_PLAINTEXT, GSSAPI).\n"
+    )
     (sandbox.base / PROFILE).write_text(head + yaml.safe_dump(profile_dict(sandbox, broker.bootstrap), sort_keys=False))
 
 
@@ -187,9 +243,14 @@ def identity(sandbox, who: str = "admin") -> KafkaIdentity:
         raise EnvironmentNotReady(f"no old broker in {sandbox.base}; start it with `sandbox up --old-broker`")
     side = sandbox.sides["source"]
     cluster = profile_dict(sandbox, found["bootstrap"])["source"]
-    cluster["sasl"].update({"principal": side.mirror_principal if who == "mirror" else side.admin_principal,
-                            "keytab": str(sandbox.keytab("source", who))})
+    cluster["sasl"].update(
+        {
+            "principal": side.mirror_principal if who == "mirror" else side.admin_principal,
+            "keytab": str(sandbox.keytab("source", who)),
+        }
+    )
     ccache = sandbox.base / "ccache"
     ccache.mkdir(exist_ok=True, mode=0o700)
-    return librdkafka.identity(Cluster.model_validate(cluster), "source", ccache=str(ccache / f"old-{who}"),
-                               krb5_config=str(sandbox.krb5_conf))
+    return librdkafka.identity(
+        Cluster.model_validate(cluster), "source", ccache=str(ccache / f"old-{who}"), krb5_config=str(sandbox.krb5_conf)
+    )

@@ -82,7 +82,12 @@ def start(argv: list[str], *, env: dict[str, str], log: Path, cwd: Path | None =
     """Start a server in its own process group, stdout and stderr appended to ``log``."""
     with open(log, "ab") as out:
         return subprocess.Popen(
-            argv, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            argv,
+            env=env,
+            cwd=cwd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
 

@@ -14,23 +14,41 @@ def cluster_dict(sb, side: str, alias: str, mechanism: str = "GSSAPI", who: str 
     tls = {"ca": str(sb.ca_file), "hostname_verification": True}
     if mechanism == "SSL":
         certificate, key = sb.client_pair(side)
-        return {"alias": alias, "bootstrap_servers": [s.ssl_bootstrap], "security_protocol": "SSL",
-                "tls": tls | {"certificate": str(certificate), "key": str(key)},
-                "principal_mapping": {"ssl_principal_mapping_rules": ",".join(SSL_PRINCIPAL_RULES)}}
+        return {
+            "alias": alias,
+            "bootstrap_servers": [s.ssl_bootstrap],
+            "security_protocol": "SSL",
+            "tls": tls | {"certificate": str(certificate), "key": str(key)},
+            "principal_mapping": {"ssl_principal_mapping_rules": ",".join(SSL_PRINCIPAL_RULES)},
+        }
     if mechanism == "GSSAPI":
-        sasl = {"mechanism": "GSSAPI", "principal": s.mirror_principal if who == "mirror" else s.admin_principal,
-                "keytab": str(sb.keytab(side, who)), "service_name": "kafka"}
+        sasl = {
+            "mechanism": "GSSAPI",
+            "principal": s.mirror_principal if who == "mirror" else s.admin_principal,
+            "keytab": str(sb.keytab(side, who)),
+            "service_name": "kafka",
+        }
     elif mechanism == "OAUTHBEARER":
-        sasl = {"mechanism": "OAUTHBEARER", "client_id": "mirror", "client_secret": f"file:{sb.oauth_secret_file}",
-                "token_endpoint_url": sb.token_endpoint}
+        sasl = {
+            "mechanism": "OAUTHBEARER",
+            "client_id": "mirror",
+            "client_secret": f"file:{sb.oauth_secret_file}",
+            "token_endpoint_url": sb.token_endpoint,
+        }
     else:
         sasl = {"mechanism": mechanism, "username": "mirror", "password": f"file:{sb.scram_password_file(side)}"}
-    return {"alias": alias, "bootstrap_servers": [s.bootstrap], "security_protocol": "SASL_SSL", "sasl": sasl,
-            "tls": tls}
+    return {
+        "alias": alias,
+        "bootstrap_servers": [s.bootstrap],
+        "security_protocol": "SASL_SSL",
+        "sasl": sasl,
+        "tls": tls,
+    }
 
 
-def profile_dict(sb, *, target_mechanism: str = "GSSAPI", topics: str = "demo\\..*",
-                 source_mechanism: str = "GSSAPI") -> dict:
+def profile_dict(
+    sb, *, target_mechanism: str = "GSSAPI", topics: str = "demo\\..*", source_mechanism: str = "GSSAPI"
+) -> dict:
     kdc_ports = sb.state["kdc_ports"]
     return {
         "version": 1,
@@ -58,12 +76,16 @@ def corp_profile_dict(sb) -> dict:
     from secure_mirror.sandbox.bed import CORP_DOMAIN, CORP_MIRROR, CORP_REALM, CORP_RULES
 
     data = profile_dict(sb)
-    data["kerberos"]["realms"][CORP_REALM] = {"kdcs": [f"127.0.0.1:{sb.state['corp_kdc_port']}"],
-                                              "domains": [CORP_DOMAIN]}
+    data["kerberos"]["realms"][CORP_REALM] = {
+        "kdcs": [f"127.0.0.1:{sb.state['corp_kdc_port']}"],
+        "domains": [CORP_DOMAIN],
+    }
     for side in ("source", "target"):
         data[side]["sasl"] |= {"principal": CORP_MIRROR, "keytab": str(sb.corp_keytab())}
-        data[side]["principal_mapping"] = {"default_realm": sb.sides[side].realm,
-                                           "principal_to_local_rules": list(CORP_RULES)}
+        data[side]["principal_mapping"] = {
+            "default_realm": sb.sides[side].realm,
+            "principal_to_local_rules": list(CORP_RULES),
+        }
     return data
 
 
@@ -78,17 +100,27 @@ def yarn_profile_dict(sb, deploy_mode: str) -> dict:
     cluster = sb.hadoop()
     data = profile_dict(sb)
     source = sb.sides["source"]
-    data["hadoop"] = {"properties": cluster.client_properties(), "principal": source.mirror_principal,
-                      "keytab": str(sb.keytab("source", "mirror"))}
+    data["hadoop"] = {
+        "properties": cluster.client_properties(),
+        "principal": source.mirror_principal,
+        "keytab": str(sb.keytab("source", "mirror")),
+    }
     data["mirror"]["checkpoint_location"] = f"{cluster.default_fs}/user/{USER}/checkpoints-{deploy_mode}"
-    data["mirror"]["spark"] = {"master": "yarn", "deploy_mode": deploy_mode, "conf": {
-        # the containers run on this machine: Spark's jars and this Python from here, not uploaded per run
-        "spark.yarn.jars": f"local:{spark_home() / 'jars'}/*",
-        "spark.pyspark.python": sys.executable,
-        "spark.executor.instances": 1, "spark.executor.cores": 1, "spark.executor.memory": "512m",
-        "spark.driver.memory": "512m", "spark.yarn.am.memory": "384m",
-        "spark.scheduler.minRegisteredResourcesRatio": 1.0,
-    }}
+    data["mirror"]["spark"] = {
+        "master": "yarn",
+        "deploy_mode": deploy_mode,
+        "conf": {
+            # the containers run on this machine: Spark's jars and this Python from here, not uploaded per run
+            "spark.yarn.jars": f"local:{spark_home() / 'jars'}/*",
+            "spark.pyspark.python": sys.executable,
+            "spark.executor.instances": 1,
+            "spark.executor.cores": 1,
+            "spark.executor.memory": "512m",
+            "spark.driver.memory": "512m",
+            "spark.yarn.am.memory": "384m",
+            "spark.scheduler.minRegisteredResourcesRatio": 1.0,
+        },
+    }
     return data
 
 
@@ -96,22 +128,34 @@ def sandbox_profiles(sb) -> dict[str, str]:
     head = "# Written by `secure-mirror sandbox up`: a ready profile for this sandbox's two clusters.\n"
     profiles = {
         "profile.yaml": head + yaml.safe_dump(profile_dict(sb), sort_keys=False),
-        "profile-scram.yaml": head + "# The target side authenticates with SCRAM-SHA-512 over TLS.\n"
+        "profile-scram.yaml": head
+        + "# The target side authenticates with SCRAM-SHA-512 over TLS.\n"
         + yaml.safe_dump(profile_dict(sb, target_mechanism="SCRAM-SHA-512"), sort_keys=False),
     }
     if sb.sides["source"].ssl_port and sb.oauth:
-        profiles["profile-plain-scram256.yaml"] = head + "# The source side logs in with PLAIN, the target side with " \
-            "SCRAM-SHA-256, both over TLS.\n" + yaml.safe_dump(
-                profile_dict(sb, source_mechanism="PLAIN", target_mechanism="SCRAM-SHA-256"), sort_keys=False)
-        profiles["profile-oauth-mtls.yaml"] = head + "# The source side logs in with OAUTHBEARER (the sandbox's " \
-            "identity provider), the target side with its client certificate (SSL).\n" + yaml.safe_dump(
-                profile_dict(sb, source_mechanism="OAUTHBEARER", target_mechanism="SSL"), sort_keys=False)
+        profiles["profile-plain-scram256.yaml"] = (
+            head + "# The source side logs in with PLAIN, the target side with "
+            "SCRAM-SHA-256, both over TLS.\n"
+            + yaml.safe_dump(
+                profile_dict(sb, source_mechanism="PLAIN", target_mechanism="SCRAM-SHA-256"), sort_keys=False
+            )
+        )
+        profiles["profile-oauth-mtls.yaml"] = (
+            head + "# The source side logs in with OAUTHBEARER (the sandbox's "
+            "identity provider), the target side with its client certificate (SSL).\n"
+            + yaml.safe_dump(profile_dict(sb, source_mechanism="OAUTHBEARER", target_mechanism="SSL"), sort_keys=False)
+        )
     if sb.corp:
-        profiles["profile-corp.yaml"] = head + "# The mirror is mirror@CORP.TEST, a realm both clusters trust.\n" \
+        profiles["profile-corp.yaml"] = (
+            head
+            + "# The mirror is mirror@CORP.TEST, a realm both clusters trust.\n"
             + yaml.safe_dump(corp_profile_dict(sb), sort_keys=False)
+        )
     if sb.hadoop() is not None:
         for mode in ("client", "cluster"):
-            profiles[f"profile-yarn-{mode}.yaml"] = head + f"# The mirror runs on the sandbox's YARN ({mode} mode) " \
-                "and checkpoints to its HDFS, both kerberized.\n" + yaml.safe_dump(yarn_profile_dict(sb, mode),
-                                                                                   sort_keys=False)
+            profiles[f"profile-yarn-{mode}.yaml"] = (
+                head + f"# The mirror runs on the sandbox's YARN ({mode} mode) "
+                "and checkpoints to its HDFS, both kerberized.\n"
+                + yaml.safe_dump(yarn_profile_dict(sb, mode), sort_keys=False)
+            )
     return profiles

@@ -71,19 +71,49 @@ class SparkStandalone:
         ports = procs.free_ports(2 + 2 * self.workers)
         self.master_port, self.ui_port = ports[:2]
         try:
-            master = self._launch("master", MASTER_CLASS, "--host", "127.0.0.1", "--port", str(self.master_port),
-                                  "--webui-port", str(self.ui_port))
-            procs.wait_until(lambda: procs.tcp_open(self.master_port) and self._json() is not None,
-                             what="the Spark master", timeout=timeout, proc=master, log=self.log("master"))
+            master = self._launch(
+                "master",
+                MASTER_CLASS,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.master_port),
+                "--webui-port",
+                str(self.ui_port),
+            )
+            procs.wait_until(
+                lambda: procs.tcp_open(self.master_port) and self._json() is not None,
+                what="the Spark master",
+                timeout=timeout,
+                proc=master,
+                log=self.log("master"),
+            )
             for index in range(self.workers):
                 self.work_dir(index).mkdir(parents=True, exist_ok=True)
-                port, ui = ports[2 + 2 * index: 4 + 2 * index]
-                self._launch(f"worker-{index}", WORKER_CLASS, "--host", "127.0.0.1", "--port", str(port),
-                             "--webui-port", str(ui), "--cores", str(self.cores), "--memory", self.memory,
-                             "--work-dir", str(self.work_dir(index)), self.master_url)
-            procs.wait_until(lambda: len(self.alive_workers()) >= self.workers,
-                             what=f"{self.workers} Spark workers registered with the master", timeout=timeout,
-                             log=self.log("worker-0"))
+                port, ui = ports[2 + 2 * index : 4 + 2 * index]
+                self._launch(
+                    f"worker-{index}",
+                    WORKER_CLASS,
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                    "--webui-port",
+                    str(ui),
+                    "--cores",
+                    str(self.cores),
+                    "--memory",
+                    self.memory,
+                    "--work-dir",
+                    str(self.work_dir(index)),
+                    self.master_url,
+                )
+            procs.wait_until(
+                lambda: len(self.alive_workers()) >= self.workers,
+                what=f"{self.workers} Spark workers registered with the master",
+                timeout=timeout,
+                log=self.log("worker-0"),
+            )
         except BaseException:
             self.stop()
             raise
@@ -95,9 +125,16 @@ class SparkStandalone:
         java = paths.java_executable()
         if java != "java":
             env["JAVA_HOME"] = str(Path(java).parent.parent)
-        env.update({"SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_DAEMON_MEMORY": DAEMON_HEAP,
-                    "SPARK_LOG_DIR": str(self.base / "logs"), "PYSPARK_PYTHON": sys.executable,
-                    "SPARK_CONF_DIR": str(self.base / "conf")})
+        env.update(
+            {
+                "SPARK_HOME": str(home),
+                "SPARK_LOCAL_IP": "127.0.0.1",
+                "SPARK_DAEMON_MEMORY": DAEMON_HEAP,
+                "SPARK_LOG_DIR": str(self.base / "logs"),
+                "PYSPARK_PYTHON": sys.executable,
+                "SPARK_CONF_DIR": str(self.base / "conf"),
+            }
+        )
         # umask 077: the copies of shipped keytabs that executors fetch into their work folders stay private
         argv = ["bash", "-c", 'umask 077 && exec "$0" "$@"', str(home / "bin" / "spark-class"), main_class, *args]
         process = procs.start(argv, env=env, log=self.log(name), cwd=self.base)

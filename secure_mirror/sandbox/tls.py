@@ -15,8 +15,12 @@ VALIDITY = dt.timedelta(days=30)
 
 
 def _name(common_name: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "secure_mirror sandbox"),
-                      x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    return x509.Name(
+        [
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "secure_mirror sandbox"),
+            x509.NameAttribute(NameOID.COMMON_NAME, common_name),
+        ]
+    )
 
 
 def _write_private(path: Path, data: bytes) -> None:
@@ -26,8 +30,9 @@ def _write_private(path: Path, data: bytes) -> None:
 
 
 def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption())
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
 
 
 class CertificateAuthority:
@@ -51,9 +56,12 @@ class CertificateAuthority:
         now = dt.datetime.now(dt.timezone.utc)
         self.cert = (
             x509.CertificateBuilder()
-            .subject_name(_name(name)).issuer_name(_name(name))
-            .public_key(self.key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + VALIDITY)
+            .subject_name(_name(name))
+            .issuer_name(_name(name))
+            .public_key(self.key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(minutes=5))
+            .not_valid_after(now + VALIDITY)
             .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
             .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
             .sign(self.key, hashes.SHA256())
@@ -70,13 +78,19 @@ class CertificateAuthority:
         """A certificate for ``hostnames`` (subjectAltName) and its key, both PEM."""
         key = ec.generate_private_key(ec.SECP256R1())
         now = dt.datetime.now(dt.timezone.utc)
-        usage = [ExtendedKeyUsageOID.CLIENT_AUTH] if client else [ExtendedKeyUsageOID.SERVER_AUTH,
-                                                                  ExtendedKeyUsageOID.CLIENT_AUTH]
+        usage = (
+            [ExtendedKeyUsageOID.CLIENT_AUTH]
+            if client
+            else [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]
+        )
         cert = (
             x509.CertificateBuilder()
-            .subject_name(_name(hostnames[0])).issuer_name(self.cert.subject)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + VALIDITY)
+            .subject_name(_name(hostnames[0]))
+            .issuer_name(self.cert.subject)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(minutes=5))
+            .not_valid_after(now + VALIDITY)
             .add_extension(x509.SubjectAlternativeName([x509.DNSName(h) for h in hostnames]), critical=False)
             .add_extension(x509.ExtendedKeyUsage(usage), critical=False)
             .sign(self.key, hashes.SHA256())

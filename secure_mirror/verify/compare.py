@@ -60,29 +60,41 @@ class VerifyResult:
         return all(c.ok for c in self.comparisons)
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "checkpoint_batch": self.batch,
-                "source_records": sum(c.source_records for c in self.comparisons),
-                "target_records": sum(c.target_records for c in self.comparisons),
-                "comparisons": [c.to_dict() for c in self.comparisons], "not_mirrored": self.not_mirrored}
+        return {
+            "ok": self.ok,
+            "checkpoint_batch": self.batch,
+            "source_records": sum(c.source_records for c in self.comparisons),
+            "target_records": sum(c.target_records for c in self.comparisons),
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "not_mirrored": self.not_mirrored,
+        }
 
     def text(self) -> str:
         lines = []
         for c in self.comparisons:
             where = f"{c.topic}[{c.partition}]" if c.partition is not None else f"{c.topic}[all]"
             state = "OK" if c.ok else "MISMATCH"
-            lines.append(f"{state:8} {where} -> {c.target_topic}: source {c.source_records}, target {c.target_records}"
-                         + ("" if c.ok else _differences(c)))
+            lines.append(
+                f"{state:8} {where} -> {c.target_topic}: source {c.source_records}, target {c.target_records}"
+                + ("" if c.ok else _differences(c))
+            )
             for example in c.examples:
-                lines.append(f"         {example['kind']}: {example['topic']}[{example['partition']}]@"
-                             f"{example['offset']} key={example['key']!r} value={example['value']!r} "
-                             f"headers={example['headers']}")
+                lines.append(
+                    f"         {example['kind']}: {example['topic']}[{example['partition']}]@"
+                    f"{example['offset']} key={example['key']!r} value={example['value']!r} "
+                    f"headers={example['headers']}"
+                )
         for pending in self.not_mirrored:
-            lines.append(f"PENDING  {pending['topic']}[{pending['partition']}]: {pending['records']} records not "
-                         "mirrored yet (not in the checkpoint)")
+            lines.append(
+                f"PENDING  {pending['topic']}[{pending['partition']}]: {pending['records']} records not "
+                "mirrored yet (not in the checkpoint)"
+            )
         total = self.to_dict()
         verdict = "match" if self.ok else "MISMATCH"
-        lines.append(f"verify: {verdict}: {total['source_records']} source records, {total['target_records']} "
-                     f"target records over {len(self.comparisons)} comparisons (checkpoint batch {self.batch})")
+        lines.append(
+            f"verify: {verdict}: {total['source_records']} source records, {total['target_records']} "
+            f"target records over {len(self.comparisons)} comparisons (checkpoint batch {self.batch})"
+        )
         return "\n".join(lines)
 
 
@@ -100,8 +112,7 @@ class _Plan:
     not_mirrored: list[dict]
 
 
-def plan_ranges(profile: Profile, committed: dict, initial: dict, source_marks: dict,
-                target_marks: dict) -> _Plan:
+def plan_ranges(profile: Profile, committed: dict, initial: dict, source_marks: dict, target_marks: dict) -> _Plan:
     """Which offsets of which partitions are compared, and how they are grouped (pure; tested on its own)."""
     source_ranges, target_ranges, groups = [], [], {}
     topics = sorted({t for t, _ in committed})
@@ -121,8 +132,11 @@ def plan_ranges(profile: Profile, committed: dict, initial: dict, source_marks: 
             group = (topic, partition if per_partition else None)
             groups.setdefault(group, target)
             target_ranges.append((target, partition, low, high, group))
-    not_mirrored = [{"topic": t, "partition": p, "records": high - low}
-                    for (t, p), (low, high) in sorted(source_marks.items()) if (t, p) not in committed and high > low]
+    not_mirrored = [
+        {"topic": t, "partition": p, "records": high - low}
+        for (t, p), (low, high) in sorted(source_marks.items())
+        if (t, p) not in committed and high > low
+    ]
     return _Plan(source_ranges, target_ranges, groups, not_mirrored)
 
 
@@ -132,17 +146,21 @@ def verify(profile: Profile, *, cells: int = DEFAULT_CELLS, examples: int = EXAM
     files = checkpoint.snapshot(location, profile)  # one read of a remote checkpoint for both questions
     found = checkpoint.committed_offsets(location, profile, files)
     if found is None:
-        raise BadInputError(f"nothing was mirrored yet: the checkpoint {location} has no committed batch; run "
-                            "`secure-mirror run PROFILE --until-caught-up` first")
+        raise BadInputError(
+            f"nothing was mirrored yet: the checkpoint {location} has no committed batch; run "
+            "`secure-mirror run PROFILE --until-caught-up` first"
+        )
     batch, committed = found
     try:
         return _verify(profile, batch, committed, checkpoint.initial_offsets(location, profile, files), cells, examples)
     except IsolatedCallError as error:
         if "AUTHORIZATION_FAILED" not in f"{error.code} {error}":
             raise
-        raise ClusterRefused(f"a cluster refused to let the mirror identity read for verify ({error}); verify reads "
-                             "the source topics and the target topics: grant the target identity READ on the "
-                             "target topics") from None
+        raise ClusterRefused(
+            f"a cluster refused to let the mirror identity read for verify ({error}); verify reads "
+            "the source topics and the target topics: grant the target identity READ on the "
+            "target topics"
+        ) from None
 
 
 def _verify(profile: Profile, batch: int, committed: dict, initial: dict, cells: int, examples: int) -> VerifyResult:
@@ -165,8 +183,9 @@ def _compare(plan: _Plan, source: dict, target: dict, cells: int):
     comparisons, differences = [], {}
     for group in sorted(plan.groups, key=lambda g: (g[0], -1 if g[1] is None else g[1])):
         left, right = source.get(group, Digest(cells)), target.get(group, Digest(cells))
-        comparison = Comparison(group[0], group[1], plan.groups[group], left.count, right.count,
-                                f"{left.total:016x}", f"{right.total:016x}")
+        comparison = Comparison(
+            group[0], group[1], plan.groups[group], left.count, right.count, f"{left.total:016x}", f"{right.total:016x}"
+        )
         if not comparison.ok:
             diff = difference(left, right)
             comparison.listed = diff is not None
@@ -176,8 +195,9 @@ def _compare(plan: _Plan, source: dict, target: dict, cells: int):
     return comparisons, differences
 
 
-def _explain(clients: SideClients, plan: _Plan, comparisons: list[Comparison], differences: dict,
-             examples: int) -> None:
+def _explain(
+    clients: SideClients, plan: _Plan, comparisons: list[Comparison], differences: dict, examples: int
+) -> None:
     ids = {ident for _c, diff in differences.values() for ident in diff}
     in_source = clients.call("source", scan.find, plan.source_ranges, ids, None)
     in_target = clients.call("target", scan.find, plan.target_ranges, ids, PROVENANCE_PREFIX)

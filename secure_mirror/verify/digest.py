@@ -35,14 +35,15 @@ def record_hash(key: bytes | None, value: bytes | None, headers, ignore_prefix: 
 
 
 def _check(item: int) -> int:
-    return int.from_bytes(hashlib.blake2b(item.to_bytes(8, "big"), digest_size=8, person=b"check").digest(),
-                          "big") % PRIME
+    return (
+        int.from_bytes(hashlib.blake2b(item.to_bytes(8, "big"), digest_size=8, person=b"check").digest(), "big") % PRIME
+    )
 
 
 def _cells(item: int, cells: int) -> list[int]:
     width = cells // HASHES
     seed = hashlib.blake2b(item.to_bytes(8, "big"), digest_size=12, person=b"cells").digest()
-    return [i * width + int.from_bytes(seed[4 * i:4 * i + 4], "big") % width for i in range(HASHES)]
+    return [i * width + int.from_bytes(seed[4 * i : 4 * i + 4], "big") % width for i in range(HASHES)]
 
 
 @dataclass
@@ -105,4 +106,3 @@ def difference(left: Digest, right: Digest) -> dict[int, int] | None:
     if any(counts) or any(ids) or any(checks):
         return None
     return {item: times for item, times in found.items() if times}
-

@@ -21,9 +21,20 @@ def _each_record(conf: dict, ranges: list[tuple], handle) -> None:
     todo = {(t, p): (start, end, group) for t, p, start, end, group in ranges if end > start}
     if not todo:
         return
-    consumer = token_served(Consumer({"group.id": "secure-mirror-verify", **conf, "logger": LOG,
-                                      "enable.auto.commit": False, "enable.partition.eof": True,
-                                      "auto.offset.reset": "earliest", "queued.max.messages.kbytes": 8192}), conf)
+    consumer = token_served(
+        Consumer(
+            {
+                "group.id": "secure-mirror-verify",
+                **conf,
+                "logger": LOG,
+                "enable.auto.commit": False,
+                "enable.partition.eof": True,
+                "auto.offset.reset": "earliest",
+                "queued.max.messages.kbytes": 8192,
+            }
+        ),
+        conf,
+    )
     try:
         consumer.assign([TopicPartition(t, p, start) for (t, p), (start, _e, _g) in todo.items()])
         last_progress = time.monotonic()
@@ -32,8 +43,10 @@ def _each_record(conf: dict, ranges: list[tuple], handle) -> None:
             if messages:
                 last_progress = time.monotonic()
             elif time.monotonic() - last_progress > IDLE_TIMEOUT:
-                raise TimeoutError(f"no records for {IDLE_TIMEOUT:.0f} s while {len(todo)} partitions were unread "
-                                   f"(e.g. {next(iter(todo))})")
+                raise TimeoutError(
+                    f"no records for {IDLE_TIMEOUT:.0f} s while {len(todo)} partitions were unread "
+                    f"(e.g. {next(iter(todo))})"
+                )
             for message in messages:
                 key = (message.topic(), message.partition())
                 if key not in todo:
@@ -60,8 +73,9 @@ def _done(consumer, todo: dict, key: tuple) -> None:
     consumer.pause([TopicPartition(*key)])
 
 
-def scan(conf: dict, ranges: list[tuple], ignore_prefix: str | None = None,
-         cells: int = DEFAULT_CELLS) -> dict[object, Digest]:
+def scan(
+    conf: dict, ranges: list[tuple], ignore_prefix: str | None = None, cells: int = DEFAULT_CELLS
+) -> dict[object, Digest]:
     """group -> Digest of the records in ``ranges``."""
     digests: dict[object, Digest] = {}
     for *_tp, group in ranges:
@@ -84,19 +98,25 @@ def _text(data: bytes | None, limit: int = 60) -> str | None:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def find(conf: dict, ranges: list[tuple], ids: set[int], ignore_prefix: str | None = None,
-         per_id: int = 2) -> dict[int, list[dict]]:
+def find(
+    conf: dict, ranges: list[tuple], ids: set[int], ignore_prefix: str | None = None, per_id: int = 2
+) -> dict[int, list[dict]]:
     """id -> up to ``per_id`` records (as short text) whose ``record_hash % PRIME`` is one of ``ids``."""
     hits: dict[int, list[dict]] = {}
 
     def handle(_group, message) -> None:
         ident = record_hash(message.key(), message.value(), message.headers(), ignore_prefix) % PRIME
         if ident in ids and len(hits.setdefault(ident, [])) < per_id:
-            hits[ident].append({
-                "topic": message.topic(), "partition": message.partition(), "offset": message.offset(),
-                "key": _text(message.key()), "value": _text(message.value()),
-                "headers": [[name, _text(value)] for name, value in message.headers() or []],
-            })
+            hits[ident].append(
+                {
+                    "topic": message.topic(),
+                    "partition": message.partition(),
+                    "offset": message.offset(),
+                    "key": _text(message.key()),
+                    "value": _text(message.value()),
+                    "headers": [[name, _text(value)] for name, value in message.headers() or []],
+                }
+            )
 
     _each_record(conf, ranges, handle)
     return hits

@@ -25,11 +25,18 @@ def main(spark_dir: str, writes_json: str) -> None:
     sink = {k: v for k, v in sink.items() if k.startswith("kafka.")}
     reports = []
     for index, write in enumerate(json.loads(writes_json)):
-        rows = (spark.read.format("kafka").options(**source).option("subscribe", write["topic"])
-                .option("startingOffsets", "earliest").option("endingOffsets", "latest").load())
+        rows = (
+            spark.read.format("kafka")
+            .options(**source)
+            .option("subscribe", write["topic"])
+            .option("startingOffsets", "earliest")
+            .option("endingOffsets", "latest")
+            .load()
+        )
         key = f"write-{index}"
-        rows.write.format(SINK).mode("append").options(**sink).options(**write["options"]) \
-            .option("mirror.report-key", key).save()
+        rows.write.format(SINK).mode("append").options(**sink).options(**write["options"]).option(
+            "mirror.report-key", key
+        ).save()
         reports.append(json.loads(spark._jvm.securemirror.sink.Reports.take(key)))
     print(json.dumps(reports))
     spark.stop()

@@ -19,8 +19,14 @@ def main(spark_dir: str, source_topic: str, target_topic: str) -> None:
         builder = builder.config(key, value)
     spark = builder.config("spark.ui.enabled", "false").getOrCreate()
     source = {k: v for k, v in source.items() if k not in ("subscribePattern", "startingOffsets")}
-    df = (spark.read.format("kafka").options(**source).option("subscribe", source_topic)
-          .option("startingOffsets", "earliest").option("endingOffsets", "latest").load())
+    df = (
+        spark.read.format("kafka")
+        .options(**source)
+        .option("subscribe", source_topic)
+        .option("startingOffsets", "earliest")
+        .option("endingOffsets", "latest")
+        .load()
+    )
     rows = df.select("key", "value", "headers").cache()
     count = rows.count()
     sink = {k: v for k, v in sink.items() if not k.startswith("checkpoint")}

@@ -42,38 +42,94 @@ def _certificates(folder: Path) -> dict[str, str]:
     start = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
     ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test-ca")])
-    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
-          .serial_number(1).not_valid_before(start).not_valid_after(start + datetime.timedelta(days=3650))
-          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True).sign(ca_key, hashes.SHA256()))
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(1)
+        .not_valid_before(start)
+        .not_valid_after(start + datetime.timedelta(days=3650))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
     out = {"ca.pem": folder / "ca.pem"}
     out["ca.pem"].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
     for kind, suffix in (("PKCS12", "p12"), ("JKS", "jks")):
         out[f"ca.{suffix}"] = folder / f"ca.{suffix}"
-        subprocess.run(["keytool", "-importcert", "-noprompt", "-alias", "ca", "-file", str(out["ca.pem"]),
-                        "-keystore", str(out[f"ca.{suffix}"]), "-storetype", kind, "-storepass", STORE_PASSWORD],
-                       check=True, capture_output=True, timeout=60)
-    keys = {"rsa": rsa.generate_private_key(public_exponent=65537, key_size=2048),
-            "ec": ec.generate_private_key(ec.SECP256R1()), "ed25519": ed25519.Ed25519PrivateKey.generate()}
+        subprocess.run(
+            [
+                "keytool",
+                "-importcert",
+                "-noprompt",
+                "-alias",
+                "ca",
+                "-file",
+                str(out["ca.pem"]),
+                "-keystore",
+                str(out[f"ca.{suffix}"]),
+                "-storetype",
+                kind,
+                "-storepass",
+                STORE_PASSWORD,
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+    keys = {
+        "rsa": rsa.generate_private_key(public_exponent=65537, key_size=2048),
+        "ec": ec.generate_private_key(ec.SECP256R1()),
+        "ed25519": ed25519.Ed25519PrivateKey.generate(),
+    }
     for name, key in keys.items():
         subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"mirror-{name}")])
-        cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(ca_name).public_key(key.public_key())
-                .serial_number(2).not_valid_before(start).not_valid_after(start + datetime.timedelta(days=3650))
-                .sign(ca_key, hashes.SHA256()))
+        cert = (
+            x509.CertificateBuilder()
+            .subject_name(subject)
+            .issuer_name(ca_name)
+            .public_key(key.public_key())
+            .serial_number(2)
+            .not_valid_before(start)
+            .not_valid_after(start + datetime.timedelta(days=3650))
+            .sign(ca_key, hashes.SHA256())
+        )
         (folder / f"{name}.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-        (folder / f"{name}.key").write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                                               serialization.PrivateFormat.PKCS8,
-                                                               serialization.NoEncryption()))
+        (folder / f"{name}.key").write_bytes(
+            key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+        )
         (folder / f"{name}.key").chmod(0o600)
         out[name] = folder / name
     (folder / "rsa-enc.pem").write_bytes((folder / "rsa.pem").read_bytes())
-    (folder / "rsa-enc.key").write_bytes(keys["rsa"].private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-        serialization.BestAvailableEncryption(KEY_PASSWORD.encode())))
+    (folder / "rsa-enc.key").write_bytes(
+        keys["rsa"].private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(KEY_PASSWORD.encode()),
+        )
+    )
     (folder / "rsa-enc.key").chmod(0o600)
     (folder / "rsa-pbes1.pem").write_bytes((folder / "rsa.pem").read_bytes())
-    subprocess.run(["openssl", "pkcs8", "-topk8", "-v1", "PBE-SHA1-3DES", "-in", str(folder / "rsa.key"),
-                    "-out", str(folder / "rsa-pbes1.key"), "-passout", f"pass:{KEY_PASSWORD}"],
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            "openssl",
+            "pkcs8",
+            "-topk8",
+            "-v1",
+            "PBE-SHA1-3DES",
+            "-in",
+            str(folder / "rsa.key"),
+            "-out",
+            str(folder / "rsa-pbes1.key"),
+            "-passout",
+            f"pass:{KEY_PASSWORD}",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     return {k: str(v) for k, v in out.items()}
 
 
@@ -81,19 +137,35 @@ def _tls_variants(material: dict[str, str], tmp: Path) -> dict[str, dict]:
     store_pw = pf.secret_file(tmp / "store.pw", STORE_PASSWORD)
     key_pw = pf.secret_file(tmp / "key.pw", KEY_PASSWORD)
     base = tmp / "certs"
-    variants = {"pem": {"ca": material["ca.pem"]},
-                "pkcs12": {"ca": material["ca.p12"], "truststore_password": store_pw},
-                "jks": {"ca": material["ca.jks"], "truststore_password": store_pw},
-                "no-hostname-check": {"ca": material["ca.pem"], "hostname_verification": False}}
+    variants = {
+        "pem": {"ca": material["ca.pem"]},
+        "pkcs12": {"ca": material["ca.p12"], "truststore_password": store_pw},
+        "jks": {"ca": material["ca.jks"], "truststore_password": store_pw},
+        "no-hostname-check": {"ca": material["ca.pem"], "hostname_verification": False},
+    }
     for key in ("rsa", "ec", "ed25519"):
-        variants[f"mutual-{key}"] = {"ca": material["ca.pem"], "certificate": str(base / f"{key}.pem"),
-                                     "key": str(base / f"{key}.key")}
-    variants["mutual-rsa-encrypted"] = {"ca": material["ca.pem"], "certificate": str(base / "rsa-enc.pem"),
-                                        "key": str(base / "rsa-enc.key"), "key_password": key_pw}
-    variants["mutual-rsa-pbes1"] = {"ca": material["ca.pem"], "certificate": str(base / "rsa-pbes1.pem"),
-                                    "key": str(base / "rsa-pbes1.key"), "key_password": key_pw}
-    variants["mutual-rsa-pkcs12-truststore"] = {**variants["mutual-rsa"], "ca": material["ca.p12"],
-                                                "truststore_password": store_pw}
+        variants[f"mutual-{key}"] = {
+            "ca": material["ca.pem"],
+            "certificate": str(base / f"{key}.pem"),
+            "key": str(base / f"{key}.key"),
+        }
+    variants["mutual-rsa-encrypted"] = {
+        "ca": material["ca.pem"],
+        "certificate": str(base / "rsa-enc.pem"),
+        "key": str(base / "rsa-enc.key"),
+        "key_password": key_pw,
+    }
+    variants["mutual-rsa-pbes1"] = {
+        "ca": material["ca.pem"],
+        "certificate": str(base / "rsa-pbes1.pem"),
+        "key": str(base / "rsa-pbes1.key"),
+        "key_password": key_pw,
+    }
+    variants["mutual-rsa-pkcs12-truststore"] = {
+        **variants["mutual-rsa"],
+        "ca": material["ca.p12"],
+        "truststore_password": store_pw,
+    }
     return variants
 
 
@@ -106,8 +178,7 @@ def _sasl(tmp: Path, mechanism: str) -> dict | None:
         sasl = pf.oauth(tmp, "source")["sasl"]
         sasl["client_secret"] = pf.secret_file(tmp / "client.secret", "oauth-secret")
         return sasl
-    return {"mechanism": mechanism, "username": "mirror",
-            "password": pf.secret_file(tmp / "sasl.pw", "sasl-pw")}
+    return {"mechanism": mechanism, "username": "mirror", "password": pf.secret_file(tmp / "sasl.pw", "sasl-pw")}
 
 
 MECHANISMS = ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
@@ -122,9 +193,14 @@ def combinations(tmp: Path) -> dict[str, dict]:
     for name, tls in variants.items():
         clusters[f"SSL/{name}"] = {"security_protocol": "SSL", "tls": tls}
         for mechanism in MECHANISMS:
-            clusters[f"SASL_SSL/{mechanism}/{name}"] = {"security_protocol": "SASL_SSL",
-                                                       "sasl": _sasl(tmp, mechanism), "tls": tls}
-    return {name: {"alias": "src", "bootstrap_servers": ["127.0.0.1:1"], **cluster} for name, cluster in clusters.items()}
+            clusters[f"SASL_SSL/{mechanism}/{name}"] = {
+                "security_protocol": "SASL_SSL",
+                "sasl": _sasl(tmp, mechanism),
+                "tls": tls,
+            }
+    return {
+        name: {"alias": "src", "bootstrap_servers": ["127.0.0.1:1"], **cluster} for name, cluster in clusters.items()
+    }
 
 
 # Kafka 4.x's Java client refuses every token endpoint unless the JVM runs with this system property: the rendered
@@ -166,15 +242,30 @@ def test_every_combination_starts_in_both_clients_or_validate_refuses_it(tmp_pat
             continue
         rendered[name] = folder / "out"
     java = subprocess.run(
-        [paths.java_executable(), "-Xmx256m", OAUTH_URLS,
-         f"-Djava.security.krb5.conf={next(iter(rendered.values())) / 'krb5.conf'}",
-         "-cp", paths.kafka_classpath(), str(REPO / "jvm/tools/ClientStart.java"),
-         *(str(out / "source" / "client.properties") for out in rendered.values())],
-        capture_output=True, text=True, timeout=600, cwd=REPO)
+        [
+            paths.java_executable(),
+            "-Xmx256m",
+            OAUTH_URLS,
+            f"-Djava.security.krb5.conf={next(iter(rendered.values())) / 'krb5.conf'}",
+            "-cp",
+            paths.kafka_classpath(),
+            str(REPO / "jvm/tools/ClientStart.java"),
+            *(str(out / "source" / "client.properties") for out in rendered.values()),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+    )
     assert java.returncode == 0, java.stderr[-2000:]
     java_result = dict(zip(rendered, java.stdout.splitlines()))
-    print("Java:", {status: sum(line.startswith(status) for line in java_result.values())
-                    for status in ("OK", "LOGIN", "REFUSED")})
+    print(
+        "Java:",
+        {
+            status: sum(line.startswith(status) for line in java_result.values())
+            for status in ("OK", "LOGIN", "REFUSED")
+        },
+    )
     problems, known = [], []
     for name, out in rendered.items():
         status, *rest = java_result[name].split("\t")

@@ -35,8 +35,11 @@ def shifted_kdc(sandbox, tmp_path):
         (base / realm).symlink_to(own.base / realm)  # the sandbox's database and stash, read by a second KDC
         (base / "kadm5.acl").write_text("")
         [port] = procs.free_ports(1)
-        kdc = KDC(base, [Realm(realm, port, [])], launch_env={"LD_PRELOAD": str(FAKETIME), "FAKETIME": shift,
-                                                            "FAKETIME_DONT_FAKE_MONOTONIC": "1"})
+        kdc = KDC(
+            base,
+            [Realm(realm, port, [])],
+            launch_env={"LD_PRELOAD": str(FAKETIME), "FAKETIME": shift, "FAKETIME_DONT_FAKE_MONOTONIC": "1"},
+        )
         (base / "kdc.conf").write_text(kdc.kdc_conf())
         (base / "krb5.conf").write_text(own.krb5_conf.read_text())
         kdc.start()

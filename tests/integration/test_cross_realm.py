@@ -73,14 +73,33 @@ def test_kafka_console_tools_produce_and_consume_with_the_rendered_files(sandbox
     out, topic = corp["out"], corp["topic"]
 
     def tool(*args: str, stdin: str | None = None) -> str:
-        argv = [paths.java_executable(), "-Xmx256m", f"-Djava.security.krb5.conf={out / 'krb5.conf'}",
-                "-cp", paths.kafka_classpath(), *args, "--bootstrap-server", sandbox.sides["source"].bootstrap,
-                "--topic", topic, "--command-config", str(out / "source" / "client.properties")]
+        argv = [
+            paths.java_executable(),
+            "-Xmx256m",
+            f"-Djava.security.krb5.conf={out / 'krb5.conf'}",
+            "-cp",
+            paths.kafka_classpath(),
+            *args,
+            "--bootstrap-server",
+            sandbox.sides["source"].bootstrap,
+            "--topic",
+            topic,
+            "--command-config",
+            str(out / "source" / "client.properties"),
+        ]
         return subprocess.run(argv, input=stdin, text=True, check=True, capture_output=True, timeout=180).stdout
 
     tool("org.apache.kafka.tools.ConsoleProducer", stdin="one\ntwo\n")
-    consumed = tool("org.apache.kafka.tools.consumer.ConsoleConsumer", "--from-beginning", "--max-messages", "2",
-                    "--timeout-ms", "60000", "--group", "secure-mirror-xrsrc-xrtgt-console")
+    consumed = tool(
+        "org.apache.kafka.tools.consumer.ConsoleConsumer",
+        "--from-beginning",
+        "--max-messages",
+        "2",
+        "--timeout-ms",
+        "60000",
+        "--group",
+        "secure-mirror-xrsrc-xrtgt-console",
+    )
     assert consumed.split() == ["one", "two"]
 
 
@@ -91,8 +110,10 @@ def test_a_corporate_name_no_rule_maps_is_refused_by_the_brokers_and_by_validate
     kdc = sandbox.kdc()
     kdc.add_principal(principal, keytab)
     try:
-        conf = sandbox.client_conf("source") | {"sasl.kerberos.principal": principal,
-                                                "sasl.kerberos.keytab": str(keytab)}
+        conf = sandbox.client_conf("source") | {
+            "sasl.kerberos.principal": principal,
+            "sasl.kerberos.keytab": str(keytab),
+        }
         env = kerberos_env(str(sandbox.krb5_conf), str(tmp_path / "ccache"))
         with pytest.raises(IsolatedCallError):  # librdkafka's authentication failure, whatever its wording
             call_isolated(env, admin_ops.list_topics, conf)
@@ -103,7 +124,9 @@ def test_a_corporate_name_no_rule_maps_is_refused_by_the_brokers_and_by_validate
         (tmp_path / "profile.yaml").write_text(yaml.safe_dump(data))
         with pytest.raises(ProfileError) as caught:
             load_profile(tmp_path / "profile.yaml")
-        assert caught.value.problems[0].startswith("source.principal_mapping.principal_to_local_rules: no rule maps "
-                                                   "mirror/batch@CORP.TEST to a Kafka principal")
+        assert caught.value.problems[0].startswith(
+            "source.principal_mapping.principal_to_local_rules: no rule maps "
+            "mirror/batch@CORP.TEST to a Kafka principal"
+        )
     finally:
         kdc.delete_principal(principal)

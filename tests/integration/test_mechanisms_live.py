@@ -70,8 +70,7 @@ def test_preflight_proves_every_check(pair):
 
 def test_the_mirror_copies_every_record_and_verify_agrees(pair):
     case = pair["case"]
-    assert run_mirror(case.profile, until_caught_up=True, skip_preflight=True,
-                      run_dir=str(pair["folder"] / "run")) == 0
+    assert run_mirror(case.profile, until_caught_up=True, skip_preflight=True, run_dir=str(pair["folder"] / "run")) == 0
     result = verify(case.profile)
     assert result.ok and result.to_dict()["source_records"] == COUNT, result.text()
 
@@ -83,19 +82,56 @@ def test_console_consumer_and_kcat_read_with_the_rendered_files(sandbox, pair, s
         assert verify(case.profile).ok
     topic = case.topic("m") if side == "source" else f"src.{case.topic('m')}"
     cluster = getattr(case.profile, side)
-    java_props = [f"-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}"] \
-        if cluster.mechanism == "OAUTHBEARER" else []
+    java_props = (
+        [f"-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}"] if cluster.mechanism == "OAUTHBEARER" else []
+    )
     console = subprocess.run(
-        [paths.java_executable(), "-Xmx256m", *java_props, "-cp", paths.kafka_classpath(),
-         "org.apache.kafka.tools.consumer.ConsoleConsumer", "--bootstrap-server", cluster.bootstrap_servers[0],
-         "--topic", topic, "--from-beginning", "--max-messages", str(COUNT), "--timeout-ms", "60000",
-         "--group", _console_group(case, side),
-         "--command-config", str(out / side / "client.properties")],
-        capture_output=True, text=True, timeout=180)
+        [
+            paths.java_executable(),
+            "-Xmx256m",
+            *java_props,
+            "-cp",
+            paths.kafka_classpath(),
+            "org.apache.kafka.tools.consumer.ConsoleConsumer",
+            "--bootstrap-server",
+            cluster.bootstrap_servers[0],
+            "--topic",
+            topic,
+            "--from-beginning",
+            "--max-messages",
+            str(COUNT),
+            "--timeout-ms",
+            "60000",
+            "--group",
+            _console_group(case, side),
+            "--command-config",
+            str(out / side / "client.properties"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert console.returncode == 0 and len(console.stdout.splitlines()) == COUNT, console.stderr[-3000:]
     # Debian's kcat links librdkafka 2.0.2, whose SCRAM the 4.x brokers refuse (librdkafka#4895, fixed in 2.6.1):
     # kcat runs on the librdkafka setup builds, as the README says.
-    kcat = subprocess.run(["kcat", "-F", str(out / side / "librdkafka.conf"), "-C", "-t", topic, "-o", "beginning",
-                           "-e", "-q", "-f", "%s\\n"], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "LD_LIBRARY_PATH": str(paths.librdkafka_dir() / "lib")})
+    kcat = subprocess.run(
+        [
+            "kcat",
+            "-F",
+            str(out / side / "librdkafka.conf"),
+            "-C",
+            "-t",
+            topic,
+            "-o",
+            "beginning",
+            "-e",
+            "-q",
+            "-f",
+            "%s\\n",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "LD_LIBRARY_PATH": str(paths.librdkafka_dir() / "lib")},
+    )
     assert kcat.returncode == 0 and len(kcat.stdout.splitlines()) == COUNT, kcat.stderr[-3000:]

@@ -42,8 +42,10 @@ def https(sandbox, tmp_path_factory):
     folder = tmp_path_factory.mktemp("oauth-https")
     data = yaml.safe_load((sandbox.base / "profile-oauth-mtls.yaml").read_text())
     data["source"]["alias"], data["target"]["alias"] = "hsrc", "htgt"
-    data["source"]["sasl"] |= {"token_endpoint_url": sandbox.https_token_endpoint,
-                               "token_endpoint_ca": str(sandbox.ca_file)}
+    data["source"]["sasl"] |= {
+        "token_endpoint_url": sandbox.https_token_endpoint,
+        "token_endpoint_ca": str(sandbox.ca_file),
+    }
     data["mirror"]["topics"]["include"] = "oauthhttps\\..*"
     data["mirror"]["checkpoint_location"] = str(folder / "checkpoint")
     (folder / "profile.yaml").write_text(yaml.safe_dump(data))
@@ -56,8 +58,9 @@ def https(sandbox, tmp_path_factory):
     sandbox.admin("source", admin_ops.produce, topic, records(COUNT, 2, "oh"))
     principal = profile.source.kafka_principal
     grants = {side: json.loads((out / "acls" / f"{side}.acls.json").read_text()) for side in ("source", "target")}
-    grants["source"] += topic_acls(console, "WRITE", "READ", "DESCRIBE", principal=principal) \
-        + group_acls(f"{profile.group_prefix}-console", principal=principal)
+    grants["source"] += topic_acls(console, "WRITE", "READ", "DESCRIBE", principal=principal) + group_acls(
+        f"{profile.group_prefix}-console", principal=principal
+    )
     grants["target"] += topic_acls(profile.target_topic(topic), "READ", principal=profile.target.kafka_principal)
     for side, acls in grants.items():
         sandbox.admin(side, admin_ops.create_acls, acls)
@@ -79,21 +82,60 @@ def test_kafka_console_tools_log_in_and_kcat_cannot(sandbox, https):
     out, cluster, topic = https["out"], https["profile"].source, https["console"]
 
     def tool(main: str, *args: str, stdin: str | None = None) -> str:
-        argv = [paths.java_executable(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                f"-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}", "-cp", paths.kafka_classpath(), main,
-                "--bootstrap-server", cluster.first_broker, "--command-config", str(out / "source" / "client.properties"),
-                "--topic", topic, *args]
+        argv = [
+            paths.java_executable(),
+            "-Xmx256m",
+            "-XX:TieredStopAtLevel=1",
+            f"-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}",
+            "-cp",
+            paths.kafka_classpath(),
+            main,
+            "--bootstrap-server",
+            cluster.first_broker,
+            "--command-config",
+            str(out / "source" / "client.properties"),
+            "--topic",
+            topic,
+            *args,
+        ]
         done = subprocess.run(argv, input=stdin, text=True, capture_output=True, timeout=180)
         assert done.returncode == 0, done.stderr[-2000:]
         return done.stdout
 
     tool("org.apache.kafka.tools.ConsoleProducer", stdin="one\ntwo\n")
-    consumed = tool("org.apache.kafka.tools.consumer.ConsoleConsumer", "--from-beginning", "--max-messages", "2",
-                    "--timeout-ms", "60000", "--group", f"{https['profile'].group_prefix}-console")
+    consumed = tool(
+        "org.apache.kafka.tools.consumer.ConsoleConsumer",
+        "--from-beginning",
+        "--max-messages",
+        "2",
+        "--timeout-ms",
+        "60000",
+        "--group",
+        f"{https['profile'].group_prefix}-console",
+    )
     assert consumed.split() == ["one", "two"]
     env = {**os.environ, "LD_LIBRARY_PATH": str(paths.librdkafka_dir() / "lib")}
-    kcat = subprocess.run(["kcat", "-F", str(out / "source" / "librdkafka.conf"), "-C", "-t", topic, "-o", "beginning",
-                           "-e", "-c", "2", "-m", "10"], text=True, capture_output=True, timeout=60, env=env)
+    kcat = subprocess.run(
+        [
+            "kcat",
+            "-F",
+            str(out / "source" / "librdkafka.conf"),
+            "-C",
+            "-t",
+            topic,
+            "-o",
+            "beginning",
+            "-e",
+            "-c",
+            "2",
+            "-m",
+            "10",
+        ],
+        text=True,
+        capture_output=True,
+        timeout=60,
+        env=env,
+    )
     assert kcat.returncode != 0
     assert "Failed to retrieve OIDC token" in kcat.stderr and "SSL certificate problem" in kcat.stderr, kcat.stderr
     assert "checks the token endpoint's certificate" in (out / "source" / "librdkafka.conf").read_text()
@@ -106,7 +148,9 @@ def test_a_wrong_client_secret_is_refused_by_the_token_endpoint(sandbox, https):
 
 @pytest.mark.spark
 def test_the_job_mirrors_with_a_token_from_the_https_endpoint(https):
-    assert run_mirror(https["profile"], until_caught_up=True, skip_preflight=True,
-                      run_dir=str(https["folder"] / "run")) == 0
+    assert (
+        run_mirror(https["profile"], until_caught_up=True, skip_preflight=True, run_dir=str(https["folder"] / "run"))
+        == 0
+    )
     result = verify(https["profile"])
     assert result.ok and result.to_dict()["source_records"] == COUNT, result.text()

@@ -50,8 +50,16 @@ def case(sandbox, old, tmp_path):
     admin = old_broker.identity(sandbox, "admin")
     source_acls = acls.source_acls(profile).bindings
     target_acls = acls.target_acls(profile).bindings
-    target_acls = [*target_acls, Acl(principal=target_acls[0].principal, operation="READ", resource_type="TOPIC",
-                                     resource_name=profile.target_topic(f"{prefix}."), pattern_type="PREFIXED")]
+    target_acls = [
+        *target_acls,
+        Acl(
+            principal=target_acls[0].principal,
+            operation="READ",
+            resource_type="TOPIC",
+            resource_name=profile.target_topic(f"{prefix}."),
+            pattern_type="PREFIXED",
+        ),
+    ]
     admin.call(admin_ops.create_topics, {f"{prefix}.a": 2})
     admin.call(admin_ops.create_acls, source_acls)
     sandbox.admin("target", admin_ops.create_acls, target_acls)
@@ -81,8 +89,10 @@ def test_preflight_asks_an_old_source_by_fetching_and_joining(case):
     assert report.ok(accept_unverified=True), report.to_json()  # only WRITE on the topic still to create is open
 
 
-@pytest.mark.parametrize("operation, resource_type, check_id", [
-    ("READ", "TOPIC", "source.acl.topic-read"), ("READ", "GROUP", "source.acl.group-read")])
+@pytest.mark.parametrize(
+    "operation, resource_type, check_id",
+    [("READ", "TOPIC", "source.acl.topic-read"), ("READ", "GROUP", "source.acl.group-read")],
+)
 def test_a_missing_grant_on_an_old_broker_is_named(case, operation, resource_type, check_id):
     removed = [a for a in case["source_acls"] if a.operation == operation and a.resource_type == resource_type]
     case["admin"].call(admin_ops.delete_acls, removed)
@@ -98,11 +108,25 @@ def test_a_missing_grant_on_an_old_broker_is_named(case, operation, resource_typ
 
 
 def test_the_job_mirrors_from_the_old_broker_to_the_current_cluster(case, tmp_path):
-    case["admin"].call(admin_ops.produce, case["topic"], [dict(r, partition=i % 2)
-                                                          for i, r in enumerate(plain_records(40, "old"))])
-    run = subprocess.run([*CLI, "run", str(case["path"]), "--until-caught-up", "--accept-unverified",
-                          "--run-dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=600,
-                         env={**os.environ, "COLUMNS": "200"}, cwd=tmp_path)
+    case["admin"].call(
+        admin_ops.produce, case["topic"], [dict(r, partition=i % 2) for i, r in enumerate(plain_records(40, "old"))]
+    )
+    run = subprocess.run(
+        [
+            *CLI,
+            "run",
+            str(case["path"]),
+            "--until-caught-up",
+            "--accept-unverified",
+            "--run-dir",
+            str(tmp_path / "run"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "COLUMNS": "200"},
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     verify = subprocess.run([*CLI, "verify", str(case["path"])], capture_output=True, text=True, timeout=300)
     assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr[-3000:]

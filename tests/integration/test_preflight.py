@@ -103,9 +103,13 @@ def _wait_visible(sb, side: str, names: set[str], limit: float = 60.0) -> None:
 
 
 def admin_of(sb, profile):
-    return admin_clusters(profile, ",".join(
-        f"{side}.principal={sb.sides[side].admin_principal},{side}.keytab={sb.keytab(side, 'admin')}"
-        for side in ("source", "target")))
+    return admin_clusters(
+        profile,
+        ",".join(
+            f"{side}.principal={sb.sides[side].admin_principal},{side}.keytab={sb.keytab(side, 'admin')}"
+            for side in ("source", "target")
+        ),
+    )
 
 
 # ---- a provisioned sandbox ----------------------------------------------------------------------------------
@@ -116,9 +120,17 @@ def test_provisioned_sandbox_passes_every_check_on_both_realms(setup):
     assert report.ok(strict=True)
     ids = {c.id for c in report.checks}
     for side in ("source", "target"):
-        for what in ("files.keytab", "kerberos.keytab", "kerberos.initial-ticket", "kerberos.service-ticket",
-                     "tls.certificate", "kafka.connect", "kerberos.broker-tickets", "acl.topic-describe",
-                     "audit.acls"):
+        for what in (
+            "files.keytab",
+            "kerberos.keytab",
+            "kerberos.initial-ticket",
+            "kerberos.service-ticket",
+            "tls.certificate",
+            "kafka.connect",
+            "kerberos.broker-tickets",
+            "acl.topic-describe",
+            "audit.acls",
+        ):
             assert f"{side}.{what}" in ids
     # two principals in two realms, each side with its own ticket, in one run
     assert "mirror/mirror.source.test@SOURCE.TEST" in report.get("source.kerberos.initial-ticket").finding
@@ -129,12 +141,15 @@ def test_provisioned_sandbox_passes_every_check_on_both_realms(setup):
 
 
 # ---- ACL faults: each required ACL removed in turn, one source and one target fault per run -------------
-@pytest.mark.parametrize("source_op, target_op, expected", [
-    (("READ", "TOPIC"), ("WRITE", "TOPIC"), {"source.acl.topic-read", "target.acl.topic-write"}),
-    (("READ", "GROUP"), ("CREATE", "TOPIC"), {"source.acl.group-read", "target.acl.topic-create"}),
-    # DESCRIBE is implied by READ (source) and WRITE (target), as Kafka's authorizer decides: nothing fails
-    (("DESCRIBE", "TOPIC"), ("DESCRIBE", "TOPIC"), set()),
-])
+@pytest.mark.parametrize(
+    "source_op, target_op, expected",
+    [
+        (("READ", "TOPIC"), ("WRITE", "TOPIC"), {"source.acl.topic-read", "target.acl.topic-write"}),
+        (("READ", "GROUP"), ("CREATE", "TOPIC"), {"source.acl.group-read", "target.acl.topic-create"}),
+        # DESCRIBE is implied by READ (source) and WRITE (target), as Kafka's authorizer decides: nothing fails
+        (("DESCRIBE", "TOPIC"), ("DESCRIBE", "TOPIC"), set()),
+    ],
+)
 def test_each_required_acl_removed_is_named_with_its_fix(setup, source_op, target_op, expected):
     sb, profile, grants = setup["sb"], setup["profile"], setup["acls"]
     source_acl, target_acl = one(grants["source"], *source_op), one(grants["target"], *target_op)
@@ -152,8 +167,9 @@ def test_each_required_acl_removed_is_named_with_its_fix(setup, source_op, targe
 
 def test_deny_overrides_allow_and_the_audit_names_the_rule(setup):
     sb, profile = setup["sb"], setup["profile"]
-    deny = Acl(principal="User:mirror", operation="READ", permission="DENY", resource_type="TOPIC",
-               resource_name="preflight.a")
+    deny = Acl(
+        principal="User:mirror", operation="READ", permission="DENY", resource_type="TOPIC", resource_name="preflight.a"
+    )
     with granted(sb, "source", [deny]):
         report = run_preflight(profile, sides=("source",), admin=admin_of(sb, profile))
     assert not_passing(report) == {"source.acl.topic-read", "source.audit.topic-read"}, report.to_json()
@@ -186,23 +202,32 @@ def test_exactly_once_needs_the_transactional_id_grant(setup, tmp_path):
     profile = load_profile(write_profile(sb, tmp_path, **{"mirror.delivery": {"guarantee": "exactly_once"}}))
     ids = [a for a in rendered(profile)["target"] if a.resource_type == "TRANSACTIONAL_ID"]
     assert [(a.operation, a.resource_name, a.pattern_type) for a in ids] == [
-        ("WRITE", "secure-mirror-pfsrc-pftgt-eos-", "PREFIXED"), ("DESCRIBE", "secure-mirror-pfsrc-pftgt-eos-", "PREFIXED")]
+        ("WRITE", "secure-mirror-pfsrc-pftgt-eos-", "PREFIXED"),
+        ("DESCRIBE", "secure-mirror-pfsrc-pftgt-eos-", "PREFIXED"),
+    ]
     report = run_preflight(profile, admin=admin_of(sb, profile))
-    assert not_passing(report) == {"target.acl.transactional-id", "target.audit.transactional_id-write",
-                                   "target.audit.transactional_id-describe"}, report.to_json()
+    assert not_passing(report) == {
+        "target.acl.transactional-id",
+        "target.audit.transactional_id-write",
+        "target.audit.transactional_id-describe",
+    }, report.to_json()
     check = report.get("target.acl.transactional-id")
     assert check.acls == [ids[0]] and "--transactional-id secure-mirror-pfsrc-pftgt-eos-" in check.commands[0]
     with granted(sb, "target", [a.to_dict() for a in ids]):
         report = run_preflight(profile, admin=admin_of(sb, profile))
     assert not_passing(report) == set(), report.to_json()
-    assert "may use the transactional ids secure-mirror-pfsrc-pftgt-eos-*" in \
-        report.get("target.acl.transactional-id").finding
+    assert (
+        "may use the transactional ids secure-mirror-pfsrc-pftgt-eos-*"
+        in report.get("target.acl.transactional-id").finding
+    )
 
 
 def test_applying_the_suggested_acl_file_turns_preflight_green(setup, tmp_path):
     sb, grants = setup["sb"], setup["acls"]
-    removed = {"source": [one(grants["source"], "READ"), one(grants["source"], "READ", "GROUP")],
-               "target": [one(grants["target"], "WRITE"), one(grants["target"], "CREATE")]}
+    removed = {
+        "source": [one(grants["source"], "READ"), one(grants["source"], "READ", "GROUP")],
+        "target": [one(grants["target"], "WRITE"), one(grants["target"], "CREATE")],
+    }
     for side, acls in removed.items():
         sb.admin(side, admin_ops.delete_acls, acls)
     try:
@@ -213,8 +238,10 @@ def test_applying_the_suggested_acl_file_turns_preflight_green(setup, tmp_path):
             sb.admin(side, admin_ops.create_acls, json.loads((tmp_path / f"{side}.acls.json").read_text()))
         unproven = _cli(setup["path"], "--json")  # WRITE on pfsrc.preflight.b, still to create, cannot be asked
         assert unproven.returncode == 1 and json.loads(unproven.stdout)["unproven"] == ["target.acl.topic-write"]
-        admin = ",".join(f"{side}.principal={sb.sides[side].admin_principal},{side}.keytab={sb.keytab(side, 'admin')}"
-                         for side in ("source", "target"))
+        admin = ",".join(
+            f"{side}.principal={sb.sides[side].admin_principal},{side}.keytab={sb.keytab(side, 'admin')}"
+            for side in ("source", "target")
+        )
         green = _cli(setup["path"], "--json", "--as-admin", admin)  # the audit proves it
         assert green.returncode == 0, green.stdout
     finally:
@@ -223,8 +250,13 @@ def test_applying_the_suggested_acl_file_turns_preflight_green(setup, tmp_path):
 
 
 def _cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "secure_mirror", "preflight", *map(str, args)],
-                          capture_output=True, text=True, timeout=120, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-m", "secure_mirror", "preflight", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
 
 
 # ---- Kerberos faults -------------------------------------------------------------------------------------

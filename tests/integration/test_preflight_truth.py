@@ -28,15 +28,24 @@ CLI = [sys.executable, "-m", "secure_mirror"]
 
 
 def admin_of(sb, profile):
-    return admin_clusters(profile, ",".join(
-        f"{side}.principal={sb.sides[side].admin_principal},{side}.keytab={sb.keytab(side, 'admin')}"
-        for side in ("source", "target")))
+    return admin_clusters(
+        profile,
+        ",".join(
+            f"{side}.principal={sb.sides[side].admin_principal},{side}.keytab={sb.keytab(side, 'admin')}"
+            for side in ("source", "target")
+        ),
+    )
 
 
 def run_refused(case: MirrorCase, folder: Path, *extra: str) -> subprocess.CompletedProcess:
     run_dir = folder / "run"
-    proc = subprocess.run([*CLI, "run", str(case.profile_path), "--until-caught-up", "--run-dir", str(run_dir), *extra],
-                          capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "200"})
+    proc = subprocess.run(
+        [*CLI, "run", str(case.profile_path), "--until-caught-up", "--run-dir", str(run_dir), *extra],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     assert proc.returncode == EXIT_FAILED, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert not run_dir.exists() and not Path(case.profile.mirror.checkpoint_location).exists()
     assert "Traceback" not in proc.stderr
@@ -44,8 +53,9 @@ def run_refused(case: MirrorCase, folder: Path, *extra: str) -> subprocess.Compl
 
 
 def without(case: MirrorCase, side: str, operation: str, resource_type: str = "TOPIC") -> None:
-    case.acls[side] = [a for a in case.acls[side]
-                       if not (a["operation"] == operation and a["resource_type"] == resource_type)]
+    case.acls[side] = [
+        a for a in case.acls[side] if not (a["operation"] == operation and a["resource_type"] == resource_type)
+    ]
 
 
 def test_write_on_target_topics_still_to_create_is_unverified_and_run_refuses(sandbox, tmp_path):
@@ -60,8 +70,9 @@ def test_write_on_target_topics_still_to_create_is_unverified_and_run_refuses(sa
         assert "--as-admin" in check.fix and not report.ok() and report.ok(accept_unverified=True)
         proc = run_refused(case, tmp_path)
         assert "target.acl.topic-write" in proc.stdout and "not proven: target.acl.topic-write" in proc.stdout
-        assert "could not prove every permission the mirror needs" in proc.stderr and "--accept-unverified" in \
-            proc.stderr
+        assert (
+            "could not prove every permission the mirror needs" in proc.stderr and "--accept-unverified" in proc.stderr
+        )
         # the admin audit asks the question pre-flight could not: here it is denied, so accepting changes nothing
         audited = run_preflight(case.profile, admin=admin_of(sandbox, case.profile))
         assert audited.get("target.audit.topic-write").status == FAIL
@@ -84,8 +95,15 @@ def test_a_literal_grant_on_one_group_name_does_not_pass_for_sparks_group_ids(sa
     case = MirrorCase(sandbox, tmp_path)
     without(case, "source", "READ", "GROUP")
     prefix = case.profile.group_prefix
-    case.acls["source"].append({**case.acls["source"][0], "operation": "READ", "resource_type": "GROUP",
-                                "resource_name": f"{prefix}-preflight", "pattern_type": "LITERAL"})
+    case.acls["source"].append(
+        {
+            **case.acls["source"][0],
+            "operation": "READ",
+            "resource_type": "GROUP",
+            "resource_name": f"{prefix}-preflight",
+            "pattern_type": "LITERAL",
+        }
+    )
     with case:
         case.create({"g": 1})
         case.produce("g", records(3, 1, "g"))
@@ -142,8 +160,15 @@ def test_a_topic_named_in_the_selection_but_hidden_from_the_mirror_fails(sandbox
     case.profile = load_profile(case.profile_path)
     hidden = case.topic("hidden")
     case.acls["source"] = [a for a in case.acls["source"] if a["resource_type"] != "TOPIC"] + [
-        {**case.acls["source"][0], "operation": op, "resource_type": "TOPIC", "resource_name": case.topic("a"),
-         "pattern_type": "LITERAL"} for op in ("READ", "DESCRIBE")]
+        {
+            **case.acls["source"][0],
+            "operation": op,
+            "resource_type": "TOPIC",
+            "resource_name": case.topic("a"),
+            "pattern_type": "LITERAL",
+        }
+        for op in ("READ", "DESCRIBE")
+    ]
     with case:
         case.create({"a": 1, "hidden": 1})
         case.produce("a", records(3, 1, "a"))

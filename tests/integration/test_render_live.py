@@ -30,10 +30,19 @@ def rendered(sandbox, tmp_path_factory):
     out = tmp_path_factory.mktemp("render") / "out"
     render_all(load_profile(sandbox.profile_path), out)
     acls = {side: json.loads((out / "acls" / f"{side}.acls.json").read_text()) for side in ("source", "target")}
-    extra = {"source": topic_acls("demo.", "WRITE", pattern="PREFIXED"),  # to produce test data as the mirror
-             "target": topic_acls("src.demo.", "READ", pattern="PREFIXED")
-             + [{"resource_type": "GROUP", "resource_name": "secure-mirror-src-tgt", "pattern_type": "PREFIXED",
-                 "principal": "User:mirror", "operation": "READ"}]}
+    extra = {
+        "source": topic_acls("demo.", "WRITE", pattern="PREFIXED"),  # to produce test data as the mirror
+        "target": topic_acls("src.demo.", "READ", pattern="PREFIXED")
+        + [
+            {
+                "resource_type": "GROUP",
+                "resource_name": "secure-mirror-src-tgt",
+                "pattern_type": "PREFIXED",
+                "principal": "User:mirror",
+                "operation": "READ",
+            }
+        ],
+    }
     GRANTED.update({side: acls[side] + extra[side] for side in acls})
     for side in acls:
         sandbox.admin(side, admin_ops.create_acls, GRANTED[side])
@@ -54,8 +63,9 @@ def without_inline_jaas(client_properties: Path, dest: Path) -> Path:
 
 
 def mirror_count(sandbox, side: str, topic: str, expected: int) -> list[dict]:
-    return sandbox.as_mirror(side, admin_ops.consume, topic, max_records=expected, timeout=30,
-                             group_id="secure-mirror-src-tgt-check")
+    return sandbox.as_mirror(
+        side, admin_ops.consume, topic, max_records=expected, timeout=30, group_id="secure-mirror-src-tgt-check"
+    )
 
 
 def test_kafka_console_tools_use_rendered_jaas_conf_and_client_properties(sandbox, rendered, tmp_path):
@@ -64,18 +74,46 @@ def test_kafka_console_tools_use_rendered_jaas_conf_and_client_properties(sandbo
     # Producer: the JAAS file (KafkaClient section) through -Djava.security.auth.login.config.
     producer_props = without_inline_jaas(rendered / "source" / "client.properties", tmp_path / "p.properties")
     subprocess.run(
-        java("org.apache.kafka.tools.ConsoleProducer", "--bootstrap-server", sandbox.sides["source"].bootstrap,
-             "--topic", topic, "--command-config", str(producer_props),
-             krb5=rendered / "krb5.conf", jaas=rendered / "source" / "jaas.conf"),
-        input="one\ntwo\nthree\n", text=True, check=True, capture_output=True, timeout=120,
+        java(
+            "org.apache.kafka.tools.ConsoleProducer",
+            "--bootstrap-server",
+            sandbox.sides["source"].bootstrap,
+            "--topic",
+            topic,
+            "--command-config",
+            str(producer_props),
+            krb5=rendered / "krb5.conf",
+            jaas=rendered / "source" / "jaas.conf",
+        ),
+        input="one\ntwo\nthree\n",
+        text=True,
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
     # Consumer: client.properties alone (sasl.jaas.config inline).
     out = subprocess.run(
-        java("org.apache.kafka.tools.consumer.ConsoleConsumer", "--bootstrap-server",
-             sandbox.sides["source"].bootstrap, "--topic", topic, "--from-beginning", "--max-messages", "3",
-             "--timeout-ms", "60000", "--group", "secure-mirror-src-tgt-console",
-             "--command-config", str(rendered / "source" / "client.properties"), krb5=rendered / "krb5.conf"),
-        text=True, check=True, capture_output=True, timeout=120,
+        java(
+            "org.apache.kafka.tools.consumer.ConsoleConsumer",
+            "--bootstrap-server",
+            sandbox.sides["source"].bootstrap,
+            "--topic",
+            topic,
+            "--from-beginning",
+            "--max-messages",
+            "3",
+            "--timeout-ms",
+            "60000",
+            "--group",
+            "secure-mirror-src-tgt-console",
+            "--command-config",
+            str(rendered / "source" / "client.properties"),
+            krb5=rendered / "krb5.conf",
+        ),
+        text=True,
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
     assert out.stdout.split() == ["one", "two", "three"]
 
@@ -84,25 +122,52 @@ def test_kafka_console_producer_writes_the_target_with_its_own_identity(sandbox,
     topic = unique("src.demo.console")
     sandbox.admin("target", admin_ops.create_topics, {topic: 1})
     subprocess.run(
-        java("org.apache.kafka.tools.ConsoleProducer", "--bootstrap-server", sandbox.sides["target"].bootstrap,
-             "--topic", topic, "--command-config", str(rendered / "target" / "client.properties"),
-             krb5=rendered / "krb5.conf"),
-        input="a\nb\n", text=True, check=True, capture_output=True, timeout=120,
+        java(
+            "org.apache.kafka.tools.ConsoleProducer",
+            "--bootstrap-server",
+            sandbox.sides["target"].bootstrap,
+            "--topic",
+            topic,
+            "--command-config",
+            str(rendered / "target" / "client.properties"),
+            krb5=rendered / "krb5.conf",
+        ),
+        input="a\nb\n",
+        text=True,
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
     assert sorted(r["value"] for r in mirror_count(sandbox, "target", topic, 2)) == [b"a", b"b"]
 
 
 def test_kcat_reads_and_writes_both_clusters_with_rendered_librdkafka_conf(sandbox, rendered, tmp_path):
-    env = {"PATH": os.environ["PATH"], "KRB5_CONFIG": str(rendered / "krb5.conf"),
-           "KRB5CCNAME": f"DIR:{tmp_path / 'cc'}"}
+    env = {
+        "PATH": os.environ["PATH"],
+        "KRB5_CONFIG": str(rendered / "krb5.conf"),
+        "KRB5CCNAME": f"DIR:{tmp_path / 'cc'}",
+    }
     (tmp_path / "cc").mkdir(mode=0o700)
     for side, topic in (("source", unique("demo.kcat")), ("target", unique("src.demo.kcat"))):
         sandbox.admin(side, admin_ops.create_topics, {topic: 1})
         conf = str(rendered / side / "librdkafka.conf")
-        subprocess.run(["kcat", "-F", conf, "-P", "-t", topic], input="x1\nx2\n", text=True, env=env,
-                       check=True, capture_output=True, timeout=60)
-        got = subprocess.run(["kcat", "-F", conf, "-C", "-t", topic, "-o", "beginning", "-e", "-c", "2"],
-                             text=True, env=env, check=True, capture_output=True, timeout=60)
+        subprocess.run(
+            ["kcat", "-F", conf, "-P", "-t", topic],
+            input="x1\nx2\n",
+            text=True,
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        got = subprocess.run(
+            ["kcat", "-F", conf, "-C", "-t", topic, "-o", "beginning", "-e", "-c", "2"],
+            text=True,
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
         assert got.stdout.split() == ["x1", "x2"], (side, got.stderr[-500:])
 
 
@@ -113,8 +178,13 @@ def test_spark_reads_source_and_writes_target_with_two_identities_in_one_jvm(san
     sandbox.admin("source", admin_ops.create_topics, {src: 2})
     sandbox.admin("target", admin_ops.create_topics, {tgt: 2})
     sandbox.admin("source", admin_ops.produce, src, plain_records(50, "sp"))
-    res = subprocess.run([sys.executable, str(Path(__file__).with_name("spark_copy.py")), str(rendered / "spark"),
-                          src, tgt], capture_output=True, text=True, timeout=600, cwd=REPO)
+    res = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("spark_copy.py")), str(rendered / "spark"), src, tgt],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     assert json.loads(res.stdout.strip().splitlines()[-1]) == {"copied": 50}
     got = mirror_count(sandbox, "target", tgt, 50)
@@ -128,24 +198,38 @@ def test_mirrormaker2_mirrors_a_topic_with_rendered_mm2_properties_and_rendered_
     sandbox.admin("source", admin_ops.create_topics, {topic: 1})
     sandbox.admin("source", admin_ops.produce, topic, plain_records(20, "mm"))
     granted = GRANTED
-    mm2_acls = {side: json.loads((rendered / "acls" / f"mm2-{side}.acls.json").read_text())
-                for side in ("source", "target")}
+    mm2_acls = {
+        side: json.loads((rendered / "acls" / f"mm2-{side}.acls.json").read_text()) for side in ("source", "target")
+    }
     for side in mm2_acls:
         sandbox.admin(side, admin_ops.delete_acls, granted[side])
         sandbox.admin(side, admin_ops.create_acls, mm2_acls[side])
     log = tmp_path / "mm2.log"
     with open(log, "w") as fh:
-        proc = subprocess.Popen(java("org.apache.kafka.connect.mirror.MirrorMaker", str(rendered / "mm2" / "mm2.properties"),
-                                     krb5=rendered / "krb5.conf"), stdout=fh, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            java(
+                "org.apache.kafka.connect.mirror.MirrorMaker",
+                str(rendered / "mm2" / "mm2.properties"),
+                krb5=rendered / "krb5.conf",
+            ),
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         deadline = time.monotonic() + 240
         got: list = []
         while time.monotonic() < deadline and len(got) < 20:
             time.sleep(5)
             if f"src.{topic}" in sandbox.admin("target", admin_ops.list_topics):
-                got = sandbox.admin("target", admin_ops.consume, f"src.{topic}", max_records=20, timeout=30,
-                                    group_id=unique("admin-check"))
+                got = sandbox.admin(
+                    "target",
+                    admin_ops.consume,
+                    f"src.{topic}",
+                    max_records=20,
+                    timeout=30,
+                    group_id=unique("admin-check"),
+                )
         assert len(got) == 20, log.read_text()[-3000:]
         denied = [line for line in log.read_text().splitlines() if "AuthorizationException" in line]
         assert not denied, denied[:5]
@@ -177,15 +261,44 @@ def test_a_scram_password_full_of_jaas_metacharacters_still_authenticates(sandbo
     sandbox.admin("target", admin_ops.create_acls, acls)
     try:
         subprocess.run(
-            java("org.apache.kafka.tools.ConsoleProducer", "--bootstrap-server", sandbox.sides["target"].bootstrap,
-                 "--topic", topic, "--command-config", str(out / "target" / "client.properties"),
-                 krb5=out / "krb5.conf"),
-            input="java\n", text=True, check=True, capture_output=True, timeout=120)
+            java(
+                "org.apache.kafka.tools.ConsoleProducer",
+                "--bootstrap-server",
+                sandbox.sides["target"].bootstrap,
+                "--topic",
+                topic,
+                "--command-config",
+                str(out / "target" / "client.properties"),
+                krb5=out / "krb5.conf",
+            ),
+            input="java\n",
+            text=True,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
         # Debian's kcat runs on bookworm's librdkafka 2.0.2, whose SCRAM fails against these Kafka 4.2
         # brokers even with a plain password; kcat on the librdkafka that setup builds authenticates.
         env = {**os.environ, "LD_LIBRARY_PATH": str(paths.librdkafka_dir() / "lib")}
-        got = subprocess.run(["kcat", "-F", str(out / "target" / "librdkafka.conf"), "-C", "-t", topic, "-o",
-                              "beginning", "-e", "-c", "1"], text=True, capture_output=True, timeout=60, env=env)
+        got = subprocess.run(
+            [
+                "kcat",
+                "-F",
+                str(out / "target" / "librdkafka.conf"),
+                "-C",
+                "-t",
+                topic,
+                "-o",
+                "beginning",
+                "-e",
+                "-c",
+                "1",
+            ],
+            text=True,
+            capture_output=True,
+            timeout=60,
+            env=env,
+        )
     finally:
         sandbox.admin("target", admin_ops.delete_acls, acls)
     assert got.returncode == 0 and got.stdout.split() == ["java"], got.stderr[-1500:]

@@ -31,9 +31,24 @@ class Run:
         self.out, self.err = folder / "cli.out", folder / "cli.err"
         with open(self.out, "w") as out, open(self.err, "w") as err:
             self.process = subprocess.Popen(
-                [*CLI, "run", str(case.profile_path), "--skip-preflight", "--trigger-interval", "1 second",
-                 "--status-interval", "5", "--run-dir", str(folder / "run"), *args],
-                stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
+                [
+                    *CLI,
+                    "run",
+                    str(case.profile_path),
+                    "--skip-preflight",
+                    "--trigger-interval",
+                    "1 second",
+                    "--status-interval",
+                    "5",
+                    "--run-dir",
+                    str(folder / "run"),
+                    *args,
+                ],
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
 
     def stderr(self) -> str:
         return self.err.read_text(errors="replace")
@@ -71,8 +86,12 @@ def _target_records(sandbox, case: MirrorCase, name: str, count: int) -> list[di
 def test_supervise_restarts_the_job_while_the_target_broker_is_down(sandbox, tmp_path):
     # Short client timeouts make the dead broker fail the job within seconds (a retryable failure) instead of the
     # producer and the admin client waiting minutes for it.
-    with MirrorCase(sandbox, tmp_path, mirror={"delivery": {"delivery_timeout_ms": 15000}},
-                    target_client_options={"request.timeout.ms": 5000, "default.api.timeout.ms": 10000}) as case:
+    with MirrorCase(
+        sandbox,
+        tmp_path,
+        mirror={"delivery": {"delivery_timeout_ms": 15000}},
+        target_client_options={"request.timeout.ms": 5000, "default.api.timeout.ms": 10000},
+    ) as case:
         case.create({"r": 2})
         case.produce("r", records(40, 2, "r"))
         topic = case.topic("r")
@@ -94,8 +113,9 @@ def test_supervise_restarts_the_job_while_the_target_broker_is_down(sandbox, tmp
         assert [(n, pause) for _, n, pause in reasons] == [("1", "2"), ("2", "4")], err
         assert reasons[0][0].startswith("the mirror query failed: TimeoutException: Expiring "), err
         # the target topic's look-up timed out: retryable (not "check the DESCRIBE ACL", exit 5)
-        assert reasons[1][0].startswith("the mirror query failed: TimeoutException: Timed out waiting for a node "
-                                        "assignment"), err
+        assert reasons[1][0].startswith(
+            "the mirror query failed: TimeoutException: Timed out waiting for a node assignment"
+        ), err
         assert "Traceback" not in err
         result = verify(case.profile)
         assert result.ok and result.to_dict()["source_records"] == 70, result.text()
@@ -114,8 +134,10 @@ def test_ctrl_c_stops_the_job_with_130_and_a_resume_loses_nothing(sandbox, tmp_p
         assert "secure-mirror run: stopped on Ctrl-C; run it again to resume from the checkpoint" in err
         assert "Traceback" not in err
         case.produce("c", records(20, 3, "c3"))
-        assert run_mirror(case.profile, until_caught_up=True, skip_preflight=True,
-                          run_dir=str(tmp_path / "resume")) == EXIT_OK
+        assert (
+            run_mirror(case.profile, until_caught_up=True, skip_preflight=True, run_dir=str(tmp_path / "resume"))
+            == EXIT_OK
+        )
         result = verify(case.profile)
         assert result.ok and result.to_dict()["source_records"] == 100, result.text()
 
@@ -130,8 +152,10 @@ def test_source_topic_deleted_during_the_run_is_refused_and_nothing_is_skipped(s
             code = run.wait(240)
         err = run.stderr()
         assert code == EXIT_REFUSED, err[-3000:]
-        assert "secure-mirror run: source records the checkpoint expects are gone (a source topic was deleted or " \
-               "truncated)" in err
+        assert (
+            "secure-mirror run: source records the checkpoint expects are gone (a source topic was deleted or "
+            "truncated)" in err
+        )
         assert "Nothing was skipped" in err and "Traceback" not in err
         # what was mirrored before the deletion is intact on the target
         got = _target_records(sandbox, case, "d", 40)
@@ -140,19 +164,27 @@ def test_source_topic_deleted_during_the_run_is_refused_and_nothing_is_skipped(s
 
 def test_failed_preflight_blocks_run_and_writes_nothing(sandbox, tmp_path):
     case = MirrorCase(sandbox, tmp_path)
-    case.acls["source"] = [b for b in case.acls["source"]
-                           if not (b["resource_type"] == "TOPIC" and b["operation"] == "READ")]
+    case.acls["source"] = [
+        b for b in case.acls["source"] if not (b["resource_type"] == "TOPIC" and b["operation"] == "READ")
+    ]
     with case:
         case.create({"p": 1})
         case.produce("p", records(5, 1, "p"))
         run_dir = tmp_path / "run"
-        proc = subprocess.run([*CLI, "run", str(case.profile_path), "--until-caught-up", "--run-dir", str(run_dir)],
-                              capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "200"})
+        proc = subprocess.run(
+            [*CLI, "run", str(case.profile_path), "--until-caught-up", "--run-dir", str(run_dir)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "COLUMNS": "200"},
+        )
         assert proc.returncode == EXIT_FAILED, proc.stdout[-3000:] + proc.stderr[-3000:]
         failing = [line for line in proc.stdout.splitlines() if "source.acl.topic-read" in line]
         assert failing and "fail" in failing[0], proc.stdout
-        assert "secure-mirror run: pre-flight failed, the mirror was not started (use --skip-preflight to " \
-               "override)" in proc.stderr
+        assert (
+            "secure-mirror run: pre-flight failed, the mirror was not started (use --skip-preflight to "
+            "override)" in proc.stderr
+        )
         # nothing written: no run folder (so no Spark job was started), no checkpoint, no target topic
         assert not run_dir.exists()
         assert not Path(case.profile.mirror.checkpoint_location).exists()

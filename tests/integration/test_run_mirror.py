@@ -40,9 +40,24 @@ def mirrored(sandbox, tmp_path_factory):
         metrics = folder / "metrics.jsonl"
         started_in = folder / "started-here"  # the user's folder: the run must leave nothing in it
         started_in.mkdir()
-        job = subprocess.Popen([*CLI, "run", str(case.profile_path), "--skip-preflight", "--trigger-interval",
-                                "1 second", "--metrics-file", str(metrics), "--run-dir", str(folder / "run")],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=started_in)
+        job = subprocess.Popen(
+            [
+                *CLI,
+                "run",
+                str(case.profile_path),
+                "--skip-preflight",
+                "--trigger-interval",
+                "1 second",
+                "--metrics-file",
+                str(metrics),
+                "--run-dir",
+                str(folder / "run"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=started_in,
+        )
         try:
             wait_for(lambda: _caught_up(case.profile, {case.topic("a"), case.topic("b")}), 120, "the first batches")
             case.create({"c": 2})  # created while the job runs: picked up by subscribePattern
@@ -53,10 +68,23 @@ def mirrored(sandbox, tmp_path_factory):
             out, err = job.communicate(timeout=120)
         case.produce("a", records(15, 3, "a2"))  # while stopped: the resume must bring these
         case.produce("c", records(10, 2, "c2"))
-        resumed = run_mirror(case.profile, until_caught_up=True, skip_preflight=True, metrics_file=str(metrics),
-                             run_dir=str(folder / "run2"))
-        yield {"case": case, "first_exit": job.returncode, "out": out, "err": err, "resumed": resumed,
-               "metrics": metrics, "folder": folder, "left_behind": sorted(p.name for p in started_in.iterdir())}
+        resumed = run_mirror(
+            case.profile,
+            until_caught_up=True,
+            skip_preflight=True,
+            metrics_file=str(metrics),
+            run_dir=str(folder / "run2"),
+        )
+        yield {
+            "case": case,
+            "first_exit": job.returncode,
+            "out": out,
+            "err": err,
+            "resumed": resumed,
+            "metrics": metrics,
+            "folder": folder,
+            "left_behind": sorted(p.name for p in started_in.iterdir()),
+        }
 
 
 def test_mirrors_renamed_topics_with_a_new_topic_and_resumes(mirrored):
@@ -78,8 +106,9 @@ def test_records_keep_keys_headers_and_null_values(mirrored, sandbox):
     case = mirrored["case"]
     got = sandbox.admin("target", admin_ops.consume, f"src.{case.topic('b')}", max_records=25)
     expected = records(25, 1, "b")
-    assert [(r["key"], r["value"], r["headers"]) for r in got] == \
-           [(e["key"], e["value"], e["headers"]) for e in expected]
+    assert [(r["key"], r["value"], r["headers"]) for r in got] == [
+        (e["key"], e["value"], e["headers"]) for e in expected
+    ]
 
 
 def test_status_lines_and_metrics_file(mirrored):
@@ -91,8 +120,10 @@ def test_status_lines_and_metrics_file(mirrored):
     written = [line for line in lines if line["record-count"]]
     names = {"byte-count", "byte-rate", "record-age-ms-max", "replication-latency-ms-avg", "records-behind"}
     assert names <= set(written[0])
-    assert all(line["byte-count"] > 0 and line["replication-latency-ms-max"] >= line["replication-latency-ms-min"] >= 0
-               for line in written)
+    assert all(
+        line["byte-count"] > 0 and line["replication-latency-ms-max"] >= line["replication-latency-ms-min"] >= 0
+        for line in written
+    )
 
 
 def test_checkpoint_of_another_profile_is_refused(mirrored):
@@ -100,12 +131,16 @@ def test_checkpoint_of_another_profile_is_refused(mirrored):
     text = case.profile_path.read_text().replace("rule: alias_prefix", "rule: identity")
     other = folder / "other.yaml"
     other.write_text(text)
-    proc = subprocess.run([*CLI, "run", str(other), "--skip-preflight", "--until-caught-up", "--run-dir",
-                           str(folder / "run3")],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [*CLI, "run", str(other), "--skip-preflight", "--until-caught-up", "--run-dir", str(folder / "run3")],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == EXIT_BAD_INPUT
-    assert "belongs to a profile with other topic or rename settings (rename_rule: 'alias_prefix' -> " \
-           "'identity')" in proc.stderr
+    assert (
+        "belongs to a profile with other topic or rename settings (rename_rule: 'alias_prefix' -> "
+        "'identity')" in proc.stderr
+    )
     assert load_profile(other).mirror.checkpoint_location == case.profile.mirror.checkpoint_location
 
 
@@ -127,9 +162,23 @@ def test_target_topic_missing_and_create_not_allowed(sandbox, tmp_path):
     with MirrorCase(sandbox, tmp_path, create_allowed=False) as case:
         case.create({"n": 1})
         case.produce("n", records(5, 1, "n"))
-        proc = subprocess.run([*CLI, "run", str(case.profile_path), "--skip-preflight", "--until-caught-up",
-                               "--supervise", "--run-dir", str(tmp_path / "run")], capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                *CLI,
+                "run",
+                str(case.profile_path),
+                "--skip-preflight",
+                "--until-caught-up",
+                "--supervise",
+                "--run-dir",
+                str(tmp_path / "run"),
+            ],
+            capture_output=True,
+            text=True,
+        )
         assert proc.returncode == EXIT_REFUSED, proc.stderr
-        assert (f"target topic src.{case.topic('n')} does not exist and the target identity may not create it "
-                "(TopicAuthorizationException): create it with 1 partitions, or grant CREATE") in proc.stderr
+        assert (
+            f"target topic src.{case.topic('n')} does not exist and the target identity may not create it "
+            "(TopicAuthorizationException): create it with 1 partitions, or grant CREATE"
+        ) in proc.stderr
         assert "restart" not in proc.stderr  # supervise does not retry what a restart cannot fix

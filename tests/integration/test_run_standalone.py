@@ -23,11 +23,17 @@ SHIPPED = ("source-mirror.keytab", "target-mirror.keytab", "krb5.conf")
 
 def test_standalone_master_and_two_workers_mirror_with_shipped_keytabs(sandbox, tmp_path):
     with SparkStandalone(tmp_path / "spark", workers=2, cores=1, memory="1g") as cluster:
-        spark = {"master": cluster.master_url,
-                 "conf": {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
-                          "spark.executor.memory": "512m", "spark.executor.cores": 1,
-                          # both executors are up before the first batch, so each gets Kafka partitions
-                          "spark.scheduler.minRegisteredResourcesRatio": 1.0}}
+        spark = {
+            "master": cluster.master_url,
+            "conf": {
+                "spark.driver.host": "127.0.0.1",
+                "spark.driver.bindAddress": "127.0.0.1",
+                "spark.executor.memory": "512m",
+                "spark.executor.cores": 1,
+                # both executors are up before the first batch, so each gets Kafka partitions
+                "spark.scheduler.minRegisteredResourcesRatio": 1.0,
+            },
+        }
         with MirrorCase(sandbox, tmp_path, mirror={"spark": spark}) as case:
             # the executors' options name the shipped copies, never the keytab files of this machine
             source_jaas = spark_render.source_options(case.profile)["kafka.sasl.jaas.config"]
@@ -37,16 +43,31 @@ def test_standalone_master_and_two_workers_mirror_with_shipped_keytabs(sandbox, 
 
             case.create({"s": 4})
             case.produce("s", records(200, 4, "s"))
-            proc = subprocess.run([*CLI, "run", str(case.profile_path), "--skip-preflight", "--until-caught-up",
-                                   "--run-dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=600)
+            proc = subprocess.run(
+                [
+                    *CLI,
+                    "run",
+                    str(case.profile_path),
+                    "--skip-preflight",
+                    "--until-caught-up",
+                    "--run-dir",
+                    str(tmp_path / "run"),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             job_log = (tmp_path / "run" / "job.log").read_text(errors="replace")
             assert proc.returncode == EXIT_OK, proc.stderr[-2000:] + job_log[-4000:]
             result = verify(case.profile)
             assert result.ok and result.to_dict()["source_records"] == 200, result.text()
 
             # the master ran our application on its workers ...
-            apps = [a for a in cluster.status()["completedapps"] + cluster.status()["activeapps"]
-                    if a["name"] == "secure-mirror"]
+            apps = [
+                a
+                for a in cluster.status()["completedapps"] + cluster.status()["activeapps"]
+                if a["name"] == "secure-mirror"
+            ]
             assert len(apps) == 1, cluster.status()
             app_id = apps[0]["id"]
             executors = cluster.executor_dirs(app_id)
@@ -69,23 +90,45 @@ def test_one_keytab_for_both_sides_ships_under_both_names_to_standalone_executor
     both sides: the executors get it as source-mirror.keytab and as target-mirror.keytab and log in to both."""
     shared = tmp_path / "both.keytab"
     shared.touch(mode=0o600)
-    shared.write_bytes(sandbox.keytab("source", "mirror").read_bytes()
-                       + sandbox.keytab("target", "mirror").read_bytes()[2:])
+    shared.write_bytes(
+        sandbox.keytab("source", "mirror").read_bytes() + sandbox.keytab("target", "mirror").read_bytes()[2:]
+    )
     with SparkStandalone(tmp_path / "spark", workers=1, cores=1, memory="1g") as cluster:
-        spark = {"master": cluster.master_url,
-                 "conf": {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
-                          "spark.executor.memory": "512m", "spark.executor.cores": 1}}
+        spark = {
+            "master": cluster.master_url,
+            "conf": {
+                "spark.driver.host": "127.0.0.1",
+                "spark.driver.bindAddress": "127.0.0.1",
+                "spark.executor.memory": "512m",
+                "spark.executor.cores": 1,
+            },
+        }
         with MirrorCase(sandbox, tmp_path, mirror={"spark": spark}, shared_keytab=shared) as case:
             case.create({"s": 2})
             case.produce("s", records(50, 2, "s"))
-            proc = subprocess.run([*CLI, "run", str(case.profile_path), "--skip-preflight", "--until-caught-up",
-                                   "--run-dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=600)
+            proc = subprocess.run(
+                [
+                    *CLI,
+                    "run",
+                    str(case.profile_path),
+                    "--skip-preflight",
+                    "--until-caught-up",
+                    "--run-dir",
+                    str(tmp_path / "run"),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             job_log = (tmp_path / "run" / "job.log").read_text(errors="replace")
             assert proc.returncode == EXIT_OK, proc.stderr[-2000:] + job_log[-4000:]
             result = verify(case.profile)
             assert result.ok and result.to_dict()["source_records"] == 50, result.text()
-            app_id = [a for a in cluster.status()["completedapps"] + cluster.status()["activeapps"]
-                      if a["name"] == "secure-mirror"][0]["id"]
+            app_id = [
+                a
+                for a in cluster.status()["completedapps"] + cluster.status()["activeapps"]
+                if a["name"] == "secure-mirror"
+            ][0]["id"]
             for folder in cluster.executor_dirs(app_id):
                 for name in ("source-mirror.keytab", "target-mirror.keytab"):
                     assert (folder / name).read_bytes() == shared.read_bytes(), name

@@ -35,8 +35,10 @@ def test_two_identities_in_two_realms_from_one_python_process(sandbox, tmp_path,
     env = {"KRB5_CONFIG": str(sandbox.krb5_conf), "KRB5CCNAME": f"DIR:{ccdir}"}
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    with granted(sandbox, "source", topic_acls(src, "READ", "WRITE", "DESCRIBE") + group_acls("check")), \
-            granted(sandbox, "target", topic_acls(tgt, "READ", "WRITE", "DESCRIBE") + group_acls("check")):
+    with (
+        granted(sandbox, "source", topic_acls(src, "READ", "WRITE", "DESCRIBE") + group_acls("check")),
+        granted(sandbox, "target", topic_acls(tgt, "READ", "WRITE", "DESCRIBE") + group_acls("check")),
+    ):
         admin_ops.produce(sandbox.client_conf("source"), src, plain_records(5, "s"))
         admin_ops.produce(sandbox.client_conf("target"), tgt, plain_records(3, "t"))
         got_src = admin_ops.consume(sandbox.client_conf("source"), src, max_records=5, group_id="check")
@@ -45,8 +47,9 @@ def test_two_identities_in_two_realms_from_one_python_process(sandbox, tmp_path,
     assert sorted(r["key"] for r in got_tgt) == [f"t-{i}".encode() for i in range(3)]
     # Each identity got its own cache in the collection: no ticket cache is shared between them.
     principals = _cache_principals(ccdir)
-    assert sorted(principals) == sorted([sandbox.sides["source"].mirror_principal,
-                                         sandbox.sides["target"].mirror_principal])
+    assert sorted(principals) == sorted(
+        [sandbox.sides["source"].mirror_principal, sandbox.sides["target"].mirror_principal]
+    )
 
 
 def test_authorization_is_enforced_until_an_acl_grants_it(sandbox):

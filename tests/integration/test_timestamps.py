@@ -27,19 +27,28 @@ def test_target_records_keep_source_timestamps_and_headers(sandbox, tmp_path):
     path.write_text(yaml.safe_dump(data))
     profile = load_profile(path)
     render_all(profile, tmp_path / "out")
-    acls = {side: json.loads((tmp_path / "out" / "acls" / f"{side}.acls.json").read_text())
-            for side in ("source", "target")}
+    acls = {
+        side: json.loads((tmp_path / "out" / "acls" / f"{side}.acls.json").read_text()) for side in ("source", "target")
+    }
     hour_ago = int(time.time() * 1000) - 3_600_000  # well in the past, well inside the topic's retention
-    sent = [{"key": f"k{i}".encode(), "value": None if i == 3 else b"v", "timestamp": hour_ago + i * 1000,
-             "headers": [("h", b"x"), ("h", str(i).encode())]} for i in range(6)]
+    sent = [
+        {
+            "key": f"k{i}".encode(),
+            "value": None if i == 3 else b"v",
+            "timestamp": hour_ago + i * 1000,
+            "headers": [("h", b"x"), ("h", str(i).encode())],
+        }
+        for i in range(6)
+    ]
     sandbox.admin("source", admin_ops.create_topics, {topic: 2})
     sandbox.admin("source", admin_ops.produce, topic, sent)
     for side in acls:
         sandbox.admin(side, admin_ops.create_acls, acls[side])
     try:
         assert run_mirror(profile, until_caught_up=True, skip_preflight=True, run_dir=str(tmp_path / "run")) == 0
-        got = sandbox.as_mirror("target", admin_ops.consume, profile.target_topic(topic), max_records=6,
-                                group_id="secure-mirror-src-tgt-ts")
+        got = sandbox.as_mirror(
+            "target", admin_ops.consume, profile.target_topic(topic), max_records=6, group_id="secure-mirror-src-tgt-ts"
+        )
     finally:
         for side in acls:
             sandbox.admin(side, admin_ops.delete_acls, acls[side])

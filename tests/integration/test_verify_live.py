@@ -21,7 +21,7 @@ def _checkpoint(folder, offsets: dict[str, dict[int, int]]) -> None:
     for name in ("offsets", "commits"):
         (folder / name).mkdir(parents=True, exist_ok=True)
     data = {topic: {str(p): o for p, o in parts.items()} for topic, parts in offsets.items()}
-    (folder / "offsets" / "0").write_text("v1\n{\"batchWatermarkMs\":0}\n" + json.dumps(data))
+    (folder / "offsets" / "0").write_text('v1\n{"batchWatermarkMs":0}\n' + json.dumps(data))
     (folder / "commits" / "0").write_text("v1\n{}")
 
 
@@ -41,8 +41,11 @@ def test_verify_match_then_missing_extra_and_duplicated(sandbox, tmp_path):
         case.produce("v", [{"key": b"late", "value": b"1", "partition": 0}])  # beyond the checkpoint: ignored
         case.produce(target, [{"key": b"intruder", "value": b"x", "partition": 1}, {**data[3]}], side="target")
         _checkpoint(tmp_path / "checkpoint", {source: {0: 21, 1: 20}})  # now "late" counts, and is missing
-        proc = subprocess.run([sys.executable, "-m", "secure_mirror", "verify", str(case.profile_path), "--json"],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "secure_mirror", "verify", str(case.profile_path), "--json"],
+            capture_output=True,
+            text=True,
+        )
         assert proc.returncode == EXIT_FAILED, proc.stderr
         report = json.loads(proc.stdout)
         summary = {(c["partition"], c["missing"], c["extra"], c["duplicated"]) for c in report["comparisons"]}
@@ -51,6 +54,7 @@ def test_verify_match_then_missing_extra_and_duplicated(sandbox, tmp_path):
         assert examples["missing"]["key"] == "late" and examples["missing"]["offset"] == 20
         assert examples["extra"]["key"] == "intruder"
         assert examples["duplicated"]["key"] == data[3]["key"].decode()
-        text = subprocess.run([sys.executable, "-m", "secure_mirror", "verify", str(case.profile_path)],
-                              capture_output=True, text=True).stdout
+        text = subprocess.run(
+            [sys.executable, "-m", "secure_mirror", "verify", str(case.profile_path)], capture_output=True, text=True
+        ).stdout
         assert "MISMATCH" in text and "(missing 1, extra 0, duplicated 0)" in text

@@ -44,13 +44,30 @@ def test_hadoop_daemons_run_kerberized_and_refuse_a_client_without_a_ticket(sand
 def _yarn_case(sandbox, tmp_path, deploy_mode: str) -> MirrorCase:
     data = yarn_profile_dict(sandbox, deploy_mode)
     location = f"{sandbox.hadoop().default_fs}/user/mirror/checkpoints/{uuid.uuid4().hex[:8]}-{deploy_mode}"
-    return MirrorCase(sandbox, tmp_path, mirror={"spark": data["mirror"]["spark"], "checkpoint_location": location},
-                      hadoop=data["hadoop"])
+    return MirrorCase(
+        sandbox,
+        tmp_path,
+        mirror={"spark": data["mirror"]["spark"], "checkpoint_location": location},
+        hadoop=data["hadoop"],
+    )
 
 
 def _run(case: MirrorCase, run_dir, *extra: str, expect: int = EXIT_OK) -> subprocess.CompletedProcess:
-    proc = subprocess.run([*CLI, "run", str(case.profile_path), "--skip-preflight", "--until-caught-up",
-                           "--run-dir", str(run_dir), *extra], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            *CLI,
+            "run",
+            str(case.profile_path),
+            "--skip-preflight",
+            "--until-caught-up",
+            "--run-dir",
+            str(run_dir),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     log = run_dir / "job.log"
     job_log = log.read_text(errors="replace") if log.exists() else "(no job log)"
     assert proc.returncode == expect, proc.stderr[-3000:] + job_log[-6000:]
@@ -64,12 +81,24 @@ def _committed(case: MirrorCase) -> int:
 def _kill_mid_stream(case: MirrorCase, run_dir, at_least: int) -> None:
     """Run continuously until the HDFS checkpoint holds ``at_least`` records, then SIGKILL spark-submit and the
     Python driver (their process group), as a crash would."""
-    launcher = subprocess.Popen([*CLI, "run", str(case.profile_path), "--skip-preflight", "--trigger-interval",
-                                 "1 second", "--run-dir", str(run_dir)], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+    launcher = subprocess.Popen(
+        [
+            *CLI,
+            "run",
+            str(case.profile_path),
+            "--skip-preflight",
+            "--trigger-interval",
+            "1 second",
+            "--run-dir",
+            str(run_dir),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
-        wait_for(lambda: _committed(case) >= at_least, 300, f"{at_least} records committed to the HDFS checkpoint",
-                 step=3)
+        wait_for(
+            lambda: _committed(case) >= at_least, 300, f"{at_least} records committed to the HDFS checkpoint", step=3
+        )
         driver = ControlFolder(run_dir).pid()
         os.killpg(os.getpgid(driver), signal.SIGKILL)
         assert launcher.wait(timeout=120) != EXIT_OK
@@ -104,7 +133,19 @@ def test_mirror_on_yarn_with_hdfs_checkpoint_resumes(sandbox, hadoop, tmp_path, 
         other["mirror"]["topics"]["include"] = "another\\..*"
         other_path = tmp_path / "other.yaml"
         other_path.write_text(yaml.safe_dump(other))
-        refused = subprocess.run([*CLI, "run", str(other_path), "--skip-preflight", "--until-caught-up",
-                                  "--run-dir", str(tmp_path / "run3")], capture_output=True, text=True, timeout=300)
+        refused = subprocess.run(
+            [
+                *CLI,
+                "run",
+                str(other_path),
+                "--skip-preflight",
+                "--until-caught-up",
+                "--run-dir",
+                str(tmp_path / "run3"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert refused.returncode == EXIT_BAD_INPUT, refused.stderr[-2000:]
         assert f"the checkpoint {location} belongs to a profile with other topic or rename settings" in refused.stderr

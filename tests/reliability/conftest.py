@@ -44,8 +44,12 @@ _STARTED = time.monotonic()
 _COMMON = dict(
     database=None,
     print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
-                           HealthCheck.large_base_example],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+        HealthCheck.large_base_example,
+    ],
 )
 settings.register_profile("reliability-quick", max_examples=150, deadline=timedelta(seconds=30), **_COMMON)
 settings.register_profile("reliability-long", max_examples=3000, deadline=None, **_COMMON)
@@ -55,16 +59,24 @@ PROFILE = "reliability-long" if LONG else "reliability-quick"
 
 
 def figures() -> dict:
-    return {"cases_run": STATS["cases"], "records_produced": STATS["records_produced"],
-            "records_lost": STATS["records_lost"], "records_duplicated": STATS["records_duplicated"],
-            "restarts": STATS["restarts"], "inputs_tried": STATS["inputs"], "leaks_found": STATS["leaks_found"],
-            "leak_scans": STATS["leak_scans"]}
+    return {
+        "cases_run": STATS["cases"],
+        "records_produced": STATS["records_produced"],
+        "records_lost": STATS["records_lost"],
+        "records_duplicated": STATS["records_duplicated"],
+        "restarts": STATS["restarts"],
+        "inputs_tried": STATS["inputs"],
+        "leaks_found": STATS["leaks_found"],
+        "leak_scans": STATS["leak_scans"],
+    }
 
 
 def summary_line(f: dict) -> str:
-    return (f"cases run: {f['cases_run']}, records produced: {f['records_produced']}, lost: {f['records_lost']}, "
-            f"duplicated: {f['records_duplicated']}, restarts: {f['restarts']}, inputs tried: {f['inputs_tried']}, "
-            f"leaks found: {f['leaks_found']} (in {f['leak_scans']} scans)")
+    return (
+        f"cases run: {f['cases_run']}, records produced: {f['records_produced']}, lost: {f['records_lost']}, "
+        f"duplicated: {f['records_duplicated']}, restarts: {f['restarts']}, inputs tried: {f['inputs_tried']}, "
+        f"leaks found: {f['leaks_found']} (in {f['leak_scans']} scans)"
+    )
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -88,16 +100,23 @@ def write_results(path: Path, terminalreporter, exitstatus) -> tuple[Path, Path]
     record = {
         "setting": "long" if LONG else "quick",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"host": socket.gethostname(), "platform": platform.platform(), "python": platform.python_version(),
-                    "cpus": os.cpu_count(), "memory_gib": _memory_gib()},
+        "machine": {
+            "host": socket.gethostname(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "memory_gib": _memory_gib(),
+        },
         "command": os.environ.get("SECURE_MIRROR_RELIABILITY_COMMAND") or " ".join(sys.argv),
         "duration_seconds": round(time.monotonic() - _STARTED),
         "pytest_exit_status": int(exitstatus),
         "tests": {k: len(stats.get(k, [])) for k in ("passed", "failed", "error", "skipped")},
         "figures": figures(),
         "cases": list(DETAILS),
-        "hostile_input": {k: STATS[k] for k in ("tracebacks", "leaks", "hangs", "exit3", "left_behind", "jaas_parsed",
-                                                "jaas_injections")},
+        "hostile_input": {
+            k: STATS[k]
+            for k in ("tracebacks", "leaks", "hangs", "exit3", "left_behind", "jaas_parsed", "jaas_injections")
+        },
     }
     json_path = path.with_suffix(".json")
     json_path.parent.mkdir(parents=True, exist_ok=True)
@@ -114,7 +133,8 @@ def write_results(path: Path, terminalreporter, exitstatus) -> tuple[Path, Path]
         f"Tests: {record['tests']['passed']} passed, {record['tests']['failed']} failed, "
         f"{record['tests']['error']} errors, {record['tests']['skipped']} skipped (pytest exit status "
         f"{record['pytest_exit_status']}) in {record['duration_seconds']} s.\n\n| figure | value |\n| --- | --- |\n{rows}\n\n"
-        f"## Mirror cases\n\n{cases}\n")
+        f"## Mirror cases\n\n{cases}\n"
+    )
     return json_path, md_path
 
 
@@ -129,13 +149,17 @@ def _memory_gib() -> float | None:
 
 
 def _hostile_summary(terminalreporter) -> None:
-    line = (f"hostile inputs tried: {STATS['inputs']}, tracebacks: {STATS['tracebacks']}, "
-            f"leaks: {STATS['leaks']}, hangs: {STATS['hangs']}, exit 3: {STATS['exit3']}, "
-            f"left-behind renders: {STATS['left_behind']}")
-    detail = (f"(setting {PROFILE}; cli runs: {STATS['cli_runs']} in-process + {STATS['subprocess_runs']} as a "
-              f"process; exit 0: {STATS['exit0']}, exit 2: {STATS['exit2']}; JAAS entries parsed by Kafka/JDK: "
-              f"{STATS['jaas_parsed']}, injections that changed an option: {STATS['jaas_injections']}; "
-              f"unrepresentable values refused: {STATS['jaas_refused']})")
+    line = (
+        f"hostile inputs tried: {STATS['inputs']}, tracebacks: {STATS['tracebacks']}, "
+        f"leaks: {STATS['leaks']}, hangs: {STATS['hangs']}, exit 3: {STATS['exit3']}, "
+        f"left-behind renders: {STATS['left_behind']}"
+    )
+    detail = (
+        f"(setting {PROFILE}; cli runs: {STATS['cli_runs']} in-process + {STATS['subprocess_runs']} as a "
+        f"process; exit 0: {STATS['exit0']}, exit 2: {STATS['exit2']}; JAAS entries parsed by Kafka/JDK: "
+        f"{STATS['jaas_parsed']}, injections that changed an option: {STATS['jaas_injections']}; "
+        f"unrepresentable values refused: {STATS['jaas_refused']})"
+    )
     terminalreporter.write_sep("-", "hostile input summary")
     terminalreporter.write_line(line)
     terminalreporter.write_line(detail)

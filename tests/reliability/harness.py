@@ -59,8 +59,9 @@ ProfileHook = Callable[[dict], None]
 
 
 # ---- the producer process ----------------------------------------------------------------------------------
-def _produce_loop(env: dict, conf: dict, topic: str, partitions: int, rate: float, size: int, stop, acked_count,
-                  out) -> None:
+def _produce_loop(
+    env: dict, conf: dict, topic: str, partitions: int, rate: float, size: int, stop, acked_count, out
+) -> None:
     """Runs in its own spawned process: produce ``rate`` records/s until ``stop`` is set, then flush and send
     the acknowledged sequence numbers (and the delivery errors seen) through ``out``."""
     os.environ.update(env)
@@ -82,17 +83,31 @@ def _produce_loop(env: dict, conf: dict, topic: str, partitions: int, rate: floa
         else:
             errors[err.name()] += 1
 
-    producer = Producer({**conf, "acks": "all", "enable.idempotence": True, "linger.ms": 5, "logger": quiet,
-                         "message.timeout.ms": 300000, "error_cb": lambda err: errors.update([err.name()])})
+    producer = Producer(
+        {
+            **conf,
+            "acks": "all",
+            "enable.idempotence": True,
+            "linger.ms": 5,
+            "logger": quiet,
+            "message.timeout.ms": 300000,
+            "error_cb": lambda err: errors.update([err.name()]),
+        }
+    )
     padding = b"." * max(0, size - 24)
     seq, started, tick = 0, time.monotonic(), 0.05
     while not stop.is_set():
         due = int((time.monotonic() - started) * rate)
         while seq < due:
             try:
-                producer.produce(topic, key=f"k{seq}".encode(), value=b"seq=%d " % seq + padding,
-                                 headers=[(SEQ_HEADER, str(seq).encode())], partition=seq % partitions,
-                                 on_delivery=lambda err, _msg, seq=seq: delivered(seq, err))
+                producer.produce(
+                    topic,
+                    key=f"k{seq}".encode(),
+                    value=b"seq=%d " % seq + padding,
+                    headers=[(SEQ_HEADER, str(seq).encode())],
+                    partition=seq % partitions,
+                    on_delivery=lambda err, _msg, seq=seq: delivered(seq, err),
+                )
             except BufferError:  # the local queue is full (a broker is down): try again at the next tick
                 break
             seq += 1
@@ -111,9 +126,22 @@ class BackgroundProducer:
         self._count = ctx.Value("q", 0, lock=False)
         self._recv, send = ctx.Pipe(duplex=False)
         env = sandbox.identity_env("source", "admin")
-        self._process = ctx.Process(target=_produce_loop, name="reliability-producer", daemon=True,
-                                    args=(env, sandbox.client_conf("source", "admin"), topic, partitions, rate,
-                                          size, self._stop, self._count, send))
+        self._process = ctx.Process(
+            target=_produce_loop,
+            name="reliability-producer",
+            daemon=True,
+            args=(
+                env,
+                sandbox.client_conf("source", "admin"),
+                topic,
+                partitions,
+                rate,
+                size,
+                self._stop,
+                self._count,
+                send,
+            ),
+        )
         self._process.start()
         send.close()
         self.result: dict | None = None
@@ -149,9 +177,16 @@ def count_sequences(conf: dict, topic: str, timeout: float = 120.0) -> dict[int,
     Runs in ``call_isolated`` (``sandbox.admin``)."""
     from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-    consumer = Consumer({**conf, "group.id": "reliability-count", "enable.auto.commit": False,
-                         "enable.partition.eof": True, "auto.offset.reset": "earliest",
-                         "isolation.level": "read_committed"})  # what a downstream reader sees (exactly_once)
+    consumer = Consumer(
+        {
+            **conf,
+            "group.id": "reliability-count",
+            "enable.auto.commit": False,
+            "enable.partition.eof": True,
+            "auto.offset.reset": "earliest",
+            "isolation.level": "read_committed",
+        }
+    )  # what a downstream reader sees (exactly_once)
     try:
         metadata = consumer.list_topics(topic, timeout=30)
         ends = {}
@@ -215,9 +250,10 @@ class _Case(MirrorCase):
 
 def _acls_of(profile, create_allowed: bool) -> dict[str, list[dict]]:
     """The ACLs of a changed profile, derived as MirrorCase derives them."""
-    out = {"source": [asdict(b) for b in acls.source_acls(profile).bindings],
-           "target": [asdict(b) for b in acls.target_acls(profile).bindings
-                      if create_allowed or b.operation != "CREATE"]}
+    out = {
+        "source": [asdict(b) for b in acls.source_acls(profile).bindings],
+        "target": [asdict(b) for b in acls.target_acls(profile).bindings if create_allowed or b.operation != "CREATE"],
+    }
     out["target"].append({**out["target"][0], "operation": "READ"})  # verify reads the target
     return out
 
@@ -226,15 +262,26 @@ def _acls_of(profile, create_allowed: bool) -> dict[str, list[dict]]:
 class MirrorUnderLoad:
     """A mirror case with a producer running for its whole life and the job as a process (see module doc)."""
 
-    def __init__(self, sandbox, folder: Path, *, partitions: int = 3, rate: float = 200.0, record_size: int = 200,
-                 trigger_interval: str = "1 second", profile_hook: ProfileHook | None = None,
-                 target_mechanism: str = "GSSAPI", name: str = "load"):
+    def __init__(
+        self,
+        sandbox,
+        folder: Path,
+        *,
+        partitions: int = 3,
+        rate: float = 200.0,
+        record_size: int = 200,
+        trigger_interval: str = "1 second",
+        profile_hook: ProfileHook | None = None,
+        target_mechanism: str = "GSSAPI",
+        name: str = "load",
+    ):
         self.sb = sandbox
         self.folder = Path(folder)
         self.partitions, self.rate, self.record_size = partitions, rate, record_size
         self.trigger_interval = trigger_interval
-        self.case = _Case(sandbox, self.folder, _with_local_dirs(profile_hook, self.folder),
-                          target_mechanism=target_mechanism)
+        self.case = _Case(
+            sandbox, self.folder, _with_local_dirs(profile_hook, self.folder), target_mechanism=target_mechanism
+        )
         self.name = name
         self.producer: BackgroundProducer | None = None
         self.job: subprocess.Popen | None = None
@@ -267,8 +314,7 @@ class MirrorUnderLoad:
         self.case.__enter__()
         try:
             self.case.create({self.name: self.partitions})
-            self.producer = BackgroundProducer(self.sb, self.source_topic, self.partitions, self.rate,
-                                               self.record_size)
+            self.producer = BackgroundProducer(self.sb, self.source_topic, self.partitions, self.rate, self.record_size)
         except BaseException:
             self.case.__exit__(None, None, None)
             raise
@@ -284,24 +330,43 @@ class MirrorUnderLoad:
             self.case.__exit__(*exc)
 
     # -- the job
-    def start_job(self, *, supervise: bool = False, max_restarts: int = 10, until_caught_up: bool = False,
-                  trigger_interval: str | None = None, extra: tuple[str, ...] = (),
-                  _drain: bool = False) -> subprocess.Popen:
+    def start_job(
+        self,
+        *,
+        supervise: bool = False,
+        max_restarts: int = 10,
+        until_caught_up: bool = False,
+        trigger_interval: str | None = None,
+        extra: tuple[str, ...] = (),
+        _drain: bool = False,
+    ) -> subprocess.Popen:
         """``secure-mirror run`` as a process in a session of its own (its output in ``cli-N.log``)."""
         assert self.job is None or self.job.poll() is not None, "the previous job is still running"
         self.restarts += 1 if self.starts and not _drain else 0
         self.starts += 1
         self.run_dir = self.folder / f"run-{self.starts}"
-        argv = [*CLI, "run", str(self.profile_path), "--skip-preflight", "--run-dir", str(self.run_dir),
-                "--trigger-interval", trigger_interval or self.trigger_interval, "--status-interval", "5", *extra]
+        argv = [
+            *CLI,
+            "run",
+            str(self.profile_path),
+            "--skip-preflight",
+            "--run-dir",
+            str(self.run_dir),
+            "--trigger-interval",
+            trigger_interval or self.trigger_interval,
+            "--status-interval",
+            "5",
+            *extra,
+        ]
         if supervise:
             argv += ["--supervise", "--max-restarts", str(max_restarts)]
         if until_caught_up:
             argv.append("--until-caught-up")
         self.cli_log = self.folder / f"cli-{self.starts}.log"
         with open(self.cli_log, "w") as log:
-            self.job = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                        start_new_session=True)
+            self.job = subprocess.Popen(
+                argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+            )
         return self.job
 
     def driver_pid(self, timeout: float = 180.0) -> int:
@@ -350,8 +415,7 @@ class MirrorUnderLoad:
             code = self.job.wait(timeout)
         except subprocess.TimeoutExpired:
             self._kill_everything()
-            raise AssertionError(f"secure-mirror run did not end within {timeout:.0f} s; see {self.cli_log}") \
-                from None
+            raise AssertionError(f"secure-mirror run did not end within {timeout:.0f} s; see {self.cli_log}") from None
         self.exit_codes.append(code)
         self.supervised_restarts += self.supervised_restarts_so_far()
         return code
@@ -362,8 +426,9 @@ class MirrorUnderLoad:
 
     def _fail_if_ended(self, what: str) -> None:
         if self.job is not None and self.job.poll() is not None:
-            raise AssertionError(f"secure-mirror run ended (exit {self.job.returncode}) before {what}:\n"
-                                 + self.log_tail())
+            raise AssertionError(
+                f"secure-mirror run ended (exit {self.job.returncode}) before {what}:\n" + self.log_tail()
+            )
 
     def log_tail(self, lines: int = 40) -> str:
         text = []
@@ -406,8 +471,12 @@ class MirrorUnderLoad:
         --until-caught-up`` drains); then count. Records the figures in ``STATS``."""
         produced = self.producer.stop()
         if self.job is not None and self.job.poll() is None:
-            wait_for(lambda: self._fail_if_ended("it caught up") or self.caught_up(), drain_timeout,
-                     "the running job to catch up", step=2.0)
+            wait_for(
+                lambda: self._fail_if_ended("it caught up") or self.caught_up(),
+                drain_timeout,
+                "the running job to catch up",
+                step=2.0,
+            )
             code = self.stop_job()
             assert code == 0, f"stopping the job after it caught up ended with {code}:\n{self.log_tail()}"
         else:
@@ -432,14 +501,20 @@ class MirrorUnderLoad:
         result = verify(self.profile, cells=cells)
         listed = all(c.listed for c in result.comparisons)
         assert listed, f"verify could not list the differences with {cells} cells:\n{result.text()}"
-        return Outcome(produced=len(acked), lost=len(missing), duplicated=duplicated,
-                       restarts=self.restarts + self.supervised_restarts,
-                       sent=produced["sent"], verify_ok=result.ok,
-                       verify_missing=sum(c.missing for c in result.comparisons),
-                       verify_duplicated=sum(c.duplicated for c in result.comparisons),
-                       verify_extra=sum(c.extra for c in result.comparisons),
-                       exit_codes=list(self.exit_codes), lost_examples=missing[:10],
-                       producer_errors=produced["errors"])
+        return Outcome(
+            produced=len(acked),
+            lost=len(missing),
+            duplicated=duplicated,
+            restarts=self.restarts + self.supervised_restarts,
+            sent=produced["sent"],
+            verify_ok=result.ok,
+            verify_missing=sum(c.missing for c in result.comparisons),
+            verify_duplicated=sum(c.duplicated for c in result.comparisons),
+            verify_extra=sum(c.extra for c in result.comparisons),
+            exit_codes=list(self.exit_codes),
+            lost_examples=missing[:10],
+            producer_errors=produced["errors"],
+        )
 
 
 def _with_local_dirs(hook: ProfileHook | None, folder: Path) -> ProfileHook:

@@ -52,6 +52,7 @@ SECRET_ENV = "SM_RELIABILITY_SECRET"
 
 # -- running the commands and judging what they did --------------------------------------------------------------
 
+
 class Hang(BaseException):
     """Raised by the alarm; a BaseException so that cli.main cannot turn it into exit 3."""
 
@@ -105,8 +106,10 @@ def judge(command: str, code: int, out: str, err: str, secrets: tuple[str, ...] 
         reasons = [line for line in err.split("\n") if not line.startswith("warning: ")]  # warnings come first
         assert reasons and reasons[0].startswith((f"secure-mirror {command}: ", "usage:")), err
         # every line is ours: a file name holding a line break must not forge one
-        assert all(line.startswith(("warning: ", f"secure-mirror {command}: ", "  - ", "usage: ")) or not line
-                   for line in err.split("\n")), err
+        assert all(
+            line.startswith(("warning: ", f"secure-mirror {command}: ", "  - ", "usage: ")) or not line
+            for line in err.split("\n")
+        ), err
     else:
         assert out.strip(), f"{command} succeeded silently"
 
@@ -127,8 +130,10 @@ def check_render(profile: Path, secrets: tuple[str, ...] = ()) -> tuple[int, Pat
                 content = path.read_bytes().decode("utf-8", "replace")
                 if any(secret in content for secret in secrets):
                     STATS["leaks"] += 1
-                    raise AssertionError(f"{path.relative_to(out_dir)} holds a secret but has mode "
-                                         f"{stat.S_IMODE(path.stat().st_mode):04o}")
+                    raise AssertionError(
+                        f"{path.relative_to(out_dir)} holds a secret but has mode "
+                        f"{stat.S_IMODE(path.stat().st_mode):04o}"
+                    )
     return code, out_dir
 
 
@@ -171,20 +176,125 @@ def write_bytes(folder: Path, data: bytes) -> Path:
 # -- strategies -------------------------------------------------------------------------------------------------
 
 JAAS_FRAGMENTS = [
-    '"', "\\", ";", "\n", "\r", "=", " ", "\t", "${", "}", "${user.home}", "debug=true", ' debug="true"',
-    '"; debug="true', '";\norg.evil.Module required x="y', '" useTicketCache="true', "\\\"", "\\u0041", "\\n",
-    "/*", "*/", "//", "#", "!", ":", "{", "'", "\x00", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "é", "漢字",
-    "🙂", "required", "optional", "$", "\\\\", "%{sasl.kerberos.keytab}", "`id`", "$(id)",
+    '"',
+    "\\",
+    ";",
+    "\n",
+    "\r",
+    "=",
+    " ",
+    "\t",
+    "${",
+    "}",
+    "${user.home}",
+    "debug=true",
+    ' debug="true"',
+    '"; debug="true',
+    '";\norg.evil.Module required x="y',
+    '" useTicketCache="true',
+    '\\"',
+    "\\u0041",
+    "\\n",
+    "/*",
+    "*/",
+    "//",
+    "#",
+    "!",
+    ":",
+    "{",
+    "'",
+    "\x00",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x85",
+    "\u2028",
+    "é",
+    "漢字",
+    "🙂",
+    "required",
+    "optional",
+    "$",
+    "\\\\",
+    "%{sasl.kerberos.keytab}",
+    "`id`",
+    "$(id)",
 ]
 hostile_text = st.lists(st.one_of(st.sampled_from(JAAS_FRAGMENTS), st.text(max_size=4)), max_size=8).map("".join)
 secret_value = st.tuples(hostile_text, hostile_text).map(lambda parts: parts[0] + MARKER + parts[1])
 
 REGEX_ATOMS = [
-    "a", "b", ".", "\\.", "(a+)+$", "(a|a)*", "(a*)*b", "(?:a|aa)+", "[a-z]", "[^a]", "[", "]", "(", ")", "{", "}",
-    "{3}", "{2,5}", "\\p{L}", "\\p{Alpha}", "\\P{Digit}", "[\\p{Lower}]", "[a&&b]", "[a[b]]", "\\R", "\\h", "\\Q",
-    "\\E", "\\x{41}", "\\x41", "\\u0041", "(?<n>a)", "(?P<n>a)", "\\1", "\\k<n>", "(?i)", "(?i:a)", "(?x:a)",
-    "(?u:a)", "*", "+", "?", "*+", "++", "?+", "*?", "(?>a)", "(?=a)", "(?<=a)", "(?<!a)", "^", "$", "\\", "\\z",
-    "\\Z", "\\G", "|", ",", "\\0", "\\c", "\\e", "#", " ", "é", "\\d", "\\w", "\\s", "\\b", "orders", "-", "_",
+    "a",
+    "b",
+    ".",
+    "\\.",
+    "(a+)+$",
+    "(a|a)*",
+    "(a*)*b",
+    "(?:a|aa)+",
+    "[a-z]",
+    "[^a]",
+    "[",
+    "]",
+    "(",
+    ")",
+    "{",
+    "}",
+    "{3}",
+    "{2,5}",
+    "\\p{L}",
+    "\\p{Alpha}",
+    "\\P{Digit}",
+    "[\\p{Lower}]",
+    "[a&&b]",
+    "[a[b]]",
+    "\\R",
+    "\\h",
+    "\\Q",
+    "\\E",
+    "\\x{41}",
+    "\\x41",
+    "\\u0041",
+    "(?<n>a)",
+    "(?P<n>a)",
+    "\\1",
+    "\\k<n>",
+    "(?i)",
+    "(?i:a)",
+    "(?x:a)",
+    "(?u:a)",
+    "*",
+    "+",
+    "?",
+    "*+",
+    "++",
+    "?+",
+    "*?",
+    "(?>a)",
+    "(?=a)",
+    "(?<=a)",
+    "(?<!a)",
+    "^",
+    "$",
+    "\\",
+    "\\z",
+    "\\Z",
+    "\\G",
+    "|",
+    ",",
+    "\\0",
+    "\\c",
+    "\\e",
+    "#",
+    " ",
+    "é",
+    "\\d",
+    "\\w",
+    "\\s",
+    "\\b",
+    "orders",
+    "-",
+    "_",
 ]
 regexes = st.one_of(
     st.lists(st.sampled_from(REGEX_ATOMS), min_size=1, max_size=14).map("".join),
@@ -198,15 +308,46 @@ regexes = st.one_of(
 )
 
 wrong_values = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.integers(min_value=2**63, max_value=10**300),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=40), hostile_text,
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=2**63, max_value=10**300),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=40),
+    hostile_text,
     st.integers(1000, 300000).map(lambda n: "x" * n),
     st.lists(st.integers() | st.text(max_size=5), max_size=4),
     st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=5), max_size=3),
-    st.sampled_from(["env:", "file:", "env:NOPE_NOT_SET", "file:~nobody-at-all/x", "file:/" + "a" * 5000,
-                     "file:/dev/null", "file:/proc/self/environ", "/etc/passwd", "~nobody-at-all/keytab",
-                     "/" + "b" * 5000, "/tmp", "", ".", "..", "\x00", "GSSAPI", "SASL_SSL", "local[*]", "-1",
-                     "{topic}", "{topic:>999999999}", "{topic.__class__}", "{0}", "(a+)+$", "[", "${x}"]),
+    st.sampled_from(
+        [
+            "env:",
+            "file:",
+            "env:NOPE_NOT_SET",
+            "file:~nobody-at-all/x",
+            "file:/" + "a" * 5000,
+            "file:/dev/null",
+            "file:/proc/self/environ",
+            "/etc/passwd",
+            "~nobody-at-all/keytab",
+            "/" + "b" * 5000,
+            "/tmp",
+            "",
+            ".",
+            "..",
+            "\x00",
+            "GSSAPI",
+            "SASL_SSL",
+            "local[*]",
+            "-1",
+            "{topic}",
+            "{topic:>999999999}",
+            "{topic.__class__}",
+            "{0}",
+            "(a+)+$",
+            "[",
+            "${x}",
+        ]
+    ),
     regexes,
 )
 
@@ -228,9 +369,14 @@ def _parent(data, path):
 def base_profile(folder: Path, sides: tuple[str, str]) -> dict:
     """A valid profile from the unit tests' factory (every file it names exists under ``folder``)."""
     os.environ[SECRET_ENV] = "x" + MARKER  # for the oauth side
-    makers = {"gssapi": factory.gssapi, "scram": lambda f, s: factory.password(f, s, "SCRAM-SHA-512", value=MARKER),
-              "plain": lambda f, s: factory.password(f, s, "PLAIN", value=MARKER), "mtls": factory.mutual_tls,
-              "oauth": factory.oauth, "plaintext": factory.plaintext}
+    makers = {
+        "gssapi": factory.gssapi,
+        "scram": lambda f, s: factory.password(f, s, "SCRAM-SHA-512", value=MARKER),
+        "plain": lambda f, s: factory.password(f, s, "PLAIN", value=MARKER),
+        "mtls": factory.mutual_tls,
+        "oauth": factory.oauth,
+        "plaintext": factory.plaintext,
+    }
     data = factory.profile_data(folder, makers[sides[0]](folder, "source"), makers[sides[1]](folder, "target"))
     for side in ("source", "target"):
         sasl = data[side].get("sasl") or {}
@@ -243,6 +389,7 @@ KINDS = ("gssapi", "scram", "plain", "mtls", "oauth", "plaintext")
 
 
 # -- 1. broken files: junk, non-mappings, YAML bombs, deep nesting, duplicate keys ------------------------------------
+
 
 def _laughs(levels: int, width: int) -> str:
     lines = ["l0: &l0 " + "lol" * 3]
@@ -266,27 +413,96 @@ def _deep(depth: int, style: str) -> str:
     return "source:\n" + "".join("  " * i + f"k{i}:\n" for i in range(depth)) + "  " * depth + "x: 1\n"
 
 
-YAML_TOKENS = ["{", "}", "[", "]", ":", ": ", "- ", ",", "&a ", "*a", "*b", "&b ", "<<: ", "!!str ", "!!int ", "!!binary ",
-               "!!python/object:os.system ", "!!timestamp ", "!!float ", "!!bool ", "!!set ", "!!omap ", "!!pairs ",
-               "!!map ", "!!seq ", "!!null ", "!!merge ", "!!value ", "!<tag:yaml.org,2002:int> ", "!local ", "? ", "|",
-               ">", "'", '"', "#", "%YAML 1.1\n", "---\n",
-               "...\n", "\n", "  ", "\t", "version", "source", "1", "99999999999999999999", "2001-02-30", ".nan",
-               "~", "null", "\\ud800", "\"\\ud800\"", "\"\\x00\"", "é", "\ufeff", "\x85", "\u2028"]
+YAML_TOKENS = [
+    "{",
+    "}",
+    "[",
+    "]",
+    ":",
+    ": ",
+    "- ",
+    ",",
+    "&a ",
+    "*a",
+    "*b",
+    "&b ",
+    "<<: ",
+    "!!str ",
+    "!!int ",
+    "!!binary ",
+    "!!python/object:os.system ",
+    "!!timestamp ",
+    "!!float ",
+    "!!bool ",
+    "!!set ",
+    "!!omap ",
+    "!!pairs ",
+    "!!map ",
+    "!!seq ",
+    "!!null ",
+    "!!merge ",
+    "!!value ",
+    "!<tag:yaml.org,2002:int> ",
+    "!local ",
+    "? ",
+    "|",
+    ">",
+    "'",
+    '"',
+    "#",
+    "%YAML 1.1\n",
+    "---\n",
+    "...\n",
+    "\n",
+    "  ",
+    "\t",
+    "version",
+    "source",
+    "1",
+    "99999999999999999999",
+    "2001-02-30",
+    ".nan",
+    "~",
+    "null",
+    "\\ud800",
+    '"\\ud800"',
+    '"\\x00"',
+    "é",
+    "\ufeff",
+    "\x85",
+    "\u2028",
+]
 
 broken_files = st.one_of(
     st.binary(max_size=400),
     st.lists(st.sampled_from(YAML_TOKENS), max_size=60).map(lambda t: "".join(t).encode("utf-8")),
     st.text(max_size=300).map(lambda t: t.encode("utf-8")),
-    st.one_of(st.none(), st.integers(), st.floats(), st.text(max_size=20), st.lists(st.integers(), max_size=3),
-              st.booleans()).map(lambda v: yaml.safe_dump(v).encode()),
+    st.one_of(
+        st.none(), st.integers(), st.floats(), st.text(max_size=20), st.lists(st.integers(), max_size=3), st.booleans()
+    ).map(lambda v: yaml.safe_dump(v).encode()),
     st.tuples(st.integers(1, 12), st.integers(1, 12)).map(lambda p: _laughs(*p).encode()),
     st.integers(1, 40).map(lambda n: _merges(n).encode()),
-    st.tuples(st.integers(1, 3000), st.sampled_from(["flow-seq", "flow-map", "block-seq", "block-map"]))
-    .map(lambda p: _deep(*p).encode()),
-    st.sampled_from([b"a: &a [*a]\n", b"version: &v {x: *v}\nsource: &s {alias: *s, sasl: *s}\n",
-                     b"version: 1\nversion: 1\n", b"version: 9" + b"9" * 5000 + b"\n", b"version: 2001-13-45\n",
-                     "version: 1\n".encode("utf-16"), b"\xef\xbb\xbfversion: 1\n", b"", b"\x00", b"---\n---\n",
-                     b"version: \"\\ud800\"\n", b"? [a]\n: 1\n", b"!!binary x: 1\n", b"\"" * 1000]),
+    st.tuples(st.integers(1, 3000), st.sampled_from(["flow-seq", "flow-map", "block-seq", "block-map"])).map(
+        lambda p: _deep(*p).encode()
+    ),
+    st.sampled_from(
+        [
+            b"a: &a [*a]\n",
+            b"version: &v {x: *v}\nsource: &s {alias: *s, sasl: *s}\n",
+            b"version: 1\nversion: 1\n",
+            b"version: 9" + b"9" * 5000 + b"\n",
+            b"version: 2001-13-45\n",
+            "version: 1\n".encode("utf-16"),
+            b"\xef\xbb\xbfversion: 1\n",
+            b"",
+            b"\x00",
+            b"---\n---\n",
+            b'version: "\\ud800"\n',
+            b"? [a]\n: 1\n",
+            b"!!binary x: 1\n",
+            b'"' * 1000,
+        ]
+    ),
 )
 
 
@@ -312,6 +528,7 @@ def test_duplicate_keys_are_refused(kinds, data):
 
 # -- 2. valid profiles, then broken: wrong types, missing fields, huge values, extra keys -----------------------------
 
+
 @SETTINGS
 @given(kinds=st.tuples(st.sampled_from(KINDS), st.sampled_from(KINDS)), data=st.data())
 def test_mutated_profiles_fail_clearly_or_work(kinds, data):
@@ -326,8 +543,9 @@ def test_mutated_profiles_fail_clearly_or_work(kinds, data):
             elif action == "delete":
                 del parent[key]
             elif action == "add" and isinstance(parent, dict):
-                parent[data.draw(st.text(max_size=20) | st.sampled_from(["sasl.jaas.config", "password"]))] = \
-                    data.draw(wrong_values, label="value")
+                parent[data.draw(st.text(max_size=20) | st.sampled_from(["sasl.jaas.config", "password"]))] = data.draw(
+                    wrong_values, label="value"
+                )
             elif action == "rename" and isinstance(parent, dict):
                 parent[str(key).upper() + "_"] = parent.pop(key)
         text = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True)
@@ -341,8 +559,25 @@ FILE_FIELDS = {  # kinds of the two sides -> fields that name a file or a secret
     "oauth": [("sasl", "client_secret")],
 }
 hostile_paths = st.one_of(
-    st.sampled_from(["~nobody-at-all/x", "~", "/" + "p" * 5000, "/tmp/a\x00b", "/dev/null", "/proc/self/mem", "/",
-                     ".", "", "../../../../etc/shadow", "/nonexistent/x", "x" * 300, "\u2028", "C:\\x", "file:"]),
+    st.sampled_from(
+        [
+            "~nobody-at-all/x",
+            "~",
+            "/" + "p" * 5000,
+            "/tmp/a\x00b",
+            "/dev/null",
+            "/proc/self/mem",
+            "/",
+            ".",
+            "",
+            "../../../../etc/shadow",
+            "/nonexistent/x",
+            "x" * 300,
+            "\u2028",
+            "C:\\x",
+            "file:",
+        ]
+    ),
     st.text(max_size=30),
 )
 
@@ -359,10 +594,20 @@ def test_hostile_files_and_references(source, target, data):
         if data.draw(st.booleans(), label="junk content"):
             junk = folder / "junk" / _file_name(data.draw(hostile_text, label="name"))
             junk.parent.mkdir(exist_ok=True)
-            junk.write_bytes(data.draw(st.binary(max_size=300) | st.sampled_from(
-                [b"-----BEGIN CERTIFICATE-----\n\xff\xfe\n-----END CERTIFICATE-----\n",
-                 b"-----BEGIN PRIVATE KEY-----\nnot base64 \xe9\n-----END PRIVATE KEY-----\n",
-                 b"\x05\x02" + bytes(range(256)), MARKER.encode() + b"\xff\n"]), label="content"))
+            junk.write_bytes(
+                data.draw(
+                    st.binary(max_size=300)
+                    | st.sampled_from(
+                        [
+                            b"-----BEGIN CERTIFICATE-----\n\xff\xfe\n-----END CERTIFICATE-----\n",
+                            b"-----BEGIN PRIVATE KEY-----\nnot base64 \xe9\n-----END PRIVATE KEY-----\n",
+                            b"\x05\x02" + bytes(range(256)),
+                            MARKER.encode() + b"\xff\n",
+                        ]
+                    ),
+                    label="content",
+                )
+            )
             value = f"file:{junk}" if secret else str(junk)
         else:
             value = data.draw(hostile_paths, label="path")
@@ -373,8 +618,11 @@ def test_hostile_files_and_references(source, target, data):
 
 
 @SETTINGS
-@given(include=regexes, exclude=st.none() | regexes,
-       template=st.none() | hostile_text | st.sampled_from(["{topic:>99999999}", "{topic!r}", "{x}.{topic}"]))
+@given(
+    include=regexes,
+    exclude=st.none() | regexes,
+    template=st.none() | hostile_text | st.sampled_from(["{topic:>99999999}", "{topic!r}", "{x}.{topic}"]),
+)
 def test_hostile_topic_patterns_and_templates(include, exclude, template):
     with scratch() as folder:
         profile = base_profile(folder, ("gssapi", "gssapi"))
@@ -388,21 +636,33 @@ def test_every_base_profile_renders():
     """The mutations start from profiles that work (otherwise the properties above would test little)."""
     for kinds in zip(KINDS, KINDS[1:] + KINDS[:1]):
         with scratch() as folder:
-            code, render_code, _ = check_both(write_bytes(folder, yaml.safe_dump(base_profile(folder, kinds)).encode()),
-                                              (MARKER,))
+            code, render_code, _ = check_both(
+                write_bytes(folder, yaml.safe_dump(base_profile(folder, kinds)).encode()), (MARKER,)
+            )
             assert (code, render_code) == (0, 0), kinds
 
 
 # -- 3. JAAS injection: hostile credentials, read back by Kafka's and the JDK's parsers --------------------------------
+
 
 class JaasParser:
     """One JVM running jvm/tools/JaasParse.java for the whole module; one JSON request per line."""
 
     def __init__(self):
         self.process = subprocess.Popen(
-            [paths.java_executable(), "-Dfile.encoding=UTF-8", "-Dsun.stdout.encoding=UTF-8", "-cp",
-             paths.kafka_classpath(), str(REPO / "jvm" / "tools" / "JaasParse.java")],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
+            [
+                paths.java_executable(),
+                "-Dfile.encoding=UTF-8",
+                "-Dsun.stdout.encoding=UTF-8",
+                "-cp",
+                paths.kafka_classpath(),
+                str(REPO / "jvm" / "tools" / "JaasParse.java"),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
         )
 
     def parse(self, requests: list[dict]) -> list[dict]:
@@ -442,10 +702,31 @@ def _file_name(text: str) -> str:
 
 
 PROTECTED_KEYS = st.tuples(
-    st.sampled_from(["", "producer.", "consumer.", "admin.", "src.", "tgt.", "tgt.producer.", "producer.override.",
-                     "kafka.", "main.consumer."]),
-    st.sampled_from(["sasl.jaas.config", "sasl.mechanism", "ssl.keystore.password", "security.protocol",
-                     "bootstrap.servers", "sasl.login.callback.handler.class", "linger.ms"]),
+    st.sampled_from(
+        [
+            "",
+            "producer.",
+            "consumer.",
+            "admin.",
+            "src.",
+            "tgt.",
+            "tgt.producer.",
+            "producer.override.",
+            "kafka.",
+            "main.consumer.",
+        ]
+    ),
+    st.sampled_from(
+        [
+            "sasl.jaas.config",
+            "sasl.mechanism",
+            "ssl.keystore.password",
+            "security.protocol",
+            "bootstrap.servers",
+            "sasl.login.callback.handler.class",
+            "linger.ms",
+        ]
+    ),
 ).map("".join)
 
 
@@ -453,19 +734,33 @@ def _jaas_expected(cluster: dict, resolved: dict) -> dict:
     sasl = cluster["sasl"]
     mechanism = sasl["mechanism"]
     if mechanism == "GSSAPI":
-        return {"loginModule": "com.sun.security.auth.module.Krb5LoginModule", "controlFlag": "required",
-                "options": {"useKeyTab": "true", "storeKey": "true", "useTicketCache": "false",
-                            "serviceName": sasl.get("service_name", "kafka"), "keyTab": sasl["keytab"],
-                            "principal": sasl["principal"]}}
+        return {
+            "loginModule": "com.sun.security.auth.module.Krb5LoginModule",
+            "controlFlag": "required",
+            "options": {
+                "useKeyTab": "true",
+                "storeKey": "true",
+                "useTicketCache": "false",
+                "serviceName": sasl.get("service_name", "kafka"),
+                "keyTab": sasl["keytab"],
+                "principal": sasl["principal"],
+            },
+        }
     if mechanism == "OAUTHBEARER":
         options = {"clientId": sasl["client_id"], "clientSecret": resolved["secret"]}
         if sasl.get("scope") is not None:
             options["scope"] = sasl["scope"]
-        return {"loginModule": "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule",
-                "controlFlag": "required", "options": options}
+        return {
+            "loginModule": "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule",
+            "controlFlag": "required",
+            "options": options,
+        }
     module = "plain.PlainLoginModule" if mechanism == "PLAIN" else "scram.ScramLoginModule"
-    return {"loginModule": f"org.apache.kafka.common.security.{module}", "controlFlag": "required",
-            "options": {"username": sasl["username"], "password": resolved["secret"]}}
+    return {
+        "loginModule": f"org.apache.kafka.common.security.{module}",
+        "controlFlag": "required",
+        "options": {"username": sasl["username"], "password": resolved["secret"]},
+    }
 
 
 @st.composite
@@ -492,12 +787,19 @@ def hostile_clusters(draw, folder: Path) -> tuple[dict, dict]:
             reference = factory.secret_file(folder / "secret" / "value.txt", value)
             resolved["secret"] = (value + "\n").removesuffix("\n").removesuffix("\r")
         if mechanism == "OAUTHBEARER":
-            cluster["sasl"] = {"mechanism": mechanism, "client_id": draw(hostile_text.filter(bool)),
-                               "client_secret": reference, "token_endpoint_url": "https://idp.example.com/token",
-                               "scope": draw(st.none() | hostile_text)}
+            cluster["sasl"] = {
+                "mechanism": mechanism,
+                "client_id": draw(hostile_text.filter(bool)),
+                "client_secret": reference,
+                "token_endpoint_url": "https://idp.example.com/token",
+                "scope": draw(st.none() | hostile_text),
+            }
         else:
-            cluster["sasl"] = {"mechanism": mechanism, "username": draw(hostile_text.filter(bool)),
-                               "password": reference}
+            cluster["sasl"] = {
+                "mechanism": mechanism,
+                "username": draw(hostile_text.filter(bool)),
+                "password": reference,
+            }
     if draw(st.integers(0, 3)) == 0:  # sometimes: most of them are refused, and then there is no JAAS to parse
         cluster["client_options"] = {draw(PROTECTED_KEYS): draw(hostile_text)}
     return cluster, resolved
@@ -533,16 +835,25 @@ def test_jaas_injection_never_changes_a_login_option(jaas_parser, data):
             assert render_code == 2 and "the secret contains" in str(refused)
             assert policy.FORBIDDEN.search(resolved["secret"])
             return
-        requests = [{"kind": "inline", "text": inline},
-                    {"kind": "file", "path": str(folder / "jaas.conf"), "section": "KafkaClient"}]
+        requests = [
+            {"kind": "inline", "text": inline},
+            {"kind": "file", "path": str(folder / "jaas.conf"), "section": "KafkaClient"},
+        ]
         if render_code == 0:
             requests += [
                 {"kind": "file", "path": str(out_dir / "source" / "jaas.conf"), "section": "KafkaClient"},
-                {"kind": "properties", "path": str(out_dir / "source" / "client.properties"),
-                 "key": "sasl.jaas.config"},
+                {
+                    "kind": "properties",
+                    "path": str(out_dir / "source" / "client.properties"),
+                    "key": "sasl.jaas.config",
+                },
                 {"kind": "properties", "path": str(out_dir / "mm2" / "mm2.properties"), "key": "src.sasl.jaas.config"},
-                {"kind": "inline",
-                 "text": json.loads((out_dir / "spark" / "source-options.json").read_text())["kafka.sasl.jaas.config"]},
+                {
+                    "kind": "inline",
+                    "text": json.loads((out_dir / "spark" / "source-options.json").read_text())[
+                        "kafka.sasl.jaas.config"
+                    ],
+                },
             ]
             jaas_keys = {key for key in mm2.mm2_settings(loaded)[0] if key.endswith("jaas.config")}
             assert jaas_keys == {"src.sasl.jaas.config", "tgt.sasl.jaas.config"}, jaas_keys
@@ -562,8 +873,11 @@ SUBPROCESS_CASES = {
     "duplicate keys": lambda folder: b"version: 1\nversion: 1\n",
     "top-level list": lambda folder: b"- version: 1\n",
     "valid scram": lambda folder: yaml.safe_dump(base_profile(folder, ("scram", "oauth"))).encode(),
-    "refused password": lambda folder: yaml.safe_dump(factory.profile_data(
-        folder, target=factory.password(folder, "target", "PLAIN", value=f'x"\n{MARKER} debug=true'))).encode(),
+    "refused password": lambda folder: yaml.safe_dump(
+        factory.profile_data(
+            folder, target=factory.password(folder, "target", "PLAIN", value=f'x"\n{MARKER} debug=true')
+        )
+    ).encode(),
 }
 
 
@@ -575,8 +889,14 @@ def test_the_real_entry_point(case):
         for argv in (["validate", str(profile)], ["render", str(profile), "--out", str(folder / "out")]):
             STATS["subprocess_runs"] += 1
             env = {**os.environ, "TMPDIR": str(folder)}  # a crash log would land here, and be found below
-            result = subprocess.run([sys.executable, "-m", "secure_mirror", *argv], capture_output=True, text=True,
-                                    timeout=120, cwd=REPO, env=env)
+            result = subprocess.run(
+                [sys.executable, "-m", "secure_mirror", *argv],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                cwd=REPO,
+                env=env,
+            )
             judge(argv[0], result.returncode, result.stdout, result.stderr, (MARKER,))
             assert not list(folder.glob("secure-mirror-error-*"))
         assert (folder / "out").exists() == (case == "valid scram")

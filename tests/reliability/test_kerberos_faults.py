@@ -89,8 +89,10 @@ def _kerberos_lines(text: str) -> list[str]:
 
 
 def test_short_tickets_and_a_kdc_outage_lose_nothing(sandbox, tmp_path):
-    with ShortLivedIdentity(sandbox, tmp_path) as identity, \
-            MirrorUnderLoad(sandbox, tmp_path, rate=RATE, profile_hook=identity.hook, name="krb") as load:
+    with (
+        ShortLivedIdentity(sandbox, tmp_path) as identity,
+        MirrorUnderLoad(sandbox, tmp_path, rate=RATE, profile_hook=identity.hook, name="krb") as load,
+    ):
         identity.mark()
         started = time.monotonic()  # the job logs in as it starts
         load.start_job(supervise=True)
@@ -114,18 +116,25 @@ def test_short_tickets_and_a_kdc_outage_lose_nothing(sandbox, tmp_path):
         sandbox.restart_broker("source")  # the tickets expired meanwhile: reconnecting needs the KDC
         load.wait_for_batches(2, timeout=240)
         ran_for = time.monotonic() - started
-        wait_for(lambda: "the KDC answers again" in load.cli_log.read_text(errors="replace") + _job_log(load),
-                 INTERVAL + 60, "the job to say that the KDC answers again")
+        wait_for(
+            lambda: "the KDC answers again" in load.cli_log.read_text(errors="replace") + _job_log(load),
+            INTERVAL + 60,
+            "the job to say that the KDC answers again",
+        )
         cli = load.cli_log.read_text(errors="replace") + _job_log(load)
         outcome = load.finish()
 
-    print(f"\nkerberos: the job ran {ran_for:.0f} s ({ran_for / LIFETIME:.1f} ticket lifetimes); logins at the KDC "
-          f"before the outage: {len(logins)}, service tickets asked with TGTs of "
-          f"{sorted(set(reconnected_with))} (first login {min(logins)}); batches committed during the "
-          f"{OUTAGE} s outage: {during}; {outcome.text()}")
+    print(
+        f"\nkerberos: the job ran {ran_for:.0f} s ({ran_for / LIFETIME:.1f} ticket lifetimes); logins at the KDC "
+        f"before the outage: {len(logins)}, service tickets asked with TGTs of "
+        f"{sorted(set(reconnected_with))} (first login {min(logins)}); batches committed during the "
+        f"{OUTAGE} s outage: {during}; {outcome.text()}"
+    )
     print("kerberos lines of the job's output:\n  " + "\n  ".join(_kerberos_lines(cli)[-20:]))
-    DETAILS.append(f"Kerberos: {LIFETIME} s tickets for {ran_for:.0f} s, then the KDC stopped for {OUTAGE} s "
-                   f"(source broker restarted after the first expiry and after the outage): {outcome.text()}")
+    DETAILS.append(
+        f"Kerberos: {LIFETIME} s tickets for {ran_for:.0f} s, then the KDC stopped for {OUTAGE} s "
+        f"(source broker restarted after the first expiry and after the outage): {outcome.text()}"
+    )
     # The connections made after the restart used a TGT newer than the one the job started with: Kafka's client
     # logged in again (the job's own checks log in with a Subject of their own, which no connection uses).
     assert reconnected_with and max(reconnected_with) > min(logins), (logins, reconnected_with)
@@ -137,8 +146,10 @@ def test_short_tickets_and_a_kdc_outage_lose_nothing(sandbox, tmp_path):
 
 
 def test_a_keytab_rotated_on_the_kdc_fails_clearly(sandbox, tmp_path):
-    with ShortLivedIdentity(sandbox, tmp_path) as identity, \
-            MirrorUnderLoad(sandbox, tmp_path, rate=RATE, profile_hook=identity.hook, name="rot") as load:
+    with (
+        ShortLivedIdentity(sandbox, tmp_path) as identity,
+        MirrorUnderLoad(sandbox, tmp_path, rate=RATE, profile_hook=identity.hook, name="rot") as load,
+    ):
         load.start_job()
         load.wait_for_batches(1, timeout=300)
         identity.mark()
@@ -152,8 +163,10 @@ def test_a_keytab_rotated_on_the_kdc_fails_clearly(sandbox, tmp_path):
         load.job = None  # it ended: finish() is not called, the records stay on the source
         load.producer.stop()
 
-    print(f"\nkerberos: with a stale keytab the job ended with exit {code} {took:.0f} s after the rotation; "
-          f"logins tried at the KDC after the rotation: {len(tried)}")
+    print(
+        f"\nkerberos: with a stale keytab the job ended with exit {code} {took:.0f} s after the rotation; "
+        f"logins tried at the KDC after the rotation: {len(tried)}"
+    )
     print("kerberos lines of the job's output:\n  " + "\n  ".join(_kerberos_lines(cli + job_log)[-10:]))
     DETAILS.append(f"Kerberos: keytab rotated on the KDC while running: exit {code} {took:.0f} s later")
     assert tried, "the job never tried to log in with its stale keytab"

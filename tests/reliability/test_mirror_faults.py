@@ -61,8 +61,9 @@ def test_driver_killed_at_random_moments_loses_nothing(sandbox, tmp_path):
             time.sleep(rng.uniform(0.0, 3.0))  # somewhere in a batch, or between two
             load.kill_driver()
             code = load.wait_job_exit(120)
-            assert code == 1, f"kill {kill + 1}: a killed job should end `run` with exit 1 (seed {seed}):\n" \
-                              + load.log_tail()
+            assert code == 1, (
+                f"kill {kill + 1}: a killed job should end `run` with exit 1 (seed {seed}):\n" + load.log_tail()
+            )
             assert "before it reported a result" in load.cli_log.read_text()
             load.start_job()  # from the checkpoint
         outcome = load.finish()
@@ -107,15 +108,21 @@ def stopped_then_bounced(sandbox, tmp_path_factory):
                 sandbox.restart_broker(side, hard=hard, down_seconds=BROKER_DOWN_SECONDS)
                 load.wait_for_batches(2, timeout=300)  # records flow again, end to end
                 restarted = load.supervised_restarts_so_far() - before
-                phases["bounces"].append(f"{side} {'killed' if hard else 'stopped'}: "
-                                         + (f"restarted {restarted}x by --supervise" if restarted else "job continued"))
+                phases["bounces"].append(
+                    f"{side} {'killed' if hard else 'stopped'}: "
+                    + (f"restarted {restarted}x by --supervise" if restarted else "job continued")
+                )
             phases["outcome"] = load.finish()
     finally:
         _healthy(sandbox)  # the session's sandbox serves the tests that come after these
     STATS["bounces"] += len(bounces)
     outcome = phases["outcome"]
-    _report(f"SIGTERM x{CLEAN_STOPS} (stopped in {phases['stop_seconds']} s), then broker bounces ("
-            + "; ".join(phases["bounces"]) + ")", outcome)
+    _report(
+        f"SIGTERM x{CLEAN_STOPS} (stopped in {phases['stop_seconds']} s), then broker bounces ("
+        + "; ".join(phases["bounces"])
+        + ")",
+        outcome,
+    )
     return phases
 
 
@@ -179,8 +186,9 @@ def _executors_of(cluster: SparkStandalone) -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
         try:
-            if b"CoarseGrainedExecutorBackend" in (proc / "cmdline").read_bytes() and \
-                    Path(os.readlink(proc / "cwd")).is_relative_to(cluster.base):
+            if b"CoarseGrainedExecutorBackend" in (proc / "cmdline").read_bytes() and Path(
+                os.readlink(proc / "cwd")
+            ).is_relative_to(cluster.base):
                 found.append(int(proc.name))
         except (OSError, ValueError):  # not a process, or it ended meanwhile
             continue
@@ -193,22 +201,29 @@ def test_exactly_once_on_standalone_with_executors_killed_mid_batch(sandbox, tmp
     seed = seeds.draw_seed("exactly-once executor kills")
     rng = random.Random(seed)
     with SparkStandalone(tmp_path / "spark", workers=2, cores=1, memory="1g") as cluster:
+
         def standalone(data: dict) -> None:
             _exactly_once(data)
             spark = data["mirror"].setdefault("spark", {})
             spark["master"] = cluster.master_url
-            spark.setdefault("conf", {}).update({
-                "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
-                "spark.executor.memory": "512m", "spark.executor.cores": 1,
-                "spark.scheduler.minRegisteredResourcesRatio": 1.0})
+            spark.setdefault("conf", {}).update(
+                {
+                    "spark.driver.host": "127.0.0.1",
+                    "spark.driver.bindAddress": "127.0.0.1",
+                    "spark.executor.memory": "512m",
+                    "spark.executor.cores": 1,
+                    "spark.scheduler.minRegisteredResourcesRatio": 1.0,
+                }
+            )
 
         with MirrorUnderLoad(sandbox, tmp_path, rate=RATE, name="executors", profile_hook=standalone) as load:
             load.start_job(supervise=True, max_restarts=5)
             killed = []
             for _ in range(EXECUTOR_KILLS):
                 load.wait_for_batches(2, timeout=300)
-                executors = wait_for(lambda: _executors_of(cluster) if len(_executors_of(cluster)) == 2 else None,
-                                     120, "two executors")
+                executors = wait_for(
+                    lambda: _executors_of(cluster) if len(_executors_of(cluster)) == 2 else None, 120, "two executors"
+                )
                 time.sleep(rng.uniform(0.0, 1.5))
                 victim = rng.choice(executors)
                 os.kill(victim, signal.SIGKILL)

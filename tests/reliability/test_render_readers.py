@@ -51,6 +51,7 @@ SEED = seeds.draw_seed("hypothesis @seed of the reader round trips")
 EXAMPLES = 1500 if LONG else 100
 print(f"test_render_readers: seed {SEED} (repeat with SECURE_MIRROR_SEED={SEED})", file=sys.stderr)
 
+
 # Characters every reader treats specially somewhere, plus text any of them might mangle.
 def rarely(usual, unusual, one_in: int = 12):
     """``unusual`` about once in ``one_in`` draws (st.one_of with repeats would not weigh: it deduplicates; and
@@ -64,8 +65,11 @@ HOSTILE = st.lists(st.one_of(st.sampled_from(TROUBLE), _plain), min_size=1, max_
 LONG_TEXT = st.integers(min_value=400, max_value=2200).map(lambda n: ("x" * 97 + "=") * (n // 98 + 1))
 VALUE = rarely(HOSTILE, LONG_TEXT)
 BMP = HOSTILE.filter(lambda text: all(ord(char) <= 0xFFFF for char in text))
-KRB5_WORD = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp", "Cf", "Zs"),
-                                  blacklist_characters="{}=#;\"\\"), min_size=1, max_size=20)
+KRB5_WORD = st.text(
+    st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp", "Cf", "Zs"), blacklist_characters='{}=#;"\\'),
+    min_size=1,
+    max_size=20,
+)
 KRB5_NAME = KRB5_WORD.filter(lambda t: not set(t) & set("*[]"))
 OPTION_KEYS = ["client.id", "linger.ms", "request.timeout.ms", "metadata.max.age.ms", "x.custom-key_1"]
 
@@ -84,9 +88,20 @@ class Jvm:
 
     def __init__(self, classpath: str, tool: str):
         self.process = subprocess.Popen(
-            [paths.java_executable(), "-Dfile.encoding=UTF-8", "-Dsun.stdout.encoding=UTF-8", "-cp", classpath,
-             str(REPO / "jvm" / "tools" / tool)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, encoding="utf-8")
+            [
+                paths.java_executable(),
+                "-Dfile.encoding=UTF-8",
+                "-Dsun.stdout.encoding=UTF-8",
+                "-cp",
+                classpath,
+                str(REPO / "jvm" / "tools" / tool),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
+        )
 
     def ask(self, line: str) -> str:
         self.process.stdin.write(line + "\n")
@@ -109,7 +124,7 @@ def _unesc(text: str) -> str:
         if char == "\\" and i + 1 < len(text):
             nxt = text[i + 1]
             if nxt == "u":
-                out.append(chr(int(text[i + 2:i + 6], 16)))
+                out.append(chr(int(text[i + 2 : i + 6], 16)))
                 i += 6
                 continue
             out.append({"t": "\t", "n": "\n", "r": "\r"}.get(nxt, nxt))
@@ -126,8 +141,11 @@ class Readers:
         self.readback = Jvm(f"{pyspark_jars}/*", "ReadBack.java")
         self.jaas = Jvm(paths.kafka_classpath(), "JaasParse.java")
         self.krb5dump = folder / "krb5dump"
-        subprocess.run(["cc", "-o", str(self.krb5dump), str(REPO / "tests" / "readers" / "krb5dump.c"), "-lkrb5"],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["cc", "-o", str(self.krb5dump), str(REPO / "tests" / "readers" / "krb5dump.c"), "-lkrb5"],
+            check=True,
+            capture_output=True,
+        )
         empty = folder / "empty.conf"
         empty.write_text("")
         self.kcat_defaults = self.kcat(empty)
@@ -141,7 +159,7 @@ class Readers:
         fields = [_unesc(f) for f in self.readback.ask(f"split\t{_esc(text)}").split("\t")]
         assert fields[0] == "spark" and "launcher" in fields, fields
         cut = fields.index("launcher")
-        return fields[1:cut], fields[cut + 1:]
+        return fields[1:cut], fields[cut + 1 :]
 
     def jaas_options(self, request: dict) -> list[dict]:
         answer = json.loads(self.jaas.ask(json.dumps(request)))
@@ -149,14 +167,21 @@ class Readers:
         return answer["entries"]
 
     def kcat(self, path: Path) -> dict[str, str]:
-        result = subprocess.run(["kcat", "-F", str(path), "-X", "dump"], capture_output=True, text=True,
-                                encoding="utf-8", errors="replace", timeout=30)
+        result = subprocess.run(
+            ["kcat", "-F", str(path), "-X", "dump"],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=30,
+        )
         assert result.returncode == 0, result.stderr
         return dict(line.split(" = ", 1) for line in result.stdout.splitlines() if " = " in line)
 
     def krb5(self, path: Path) -> set[str]:
-        result = subprocess.run([str(self.krb5dump), str(path)], capture_output=True, text=True, encoding="utf-8",
-                                timeout=30)
+        result = subprocess.run(
+            [str(self.krb5dump), str(path)], capture_output=True, text=True, encoding="utf-8", timeout=30
+        )
         assert result.returncode == 0, result.stderr
         return set(result.stdout.splitlines())
 
@@ -173,10 +198,12 @@ def readers(tmp_path_factory):
     tools = Readers(tmp_path_factory.mktemp("readers"))
     yield tools
     tools.close()
-    print(f"\ntest_render_readers (seed {SEED}): {STATS['render_readers_rendered']} profiles rendered and read back "
-          f"by every reader, {STATS['render_readers_refused']} refused with a sentence "
-          f"({', '.join(f'{k[9:]}: {v}' for k, v in sorted(STATS.items()) if k.startswith('refused: '))})",
-          file=sys.stderr)
+    print(
+        f"\ntest_render_readers (seed {SEED}): {STATS['render_readers_rendered']} profiles rendered and read back "
+        f"by every reader, {STATS['render_readers_refused']} refused with a sentence "
+        f"({', '.join(f'{k[9:]}: {v}' for k, v in sorted(STATS.items()) if k.startswith('refused: '))})",
+        file=sys.stderr,
+    )
 
 
 # ---- bash with stand-ins -----------------------------------------------------------------------------------------
@@ -196,8 +223,14 @@ def run_script(script: Path, folder: Path, env: dict[str, str]) -> list[list[str
     record = folder / "record.jsonl"
     record.unlink(missing_ok=True)
     wrapper = f'{UNEXPECTED}\nexport -f command_not_found_handle\nexec /bin/bash "$0" "$@"'
-    result = subprocess.run(["/bin/bash", "-c", wrapper, str(script)], cwd=folder, timeout=60, capture_output=True,
-                            text=True, env={"PATH": str(bin_dir), "RECORD": str(record), "HOME": str(folder), **env})
+    result = subprocess.run(
+        ["/bin/bash", "-c", wrapper, str(script)],
+        cwd=folder,
+        timeout=60,
+        capture_output=True,
+        text=True,
+        env={"PATH": str(bin_dir), "RECORD": str(record), "HOME": str(folder), **env},
+    )
     lines = record.read_text(encoding="utf-8").split("\n")[:-1] if record.exists() else []
     assert not [line for line in lines if line.startswith("UNEXPECTED")], (lines, result.stderr)
     assert result.returncode == 0, result.stderr
@@ -208,19 +241,45 @@ def run_script(script: Path, folder: Path, env: dict[str, str]) -> list[list[str
 def expected_acl_calls(plan: acls.AclPlan, config: str) -> list[list[str]]:
     calls = []
     for b in plan.bindings:
-        resource = {"TOPIC": ["--topic", b.resource_name], "GROUP": ["--group", b.resource_name],
-                    "CLUSTER": ["--cluster"]}[b.resource_type]
-        calls.append(["kafka-acls.sh", "--bootstrap-server", ",".join(plan.cluster.bootstrap_servers),
-                      "--command-config", config, "--add", "--allow-principal", b.principal, "--allow-host", b.host,
-                      "--operation", b.operation.title(), *resource, "--resource-pattern-type",
-                      b.pattern_type.lower()])
+        resource = {
+            "TOPIC": ["--topic", b.resource_name],
+            "GROUP": ["--group", b.resource_name],
+            "CLUSTER": ["--cluster"],
+        }[b.resource_type]
+        calls.append(
+            [
+                "kafka-acls.sh",
+                "--bootstrap-server",
+                ",".join(plan.cluster.bootstrap_servers),
+                "--command-config",
+                config,
+                "--add",
+                "--allow-principal",
+                b.principal,
+                "--allow-host",
+                b.host,
+                "--operation",
+                b.operation.title(),
+                *resource,
+                "--resource-pattern-type",
+                b.pattern_type.lower(),
+            ]
+        )
     return calls
 
 
 def expected_krb5(profile) -> set[str]:
     lines = {"libdefaults\t{", "realms\t{", "domain_realm\t{", f"libdefaults/default_realm\t{default_realm(profile)}"}
-    lines |= {f"libdefaults/{k}\t{v}" for k, v in (("dns_lookup_kdc", "false"), ("dns_lookup_realm", "false"),
-              ("dns_canonicalize_hostname", "false"), ("rdns", "false"), ("forwardable", "true"))}
+    lines |= {
+        f"libdefaults/{k}\t{v}"
+        for k, v in (
+            ("dns_lookup_kdc", "false"),
+            ("dns_lookup_realm", "false"),
+            ("dns_canonicalize_hostname", "false"),
+            ("rdns", "false"),
+            ("forwardable", "true"),
+        )
+    }
     for name, realm in profile.kerberos.realms.items():
         lines.add(f"realms/{name}\t{{")
         lines |= {f"realms/{name}/kdc\t{kdc}" for kdc in realm.kdcs}
@@ -236,13 +295,25 @@ def _jaas_expected(cluster, side: str, keytab: str | None = None) -> dict:
 
     sasl = cluster.sasl
     if isinstance(sasl, GssapiSasl):
-        options = {"useKeyTab": "true", "storeKey": "true", "useTicketCache": "false",
-                   "serviceName": sasl.service_name, "keyTab": keytab or str(sasl.keytab), "principal": sasl.principal}
-        return {"loginModule": "com.sun.security.auth.module.Krb5LoginModule", "controlFlag": "required",
-                "options": options}
+        options = {
+            "useKeyTab": "true",
+            "storeKey": "true",
+            "useTicketCache": "false",
+            "serviceName": sasl.service_name,
+            "keyTab": keytab or str(sasl.keytab),
+            "principal": sasl.principal,
+        }
+        return {
+            "loginModule": "com.sun.security.auth.module.Krb5LoginModule",
+            "controlFlag": "required",
+            "options": options,
+        }
     module = "plain.PlainLoginModule" if sasl.mechanism == "PLAIN" else "scram.ScramLoginModule"
-    return {"loginModule": f"org.apache.kafka.common.security.{module}", "controlFlag": "required",
-            "options": {"username": sasl.username, "password": sasl.password.resolve()}}
+    return {
+        "loginModule": f"org.apache.kafka.common.security.{module}",
+        "controlFlag": "required",
+        "options": {"username": sasl.username, "password": sasl.password.resolve()},
+    }
 
 
 # ---- the property -------------------------------------------------------------------------------------------------
@@ -251,8 +322,12 @@ def hostile_profile(draw, folder: Path) -> tuple[dict, Path]:
     keytab_name = _file_name(draw(rarely(HOSTILE.filter(lambda t: not set(t) & set('"$`\\')), HOSTILE, 8)))
     keytab_name += ".keytab"  # ", $, ` and \ are refused for librdkafka's kinit command (sh), the rest must work
     out = folder / "out" / _file_name(draw(BMP))  # beyond U+FFFF: refused, see test_jvm_options_refuse_...
-    source = pf.password(folder / _file_name(draw(HOSTILE)), "source", draw(st.sampled_from(
-        ["SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN"])), value=draw(VALUE))
+    source = pf.password(
+        folder / _file_name(draw(HOSTILE)),
+        "source",
+        draw(st.sampled_from(["SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN"])),
+        value=draw(VALUE),
+    )
     source["sasl"]["username"] = draw(VALUE)
     target = pf.gssapi(folder, "target")
     target["sasl"]["keytab"] = pf.keytab(folder / "kt" / keytab_name)
@@ -264,8 +339,11 @@ def hostile_profile(draw, folder: Path) -> tuple[dict, Path]:
     realms["TARGET.TEST"]["kdcs"] = [draw(KRB5_WORD), draw(KRB5_WORD)]
     realms["TARGET.TEST"]["domains"] = [draw(KRB5_NAME)]
     realms["SOURCE.TEST"]["admin_server"] = draw(KRB5_WORD)
-    data["mirror"]["spark"] = {"master": draw(VALUE), "deploy_mode": draw(st.sampled_from(["client", "cluster"])),
-                               "conf": {"spark.app.name": draw(VALUE)}}
+    data["mirror"]["spark"] = {
+        "master": draw(VALUE),
+        "deploy_mode": draw(st.sampled_from(["client", "cluster"])),
+        "conf": {"spark.app.name": draw(VALUE)},
+    }
     data["mirror"]["mm2"] = {"properties": {"emit.checkpoints.interval.seconds": draw(VALUE)}}
     return data, out
 
@@ -305,18 +383,26 @@ def _check_properties(readers: Readers, profile, out: Path) -> None:
     for side, cluster in profile.clusters().items():
         assert readers.properties(out / side / "client.properties") == java_properties.client_properties(cluster, side)
     assert readers.properties(out / "mm2" / "mm2.properties") == mm2.mm2_settings(profile)[0]
-    for name, options in (("source-options.json", spark.source_options(profile)),
-                          ("sink-options.json", spark.sink_options(profile))):
+    for name, options in (
+        ("source-options.json", spark.source_options(profile)),
+        ("sink-options.json", spark.sink_options(profile)),
+    ):
         assert json.loads((out / "spark" / name).read_text(encoding="utf-8")) == options
 
 
 def _check_jaas(readers: Readers, profile, out: Path) -> None:
     for side, cluster in profile.clusters().items():
         expected = [_jaas_expected(cluster, side)]
-        assert readers.jaas_options({"kind": "file", "path": str(out / side / "jaas.conf"),
-                                     "section": "KafkaClient"}) == expected
-        assert readers.jaas_options({"kind": "properties", "path": str(out / side / "client.properties"),
-                                     "key": "sasl.jaas.config"}) == expected
+        assert (
+            readers.jaas_options({"kind": "file", "path": str(out / side / "jaas.conf"), "section": "KafkaClient"})
+            == expected
+        )
+        assert (
+            readers.jaas_options(
+                {"kind": "properties", "path": str(out / side / "client.properties"), "key": "sasl.jaas.config"}
+            )
+            == expected
+        )
 
 
 def _check_librdkafka(readers: Readers, profile, out: Path) -> None:
@@ -324,24 +410,38 @@ def _check_librdkafka(readers: Readers, profile, out: Path) -> None:
         intended = {key: value for key, (value, _) in librdkafka.librdkafka_config(cluster, side).items()}
         intended["metadata.broker.list"] = intended.pop("bootstrap.servers")
         dumped = readers.kcat(out / side / "librdkafka.conf")
-        changed = {key: value for key, value in dumped.items()
-                   if readers.kcat_defaults.get(key) != value and not key.endswith("_cb")}  # _cb: pointers
+        changed = {
+            key: value
+            for key, value in dumped.items()
+            if readers.kcat_defaults.get(key) != value and not key.endswith("_cb")
+        }  # _cb: pointers
         assert {key: dumped.get(key) for key in intended} == intended
         assert set(changed) <= set(intended), sorted(set(changed) - set(intended))
 
 
 def _check_scripts(readers: Readers, profile, out: Path, folder: Path) -> None:
-    calls = run_script(out / "acls" / "apply-acls.sh", folder,
-                       {"SOURCE_ADMIN_CONFIG": "/admin/src.properties", "TARGET_ADMIN_CONFIG": "/admin/tgt.properties"})
-    assert calls == (expected_acl_calls(acls.source_acls(profile), "/admin/src.properties")
-                     + expected_acl_calls(acls.target_acls(profile), "/admin/tgt.properties"))
+    calls = run_script(
+        out / "acls" / "apply-acls.sh",
+        folder,
+        {"SOURCE_ADMIN_CONFIG": "/admin/src.properties", "TARGET_ADMIN_CONFIG": "/admin/tgt.properties"},
+    )
+    assert calls == (
+        expected_acl_calls(acls.source_acls(profile), "/admin/src.properties")
+        + expected_acl_calls(acls.target_acls(profile), "/admin/tgt.properties")
+    )
     calls = run_script(out / "spark" / "spark-submit.sh", folder, {})
     submit = [call for call in calls if call[0] == "spark-submit"]
     assert len(submit) == 1 and calls[-1] == submit[0]
     argv = submit[0][1:]
     conf = spark.spark_conf(profile, out)
-    assert argv[:6] == ["--master", profile.mirror.spark.master, "--deploy-mode", profile.mirror.spark.deploy_mode,
-                        "--jars", conf["spark.jars"]]
+    assert argv[:6] == [
+        "--master",
+        profile.mirror.spark.master,
+        "--deploy-mode",
+        profile.mirror.spark.deploy_mode,
+        "--jars",
+        conf["spark.jars"],
+    ]
     confs = [argv[i + 1] for i, word in enumerate(argv) if word == "--conf"]
     assert confs == [f"{k}={v}" for k, v in conf.items() if k != "spark.jars"]
     for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
@@ -349,8 +449,11 @@ def _check_scripts(readers: Readers, profile, out: Path, folder: Path) -> None:
         assert readers.split(conf[key]) == (words, words)
     installs = [call[1:] for call in calls if call[0] == "install"]
     assert all(call[:3] == ["-m", "600", "--"] and len(call) == 5 for call in installs)
-    assert argv[-3:] == ["--options-dir", "." if profile.mirror.spark.deploy_mode == "cluster" else
-                         str(out / "spark"), *argv[-1:]] or argv[-2] == "--options-dir"
+    assert (
+        argv[-3:]
+        == ["--options-dir", "." if profile.mirror.spark.deploy_mode == "cluster" else str(out / "spark"), *argv[-1:]]
+        or argv[-2] == "--options-dir"
+    )
 
 
 def _krb5_paths(profile, out: Path, key: str) -> list[str]:
@@ -363,8 +466,16 @@ def _krb5_paths(profile, out: Path, key: str) -> list[str]:
 
 # ---- the refusals, one per class ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("char", ["\n", "\r", "\x85", "\u2028", "\u2029", "\x00", "\x1b", "\x7f", "\u202e", "\t"])
-@pytest.mark.parametrize("where", ["source.sasl.username", "mirror.spark.master", "target.client_options.client.id",
-                                   "kerberos.realms.SOURCE.TEST.domains.0", "mirror.checkpoint_location"])
+@pytest.mark.parametrize(
+    "where",
+    [
+        "source.sasl.username",
+        "mirror.spark.master",
+        "target.client_options.client.id",
+        "kerberos.realms.SOURCE.TEST.domains.0",
+        "mirror.checkpoint_location",
+    ],
+)
 def test_policy_refuses_each_forbidden_character_with_the_field(tmp_path, char, where):
     data = pf.profile_data(tmp_path, source=pf.password(tmp_path, "source", "SCRAM-SHA-512"))
     node, *path, last = where.split(".")
@@ -411,8 +522,17 @@ def test_a_long_comment_cannot_become_a_librdkafka_setting(tmp_path, readers):
         render_all(profile, tmp_path / ("d" * 250) / ("e" * 250))
 
 
-@pytest.mark.parametrize("key", ["SASL.JAAS.CONFIG", "Security.Protocol", "producer.SSL.truststore.location",
-                                 "config.providers", "CONFIG.PROVIDERS.file.class", "consumer.config.providers"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "SASL.JAAS.CONFIG",
+        "Security.Protocol",
+        "producer.SSL.truststore.location",
+        "config.providers",
+        "CONFIG.PROVIDERS.file.class",
+        "consumer.config.providers",
+    ],
+)
 def test_protected_options_are_compared_as_spark_compares_them(tmp_path, key):
     data = pf.profile_data(tmp_path)
     data["source"]["client_options"] = {key: "x"}

@@ -30,17 +30,26 @@ UNREACHABLE = ["127.0.0.1:1"]
 
 
 def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})}, cwd=Path(__file__).resolve().parents[2])
+    return subprocess.run(
+        [*CLI, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        cwd=Path(__file__).resolve().parents[2],
+    )
 
 
 def leaks(result: subprocess.CompletedProcess, marker: str = MARKER) -> list[str]:
     """What is wrong with one error path: it did not fail, or the marker is on stdout or stderr."""
-    command = " ".join(result.args[len(CLI):])
+    command = " ".join(result.args[len(CLI) :])
     if result.returncode == 0:
         return [f"{command}: not an error path (exit 0)"]
-    return [f"{command}: leaked on {stream}: {text[max(0, text.find(marker) - 200):][:400]}"
-            for stream, text in (("stdout", result.stdout), ("stderr", result.stderr)) if marker in text]
+    return [
+        f"{command}: leaked on {stream}: {text[max(0, text.find(marker) - 200) :][:400]}"
+        for stream, text in (("stdout", result.stdout), ("stderr", result.stderr))
+        if marker in text
+    ]
 
 
 def assert_no_leaks(results: list[subprocess.CompletedProcess]) -> None:
@@ -79,8 +88,12 @@ FIELDS = ["scram", "plain", "oauth", "key_password", "truststore_password"]
 @pytest.mark.parametrize("field", FIELDS)
 def test_a_literal_secret_in_a_secret_field_is_refused_without_echoing_it(field, tmp_path):
     profile = _profile(tmp_path, _secret_fields(tmp_path, MARKER)[field])
-    assert_no_leaks([cli(*command, str(profile)) for command in
-                     (["validate"], ["render", "--out", str(tmp_path / "out")], ["preflight", "--timeout", "2"])])
+    assert_no_leaks(
+        [
+            cli(*command, str(profile))
+            for command in (["validate"], ["render", "--out", str(tmp_path / "out")], ["preflight", "--timeout", "2"])
+        ]
+    )
 
 
 @pytest.mark.parametrize("field", FIELDS)
@@ -90,13 +103,15 @@ def test_env_secrets_do_not_leak_when_brokers_are_unreachable_or_folders_are_bad
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x")
     (tmp_path / "a-file").write_text("x")
-    cases = [["preflight", "--timeout", "2", str(profile)],
-             ["preflight", "--timeout", "2", "--json", str(profile)],
-             ["render", "--out", str(tmp_path / "full"), str(profile)],
-             ["render", "--out", str(tmp_path / "a-file" / "out"), str(profile)],
-             ["run", "--run-dir", str(tmp_path / "a-file"), str(profile)],
-             ["run", "--run-dir", str(tmp_path / "run"), str(profile)],  # the pre-flight gate refuses
-             ["verify", str(profile)]]
+    cases = [
+        ["preflight", "--timeout", "2", str(profile)],
+        ["preflight", "--timeout", "2", "--json", str(profile)],
+        ["render", "--out", str(tmp_path / "full"), str(profile)],
+        ["render", "--out", str(tmp_path / "a-file" / "out"), str(profile)],
+        ["run", "--run-dir", str(tmp_path / "a-file"), str(profile)],
+        ["run", "--run-dir", str(tmp_path / "run"), str(profile)],  # the pre-flight gate refuses
+        ["verify", str(profile)],
+    ]
     assert_no_leaks([cli(*command, env=env) for command in cases])
 
 
@@ -112,19 +127,20 @@ def test_bad_secret_files_are_named_not_quoted(tmp_path):
 
 
 def test_as_admin_credentials_on_the_command_line_never_come_back(tmp_path):
-    profile = _profile(tmp_path, pf.password(tmp_path, "source", "SCRAM-SHA-512"),
-                       pf.gssapi(tmp_path, "target"))
+    profile = _profile(tmp_path, pf.password(tmp_path, "source", "SCRAM-SHA-512"), pf.gssapi(tmp_path, "target"))
     admin_file = tmp_path / "admin.yaml"
     data = yaml.safe_load(profile.read_text())
     data["source"]["sasl"]["password"] = MARKER  # a literal: refused
     admin_file.write_text(yaml.safe_dump(data))
     env = {"SM_ADMIN_SECRET": MARKER}
-    forms = [f"source.username=admin,source.password={MARKER}",  # a literal password
-             f"source.username=admin,source.pasword={MARKER}",  # a misspelt key
-             f"source.password={MARKER}",  # no username
-             f"target.password={MARKER}",  # a password for a Kerberos side
-             "source.username=admin,source.password=env:SM_ADMIN_SECRET",  # good form, unreachable broker
-             f"source.username=admin,source.password=file:{tmp_path / 'missing'}",  # no such file
-             f"{MARKER}",  # neither a file nor KEY=VALUE
-             str(admin_file)]
+    forms = [
+        f"source.username=admin,source.password={MARKER}",  # a literal password
+        f"source.username=admin,source.pasword={MARKER}",  # a misspelt key
+        f"source.password={MARKER}",  # no username
+        f"target.password={MARKER}",  # a password for a Kerberos side
+        "source.username=admin,source.password=env:SM_ADMIN_SECRET",  # good form, unreachable broker
+        f"source.username=admin,source.password=file:{tmp_path / 'missing'}",  # no such file
+        f"{MARKER}",  # neither a file nor KEY=VALUE
+        str(admin_file),
+    ]
     assert_no_leaks([cli("preflight", "--timeout", "2", "--as-admin", form, str(profile), env=env) for form in forms])

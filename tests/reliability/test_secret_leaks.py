@@ -203,8 +203,14 @@ class Ran:
 
 
 def run_watched(args: list[str], *, env: dict[str, str], folders: list[Path], timeout: float) -> Ran:
-    process = subprocess.Popen([*CLI, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               cwd=folders[0] if folders else None)
+    process = subprocess.Popen(
+        [*CLI, *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=folders[0] if folders else None,
+    )
     with ProcessWatch(process.pid, folders) as watch:
         try:
             out, err = process.communicate(timeout=timeout)
@@ -215,8 +221,9 @@ def run_watched(args: list[str], *, env: dict[str, str], folders: list[Path], ti
                 except ProcessLookupError:
                     pass
             out, err = process.communicate(timeout=30)
-            raise AssertionError(f"`secure-mirror {' '.join(args)}` did not finish within {timeout:.0f} s; "
-                                 f"stderr:\n{err[-3000:]}") from None
+            raise AssertionError(
+                f"`secure-mirror {' '.join(args)}` did not finish within {timeout:.0f} s; stderr:\n{err[-3000:]}"
+            ) from None
     return Ran(args, process.returncode, out, err, watch)
 
 
@@ -275,9 +282,24 @@ def test_the_scanner_finds_planted_markers(tmp_path):
 def _encrypted_key(sandbox, side: str, password: str, dest: Path) -> None:
     """The sandbox's client key, encrypted (PBES1 with SHA1 and 3DES: Kafka's PEM keystore on Java 17 cannot read
     PBES2, openssl's default; the password goes through stdin, never an argument)."""
-    subprocess.run(["openssl", "pkcs8", "-topk8", "-v1", "PBE-SHA1-3DES", "-in",
-                    str(sandbox.base / side / "mirror-client.key"), "-out", str(dest), "-passout", "stdin"],
-                   input=password.encode(), check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "pkcs8",
+            "-topk8",
+            "-v1",
+            "PBE-SHA1-3DES",
+            "-in",
+            str(sandbox.base / side / "mirror-client.key"),
+            "-out",
+            str(dest),
+            "-passout",
+            "stdin",
+        ],
+        input=password.encode(),
+        check=True,
+        capture_output=True,
+    )
     dest.chmod(0o600)
 
 
@@ -296,8 +318,10 @@ class MarkerCase:
         self.sb, self.folder = sandbox, folder
         tag = uuid.uuid4().hex[:10]
         self.prefix, self.user, self.env_name = f"leak{tag}", f"leak{tag}", f"SM_LEAK_SCRAM_{tag.upper()}"
-        self.markers = {"scram password": f"scram-marker-{uuid.uuid4().hex}",
-                        "tls key password": f"keypw-marker-{uuid.uuid4().hex}"}
+        self.markers = {
+            "scram password": f"scram-marker-{uuid.uuid4().hex}",
+            "tls key password": f"keypw-marker-{uuid.uuid4().hex}",
+        }
         self.event_logs = folder / "event-logs"
         self.event_logs.mkdir()
         _private_file(folder / "key-password", self.markers["tls key password"].encode())
@@ -305,12 +329,17 @@ class MarkerCase:
         data["target"]["sasl"] |= {"username": self.user, "password": f"env:{self.env_name}"}
         for side in ("source", "target"):
             _encrypted_key(sandbox, side, self.markers["tls key password"], folder / f"{side}-client.key")
-            data[side]["tls"] |= {"certificate": str(sandbox.base / side / "mirror-client.pem"),
-                                  "key": str(folder / f"{side}-client.key"),
-                                  "key_password": f"file:{folder / 'key-password'}"}
+            data[side]["tls"] |= {
+                "certificate": str(sandbox.base / side / "mirror-client.pem"),
+                "key": str(folder / f"{side}-client.key"),
+                "key_password": f"file:{folder / 'key-password'}",
+            }
         data["mirror"]["checkpoint_location"] = str(folder / "checkpoint")
-        data["mirror"]["spark"]["conf"] = {"spark.eventLog.enabled": True, "spark.eventLog.compress": False,
-                                           "spark.eventLog.dir": f"file://{self.event_logs}"}  # plain text to scan
+        data["mirror"]["spark"]["conf"] = {
+            "spark.eventLog.enabled": True,
+            "spark.eventLog.compress": False,
+            "spark.eventLog.dir": f"file://{self.event_logs}",
+        }  # plain text to scan
         self.profile_path = folder / "profile.yaml"
         self.profile_path.write_text(yaml.safe_dump(data, sort_keys=False))
         self.env = {**os.environ, self.env_name: self.markers["scram password"]}
@@ -319,8 +348,10 @@ class MarkerCase:
             self.profile = load_profile(self.profile_path)
         finally:
             del os.environ[self.env_name]
-        self.acls = {"source": [asdict(b) for b in acls.source_acls(self.profile).bindings],
-                     "target": [asdict(b) for b in acls.target_acls(self.profile).bindings]}
+        self.acls = {
+            "source": [asdict(b) for b in acls.source_acls(self.profile).bindings],
+            "target": [asdict(b) for b in acls.target_acls(self.profile).bindings],
+        }
         self.acls["target"].append({**self.acls["target"][0], "operation": "READ"})  # verify reads the target
 
     def __enter__(self) -> MarkerCase:
@@ -332,8 +363,12 @@ class MarkerCase:
             self.sb.admin(side, admin_ops.create_acls, self.acls[side])
         self.sb.admin("source", admin_ops.create_topics, {f"{self.prefix}.a": 2, f"{self.prefix}.b": 1})
         for topic, count in ((f"{self.prefix}.a", 120), (f"{self.prefix}.b", 40)):
-            self.sb.admin("source", admin_ops.produce, topic,
-                          [{"key": f"k{i}".encode(), "value": f"v{i}".encode()} for i in range(count)])
+            self.sb.admin(
+                "source",
+                admin_ops.produce,
+                topic,
+                [{"key": f"k{i}".encode(), "value": f"v{i}".encode()} for i in range(count)],
+            )
         return self
 
     def __exit__(self, *_exc) -> None:
@@ -351,17 +386,40 @@ def marker_flow(sandbox, tmp_path_factory):
     started = time.time()
     with MarkerCase(sandbox, folder) as case:
         profile = str(case.profile_path)
-        ran = [run_watched(["render", profile, "--out", str(folder / "rendered")], env=case.env, folders=[folder],
-                           timeout=120),
-               run_watched(["preflight", profile, "--accept-unverified"], env=case.env, folders=[folder],
-                           timeout=300),  # WRITE on the target topic still to create is unverified without --as-admin
-               run_watched(["run", profile, "--until-caught-up", "--skip-preflight", "--run-dir", str(folder / "run"),
-                            "--trigger-interval", "1 second"], env=case.env, folders=[folder], timeout=600),
-               run_watched(["verify", profile], env=case.env, folders=[folder], timeout=300)]
+        ran = [
+            run_watched(
+                ["render", profile, "--out", str(folder / "rendered")], env=case.env, folders=[folder], timeout=120
+            ),
+            run_watched(
+                ["preflight", profile, "--accept-unverified"], env=case.env, folders=[folder], timeout=300
+            ),  # WRITE on the target topic still to create is unverified without --as-admin
+            run_watched(
+                [
+                    "run",
+                    profile,
+                    "--until-caught-up",
+                    "--skip-preflight",
+                    "--run-dir",
+                    str(folder / "run"),
+                    "--trigger-interval",
+                    "1 second",
+                ],
+                env=case.env,
+                folders=[folder],
+                timeout=600,
+            ),
+            run_watched(["verify", profile], env=case.env, folders=[folder], timeout=300),
+        ]
         wrong = {**case.env, case.env_name: f"wrong-scram-marker-{uuid.uuid4().hex}"}
         refused = run_watched(["preflight", profile, "--side", "target"], env=wrong, folders=[folder], timeout=300)
-        yield {"case": case, "folder": folder, "ran": ran, "refused": refused, "wrong": wrong[case.env_name],
-               "started": started}
+        yield {
+            "case": case,
+            "folder": folder,
+            "ran": ran,
+            "refused": refused,
+            "wrong": wrong[case.env_name],
+            "started": started,
+        }
 
 
 def test_render_preflight_run_and_verify_succeed_with_marker_secrets(marker_flow):
@@ -385,12 +443,14 @@ def test_the_run_was_really_watched(marker_flow):
     logs = list(_walk(marker_flow["case"].event_logs))
     assert logs, "Spark wrote no event log"
     text = "".join(p.read_text(errors="replace") for p in logs)
-    assert "SparkListenerEnvironmentUpdate" in text and "SparkListenerSQLExecutionStart" in text, \
+    assert "SparkListenerEnvironmentUpdate" in text and "SparkListenerSQLExecutionStart" in text, (
         "the event log does not hold the configuration and the query plans we meant to scan"
+    )
     # The write's plan is logged (the mirror's sink: its plan node names the guarantee and no setting), and Spark's
     # own redaction was at work on the configuration.
-    assert "AppendData" in text and "secure-mirror sink settings (at_least_once)" in text and "(redacted)" in text, \
+    assert "AppendData" in text and "secure-mirror sink settings (at_least_once)" in text and "(redacted)" in text, (
         "the write's plan or redaction is missing"
+    )
 
 
 def test_no_marker_leaks_anywhere(marker_flow, sandbox):
@@ -416,13 +476,19 @@ def test_the_demo_leaks_none_of_the_sandbox_secrets(tmp_path):
     afterwards for the passwords read from the kept sandbox; the master password must not be an argument."""
     started = time.time()
     base = tmp_path / "demo"
-    ran = run_watched(["demo", "--dir", str(base), "--records", "200", "--keep-sandbox"], env=dict(os.environ),
-                      folders=[tmp_path], timeout=900)
+    ran = run_watched(
+        ["demo", "--dir", str(base), "--records", "200", "--keep-sandbox"],
+        env=dict(os.environ),
+        folders=[tmp_path],
+        timeout=900,
+    )
     sandbox_dir = base / "sandbox"
     try:
         assert ran.code == 0, f"the demo exited {ran.code}:\n{ran.err[-3000:]}\n{ran.out[-3000:]}"
-        markers = {f"{side} SCRAM password": (sandbox_dir / "secrets" / f"{side}-mirror.scram-password").read_text()
-                   for side in ("source", "target")}
+        markers = {
+            f"{side} SCRAM password": (sandbox_dir / "secrets" / f"{side}-mirror.scram-password").read_text()
+            for side in ("source", "target")
+        }
         assert all(len(value) >= 24 for value in markers.values())
         leaks = Leaks()
         check_ran(ran, markers, leaks)

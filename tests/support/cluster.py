@@ -17,13 +17,28 @@ def unique(prefix: str) -> str:
 
 
 def topic_acls(topic: str, *ops: str, principal: str = "User:mirror", pattern: str = "LITERAL") -> list[dict]:
-    return [{"resource_type": "TOPIC", "resource_name": topic, "pattern_type": pattern, "principal": principal,
-             "operation": op} for op in ops]
+    return [
+        {
+            "resource_type": "TOPIC",
+            "resource_name": topic,
+            "pattern_type": pattern,
+            "principal": principal,
+            "operation": op,
+        }
+        for op in ops
+    ]
 
 
 def group_acls(group: str, principal: str = "User:mirror", pattern: str = "LITERAL") -> list[dict]:
-    return [{"resource_type": "GROUP", "resource_name": group, "pattern_type": pattern, "principal": principal,
-             "operation": "READ"}]
+    return [
+        {
+            "resource_type": "GROUP",
+            "resource_name": group,
+            "pattern_type": pattern,
+            "principal": principal,
+            "operation": "READ",
+        }
+    ]
 
 
 @contextlib.contextmanager
@@ -37,5 +52,7 @@ def granted(sandbox, side: str, acls: list[dict]):
 
 
 def plain_records(n: int, tag: str = "r") -> list[dict]:
-    return [{"key": f"{tag}-{i}".encode(), "value": f"value {i}".encode(), "headers": [("h", str(i).encode())]}
-            for i in range(n)]
+    return [
+        {"key": f"{tag}-{i}".encode(), "value": f"value {i}".encode(), "headers": [("h", str(i).encode())]}
+        for i in range(n)
+    ]

@@ -18,14 +18,24 @@ from secure_mirror.sandbox.profile import profile_dict
 
 
 class MirrorCase:
-    def __init__(self, sandbox, folder: Path, *, target_mechanism: str = "GSSAPI", source_mechanism: str = "GSSAPI",
-                 create_allowed: bool = True,
-                 mirror: dict | None = None, target_client_options: dict | None = None,
-                 shared_keytab: Path | None = None, hadoop: dict | None = None):
+    def __init__(
+        self,
+        sandbox,
+        folder: Path,
+        *,
+        target_mechanism: str = "GSSAPI",
+        source_mechanism: str = "GSSAPI",
+        create_allowed: bool = True,
+        mirror: dict | None = None,
+        target_client_options: dict | None = None,
+        shared_keytab: Path | None = None,
+        hadoop: dict | None = None,
+    ):
         self.sb = sandbox
         self.prefix = f"t{uuid.uuid4().hex[:8]}"
-        data = profile_dict(sandbox, target_mechanism=target_mechanism, source_mechanism=source_mechanism,
-                            topics=f"{self.prefix}\\..*")
+        data = profile_dict(
+            sandbox, target_mechanism=target_mechanism, source_mechanism=source_mechanism, topics=f"{self.prefix}\\..*"
+        )
         data["mirror"]["checkpoint_location"] = str(folder / "checkpoint")
         data["mirror"].update(mirror or {})
         data["source"]["client_options"] = {"metadata.max.age.ms": 1000}
@@ -37,9 +47,12 @@ class MirrorCase:
         self.profile_path = folder / "profile.yaml"
         self.profile_path.write_text(yaml.safe_dump(data, sort_keys=False))
         self.profile = load_profile(self.profile_path)
-        self.acls = {"source": [asdict(b) for b in acls.source_acls(self.profile).bindings],
-                     "target": [asdict(b) for b in acls.target_acls(self.profile).bindings
-                                if create_allowed or b.operation != "CREATE"]}
+        self.acls = {
+            "source": [asdict(b) for b in acls.source_acls(self.profile).bindings],
+            "target": [
+                asdict(b) for b in acls.target_acls(self.profile).bindings if create_allowed or b.operation != "CREATE"
+            ],
+        }
         self.acls["target"].append({**self.acls["target"][0], "operation": "READ"})  # verify reads the target
         self.topics: dict[str, list[str]] = {"source": [], "target": []}
 
@@ -68,10 +81,15 @@ class MirrorCase:
 
 def records(count: int, partitions: int, tag: str) -> list[dict]:
     """Keys, headers (repeated names, empty and binary values) and some null values."""
-    return [{"key": f"{tag}-k{i}".encode() if i % 7 else None,
-             "value": None if i % 5 == 0 else f"{tag}-v{i}".encode(),
-             "headers": [("h", b"x"), ("seq", str(i).encode()), ("bin", bytes([0, 255, i % 256]))] if i % 3 else None,
-             "partition": i % partitions} for i in range(count)]
+    return [
+        {
+            "key": f"{tag}-k{i}".encode() if i % 7 else None,
+            "value": None if i % 5 == 0 else f"{tag}-v{i}".encode(),
+            "headers": [("h", b"x"), ("seq", str(i).encode()), ("bin", bytes([0, 255, i % 256]))] if i % 3 else None,
+            "partition": i % partitions,
+        }
+        for i in range(count)
+    ]
 
 
 def caught_up(profile, topics: set[str]):

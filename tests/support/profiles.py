@@ -36,16 +36,25 @@ def certificate_pair(folder: Path) -> tuple[str, str]:
 
     key = ec.derive_private_key(int.from_bytes(bytes(range(1, 33)), "big"), ec.SECP256R1())
     signer = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
-    name = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Example"),
-                      x509.NameAttribute(NameOID.COMMON_NAME, "mirror")])
+    name = x509.Name(
+        [x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Example"), x509.NameAttribute(NameOID.COMMON_NAME, "mirror")]
+    )
     start = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(42).not_valid_before(start).not_valid_after(start + datetime.timedelta(days=3650))
-            .sign(signer, None))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(42)
+        .not_valid_before(start)
+        .not_valid_after(start + datetime.timedelta(days=3650))
+        .sign(signer, None)
+    )
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "client.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    (folder / "client.key").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                          serialization.NoEncryption()))
+    (folder / "client.key").write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     (folder / "client.key").chmod(0o600)
     return str(folder / "client.pem"), str(folder / "client.key")
 
@@ -61,8 +70,11 @@ def gssapi(tmp: Path, side: str, protocol: str = "SASL_SSL") -> dict:
         "alias": {"source": "src", "target": "tgt"}[side],
         "bootstrap_servers": [f"kafka.{side}.test:9093"],
         "security_protocol": protocol,
-        "sasl": {"mechanism": "GSSAPI", "principal": f"mirror/mirror.{side}.test@{realm}",
-                 "keytab": keytab(tmp / side / "mirror.keytab")},
+        "sasl": {
+            "mechanism": "GSSAPI",
+            "principal": f"mirror/mirror.{side}.test@{realm}",
+            "keytab": keytab(tmp / side / "mirror.keytab"),
+        },
     }
     if protocol == "SASL_SSL":
         cluster["tls"] = {"ca": ca(tmp)}
@@ -71,16 +83,24 @@ def gssapi(tmp: Path, side: str, protocol: str = "SASL_SSL") -> dict:
 
 def password(tmp: Path, side: str, mechanism: str, protocol: str = "SASL_SSL", value: str = PASSWORD) -> dict:
     cluster = gssapi(tmp, side, protocol)
-    cluster["sasl"] = {"mechanism": mechanism, "username": "mirror",
-                       "password": secret_file(tmp / side / "password.txt", value)}
+    cluster["sasl"] = {
+        "mechanism": mechanism,
+        "username": "mirror",
+        "password": secret_file(tmp / side / "password.txt", value),
+    }
     return cluster
 
 
 def oauth(tmp: Path, side: str) -> dict:
     """Reads its secret from SM_TEST_CLIENT_SECRET: set it with monkeypatch.setenv."""
     cluster = gssapi(tmp, side, "SASL_SSL")
-    cluster["sasl"] = {"mechanism": "OAUTHBEARER", "client_id": "mirror-client", "client_secret": "env:SM_TEST_CLIENT_SECRET",
-                       "token_endpoint_url": "https://idp.example.com/oauth2/token", "scope": "kafka"}
+    cluster["sasl"] = {
+        "mechanism": "OAUTHBEARER",
+        "client_id": "mirror-client",
+        "client_secret": "env:SM_TEST_CLIENT_SECRET",
+        "token_endpoint_url": "https://idp.example.com/oauth2/token",
+        "scope": "kafka",
+    }
     return cluster
 
 
@@ -100,8 +120,10 @@ def cross_realm(data: dict) -> dict:
     SOURCE.TEST), and the target's certificate subjects mapped to their lower-cased CN."""
     data["kerberos"]["realms"]["CORP.TEST"] = {"kdcs": ["127.0.0.1:41001"], "domains": ["corp.test"]}
     data["source"]["sasl"]["principal"] = "mirror@CORP.TEST"
-    data["source"]["principal_mapping"] = {"default_realm": "SOURCE.TEST",
-                                           "principal_to_local_rules": [CROSS_REALM_RULE, "DEFAULT"]}
+    data["source"]["principal_mapping"] = {
+        "default_realm": "SOURCE.TEST",
+        "principal_to_local_rules": [CROSS_REALM_RULE, "DEFAULT"],
+    }
     if data["target"].get("sasl") is None:
         data["target"]["principal_mapping"] = {"ssl_principal_mapping_rules": "RULE:^CN=([^,]*),.*$/$1/L,DEFAULT"}
     return data
@@ -116,14 +138,23 @@ def plaintext(tmp: Path, side: str) -> dict:
 def profile_data(tmp: Path, source: dict | None = None, target: dict | None = None, **mirror) -> dict:
     return {
         "version": 1,
-        "kerberos": {"realms": {
-            "SOURCE.TEST": {"kdcs": ["127.0.0.1:41001"], "admin_server": "127.0.0.1:41002", "domains": ["source.test"]},
-            "TARGET.TEST": {"kdcs": ["127.0.0.1:41001"], "domains": ["target.test"]},
-        }},
+        "kerberos": {
+            "realms": {
+                "SOURCE.TEST": {
+                    "kdcs": ["127.0.0.1:41001"],
+                    "admin_server": "127.0.0.1:41002",
+                    "domains": ["source.test"],
+                },
+                "TARGET.TEST": {"kdcs": ["127.0.0.1:41001"], "domains": ["target.test"]},
+            }
+        },
         "source": source or gssapi(tmp, "source"),
         "target": target or gssapi(tmp, "target"),
-        "mirror": {"topics": {"include": "orders.*,payments", "exclude": ".*\\.tmp"},
-                   "checkpoint_location": str(tmp / "checkpoints"), **mirror},
+        "mirror": {
+            "topics": {"include": "orders.*,payments", "exclude": ".*\\.tmp"},
+            "checkpoint_location": str(tmp / "checkpoints"),
+            **mirror,
+        },
     }
 
 

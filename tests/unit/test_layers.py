@@ -48,10 +48,12 @@ def test_every_module_belongs_to_a_layer():
 
 
 def test_no_module_imports_from_a_higher_layer():
-    upward = sorted(f"{path.relative_to(PACKAGE.parent)} imports secure_mirror.{name}"
-                    for path in PACKAGE.rglob("*.py")
-                    for name in _imported_layers(path)
-                    if name in RANK and RANK[name] > RANK[_layer_of(path)])
+    upward = sorted(
+        f"{path.relative_to(PACKAGE.parent)} imports secure_mirror.{name}"
+        for path in PACKAGE.rglob("*.py")
+        for name in _imported_layers(path)
+        if name in RANK and RANK[name] > RANK[_layer_of(path)]
+    )
     assert upward == []
 
 

@@ -50,9 +50,11 @@ def check_fingerprint(checkpoint: Checkpoint, expected: dict) -> None:
     stored_text = checkpoint.read(FINGERPRINT_FILE)
     if stored_text is None:
         if checkpoint.has_offsets():
-            raise JobRefused(f"the checkpoint {checkpoint.location} holds offsets but no {FINGERPRINT_FILE}, so it "
-                             "may belong to another job; point mirror.checkpoint_location at a new folder",
-                             EXIT_BAD_INPUT)
+            raise JobRefused(
+                f"the checkpoint {checkpoint.location} holds offsets but no {FINGERPRINT_FILE}, so it "
+                "may belong to another job; point mirror.checkpoint_location at a new folder",
+                EXIT_BAD_INPUT,
+            )
         checkpoint.write(FINGERPRINT_FILE, json.dumps(expected, indent=2, sort_keys=True) + "\n")
         return
     problem = fingerprint_mismatch(checkpoint.location, json.loads(stored_text), expected)

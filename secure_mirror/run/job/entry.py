@@ -18,8 +18,10 @@ from secure_mirror.run.login_watch import LoginWatch, job_identities
 
 # Secrets in plan strings: a password/secret/token setting or JAAS option (quoted or up to the next comma) and
 # PEM private keys (ssl.keystore.key); Spark replaces the matches with *********(redacted).
-PLAN_REDACTION = (r'(?i)(password|secret|token)[^=\s]*=("(?:[^"\\]|\\.)*"|[^,\s}]*)'
-                  r"|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----")
+PLAN_REDACTION = (
+    r'(?i)(password|secret|token)[^=\s]*=("(?:[^"\\]|\\.)*"|[^,\s}]*)'
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"
+)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -45,8 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     spark = _session()
     mirror = None
     try:
-        check_fingerprint(Checkpoint(spark, sink_options.get("checkpointLocation") or settings["checkpoint_location"]),
-                          settings["fingerprint"])
+        check_fingerprint(
+            Checkpoint(spark, sink_options.get("checkpointLocation") or settings["checkpoint_location"]),
+            settings["fingerprint"],
+        )
         mirror = Mirror(spark, source_options, sink_options, settings, control.stop_requested)
         return control.result(*_run(mirror, args, control))
     except JobRefused as refused:
@@ -87,8 +91,12 @@ def _run(mirror: Mirror, args: argparse.Namespace, control: Control) -> tuple[in
     logins = LoginWatch(mirror.spark._jvm, job_identities(settings, mirror.source_options, mirror.sink_options))
     deleted = DeletedTopicWatch(query, mirror.planner)
     try:
-        stopped = monitor.watch(query, mirror, reporter, lambda: control.stop_requested() or
-                                logins.refused is not None or deleted()) or mirror.declined is not None
+        stopped = (
+            monitor.watch(
+                query, mirror, reporter, lambda: control.stop_requested() or logins.refused is not None or deleted()
+            )
+            or mirror.declined is not None
+        )
     finally:
         logins.close()
     if logins.refused is not None:  # Kafka's client would retry such a login for ever

@@ -14,8 +14,11 @@ def read_options(options_dir: Path) -> tuple[dict, dict, dict]:
     def load(name: str) -> dict:
         path = options_dir / name
         if not path.exists():
-            raise JobRefused(f"{path} is missing; render the profile again (secure-mirror render) and run the "
-                             "spark-submit.sh of that folder", EXIT_BAD_INPUT)
+            raise JobRefused(
+                f"{path} is missing; render the profile again (secure-mirror render) and run the "
+                "spark-submit.sh of that folder",
+                EXIT_BAD_INPUT,
+            )
         return json.loads(path.read_text(encoding="utf-8"))
 
     return load(SOURCE_OPTIONS_FILE), load(SINK_OPTIONS_FILE), load(JOB_FILE)
@@ -26,5 +29,5 @@ def kafka_properties(jvm, options: dict):
     props = jvm.java.util.Properties()
     for key, value in options.items():
         if key.startswith("kafka."):
-            props.setProperty(key[len("kafka."):], str(value))
+            props.setProperty(key[len("kafka.") :], str(value))
     return props

@@ -16,8 +16,10 @@ class JobRefused(Exception):
 
 
 KAFKA_ERROR = re.compile(r"org\.apache\.kafka\.[\w.]+\.(\w+(?:Exception|Error): [^\n]{1,300})")
-SOURCE_GONE = ("source records the checkpoint expects are gone (a source topic was deleted or truncated): {}. "
-               "Nothing was skipped; to go on, recreate the topic or start over with a new checkpoint location")
+SOURCE_GONE = (
+    "source records the checkpoint expects are gone (a source topic was deleted or truncated): {}. "
+    "Nothing was skipped; to go on, recreate the topic or start over with a new checkpoint location"
+)
 
 
 def classify(error: BaseException, refused: JobRefused | None = None) -> tuple[int, str]:
@@ -26,8 +28,10 @@ def classify(error: BaseException, refused: JobRefused | None = None) -> tuple[i
         return refused.exit_code, str(refused)
     text = str(error)
     if "TopicAuthorizationException" in text or "Not authorized to access topics" in text:
-        return EXIT_REFUSED, ("a cluster refused the mirror identity access to a topic "
-                                      f"({_first_line(text, 'uthoriz')}); grant the ACLs of the rendered acls/ folder")
+        return EXIT_REFUSED, (
+            "a cluster refused the mirror identity access to a topic "
+            f"({_first_line(text, 'uthoriz')}); grant the ACLs of the rendered acls/ folder"
+        )
     if "failOnDataLoss" in text or "data may have been lost" in text or "UnknownTopicOrPartition" in text:
         return EXIT_REFUSED, SOURCE_GONE.format(_first_line(text, "lost"))
     kafka = KAFKA_ERROR.search(text)  # the Kafka client's own words, rather than Spark's wrapping of them

@@ -13,8 +13,11 @@ from secure_mirror.run.job.outcome import SOURCE_GONE, JobRefused
 
 def _cause(error):
     java = getattr(error, "java_exception", None)
-    while java is not None and java.getCause() is not None and \
-            java.getClass().getSimpleName() in ("ExecutionException", "CompletionException"):
+    while (
+        java is not None
+        and java.getCause() is not None
+        and java.getClass().getSimpleName() in ("ExecutionException", "CompletionException")
+    ):
         java = java.getCause()
     return java
 
@@ -70,8 +73,10 @@ class TopicPlanner:
                     continue
                 if _retriable(error):
                     raise  # the query fails; --supervise starts it again
-                raise JobRefused(f"cannot describe topic {topic}: {_cause_name(error)}; check the DESCRIBE ACL "
-                                 "of the mirror identity") from None
+                raise JobRefused(
+                    f"cannot describe topic {topic}: {_cause_name(error)}; check the DESCRIBE ACL "
+                    "of the mirror identity"
+                ) from None
         return counts
 
     def _create(self, topic: str, partitions: int) -> None:
@@ -86,9 +91,11 @@ class TopicPlanner:
             if name == "TopicExistsException":
                 return
             if name in ("TopicAuthorizationException", "ClusterAuthorizationException"):
-                raise JobRefused(f"target topic {topic} does not exist and the target identity may not create it "
-                                 f"({name}): create it with {partitions} partitions, or grant CREATE on it "
-                                 "(see acls/target.acls.json of the rendered profile)") from None
+                raise JobRefused(
+                    f"target topic {topic} does not exist and the target identity may not create it "
+                    f"({name}): create it with {partitions} partitions, or grant CREATE on it "
+                    "(see acls/target.acls.json of the rendered profile)"
+                ) from None
             if _retriable(error):
                 raise  # the query fails; --supervise starts it again
             raise JobRefused(f"could not create target topic {topic}: {name}") from None
@@ -104,8 +111,10 @@ class TopicPlanner:
                     self._create(self.target_name(topic), wanted)
                     have = wanted
                 if too_few_partitions(self.keep_mode, wanted, have):
-                    raise JobRefused(f"keep_partition is true but target topic {self.target_name(topic)} has {have} "
-                                     f"partitions and {topic} has {wanted}; add partitions to the target topic")
+                    raise JobRefused(
+                        f"keep_partition is true but target topic {self.target_name(topic)} has {have} "
+                        f"partitions and {topic} has {wanted}; add partitions to the target topic"
+                    )
                 self.keep[topic] = keeps_partitions(self.keep_mode, wanted, have)
         return {t: self.keep[t] for t in topics}
 
@@ -161,5 +170,8 @@ def _read_topics(progress) -> set[str]:
     """The topics in the offsets the query has reached (its last progress's ``endOffset``)."""
     if progress is not None and hasattr(progress, "json"):
         progress = json.loads(progress.json)
-    return {topic for source in (progress or {}).get("sources") or []
-            for topic, _ in monitor.parse_offsets(source.get("endOffset"))}
+    return {
+        topic
+        for source in (progress or {}).get("sources") or []
+        for topic, _ in monitor.parse_offsets(source.get("endOffset"))
+    }

@@ -21,8 +21,14 @@ from secure_mirror.run.job.planning import TopicPlanner
 
 
 class Mirror:
-    def __init__(self, spark, source_options: dict, sink_options: dict, settings: dict,
-                 stop_requested: Callable[[], bool] = lambda: False):
+    def __init__(
+        self,
+        spark,
+        source_options: dict,
+        sink_options: dict,
+        settings: dict,
+        stop_requested: Callable[[], bool] = lambda: False,
+    ):
         self.spark = spark
         self.source_options = source_options
         self.sink_options = {k: v for k, v in sink_options.items() if k != "checkpointLocation"}
@@ -42,8 +48,12 @@ class Mirror:
     def write_batch(self, frame, batch_id: int) -> None:
         if self.stop_requested():
             self.declined = batch_id
-            print(f"secure-mirror job: stopping; batch {batch_id} is not written and runs again on resume (Spark "
-                  "logs this as the query's error)", file=sys.stderr, flush=True)
+            print(
+                f"secure-mirror job: stopping; batch {batch_id} is not written and runs again on resume (Spark "
+                "logs this as the query's error)",
+                file=sys.stderr,
+                flush=True,
+            )
             raise RuntimeError(f"batch {batch_id} not written: the job is stopping (it runs again on resume)")
         started = time.time()
         ranges = self.batch_ranges(batch_id)
@@ -55,12 +65,18 @@ class Mirror:
         kept = sorted(topic for topic, yes in keep.items() if yes)
         report = f"{self.run_id}-{batch_id}"
         # One pass: each task reads its Kafka partition and writes it; the sink gathers the figures on the way.
-        frame.write.format(SINK_FORMAT).mode("append").options(**self.sink_options) \
-            .option(SINK_KEPT_TOPICS, json.dumps(kept)).option(SINK_REPORT_KEY, report).save()
+        frame.write.format(SINK_FORMAT).mode("append").options(**self.sink_options).option(
+            SINK_KEPT_TOPICS, json.dumps(kept)
+        ).option(SINK_REPORT_KEY, report).save()
         written = time.time()
         figures = json.loads(self.spark._jvm.securemirror.sink.Reports.take(report) or '{"partitions": []}')
-        self.batches[batch_id] = {"started": started, "written": written, "keep": keep, "ranges": ranges or {},
-                                  "figures": figures["partitions"]}
+        self.batches[batch_id] = {
+            "started": started,
+            "written": written,
+            "keep": keep,
+            "ranges": ranges or {},
+            "figures": figures["partitions"],
+        }
 
     def batch_ranges(self, batch_id: int) -> dict[tuple[str, int], tuple[int, int]] | None:
         """(topic, partition) -> (first offset, end offset) of this batch, from the checkpoint's offset log (Spark
@@ -87,7 +103,12 @@ class Mirror:
 
     def start(self, until_caught_up: bool, trigger_interval: str):
         stream = self.spark.readStream.format("kafka").options(**self.source_options).load()
-        writer = stream.writeStream.foreachBatch(self.write_batch).option("checkpointLocation", self.checkpoint) \
+        writer = (
+            stream.writeStream.foreachBatch(self.write_batch)
+            .option("checkpointLocation", self.checkpoint)
             .queryName("secure-mirror")
-        writer = writer.trigger(availableNow=True) if until_caught_up else writer.trigger(processingTime=trigger_interval)
+        )
+        writer = (
+            writer.trigger(availableNow=True) if until_caught_up else writer.trigger(processingTime=trigger_interval)
+        )
         return writer.start()

@@ -8,15 +8,30 @@ from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.authorizer import authorize
 
 
-def acl(operation="READ", name="orders", pattern="LITERAL", permission="ALLOW", principal="User:mirror",
-        host="*", resource_type="TOPIC") -> Acl:
-    return Acl(principal=principal, host=host, operation=operation, permission=permission,
-               resource_type=resource_type, resource_name=name, pattern_type=pattern)
+def acl(
+    operation="READ",
+    name="orders",
+    pattern="LITERAL",
+    permission="ALLOW",
+    principal="User:mirror",
+    host="*",
+    resource_type="TOPIC",
+) -> Acl:
+    return Acl(
+        principal=principal,
+        host=host,
+        operation=operation,
+        permission=permission,
+        resource_type=resource_type,
+        resource_name=name,
+        pattern_type=pattern,
+    )
 
 
 def allowed(acls, operation="READ", name="orders", resource_type="TOPIC", host="10.0.0.5", **kw) -> bool:
-    return authorize(acls, principal="User:mirror", operation=operation, resource_type=resource_type, name=name,
-                     host=host, **kw).allowed
+    return authorize(
+        acls, principal="User:mirror", operation=operation, resource_type=resource_type, name=name, host=host, **kw
+    ).allowed
 
 
 def test_no_acl_denies_unless_allow_everyone_if_no_acl_found():
@@ -26,22 +41,30 @@ def test_no_acl_denies_unless_allow_everyone_if_no_acl_found():
     assert not allowed([acl(principal="User:other")], allow_if_no_acl=True)
 
 
-@pytest.mark.parametrize("pattern, name, topic, expected", [
-    ("LITERAL", "orders", "orders", True),
-    ("LITERAL", "orders", "orders2", False),
-    ("LITERAL", "*", "anything", True),
-    ("PREFIXED", "ord", "orders", True),
-    ("PREFIXED", "orders.", "orders", False),
-    ("PREFIXED", "*", "orders", False),  # '*' is only a wildcard for LITERAL
-])
+@pytest.mark.parametrize(
+    "pattern, name, topic, expected",
+    [
+        ("LITERAL", "orders", "orders", True),
+        ("LITERAL", "orders", "orders2", False),
+        ("LITERAL", "*", "anything", True),
+        ("PREFIXED", "ord", "orders", True),
+        ("PREFIXED", "orders.", "orders", False),
+        ("PREFIXED", "*", "orders", False),  # '*' is only a wildcard for LITERAL
+    ],
+)
 def test_resource_patterns(pattern, name, topic, expected):
     assert allowed([acl(name=name, pattern=pattern)], name=topic) is expected
 
 
 def test_deny_wins_over_any_allow_and_names_the_rule():
     deny = acl(permission="DENY", name="orders.eu", pattern="LITERAL")
-    decision = authorize([acl(name="orders", pattern="PREFIXED"), deny], principal="User:mirror",
-                         operation="READ", resource_type="TOPIC", name="orders.eu")
+    decision = authorize(
+        [acl(name="orders", pattern="PREFIXED"), deny],
+        principal="User:mirror",
+        operation="READ",
+        resource_type="TOPIC",
+        name="orders.eu",
+    )
     assert not decision.allowed and decision.rule == deny
     assert decision.reason == "denied by DENY READ on TOPIC LITERAL 'orders.eu' for User:mirror"
     assert allowed([acl(name="orders", pattern="PREFIXED"), deny], name="orders.us")
@@ -86,6 +109,7 @@ def test_host_matching():
 
 def test_resource_types_do_not_mix_and_super_users_bypass():
     assert not allowed([acl(resource_type="GROUP")])
-    assert allowed([acl(resource_type="GROUP", name="spark", pattern="PREFIXED")], resource_type="GROUP",
-                   name="spark-1")
+    assert allowed(
+        [acl(resource_type="GROUP", name="spark", pattern="PREFIXED")], resource_type="GROUP", name="spark-1"
+    )
     assert allowed([acl(permission="DENY")], super_users=["User:mirror"])

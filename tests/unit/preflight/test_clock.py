@@ -26,14 +26,17 @@ def test_the_kdc_time_and_error_code_are_read_from_a_krb_error():
     assert clock.krb_error_time(krb_error("20261122183005Z", None, 6))[1:] == (1.0, 6)
 
 
-@pytest.mark.parametrize("reply, reason", [
-    (b"", "cut short"),
-    (_der(0x6B, _sequence()), "issued a ticket"),
-    (_der(0x30, b""), "not a Kerberos error"),
-    (krb_error("20261122183005Z", 1, 14)[:-5], "cut short"),
-    (_der(0x7E, _sequence(_context(6, _integer(14)))), "no server time"),
-    (krb_error("yesterday", 0, 14), "not a KerberosTime"),
-])
+@pytest.mark.parametrize(
+    "reply, reason",
+    [
+        (b"", "cut short"),
+        (_der(0x6B, _sequence()), "issued a ticket"),
+        (_der(0x30, b""), "not a Kerberos error"),
+        (krb_error("20261122183005Z", 1, 14)[:-5], "cut short"),
+        (_der(0x7E, _sequence(_context(6, _integer(14)))), "no server time"),
+        (krb_error("yesterday", 0, 14), "not a KerberosTime"),
+    ],
+)
 def test_answers_without_a_readable_time_are_refused_with_a_reason(reply, reason):
     with pytest.raises(clock.ClockProbeError, match=reason):
         clock.krb_error_time(reply)
@@ -47,8 +50,15 @@ def test_the_request_offers_only_des_for_the_principal_and_krbtgt():
     assert _context(8, _sequence(_integer(clock.DES_CBC_CRC))) in request
 
 
-@pytest.mark.parametrize("kdc, expected", [("kdc.example:750", ("kdc.example", 750)), ("kdc.example", ("kdc.example", 88)),
-                                           ("[::1]:7088", ("::1", 7088)), ("[::1]", ("::1", 88))])
+@pytest.mark.parametrize(
+    "kdc, expected",
+    [
+        ("kdc.example:750", ("kdc.example", 750)),
+        ("kdc.example", ("kdc.example", 88)),
+        ("[::1]:7088", ("::1", 7088)),
+        ("[::1]", ("::1", 88)),
+    ],
+)
 def test_kdc_addresses(kdc, expected):
     assert clock.split_kdc(kdc) == expected
 

@@ -26,13 +26,17 @@ def keytab_bytes(entries: list[tuple[str, int, int]]) -> bytes:
 
 def test_read_keytab_lists_principals_key_versions_and_enctypes(tmp_path):
     path = tmp_path / "k.keytab"
-    path.write_bytes(keytab_bytes([("mirror/h.example@EXAMPLE", 3, 18), ("mirror/h.example@EXAMPLE", 300, 17),
-                                   ("other@EXAMPLE", 1, 23)]))
+    path.write_bytes(
+        keytab_bytes(
+            [("mirror/h.example@EXAMPLE", 3, 18), ("mirror/h.example@EXAMPLE", 300, 17), ("other@EXAMPLE", 1, 23)]
+        )
+    )
     entries = kerberos.read_keytab(path)
     assert [(e.principal, e.kvno, e.enctype) for e in entries] == [
         ("mirror/h.example@EXAMPLE", 3, "aes256-cts-hmac-sha1-96"),
         ("mirror/h.example@EXAMPLE", 300, "aes128-cts-hmac-sha1-96"),  # the 32-bit kvno beats the 8-bit one
-        ("other@EXAMPLE", 1, "arcfour-hmac")]
+        ("other@EXAMPLE", 1, "arcfour-hmac"),
+    ]
 
 
 def test_read_keytab_refuses_other_files(tmp_path):
@@ -48,10 +52,18 @@ class FakeGssError(Exception):  # the two attributes gssapi.exceptions.GSSError 
         self.min_code = min_code
 
 
-@pytest.mark.parametrize("minor, kind", [
-    (2529638918, "unknown-client"), (2529638919, "server-not-found"), (2529638943, "wrong-key"),
-    (2529638936, "wrong-key"), (2529638949, "clock-skew"), (2529639068, "kdc-unreachable"), (12345, "other"),
-])
+@pytest.mark.parametrize(
+    "minor, kind",
+    [
+        (2529638918, "unknown-client"),
+        (2529638919, "server-not-found"),
+        (2529638943, "wrong-key"),
+        (2529638936, "wrong-key"),
+        (2529638949, "clock-skew"),
+        (2529639068, "kdc-unreachable"),
+        (12345, "other"),
+    ],
+)
 def test_minor_codes_map_to_kinds(minor, kind):  # minor codes as gssapi reports them (unsigned 32-bit)
     assert kerberos.failure_kind(FakeGssError(minor)) == kind
 

@@ -24,48 +24,63 @@ from tests.support import profiles as pf
 CORP_RULE = pf.CROSS_REALM_RULE
 
 
-@pytest.mark.parametrize("principal, rules, realm, expected", [
-    ("mirror/host.source.test@SOURCE.TEST", ["DEFAULT"], "SOURCE.TEST", "mirror"),
-    ("mirror@CORP.TEST", [CORP_RULE, "DEFAULT"], "SOURCE.TEST", "mirror"),
-    ("kafka/h@SOURCE.TEST", [CORP_RULE, "DEFAULT"], "SOURCE.TEST", "kafka"),  # the rule needs one component
-    ("Mirror@CORP.TEST", ["RULE:[1:$1]/L"], "X", "mirror"),
-    ("mirror@CORP.TEST", ["RULE:[1:$1]/U"], "X", "MIRROR"),
-    ("App.service-name/example.com@REALM.COM", ["RULE:[2:$1](App\\..*)s/App\\.(.*)/$1/g", "DEFAULT"], "X",
-     "service-name"),
-    ("aaa@R", ["RULE:[1:$1]s/a/b/"], "X", "baa"),
-    ("aaa@R", ["RULE:[1:$1]s/a/b/g"], "X", "bbb"),
-    ("m/h@R", ["RULE:[2:$2.$1]"], "X", "h.m"),
-    ("plain", ["RULE:[1:x]"], "X", "plain"),  # a name without a realm is used as it is
-])
+@pytest.mark.parametrize(
+    "principal, rules, realm, expected",
+    [
+        ("mirror/host.source.test@SOURCE.TEST", ["DEFAULT"], "SOURCE.TEST", "mirror"),
+        ("mirror@CORP.TEST", [CORP_RULE, "DEFAULT"], "SOURCE.TEST", "mirror"),
+        ("kafka/h@SOURCE.TEST", [CORP_RULE, "DEFAULT"], "SOURCE.TEST", "kafka"),  # the rule needs one component
+        ("Mirror@CORP.TEST", ["RULE:[1:$1]/L"], "X", "mirror"),
+        ("mirror@CORP.TEST", ["RULE:[1:$1]/U"], "X", "MIRROR"),
+        (
+            "App.service-name/example.com@REALM.COM",
+            ["RULE:[2:$1](App\\..*)s/App\\.(.*)/$1/g", "DEFAULT"],
+            "X",
+            "service-name",
+        ),
+        ("aaa@R", ["RULE:[1:$1]s/a/b/"], "X", "baa"),
+        ("aaa@R", ["RULE:[1:$1]s/a/b/g"], "X", "bbb"),
+        ("m/h@R", ["RULE:[2:$2.$1]"], "X", "h.m"),
+        ("plain", ["RULE:[1:x]"], "X", "plain"),  # a name without a realm is used as it is
+    ],
+)
 def test_kerberos_rules_as_kafka_applies_them(principal, rules, realm, expected):
     assert kerberos_short_name(principal, rules, realm) == expected
 
 
-@pytest.mark.parametrize("principal, rules, stage, error", [
-    ("mirror@CORP.TEST", ["DEFAULT"], "apply", "NoMatchingRule"),  # DEFAULT maps the default realm only
-    ("mirror@CORP.TEST", ["RULE:[1:$1@$0]", "DEFAULT"], "apply", "NoMatchingRule"),  # '@' left: no later rule
-    ("mirror@CORP.TEST", ["RULE:[1:$2]"], "apply", "BadFormatString"),
-    ("mirror@CORP.TEST", ["RULE:[1:$1]s/m/$1/"], "apply", "IndexOutOfBoundsException"),
-    ("mirror@CORP.TEST", ["RULE:[:$1]"], "rules", "NumberFormatException"),
-    ("mirror@CORP.TEST", ["DEFAULT/X"], "rules", "IllegalArgumentException"),
-    ("a/b/c@R", ["DEFAULT"], "name", "IllegalArgumentException"),
-])
+@pytest.mark.parametrize(
+    "principal, rules, stage, error",
+    [
+        ("mirror@CORP.TEST", ["DEFAULT"], "apply", "NoMatchingRule"),  # DEFAULT maps the default realm only
+        ("mirror@CORP.TEST", ["RULE:[1:$1@$0]", "DEFAULT"], "apply", "NoMatchingRule"),  # '@' left: no later rule
+        ("mirror@CORP.TEST", ["RULE:[1:$2]"], "apply", "BadFormatString"),
+        ("mirror@CORP.TEST", ["RULE:[1:$1]s/m/$1/"], "apply", "IndexOutOfBoundsException"),
+        ("mirror@CORP.TEST", ["RULE:[:$1]"], "rules", "NumberFormatException"),
+        ("mirror@CORP.TEST", ["DEFAULT/X"], "rules", "IllegalArgumentException"),
+        ("a/b/c@R", ["DEFAULT"], "name", "IllegalArgumentException"),
+    ],
+)
 def test_kerberos_failures_as_kafka_fails(principal, rules, stage, error):
     with pytest.raises(NameRuleError) as caught:
         kerberos_short_name(principal, rules, "SOURCE.TEST")
     assert (caught.value.stage, caught.value.java_error) == (stage, error)
 
 
-KAFKA_DOC_RULES = ("RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/,RULE:^CN=(.*?),OU=(.*?),O=(.*?),L=(.*?),ST=(.*?),C=(.*?)$/"
-                   "$1@$2/L,RULE:^.*[Cc][Nn]=([a-zA-Z0-9.]*).*$/$1/L,DEFAULT")
+KAFKA_DOC_RULES = (
+    "RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/,RULE:^CN=(.*?),OU=(.*?),O=(.*?),L=(.*?),ST=(.*?),C=(.*?)$/"
+    "$1@$2/L,RULE:^.*[Cc][Nn]=([a-zA-Z0-9.]*).*$/$1/L,DEFAULT"
+)
 
 
-@pytest.mark.parametrize("subject, expected", [
-    ("CN=kafka1,OU=ServiceUsers,O=Unknown,L=Unknown,ST=Unknown,C=Unknown", "kafka1"),
-    ("CN=adminUser,OU=Admin,O=Unknown,L=Unknown,ST=Unknown,C=Unknown", "adminuser@admin"),
-    ("OU=x,CN=Client.One", "client.one"),
-    ("O=NoCommonName", "O=NoCommonName"),
-])
+@pytest.mark.parametrize(
+    "subject, expected",
+    [
+        ("CN=kafka1,OU=ServiceUsers,O=Unknown,L=Unknown,ST=Unknown,C=Unknown", "kafka1"),
+        ("CN=adminUser,OU=Admin,O=Unknown,L=Unknown,ST=Unknown,C=Unknown", "adminuser@admin"),
+        ("OU=x,CN=Client.One", "client.one"),
+        ("O=NoCommonName", "O=NoCommonName"),
+    ],
+)
 def test_ssl_rules_as_kafka_applies_them(subject, expected):
     assert ssl_principal_name(subject, KAFKA_DOC_RULES) == expected
 
@@ -106,11 +121,13 @@ def test_one_derived_principal_feeds_the_acls(tmp_path):
     assert {b.principal for b in acls.source_acls(profile).bindings} == {"User:mirror"}
 
 
-UNMAPPED = ("source.principal_mapping.principal_to_local_rules: no rule maps mirror@CORP.TEST to a Kafka principal, "
-            "so the brokers would refuse the mirror's login (DEFAULT maps only the brokers' default realm "
-            "SOURCE.TEST); add the brokers' rule for it (e.g. RULE:[1:$1@$0](.*@CORP\\.TEST)s/@.*//) to their "
-            "sasl.kerberos.principal.to.local.rules and here, or set principal_mapping.default_realm to the "
-            "brokers' default realm")
+UNMAPPED = (
+    "source.principal_mapping.principal_to_local_rules: no rule maps mirror@CORP.TEST to a Kafka principal, "
+    "so the brokers would refuse the mirror's login (DEFAULT maps only the brokers' default realm "
+    "SOURCE.TEST); add the brokers' rule for it (e.g. RULE:[1:$1@$0](.*@CORP\\.TEST)s/@.*//) to their "
+    "sasl.kerberos.principal.to.local.rules and here, or set principal_mapping.default_realm to the "
+    "brokers' default realm"
+)
 
 
 def test_a_principal_no_rule_maps_is_one_sentence_naming_the_side_and_the_fix(tmp_path):
@@ -123,14 +140,22 @@ def test_without_a_default_realm_the_mirrors_realm_is_assumed(tmp_path):
     assert load_profile(pf.write_profile(tmp_path, data)).source.kafka_principal == "User:mirror"
 
 
-@pytest.mark.parametrize("rules, message", [
-    (["RULE:[1:$1](a,b)"], "source.principal_mapping.principal_to_local_rules.0: holds ','"),
-    (["DEFAULT", "RULE:[1:$1"], "source.principal_mapping.principal_to_local_rules: rule 2 (RULE:[1:$1) is not a "
-                                "rule Kafka reads"),
-    (["RULE:[1:$1](\\bx)"], "source.principal_mapping.principal_to_local_rules.0: rule 1: the regex"),
-    (["RULE:[1:$1@$0]"], "source.principal_mapping.principal_to_local_rules: the brokers' rules fail on "
-                         "mirror@CORP.TEST: rule RULE:[1:$1@$0] turns the name into mirror@CORP.TEST, which still"),
-])
+@pytest.mark.parametrize(
+    "rules, message",
+    [
+        (["RULE:[1:$1](a,b)"], "source.principal_mapping.principal_to_local_rules.0: holds ','"),
+        (
+            ["DEFAULT", "RULE:[1:$1"],
+            "source.principal_mapping.principal_to_local_rules: rule 2 (RULE:[1:$1) is not a rule Kafka reads",
+        ),
+        (["RULE:[1:$1](\\bx)"], "source.principal_mapping.principal_to_local_rules.0: rule 1: the regex"),
+        (
+            ["RULE:[1:$1@$0]"],
+            "source.principal_mapping.principal_to_local_rules: the brokers' rules fail on "
+            "mirror@CORP.TEST: rule RULE:[1:$1@$0] turns the name into mirror@CORP.TEST, which still",
+        ),
+    ],
+)
 def test_bad_rule_sets_are_refused_naming_the_field(tmp_path, rules, message):
     [problem] = _problems(tmp_path, _cross_realm(tmp_path, principal_to_local_rules=rules))
     assert problem.startswith(message)
@@ -147,8 +172,10 @@ def test_mutual_tls_subject_goes_through_the_ssl_rules(tmp_path):
     assert load_profile(pf.write_profile(tmp_path, data)).target.kafka_principal == "User:SVC-MIRROR"
     data["target"]["principal_mapping"] = {"ssl_principal_mapping_rules": "RULE:^CN=x,.*$/$1/"}
     [problem] = _problems(tmp_path, data)
-    assert problem.startswith("target.principal_mapping.ssl_principal_mapping_rules: no rule maps the certificate "
-                              "subject CN=mirror,O=Example to a Kafka principal")
+    assert problem.startswith(
+        "target.principal_mapping.ssl_principal_mapping_rules: no rule maps the certificate "
+        "subject CN=mirror,O=Example to a Kafka principal"
+    )
 
 
 @pytest.mark.parametrize("command", [["validate"], ["render", "--out", "OUT"], ["preflight"]])

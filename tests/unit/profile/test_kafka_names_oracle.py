@@ -38,10 +38,59 @@ PUNCT = list(".-_$@/\\()[]{}*+?^|,:= ")
 TEXT = st.lists(st.sampled_from(LETTERS + PUNCT[:5]), max_size=6).map("".join)
 WORD = st.lists(st.sampled_from(LETTERS + ["."]), min_size=0, max_size=6).map("".join)
 
-_ATOMS = ["a", "b", "M", "x", "é", "İ", "Σ", "\\.", "\\@", "\\/", ".", "\\d", "\\w", "\\W", "\\s", "[a-z]", "[^@]",
-          "[^/@.]", "[A-Z0-9.]", "[é-ſ]", "\\p{Lower}", "\\p{Alpha}", "\\Q.@\\E", "@", "^", "$", "\\b", "\\u0061",
-          "\\x41", "[]a]", "\\A", "\\z", "\\Z", "(?i:a)", "(?i:[a-z]+)", "(?=a)", "(?!b)", "(?<=a)", "(?<=a|bc)",
-          "\\1", "\\k<n>", "\\U00000061", "(?#c)", "\\v", "[a&&b]", "{", "}", "\\h", "a{1,3}", "a{,3}", "\\N{DIGIT ONE}"]
+_ATOMS = [
+    "a",
+    "b",
+    "M",
+    "x",
+    "é",
+    "İ",
+    "Σ",
+    "\\.",
+    "\\@",
+    "\\/",
+    ".",
+    "\\d",
+    "\\w",
+    "\\W",
+    "\\s",
+    "[a-z]",
+    "[^@]",
+    "[^/@.]",
+    "[A-Z0-9.]",
+    "[é-ſ]",
+    "\\p{Lower}",
+    "\\p{Alpha}",
+    "\\Q.@\\E",
+    "@",
+    "^",
+    "$",
+    "\\b",
+    "\\u0061",
+    "\\x41",
+    "[]a]",
+    "\\A",
+    "\\z",
+    "\\Z",
+    "(?i:a)",
+    "(?i:[a-z]+)",
+    "(?=a)",
+    "(?!b)",
+    "(?<=a)",
+    "(?<=a|bc)",
+    "\\1",
+    "\\k<n>",
+    "\\U00000061",
+    "(?#c)",
+    "\\v",
+    "[a&&b]",
+    "{",
+    "}",
+    "\\h",
+    "a{1,3}",
+    "a{,3}",
+    "\\N{DIGIT ONE}",
+]
 _QUANTIFIERS = ["", "", "", "*", "+", "?", "*?", "+?", "{2}", "{0,2}", "{1,}", "*+", "++"]
 ATOM = st.sampled_from(_ATOMS) | st.sampled_from(LETTERS)
 PIECE = st.tuples(ATOM, st.sampled_from(_QUANTIFIERS)).map("".join)
@@ -51,26 +100,59 @@ def _regex(groups: bool) -> st.SearchStrategy[str]:
     flat = st.lists(PIECE, max_size=5).map("".join)
     if not groups:
         return flat
-    group = st.tuples(st.sampled_from(["(", "(?:", "(?<n>", "(?<g1>", "(?<a_b>", "(?>"]), flat,
-                      st.sampled_from([")", ")*", ")?", ")+", "|a)", "|)"])).map("".join)
+    group = st.tuples(
+        st.sampled_from(["(", "(?:", "(?<n>", "(?<g1>", "(?<a_b>", "(?>"]),
+        flat,
+        st.sampled_from([")", ")*", ")?", ")+", "|a)", "|)"]),
+    ).map("".join)
     return st.lists(group | PIECE, max_size=5).map("".join) | st.sampled_from([".*", "(.*)", "(.*?)@(.*)", "(.*)@.*"])
 
 
-REPLACEMENT = st.lists(st.sampled_from(["a", "x", "M", "é", "$0", "$1", "$2", "$12", "$01", "${n}", "${g1}", "${1a}",
-                                        "${", "$", "$x", "\\$", "\\\\", "\\", "@", "-", "$99999999999"]),
-                       max_size=4).map("".join)
+REPLACEMENT = st.lists(
+    st.sampled_from(
+        [
+            "a",
+            "x",
+            "M",
+            "é",
+            "$0",
+            "$1",
+            "$2",
+            "$12",
+            "$01",
+            "${n}",
+            "${g1}",
+            "${1a}",
+            "${",
+            "$",
+            "$x",
+            "\\$",
+            "\\\\",
+            "\\",
+            "@",
+            "-",
+            "$99999999999",
+        ]
+    ),
+    max_size=4,
+).map("".join)
 
 
 # ---- Kerberos ------------------------------------------------------------------------------------------------
 FORMAT = st.sampled_from(["$1", "$1@$0", "$2", "$1/$2@$0", "$1.$2", "$0"]) | st.lists(
     st.sampled_from(["$0", "$1", "$2", "$3", "$", "$x", "$01", "@", "/", ".", "a", "x", "$99999999999"]) | TEXT,
-    max_size=4).map("".join)
-MATCH = st.sampled_from([".*", ".*@CORP\\.TEST", "[^@]*@CORP\\.TEST", "[a-z]+", "(?i:.*@corp\\.test)", ".*[.].*",
-                         "[^/]*"]) | _regex(groups=False)
-SUBSTITUTION = st.sampled_from(["s/@.*//", "s/@CORP\\.TEST$//", "s/[.]/-/g", "s/(.*)@(.*)/$2-$1/", "s/x*?/-/g",
-                                "s/\\.TEST//", "s/a/$1/"]) | st.tuples(
-    _regex(groups=True).filter(lambda r: "/" not in r), REPLACEMENT.filter(lambda r: "/" not in r),
-    st.sampled_from(["", "g"])).map(lambda t: f"s/{t[0]}/{t[1]}/{t[2]}")
+    max_size=4,
+).map("".join)
+MATCH = st.sampled_from(
+    [".*", ".*@CORP\\.TEST", "[^@]*@CORP\\.TEST", "[a-z]+", "(?i:.*@corp\\.test)", ".*[.].*", "[^/]*"]
+) | _regex(groups=False)
+SUBSTITUTION = st.sampled_from(
+    ["s/@.*//", "s/@CORP\\.TEST$//", "s/[.]/-/g", "s/(.*)@(.*)/$2-$1/", "s/x*?/-/g", "s/\\.TEST//", "s/a/$1/"]
+) | st.tuples(
+    _regex(groups=True).filter(lambda r: "/" not in r),
+    REPLACEMENT.filter(lambda r: "/" not in r),
+    st.sampled_from(["", "g"]),
+).map(lambda t: f"s/{t[0]}/{t[1]}/{t[2]}")
 
 
 @st.composite
@@ -107,15 +189,43 @@ def kerberos_case(draw) -> dict:
 def ssl_rule(draw) -> str:
     if draw(st.integers(0, 6)) == 0:
         return draw(st.sampled_from(["DEFAULT", "", "x", "RULE:a", "RULE:a/b", "DEFAULTX", " DEFAULT "]))
-    pattern = draw(st.sampled_from(["^CN=(.*?),OU=(.*?)$", "^CN=(.*?),.*$", "CN=([^,]*).*", "(.*)", "^cn=(.*)$",
-                                    "^CN=(.*?),OU=ServiceUsers.*$", "a\\/b", "(?<n>[^,]*),(.*)"]) | _regex(True))
+    pattern = draw(
+        st.sampled_from(
+            [
+                "^CN=(.*?),OU=(.*?)$",
+                "^CN=(.*?),.*$",
+                "CN=([^,]*).*",
+                "(.*)",
+                "^cn=(.*)$",
+                "^CN=(.*?),OU=ServiceUsers.*$",
+                "a\\/b",
+                "(?<n>[^,]*),(.*)",
+            ]
+        )
+        | _regex(True)
+    )
     replacement = draw(st.sampled_from(["$1", "$1@$2", "$1$2$3", "$5", "$3$4", "$10", "$0", "user-$1"]) | REPLACEMENT)
     case = draw(st.sampled_from(["", "", "L", "U", "x", "LU", " "]))
     return f"RULE:{pattern}/{replacement}/{case}"
 
 
-DN = st.sampled_from(["CN=Mirror,OU=ServiceUsers,O=Example,C=US", "CN=mirror", "CN=a,OU=b", "CN=Straße,O=x",
-                      "CN=İx,OU=ΣΣ", "cn=low,ou=x", "CN=a\\,b,O=c", "CN=,O=", "", "CN=x/y@z"]) | TEXT
+DN = (
+    st.sampled_from(
+        [
+            "CN=Mirror,OU=ServiceUsers,O=Example,C=US",
+            "CN=mirror",
+            "CN=a,OU=b",
+            "CN=Straße,O=x",
+            "CN=İx,OU=ΣΣ",
+            "cn=low,ou=x",
+            "CN=a\\,b,O=c",
+            "CN=,O=",
+            "",
+            "CN=x/y@z",
+        ]
+    )
+    | TEXT
+)
 
 
 @st.composite
@@ -123,8 +233,11 @@ def ssl_case(draw) -> dict:
     rules = draw(st.lists(ssl_rule(), min_size=0, max_size=3))
     separators = draw(st.lists(st.sampled_from([",", ", ", " ,", ",,"]), min_size=len(rules), max_size=len(rules)))
     text = "".join(rule + sep for rule, sep in zip(rules, separators)).rstrip(",")
-    return {"kind": "ssl", "rules": draw(st.sampled_from([text, text, f" {text} ", text + ",DEFAULT"])),
-            "name": draw(DN)}
+    return {
+        "kind": "ssl",
+        "rules": draw(st.sampled_from([text, text, f" {text} ", text + ",DEFAULT"])),
+        "name": draw(DN),
+    }
 
 
 CASE = st.one_of(kerberos_case(), kerberos_case(), ssl_case())
@@ -150,8 +263,12 @@ def kafkas(answer: dict) -> dict:
     error = answer["error"]
     if answer["stage"] == "rules" and error == "PatternSyntaxException":
         return {"unsupported_ok": True}  # Java refuses the regex: our refusal of it agrees
-    return {"ok": False, "stage": answer["stage"], "error": error,
-            "non_simple": answer["message"].startswith("Non-simple name")}
+    return {
+        "ok": False,
+        "stage": answer["stage"],
+        "error": error,
+        "non_simple": answer["message"].startswith("Non-simple name"),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +277,12 @@ def kafka():
         pytest.skip("java or the Kafka jars (.deps/kafka/lib) are missing")
     process = subprocess.Popen(
         [paths.java_executable(), "-Xss8m", "-cp", paths.kafka_classpath(), str(REPO / "jvm/tools/NameRules.java")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
 
     def ask(cases: list[dict]) -> list[dict]:
         process.stdin.write(json.dumps(cases) + "\n")
@@ -186,8 +308,13 @@ def _compare(case: dict, answer: dict) -> None:
 
 def test_kafka_names_agree_with_kafkas_classes(kafka):
     @seed(SEED)
-    @settings(max_examples=BATCHES, deadline=None, database=None, derandomize=False,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+    @settings(
+        max_examples=BATCHES,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
     @given(st.lists(CASE, min_size=BATCH, max_size=BATCH))
     def batch(cases):
         for case, answer in zip(cases, kafka(cases)):

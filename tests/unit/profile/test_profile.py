@@ -143,8 +143,10 @@ def test_literal_password_is_refused_without_echoing_it(tmp_path):
     data = profile_data(tmp_path, target=password(tmp_path, "target", "PLAIN"))
     data["target"]["sasl"]["password"] = "hunter2-literal"
     problems = problems_of(tmp_path, data)
-    assert problems == ["target.sasl.password: not a secret reference; write env:NAME (an environment variable) or "
-                        "file:/absolute/path (a file holding the secret) (literal secrets are not allowed in a profile)"]
+    assert problems == [
+        "target.sasl.password: not a secret reference; write env:NAME (an environment variable) or "
+        "file:/absolute/path (a file holding the secret) (literal secrets are not allowed in a profile)"
+    ]
     assert "hunter2" not in str(problems)
 
 
@@ -177,7 +179,9 @@ def test_yaml_syntax_error_names_the_position_only(tmp_path):
 def test_validate_command_exit_codes(tmp_path, capsys):
     good = write_profile(tmp_path, profile_data(tmp_path))
     assert main(["validate", str(good)]) == 0
-    assert capsys.readouterr().out.startswith("profile OK: source src (SASL_SSL/GSSAPI) -> target tgt (SASL_SSL/GSSAPI)")
+    assert capsys.readouterr().out.startswith(
+        "profile OK: source src (SASL_SSL/GSSAPI) -> target tgt (SASL_SSL/GSSAPI)"
+    )
     data = profile_data(tmp_path)
     data["source"]["sasl"]["principal"] = "mirror"
     assert main(["validate", str(write_profile(tmp_path, data))]) == 2
@@ -186,6 +190,7 @@ def test_validate_command_exit_codes(tmp_path, capsys):
 
 
 # -- secrets -----------------------------------------------------------------------------------------------
+
 
 def test_secret_ref_never_shows_its_value(tmp_path, monkeypatch):
     monkeypatch.setenv("SM_SECRET", PASSWORD)
@@ -205,11 +210,15 @@ def test_unresolvable_secret_raises_bad_input(monkeypatch):
 
 # -- principals ----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("principal, expected", [
-    ("mirror/host.example.com@EXAMPLE.COM", "User:mirror"),
-    ("mirror@EXAMPLE.COM", "User:mirror"),
-    ("svc-mm2/h@OTHER.REALM", "User:svc-mm2"),
-])
+
+@pytest.mark.parametrize(
+    "principal, expected",
+    [
+        ("mirror/host.example.com@EXAMPLE.COM", "User:mirror"),
+        ("mirror@EXAMPLE.COM", "User:mirror"),
+        ("svc-mm2/h@OTHER.REALM", "User:svc-mm2"),
+    ],
+)
 def test_kafka_principal_follows_the_default_rule(principal, expected):
     assert kafka_principal_for_kerberos(principal) == expected
 
@@ -222,15 +231,25 @@ def test_kafka_principal_override(tmp_path):
 
 # -- topic selection -------------------------------------------------------------------------------------------
 
+
 def test_subscribe_pattern_is_one_java_regex():
     selection = TopicSelection.parse("orders.*, payments", ".*\\.tmp")
     assert selection.java_pattern() == "(?!(?:__.*|.*\\.tmp)$)(?:orders.*|payments)"
 
 
-@pytest.mark.parametrize("topic, mirrored", [
-    ("orders", True), ("orders.eu", True), ("payments", True), ("payments2", False), ("orders.x.tmp", False),
-    ("__consumer_offsets", False), ("__transaction_state", False), ("xorders", False),
-])
+@pytest.mark.parametrize(
+    "topic, mirrored",
+    [
+        ("orders", True),
+        ("orders.eu", True),
+        ("payments", True),
+        ("payments2", False),
+        ("orders.x.tmp", False),
+        ("__consumer_offsets", False),
+        ("__transaction_state", False),
+        ("xorders", False),
+    ],
+)
 def test_matcher_semantics(topic, mirrored):
     assert TopicSelection.parse("orders.*,payments", ".*\\.tmp").matches(topic) is mirrored
 
@@ -240,33 +259,39 @@ def test_internal_topics_excluded_even_when_included_explicitly():
     assert selection.select(["__consumer_offsets", "a", "_single"]) == ["_single", "a"]
 
 
-@pytest.mark.parametrize("java, python", [
-    ("\\p{Alpha}+", "[a-zA-Z]+"),
-    ("[\\p{Digit}_]+", "[0-9_]+"),
-    ("\\P{Lower}", "[^a-z]"),
-    ("a\\Q.*\\Eb", "a\\.\\*b"),
-    ("(?<name>x)y", "(?P<name>x)y"),
-    ("(?<=a)b", "(?<=a)b"),
-    ("a*+b++", "a*+b++"),
-    ("(?i:orders)", "(?i:orders)"),
-    ("x{3}", "x{3}"),
-    ("a\\z", "a\\Z"),
-])
+@pytest.mark.parametrize(
+    "java, python",
+    [
+        ("\\p{Alpha}+", "[a-zA-Z]+"),
+        ("[\\p{Digit}_]+", "[0-9_]+"),
+        ("\\P{Lower}", "[^a-z]"),
+        ("a\\Q.*\\Eb", "a\\.\\*b"),
+        ("(?<name>x)y", "(?P<name>x)y"),
+        ("(?<=a)b", "(?<=a)b"),
+        ("a*+b++", "a*+b++"),
+        ("(?i:orders)", "(?i:orders)"),
+        ("x{3}", "x{3}"),
+        ("a\\z", "a\\Z"),
+    ],
+)
 def test_java_regex_translation(java, python):
     assert to_python(java) == python
 
 
-@pytest.mark.parametrize("java, message", [
-    ("\\p{L}+", "has no exact Python equivalent"),
-    ("[a[b]]", "nested character classes"),
-    ("[a-z&&b]", "intersection"),
-    ("\\R", "Java-only"),
-    ("(a)\\1", "back-references"),
-    ("(?P<x>a)", "Python-only"),
-    ("(?i)orders", "scoped group"),
-    ("(?U:a)", "differ between Java and Python"),
-    ("a{,3}", "must start a repetition"),
-])
+@pytest.mark.parametrize(
+    "java, message",
+    [
+        ("\\p{L}+", "has no exact Python equivalent"),
+        ("[a[b]]", "nested character classes"),
+        ("[a-z&&b]", "intersection"),
+        ("\\R", "Java-only"),
+        ("(a)\\1", "back-references"),
+        ("(?P<x>a)", "Python-only"),
+        ("(?i)orders", "scoped group"),
+        ("(?U:a)", "differ between Java and Python"),
+        ("a{,3}", "must start a repetition"),
+    ],
+)
 def test_untranslatable_java_regex_is_refused(java, message):
     with pytest.raises(JavaRegexError, match=re.escape(message)):
         to_python(java)
@@ -277,11 +302,18 @@ def test_possessive_quantifier_behaves_possessively():
     assert TopicSelection.parse("a*a").matches("aaa")
 
 
-@pytest.mark.parametrize("piece, kind, value", [
-    ("payments", "literal", "payments"), ("orders\\.eu", "literal", "orders.eu"), ("orders.*", "prefix", "orders"),
-    ("orders\\..*", "prefix", "orders."), (".*", "prefix", ""), ("orders.eu", "regex", "orders.eu"),
-    ("(a|b)", "regex", "(a|b)"),
-])
+@pytest.mark.parametrize(
+    "piece, kind, value",
+    [
+        ("payments", "literal", "payments"),
+        ("orders\\.eu", "literal", "orders.eu"),
+        ("orders.*", "prefix", "orders"),
+        ("orders\\..*", "prefix", "orders."),
+        (".*", "prefix", ""),
+        ("orders.eu", "regex", "orders.eu"),
+        ("(a|b)", "regex", "(a|b)"),
+    ],
+)
 def test_classify_for_acls(piece, kind, value):
     resource = classify(piece)
     assert (resource.kind, resource.value) == (kind, value)
@@ -289,22 +321,29 @@ def test_classify_for_acls(piece, kind, value):
 
 # -- renaming --------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("rename, expected", [
-    ({"rule": "identity"}, "orders"),
-    ({"rule": "alias_prefix"}, "src.orders"),
-    ({"rule": "template", "template": "mirror.{source_alias}.{topic}.{target_alias}"}, "mirror.src.orders.tgt"),
-])
+
+@pytest.mark.parametrize(
+    "rename, expected",
+    [
+        ({"rule": "identity"}, "orders"),
+        ({"rule": "alias_prefix"}, "src.orders"),
+        ({"rule": "template", "template": "mirror.{source_alias}.{topic}.{target_alias}"}, "mirror.src.orders.tgt"),
+    ],
+)
 def test_target_topic(tmp_path, rename, expected):
     profile = load_profile(write_profile(tmp_path, profile_data(tmp_path, rename=rename)))
     assert profile.target_topic("orders") == expected
 
 
-@pytest.mark.parametrize("template, message", [
-    ("mirror.{topic", "template does not parse"),
-    ("mirror", "template must contain {topic}"),
-    ("{nope}.{topic}", "template does not parse"),
-    ("a b.{topic}", "illegal topic names"),
-])
+@pytest.mark.parametrize(
+    "template, message",
+    [
+        ("mirror.{topic", "template does not parse"),
+        ("mirror", "template must contain {topic}"),
+        ("{nope}.{topic}", "template does not parse"),
+        ("a b.{topic}", "illegal topic names"),
+    ],
+)
 def test_bad_rename_template(tmp_path, template, message):
     data = profile_data(tmp_path, rename={"rule": "template", "template": template})
     [problem] = problems_of(tmp_path, data)
@@ -312,6 +351,7 @@ def test_bad_rename_template(tmp_path, template, message):
 
 
 # -- schema ----------------------------------------------------------------------------------------------------
+
 
 def test_committed_schema_is_generated_from_the_model():
     committed = (REPO / "schema" / "profile.schema.json").read_text()
@@ -321,7 +361,12 @@ def test_committed_schema_is_generated_from_the_model():
 def test_schema_command_prints_it(capsys):
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)
-    assert schema["additionalProperties"] is False and set(schema["required"]) == {"version", "source", "target", "mirror"}
+    assert schema["additionalProperties"] is False and set(schema["required"]) == {
+        "version",
+        "source",
+        "target",
+        "mirror",
+    }
 
 
 def test_gssapi_cluster_helper_is_consistent(tmp_path):

@@ -9,10 +9,34 @@ import pytest
 
 from secure_mirror.profile import TopicSelection
 
-TOPICS = ["demo.a", "demo.b", "demoX", "demo.", "__consumer_offsets", "__demo.x", "orders", "orders.eu", "orders-eu",
-          "ORDERS", "payments.v1", "payments.v10", "a.b.c", "x_y-z", "demo.internal", "long" + "x" * 200]
-SELECTIONS = [("demo\\..*", None), (".*", None), ("orders, payments\\.v1", None), ("demo\\..*", "demo\\.internal"),
-              ("(?i:orders)", None), ("payments\\.v\\d+", "payments\\.v10"), ("[a-c]\\..*", None), (".*", "demo.*,x.*")]
+TOPICS = [
+    "demo.a",
+    "demo.b",
+    "demoX",
+    "demo.",
+    "__consumer_offsets",
+    "__demo.x",
+    "orders",
+    "orders.eu",
+    "orders-eu",
+    "ORDERS",
+    "payments.v1",
+    "payments.v10",
+    "a.b.c",
+    "x_y-z",
+    "demo.internal",
+    "long" + "x" * 200,
+]
+SELECTIONS = [
+    ("demo\\..*", None),
+    (".*", None),
+    ("orders, payments\\.v1", None),
+    ("demo\\..*", "demo\\.internal"),
+    ("(?i:orders)", None),
+    ("payments\\.v\\d+", "payments\\.v10"),
+    ("[a-c]\\..*", None),
+    (".*", "demo.*,x.*"),
+]
 JAVA = """
 import java.util.regex.Pattern;
 public class Select {
@@ -36,7 +60,12 @@ def test_python_selection_matches_java_pattern_matches(tmp_path):
     source = tmp_path / "Select.java"
     source.write_text(JAVA)
     selections = [TopicSelection.parse(include, exclude) for include, exclude in SELECTIONS]
-    lines = subprocess.run(["java", str(source), *(s.java_pattern() for s in selections), "--", *TOPICS],
-                           capture_output=True, text=True, check=True, timeout=60).stdout.splitlines()
+    lines = subprocess.run(
+        ["java", str(source), *(s.java_pattern() for s in selections), "--", *TOPICS],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.splitlines()
     for selection, line in zip(selections, lines, strict=True):
         assert selection.select(TOPICS) == sorted(line.split()), selection

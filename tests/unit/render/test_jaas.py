@@ -17,30 +17,73 @@ from tests.support.profiles import gssapi, password, profile_data, write_profile
 
 REPO = Path(__file__).resolve().parents[3]
 HOSTILE = [
-    'p"q', "a\\b", "a\\\\b", '\\"', "x;y", "a=b", "with space", "debug=true",
-    '" debug="true', '";', 'x"; org.Evil required a="b', "é漢字🙂", "\\n literal", "'single'",
-    "/* comment */", "// slash", "$dollar", "#hash", "!bang", ":colon", "\\u0041", "\\7",
-    "{}[]()", "=", ";", '"', "\\", "*/ KafkaClient { x required; }; /*",
+    'p"q',
+    "a\\b",
+    "a\\\\b",
+    '\\"',
+    "x;y",
+    "a=b",
+    "with space",
+    "debug=true",
+    '" debug="true',
+    '";',
+    'x"; org.Evil required a="b',
+    "é漢字🙂",
+    "\\n literal",
+    "'single'",
+    "/* comment */",
+    "// slash",
+    "$dollar",
+    "#hash",
+    "!bang",
+    ":colon",
+    "\\u0041",
+    "\\7",
+    "{}[]()",
+    "=",
+    ";",
+    '"',
+    "\\",
+    "*/ KafkaClient { x required; }; /*",
 ]
 # Refused by the input policy (secure_mirror/profile/policy.py) when the secret is resolved, naming the reference.
-REFUSED = ["tab\there", "\x01ct\x0brl", "a\x1cb", "d\x85e", "e\u2028f", "f\u2029g", "g\x0ch", "\x00nul",
-           "rlo\u202eexe", "new\nline", "c\rr"]
+REFUSED = [
+    "tab\there",
+    "\x01ct\x0brl",
+    "a\x1cb",
+    "d\x85e",
+    "e\u2028f",
+    "f\u2029g",
+    "g\x0ch",
+    "\x00nul",
+    "rlo\u202eexe",
+    "new\nline",
+    "c\rr",
+]
 
 
-@pytest.mark.parametrize("value, quoted", [
-    ("plain", '"plain"'),
-    ('p"q', '"p\\"q"'),
-    ("a\\b", '"a\\\\b"'),
-    ("x;y=z w", '"x;y=z w"'),
-    ("", '""'),
-])
+@pytest.mark.parametrize(
+    "value, quoted",
+    [
+        ("plain", '"plain"'),
+        ('p"q', '"p\\"q"'),
+        ("a\\b", '"a\\\\b"'),
+        ("x;y=z w", '"x;y=z w"'),
+        ("", '""'),
+    ],
+)
 def test_jaas_quote(value, quoted):
     assert jaas_quote(value, "f") == quoted
 
 
-@pytest.mark.parametrize("value, what", [
-    ("a\nb", "a line break"), ("a\rb", "a carriage return"), ("${user.home}", "'${'"),
-])
+@pytest.mark.parametrize(
+    "value, what",
+    [
+        ("a\nb", "a line break"),
+        ("a\rb", "a carriage return"),
+        ("${user.home}", "'${'"),
+    ],
+)
 def test_unrepresentable_values_are_refused_naming_the_field(value, what):
     with pytest.raises(UnrepresentableValue) as caught:
         jaas_quote(value, "target.sasl.password")
@@ -61,11 +104,14 @@ def test_refused_password_fails_render_without_writing(tmp_path):
 @pytest.mark.parametrize("value", ["trailing ", " leading"])
 def test_blanks_at_the_ends_of_a_password_are_refused_for_librdkafka(tmp_path, value):
     data = profile_data(tmp_path, target=password(tmp_path, "target", "PLAIN", value=value))
-    with pytest.raises(UnrepresentableValue, match="^target.sasl.password: the value contains blanks at its start or end"):
+    with pytest.raises(
+        UnrepresentableValue, match="^target.sasl.password: the value contains blanks at its start or end"
+    ):
         render_all(load_profile(write_profile(tmp_path, data)), tmp_path / "out")
 
 
 # -- the real parsers -------------------------------------------------------------------------------------------
+
 
 def _java_available() -> bool:
     return shutil.which(paths.java_executable()) is not None and any(paths.kafka_lib_dir().glob("kafka-clients-*.jar"))
@@ -76,7 +122,12 @@ def parse_with_java(requests: list[dict]) -> list[dict]:
     lines = "".join(json.dumps(request) + "\n" for request in requests)
     result = subprocess.run(
         [paths.java_executable(), "-cp", paths.kafka_classpath(), str(REPO / "jvm" / "tools" / "JaasParse.java")],
-        input=lines, capture_output=True, text=True, encoding="utf-8", timeout=120, check=False,
+        input=lines,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     return [json.loads(line) for line in result.stdout.split("\n") if line.startswith("{")]
@@ -103,11 +154,19 @@ def test_hostile_passwords_round_trip_through_every_java_parser(tmp_path):
         render_all(load_profile(write_profile(case, data)), case / "out")
         for request in _requests(case / "out", "target", "tgt"):
             requests.append(request)
-            expected.append({"loginModule": "org.apache.kafka.common.security.scram.ScramLoginModule",
-                             "controlFlag": "required", "options": {"username": "mirror", "password": value}})
+            expected.append(
+                {
+                    "loginModule": "org.apache.kafka.common.security.scram.ScramLoginModule",
+                    "controlFlag": "required",
+                    "options": {"username": "mirror", "password": value},
+                }
+            )
     answers = parse_with_java(requests)
-    failures = [(req["kind"], exp["options"]["password"], ans) for req, exp, ans in zip(requests, expected, answers)
-                if ans != {"ok": True, "entries": [exp]}]
+    failures = [
+        (req["kind"], exp["options"]["password"], ans)
+        for req, exp, ans in zip(requests, expected, answers)
+        if ans != {"ok": True, "entries": [exp]}
+    ]
     assert len(answers) == len(requests) and failures == []
 
 
@@ -131,8 +190,17 @@ def test_hostile_keytab_path_and_principal_round_trip(tmp_path):
     data["source"]["sasl"]["service_name"] = 'kaf"ka'
     out = case / "out"
     render_all(load_profile(write_profile(case, data)), out)
-    expected = {"loginModule": "com.sun.security.auth.module.Krb5LoginModule", "controlFlag": "required",
-                "options": {"useKeyTab": "true", "storeKey": "true", "useTicketCache": "false", "serviceName": 'kaf"ka',
-                            "keyTab": source["sasl"]["keytab"], "principal": source["sasl"]["principal"]}}
+    expected = {
+        "loginModule": "com.sun.security.auth.module.Krb5LoginModule",
+        "controlFlag": "required",
+        "options": {
+            "useKeyTab": "true",
+            "storeKey": "true",
+            "useTicketCache": "false",
+            "serviceName": 'kaf"ka',
+            "keyTab": source["sasl"]["keytab"],
+            "principal": source["sasl"]["principal"],
+        },
+    }
     for answer in parse_with_java(_requests(out, "source", "src")):
         assert answer == {"ok": True, "entries": [expected]}

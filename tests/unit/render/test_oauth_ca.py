@@ -23,7 +23,8 @@ def _profile(tmp_path, monkeypatch, ca: bool):
 def test_the_java_client_trusts_the_token_endpoint_ca_through_its_jaas_options(tmp_path, monkeypatch):
     profile = _profile(tmp_path, monkeypatch, ca=True)
     assert inline_jaas(profile.source, "source").endswith(
-        f'scope="kafka" ssl.truststore.type="PEM" ssl.truststore.location="{tmp_path / "ca.pem"}";')
+        f'scope="kafka" ssl.truststore.type="PEM" ssl.truststore.location="{tmp_path / "ca.pem"}";'
+    )
     without = _profile(tmp_path / "none", monkeypatch, ca=False)
     assert "ssl.truststore" not in inline_jaas(without.source, "source")
 

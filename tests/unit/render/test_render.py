@@ -27,38 +27,70 @@ def _case(name: str, tmp: Path, monkeypatch) -> dict:
     monkeypatch.setenv("SM_TEST_CLIENT_SECRET", pf.PASSWORD)
     cases = {
         "gssapi": lambda: pf.profile_data(tmp, pf.gssapi(tmp, "source"), pf.gssapi(tmp, "target", "SASL_PLAINTEXT")),
-        "scram": lambda: pf.profile_data(tmp, pf.password(tmp, "source", "SCRAM-SHA-256", "SASL_PLAINTEXT"),
-                                         pf.password(tmp, "target", "SCRAM-SHA-512")),
+        "scram": lambda: pf.profile_data(
+            tmp,
+            pf.password(tmp, "source", "SCRAM-SHA-256", "SASL_PLAINTEXT"),
+            pf.password(tmp, "target", "SCRAM-SHA-512"),
+        ),
         "plain": lambda: pf.profile_data(tmp, pf.password(tmp, "source", "PLAIN"), pf.password(tmp, "target", "PLAIN")),
         "oauthbearer": lambda: pf.profile_data(tmp, pf.oauth(tmp, "source"), pf.oauth(tmp, "target")),
         "mutual-tls": lambda: pf.profile_data(tmp, pf.mutual_tls(tmp, "source"), pf.mutual_tls(tmp, "target")),
-        "plaintext": lambda: pf.profile_data(tmp, pf.plaintext(tmp, "source"), pf.plaintext(tmp, "target"),
-                                             rename={"rule": "identity"}),
+        "plaintext": lambda: pf.profile_data(
+            tmp, pf.plaintext(tmp, "source"), pf.plaintext(tmp, "target"), rename={"rule": "identity"}
+        ),
         "yarn-cluster": lambda: pf.profile_data(
-            tmp, rename={"rule": "template", "template": "mirror.{topic}"},
-            spark={"master": "yarn", "deploy_mode": "cluster", "conf": {"spark.executor.instances": 2},
-                   "max_offsets_per_trigger": 10000},
-            topics={"include": "orders.*,payments,(eu|us)\\.sales", "exclude": ".*\\.tmp"}),
+            tmp,
+            rename={"rule": "template", "template": "mirror.{topic}"},
+            spark={
+                "master": "yarn",
+                "deploy_mode": "cluster",
+                "conf": {"spark.executor.instances": 2},
+                "max_offsets_per_trigger": 10000,
+            },
+            topics={"include": "orders.*,payments,(eu|us)\\.sales", "exclude": ".*\\.tmp"},
+        ),
         "yarn-client-hdfs": lambda: {
-            **pf.profile_data(tmp, spark={"master": "yarn", "deploy_mode": "client"},
-                              checkpoint_location="hdfs://nn.source.test:8020/user/mirror/checkpoints"),
-            "hadoop": {"properties": {
-                "core-site.xml": {"fs.defaultFS": "hdfs://nn.source.test:8020",
-                                  "hadoop.security.authentication": "kerberos"},
-                "hdfs-site.xml": {"dfs.namenode.kerberos.principal": "nn/_HOST@SOURCE.TEST"},
-                "yarn-site.xml": {"yarn.resourcemanager.address": "rm.source.test:8032",
-                                  "yarn.resourcemanager.principal": "rm/_HOST@SOURCE.TEST"}},
+            **pf.profile_data(
+                tmp,
+                spark={"master": "yarn", "deploy_mode": "client"},
+                checkpoint_location="hdfs://nn.source.test:8020/user/mirror/checkpoints",
+            ),
+            "hadoop": {
+                "properties": {
+                    "core-site.xml": {
+                        "fs.defaultFS": "hdfs://nn.source.test:8020",
+                        "hadoop.security.authentication": "kerberos",
+                    },
+                    "hdfs-site.xml": {"dfs.namenode.kerberos.principal": "nn/_HOST@SOURCE.TEST"},
+                    "yarn-site.xml": {
+                        "yarn.resourcemanager.address": "rm.source.test:8032",
+                        "yarn.resourcemanager.principal": "rm/_HOST@SOURCE.TEST",
+                    },
+                },
                 "principal": "mirror/mirror.source.test@SOURCE.TEST",
-                "keytab": str(tmp / "source" / "mirror.keytab")}},
+                "keytab": str(tmp / "source" / "mirror.keytab"),
+            },
+        },
         "k8s-client": lambda: pf.profile_data(tmp, spark={"master": "k8s://https://k8s.example.com:6443"}),
-        "cross-realm": lambda: pf.cross_realm(pf.profile_data(tmp, pf.gssapi(tmp, "source"), pf.mutual_tls(tmp, "target"))),
+        "cross-realm": lambda: pf.cross_realm(
+            pf.profile_data(tmp, pf.gssapi(tmp, "source"), pf.mutual_tls(tmp, "target"))
+        ),
     }
     return cases[name]()
 
 
-CASES = ["gssapi", "scram", "plain", "oauthbearer", "mutual-tls", "plaintext", "yarn-cluster", "yarn-client-hdfs",
-         "k8s-client",
-         "cross-realm"]
+CASES = [
+    "gssapi",
+    "scram",
+    "plain",
+    "oauthbearer",
+    "mutual-tls",
+    "plaintext",
+    "yarn-cluster",
+    "yarn-client-hdfs",
+    "k8s-client",
+    "cross-realm",
+]
 
 
 def _normalise(text: str, tmp: Path) -> str:
@@ -81,6 +113,7 @@ def test_rendered_files_match_golden(name, tmp_path, monkeypatch):
 
 # -- the tree -------------------------------------------------------------------------------------------------
 
+
 def _scram_profile(tmp: Path):
     data = pf.profile_data(tmp, pf.gssapi(tmp, "source"), pf.password(tmp, "target", "SCRAM-SHA-512"))
     return load_profile(pf.write_profile(tmp, data))
@@ -90,12 +123,18 @@ def test_secret_files_are_created_0600_and_others_readable(tmp_path, monkeypatch
     profile = _scram_profile(tmp_path)
     chmodded = []
     real_chmod = os.chmod
-    monkeypatch.setattr(os, "chmod", lambda path, mode, **kw: (chmodded.append(Path(path)), real_chmod(path, mode, **kw)))
+    monkeypatch.setattr(
+        os, "chmod", lambda path, mode, **kw: (chmodded.append(Path(path)), real_chmod(path, mode, **kw))
+    )
     files = render_all(profile, tmp_path / "out")
     modes = {f.path: stat.S_IMODE((tmp_path / "out" / f.path).stat().st_mode) for f in files}
     assert {path for path, mode in modes.items() if mode == 0o600} == {
-        "target/jaas.conf", "target/client.properties", "target/librdkafka.conf", "spark/sink-options.json",
-        "mm2/mm2.properties"}
+        "target/jaas.conf",
+        "target/client.properties",
+        "target/librdkafka.conf",
+        "spark/sink-options.json",
+        "mm2/mm2.properties",
+    }
     assert modes["spark/spark-submit.sh"] & 0o100 and modes["acls/apply-acls.sh"] & 0o100
     assert stat.S_IMODE((tmp_path / "out" / "ccache").stat().st_mode) == 0o700
     assert all(path.suffix == ".tmp" for path in chmodded)  # only the staging folder, never a file after writing
@@ -123,7 +162,8 @@ def test_secret_is_in_the_0600_files_in_each_format(tmp_path):
     render_all(_scram_profile(tmp_path), tmp_path / "out")
     out = tmp_path / "out"
     assert json.loads((out / "spark" / "sink-options.json").read_text())["kafka.sasl.jaas.config"].endswith(
-        'password="p\\"a\\\\ss;w=rd é";')
+        'password="p\\"a\\\\ss;w=rd é";'
+    )
     assert "sasl.password=" + pf.PASSWORD in (out / "target" / "librdkafka.conf").read_text()
 
 
@@ -182,6 +222,7 @@ def test_manifest_lists_every_file(tmp_path):
 
 # -- templates ------------------------------------------------------------------------------------------------
 
+
 def test_template_errors_name_template_and_line_but_not_values():
     with pytest.raises(TemplateFailure) as caught:
         templating.render("templates/krb5.conf.j2", realms={"R": {"kdcs": ["hunter2-secret"]}})
@@ -194,6 +235,7 @@ def test_templates_found_from_the_package():
 
 
 # -- spark and acls -------------------------------------------------------------------------------------------
+
 
 def test_two_identities_in_one_jvm(tmp_path):
     profile = load_profile(pf.write_profile(tmp_path, pf.profile_data(tmp_path)))
@@ -218,7 +260,9 @@ def test_acls_for_regex_and_template(tmp_path, monkeypatch):
     assert source.unresolved == target.unresolved == ["(eu|us)\\.sales"]
     topics = [b for b in target.bindings if b.resource_type == "TOPIC"]
     assert {(b.resource_name, b.pattern_type) for b in topics} == {
-        ("mirror.orders", "PREFIXED"), ("mirror.payments", "LITERAL")}
+        ("mirror.orders", "PREFIXED"),
+        ("mirror.payments", "LITERAL"),
+    }
     assert {b.operation for b in topics} == {"WRITE", "DESCRIBE", "CREATE", "READ"}  # READ: for verify
     groups = [(b.resource_name, b.pattern_type, b.operation) for b in target.bindings if b.resource_type == "GROUP"]
     assert groups == [("secure-mirror-src-tgt", "PREFIXED", "READ")]
@@ -226,17 +270,26 @@ def test_acls_for_regex_and_template(tmp_path, monkeypatch):
 
 def test_mirrormaker2_acls_are_separate_and_name_its_internal_topics_and_group(tmp_path, monkeypatch):
     profile = load_profile(pf.write_profile(tmp_path, _case("scram", tmp_path, monkeypatch)))
-    job = {(b.operation, b.resource_type, b.resource_name) for plan in (acls.source_acls(profile),
-                                                                        acls.target_acls(profile))
-           for b in plan.bindings}
+    job = {
+        (b.operation, b.resource_type, b.resource_name)
+        for plan in (acls.source_acls(profile), acls.target_acls(profile))
+        for b in plan.bindings
+    }
     source, target = acls.mm2_source_acls(profile), acls.mm2_target_acls(profile)
     src, tgt = profile.source.alias, profile.target.alias
     mm2 = {(b.operation, b.resource_type, b.resource_name) for b in source.bindings + target.bindings}
     internal = {name for op, kind, name in mm2 if kind == "TOPIC" and ("internal" in name or name == "heartbeats")}
-    assert internal == {f"mm2-offset-syncs.{tgt}.internal", f"{src}.checkpoints.internal", "heartbeats",
-                        f"mm2-configs.{src}.internal", f"mm2-offsets.{src}.internal", f"mm2-status.{src}.internal"}
+    assert internal == {
+        f"mm2-offset-syncs.{tgt}.internal",
+        f"{src}.checkpoints.internal",
+        "heartbeats",
+        f"mm2-configs.{src}.internal",
+        f"mm2-offsets.{src}.internal",
+        f"mm2-status.{src}.internal",
+    }
     assert {b.resource_name for b in source.bindings if "internal" in b.resource_name} == {
-        f"mm2-offset-syncs.{tgt}.internal"}  # offset-syncs live on the source by default
+        f"mm2-offset-syncs.{tgt}.internal"
+    }  # offset-syncs live on the source by default
     assert ("READ", "GROUP", f"{src}-mm2") in mm2
     assert not {name for _, _, name in job} & internal  # the Spark job's identity gets none of MM2's topics
     assert not {op for op, _, _ in job} & {"ALTER_CONFIGS", "DESCRIBE_CONFIGS"}
@@ -247,8 +300,14 @@ def test_mutual_tls_principal_is_the_certificate_subject(tmp_path, monkeypatch):
     assert acls.kafka_principal(profile.source) == "User:CN=mirror,O=Example"
 
 
-@pytest.mark.parametrize("master, deploy_mode", [("local[2]", "client"), ("spark://spark.example.com:7077", "client"),
-                                                 ("spark://spark.example.com:7077", "cluster")])
+@pytest.mark.parametrize(
+    "master, deploy_mode",
+    [
+        ("local[2]", "client"),
+        ("spark://spark.example.com:7077", "client"),
+        ("spark://spark.example.com:7077", "cluster"),
+    ],
+)
 def test_one_keytab_for_both_sides_ships_under_both_names_in_every_deploy_mode(master, deploy_mode, tmp_path):
     """The rendered spark-submit.sh is run by bash with a stand-in spark-submit: every keyTab the Kafka options
     name is a file that ships (or, with a local master, is the keytab itself), holding the keytab's bytes."""

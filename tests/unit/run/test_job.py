@@ -25,8 +25,11 @@ def test_missing_option_files_are_bad_input_naming_the_fix(tmp_path):
     with pytest.raises(outcome.JobRefused, match="source-options.json is missing; render the profile again") as refused:
         options.read_options(tmp_path)
     assert refused.value.exit_code == errors.EXIT_BAD_INPUT
-    for name, content in (("source-options.json", {"a": "1"}), ("sink-options.json", {"b": "2"}),
-                          ("job.json", {"c": 3})):
+    for name, content in (
+        ("source-options.json", {"a": "1"}),
+        ("sink-options.json", {"b": "2"}),
+        ("job.json", {"c": 3}),
+    ):
         (tmp_path / name).write_text(json.dumps(content))
     assert options.read_options(tmp_path) == ({"a": "1"}, {"b": "2"}, {"c": 3})
 
@@ -36,18 +39,33 @@ Caused by: org.apache.kafka.common.errors.TimeoutException: Expiring 2 record(s)
 \tat org.apache.kafka.clients.producer.internals.RecordAccumulator.expiredBatches(RecordAccumulator.java:1)"""
 
 
-@pytest.mark.parametrize(("text", "code", "sentence"), [
-    ("org.apache.kafka.common.errors.TopicAuthorizationException: Not authorized to access topics: [t]",
-     errors.EXIT_REFUSED, "a cluster refused the mirror identity access to a topic (org.apache.kafka.common.errors."
-     "TopicAuthorizationException: Not authorized to access topics: [t]); grant the ACLs of the rendered acls/"),
-    ("Partition t-0's offset was changed from 78 to 0, some data may have been lost.\nSet failOnDataLoss false",
-     errors.EXIT_REFUSED, "source records the checkpoint expects are gone (a source topic was deleted or truncated): "
-     "Partition t-0's offset was changed from 78 to 0, some data may have been lost."),
-    (KAFKA_TRACE, errors.EXIT_FAILED, "the mirror query failed: TimeoutException: Expiring 2 record(s) for src.t-0: "
-     "120001 ms has passed"),
-    ("java.lang.IllegalStateException: odd\nmore", errors.EXIT_FAILED, "the mirror query failed: "
-     "java.lang.IllegalStateException: odd"),
-])
+@pytest.mark.parametrize(
+    ("text", "code", "sentence"),
+    [
+        (
+            "org.apache.kafka.common.errors.TopicAuthorizationException: Not authorized to access topics: [t]",
+            errors.EXIT_REFUSED,
+            "a cluster refused the mirror identity access to a topic (org.apache.kafka.common.errors."
+            "TopicAuthorizationException: Not authorized to access topics: [t]); grant the ACLs of the rendered acls/",
+        ),
+        (
+            "Partition t-0's offset was changed from 78 to 0, some data may have been lost.\nSet failOnDataLoss false",
+            errors.EXIT_REFUSED,
+            "source records the checkpoint expects are gone (a source topic was deleted or truncated): "
+            "Partition t-0's offset was changed from 78 to 0, some data may have been lost.",
+        ),
+        (
+            KAFKA_TRACE,
+            errors.EXIT_FAILED,
+            "the mirror query failed: TimeoutException: Expiring 2 record(s) for src.t-0: 120001 ms has passed",
+        ),
+        (
+            "java.lang.IllegalStateException: odd\nmore",
+            errors.EXIT_FAILED,
+            "the mirror query failed: java.lang.IllegalStateException: odd",
+        ),
+    ],
+)
 def test_a_failed_query_becomes_an_exit_code_and_one_sentence(text, code, sentence):
     got_code, message = outcome.classify(RuntimeError(text))
     assert got_code == code and message.startswith(sentence)
@@ -77,17 +95,24 @@ def test_a_signal_is_a_stop_request_without_a_control_folder():
 
 def test_arguments():
     args = entry.parse_args(["--options-dir", "/o", "--control-dir", "/c", "--until-caught-up"])
-    assert (args.options_dir, args.control_dir, args.until_caught_up, args.trigger_interval) == \
-        ("/o", "/c", True, "5 seconds")
+    assert (args.options_dir, args.control_dir, args.until_caught_up, args.trigger_interval) == (
+        "/o",
+        "/c",
+        True,
+        "5 seconds",
+    )
 
 
-@pytest.mark.parametrize("plan", [
-    'kafka.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="m" '
-    'password="p\\"w,d";',
-    "kafka.ssl.truststore.password=s3cret, kafka.bootstrap.servers=b:9093",
-    "ssl.keystore.key=-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----",
-    "kafka.sasl.oauthbearer.client.secret=abc}",
-])
+@pytest.mark.parametrize(
+    "plan",
+    [
+        'kafka.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="m" '
+        'password="p\\"w,d";',
+        "kafka.ssl.truststore.password=s3cret, kafka.bootstrap.servers=b:9093",
+        "ssl.keystore.key=-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----",
+        "kafka.sasl.oauthbearer.client.secret=abc}",
+    ],
+)
 def test_plan_strings_lose_their_secrets(plan):
     redacted = re.sub(entry.PLAN_REDACTION, "*********(redacted)", plan)
     assert not any(secret in redacted for secret in ('p\\"w', "s3cret", "MIIB", "abc"))
@@ -107,4 +132,5 @@ def test_one_fingerprint_comparison_for_the_launcher_and_the_job():
     assert fingerprint_mismatch("/ck", old, new) == (
         "the checkpoint /ck belongs to a profile with other topic or rename settings (rename_rule: 'alias_prefix' "
         "-> 'identity'); resuming would skip or misroute records. Point mirror.checkpoint_location at a new folder, "
-        "or restore the old settings")
+        "or restore the old settings"
+    )

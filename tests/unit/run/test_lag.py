@@ -17,7 +17,7 @@ def _write_checkpoint(folder, batches: dict[int, dict], committed: list[int]):
     (folder / "offsets").mkdir(parents=True)
     (folder / "commits").mkdir()
     for batch, offsets in batches.items():
-        (folder / "offsets" / str(batch)).write_text("v1\n{\"batchWatermarkMs\":0}\n" + json.dumps(offsets))
+        (folder / "offsets" / str(batch)).write_text('v1\n{"batchWatermarkMs":0}\n' + json.dumps(offsets))
     for batch in committed:
         (folder / "commits" / str(batch)).write_text("v1\n{}")
     (folder / "sources" / "0").mkdir(parents=True)
@@ -34,8 +34,11 @@ def test_committed_offsets_are_those_of_the_newest_committed_batch(tmp_path):
 def test_lag_rows_and_table(tmp_path):
     profile = pf.load(tmp_path)
     rows = lag_rows(profile, {("t", 0): (0, 12), ("t", 1): (0, 4), ("u", 0): (2, 9)}, {("t", 0): 9, ("t", 1): 4})
-    assert [(r.topic, r.partition, r.offset, r.log_end, r.lag) for r in rows] == \
-           [("t", 0, 9, 12, 3), ("t", 1, 4, 4, 0), ("u", 0, None, 9, 7)]
+    assert [(r.topic, r.partition, r.offset, r.log_end, r.lag) for r in rows] == [
+        ("t", 0, 9, 12, 3),
+        ("t", 1, 4, 4, 0),
+        ("u", 0, None, 9, 7),
+    ]
     table = format_table(rows).splitlines()
     assert table[0].split() == ["Group", "Topic", "Partition", "Offset", "LogEnd", "Lag"]
     assert table[3].split() == ["secure-mirror-src-tgt", "u", "0", "-", "9", "7"]
@@ -57,7 +60,10 @@ def test_checkpoint_of_other_settings_is_refused(tmp_path):
     (tmp_path / FINGERPRINT_FILE).write_text(json.dumps({"sha256": fingerprint(old), "settings": old}))
     checkpoint.check_fingerprint(str(tmp_path), {"sha256": fingerprint(old), "settings": old})
     new = {**old, "rename_rule": "identity"}
-    with pytest.raises(BadInputError, match=r"other topic or rename settings \(rename_rule: 'alias_prefix' -> "
-                                            r"'identity'\)"):
+    with pytest.raises(
+        BadInputError,
+        match=r"other topic or rename settings \(rename_rule: 'alias_prefix' -> "
+        r"'identity'\)",
+    ):
         checkpoint.check_fingerprint(str(tmp_path), {"sha256": fingerprint(new), "settings": new})
     checkpoint.check_fingerprint("hdfs://nn/ckpt", {"sha256": "x", "settings": {}})  # the job checks those

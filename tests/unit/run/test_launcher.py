@@ -43,8 +43,9 @@ def job(tmp_path, monkeypatch):
 
     def run(answers: list[str], **options) -> tuple[int, list[str]]:
         (script_dir / "answers.txt").write_text("\n".join(answers) + "\n")
-        code = supervise(script, ["--metrics-file", "m.jsonl"], ControlFolder(run_dir), run_dir / "job.log",
-                         RunOptions(**options))
+        code = supervise(
+            script, ["--metrics-file", "m.jsonl"], ControlFolder(run_dir), run_dir / "job.log", RunOptions(**options)
+        )
         log = script_dir / "attempts.log"
         return code, log.read_text().splitlines() if log.exists() else []
 
@@ -61,13 +62,14 @@ def test_the_job_runs_in_the_run_folder_with_its_arguments_and_the_control_folde
 def test_a_job_that_ends_without_a_result_is_a_failure_naming_the_log(job, capsys):
     code, attempts = job(["exit 3"])
     assert (code, len(attempts)) == (EXIT_FAILED, 1)
-    assert f"the Spark job ended with status 3 before it reported a result; see {job.run_dir / 'job.log'}" in \
-        capsys.readouterr().err
+    assert (
+        f"the Spark job ended with status 3 before it reported a result; see {job.run_dir / 'job.log'}"
+        in capsys.readouterr().err
+    )
 
 
 def test_supervise_restarts_a_retryable_failure_until_the_job_succeeds(job, capsys):
-    code, attempts = job([_result(EXIT_FAILED, True, "broker gone"), "exit 1", _result(EXIT_OK, False)],
-                         supervise=True)
+    code, attempts = job([_result(EXIT_FAILED, True, "broker gone"), "exit 1", _result(EXIT_OK, False)], supervise=True)
     assert (code, len(attempts)) == (EXIT_OK, 3)
     err = capsys.readouterr().err
     assert "the job failed (broker gone); restart 1 of 5" in err and "restart 2 of 5" in err
@@ -102,10 +104,19 @@ def test_the_control_folder_starts_every_attempt_empty(tmp_path):
 
 
 def test_job_arguments():
-    assert job_arguments(RunOptions(), "/m") == ["--metrics-file", "/m", "--status-interval", "10.0",
-                                                 "--trigger-interval", "5 seconds"]
-    assert job_arguments(RunOptions(until_caught_up=True, trigger_interval="1 second"), "/m")[-3:] == \
-        ["--trigger-interval", "1 second", "--until-caught-up"]
+    assert job_arguments(RunOptions(), "/m") == [
+        "--metrics-file",
+        "/m",
+        "--status-interval",
+        "10.0",
+        "--trigger-interval",
+        "5 seconds",
+    ]
+    assert job_arguments(RunOptions(until_caught_up=True, trigger_interval="1 second"), "/m")[-3:] == [
+        "--trigger-interval",
+        "1 second",
+        "--until-caught-up",
+    ]
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, EXIT_INTERRUPTED), (signal.SIGTERM, EXIT_OK)])

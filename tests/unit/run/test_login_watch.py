@@ -14,8 +14,9 @@ def _identities(profile):
 
 
 def test_each_gssapi_side_is_watched_with_the_jaas_its_clients_use(tmp_path):
-    profile = pf.load(tmp_path, source=pf.gssapi(tmp_path, "source"),
-                      target=pf.password(tmp_path, "target", "SCRAM-SHA-512"))
+    profile = pf.load(
+        tmp_path, source=pf.gssapi(tmp_path, "source"), target=pf.password(tmp_path, "target", "SCRAM-SHA-512")
+    )
     [identity] = _identities(profile)
     assert identity.principal == profile.source.sasl.principal
     assert identity.keytab == str(profile.source.sasl.keytab)  # local master: the keytab where it is
@@ -23,8 +24,12 @@ def test_each_gssapi_side_is_watched_with_the_jaas_its_clients_use(tmp_path):
 
 
 def test_shipped_keytabs_are_named_as_the_executors_see_them(tmp_path):
-    profile = pf.load(tmp_path, source=pf.gssapi(tmp_path, "source"), target=pf.gssapi(tmp_path, "target"),
-                      spark={"master": "spark://127.0.0.1:7077"})
+    profile = pf.load(
+        tmp_path,
+        source=pf.gssapi(tmp_path, "source"),
+        target=pf.gssapi(tmp_path, "target"),
+        spark={"master": "spark://127.0.0.1:7077"},
+    )
     found = _identities(profile)
     assert [i.keytab for i in found] == ["source-mirror.keytab", "target-mirror.keytab"]
     for identity in found:
@@ -32,6 +37,9 @@ def test_shipped_keytabs_are_named_as_the_executors_see_them(tmp_path):
 
 
 def test_no_kerberos_no_identity(tmp_path):
-    profile = pf.load(tmp_path, source=pf.password(tmp_path, "source", "SCRAM-SHA-512"),
-                      target=pf.password(tmp_path, "target", "PLAIN"))
+    profile = pf.load(
+        tmp_path,
+        source=pf.password(tmp_path, "source", "SCRAM-SHA-512"),
+        target=pf.password(tmp_path, "target", "PLAIN"),
+    )
     assert _identities(profile) == [] and job_settings(profile)["identities"] == []

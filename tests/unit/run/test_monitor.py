@@ -15,14 +15,22 @@ from secure_mirror.run.monitor import (
 
 
 def _line(**changes):
-    line = {"batch": 0, "record-count": 500, "records-in-per-sec": 0.0, "records-out-per-sec": 250.0,
-            "byte-count": 512000, "batch-duration-ms": 2000, "records-behind": 0}
+    line = {
+        "batch": 0,
+        "record-count": 500,
+        "records-in-per-sec": 0.0,
+        "records-out-per-sec": 250.0,
+        "byte-count": 512000,
+        "batch-duration-ms": 2000,
+        "records-behind": 0,
+    }
     return {**line, **changes}
 
 
 def test_a_first_batch_has_no_input_rate_rather_than_zero():
-    assert status_text(_line()) == ("batch 0: 500 records, in n/a, out 250/s, 250.0 KiB/s, took 2000 ms, "
-                                    "0 behind the source")
+    assert status_text(_line()) == (
+        "batch 0: 500 records, in n/a, out 250/s, 250.0 KiB/s, took 2000 ms, 0 behind the source"
+    )
 
 
 def test_later_batches_show_the_input_rate():
@@ -32,22 +40,57 @@ def test_later_batches_show_the_input_rate():
 
 # ---- the figures of a batch, from a query progress and what the job recorded while writing --------------------
 PROGRESS = {
-    "timestamp": "2026-11-22T10:00:00.000Z", "batchId": 4, "numInputRows": 30,
-    "inputRowsPerSecond": 14.96, "processedRowsPerSecond": 20.04, "durationMs": {"triggerExecution": 1500},
+    "timestamp": "2026-11-22T10:00:00.000Z",
+    "batchId": 4,
+    "numInputRows": 30,
+    "inputRowsPerSecond": 14.96,
+    "processedRowsPerSecond": 20.04,
+    "durationMs": {"triggerExecution": 1500},
     "sources": [{"endOffset": '{"t":{"0":20,"1":10}}', "latestOffset": {"t": {"0": 25, "1": 10, "2": 4}}}],
 }
 SINK_ROWS = [  # what the sink reported for the batch, per source partition (jvm/sink Figures)
-    {"topic": "t", "partition": 0, "target-topic": "src.t", "partition-kept": True, "record-count": 20,
-     "byte-count": 2000, "skipped-count": 0, "first-offset": 0, "last-offset": 19,
-     "record-age-ms-min": 6000, "record-age-ms-avg": 7000, "record-age-ms-max": 9000,
-     "replication-latency-ms-min": 8000, "replication-latency-ms-avg": 9000, "replication-latency-ms-max": 11000},
-    {"topic": "t", "partition": 1, "target-topic": "src.t", "partition-kept": True, "record-count": 10,
-     "byte-count": 1000, "skipped-count": 0, "first-offset": 0, "last-offset": 9,
-     "record-age-ms-min": 7000, "record-age-ms-avg": 8500, "record-age-ms-max": 8800,
-     "replication-latency-ms-min": 9000, "replication-latency-ms-avg": 10500, "replication-latency-ms-max": 10800},
+    {
+        "topic": "t",
+        "partition": 0,
+        "target-topic": "src.t",
+        "partition-kept": True,
+        "record-count": 20,
+        "byte-count": 2000,
+        "skipped-count": 0,
+        "first-offset": 0,
+        "last-offset": 19,
+        "record-age-ms-min": 6000,
+        "record-age-ms-avg": 7000,
+        "record-age-ms-max": 9000,
+        "replication-latency-ms-min": 8000,
+        "replication-latency-ms-avg": 9000,
+        "replication-latency-ms-max": 11000,
+    },
+    {
+        "topic": "t",
+        "partition": 1,
+        "target-topic": "src.t",
+        "partition-kept": True,
+        "record-count": 10,
+        "byte-count": 1000,
+        "skipped-count": 0,
+        "first-offset": 0,
+        "last-offset": 9,
+        "record-age-ms-min": 7000,
+        "record-age-ms-avg": 8500,
+        "record-age-ms-max": 8800,
+        "replication-latency-ms-min": 9000,
+        "replication-latency-ms-avg": 10500,
+        "replication-latency-ms-max": 10800,
+    },
 ]
-BATCH = {"started": 10.0, "written": 12.0, "keep": {"t": True}, "ranges": {("t", 0): (0, 20), ("t", 1): (0, 10),
-                                                                           ("t", 2): (4, 4)}, "figures": SINK_ROWS}
+BATCH = {
+    "started": 10.0,
+    "written": 12.0,
+    "keep": {"t": True},
+    "ranges": {("t", 0): (0, 20), ("t", 1): (0, 10), ("t", 2): (4, 4)},
+    "figures": SINK_ROWS,
+}
 
 
 def test_parse_offsets_reads_json_text_or_a_dict_and_ignores_anything_else():
@@ -64,10 +107,24 @@ def test_records_behind_is_the_latest_offset_minus_the_offset_reached_per_partit
 def test_partition_metrics_list_the_offsets_each_partition_covered_with_the_sinks_figures():
     assert partition_metrics(BATCH, ["src.", ""]) == SINK_ROWS  # t-2 covered nothing
     assert partition_metrics({**BATCH, "figures": []}, ["src.", ""]) == [
-        {"topic": "t", "partition": 0, "target-topic": "src.t", "partition-kept": True, "record-count": 20,
-         "first-offset": 0, "last-offset": 19},
-        {"topic": "t", "partition": 1, "target-topic": "src.t", "partition-kept": True, "record-count": 10,
-         "first-offset": 0, "last-offset": 9},
+        {
+            "topic": "t",
+            "partition": 0,
+            "target-topic": "src.t",
+            "partition-kept": True,
+            "record-count": 20,
+            "first-offset": 0,
+            "last-offset": 19,
+        },
+        {
+            "topic": "t",
+            "partition": 1,
+            "target-topic": "src.t",
+            "partition-kept": True,
+            "record-count": 10,
+            "first-offset": 0,
+            "last-offset": 9,
+        },
     ]  # without the sink's figures: the offsets alone
 
 
@@ -83,19 +140,41 @@ def test_partition_metrics_count_what_the_sink_wrote_and_skipped():
 
 def test_batch_figures_carry_mirrormaker_2_names():
     figures = batch_figures(BATCH)
-    assert figures == {"byte-count": 3000, "byte-rate": 1500.0,
-                       "record-age-ms-min": 6000, "record-age-ms-avg": 7500, "record-age-ms-max": 9000,
-                       "replication-latency-ms-min": 8000, "replication-latency-ms-avg": 9500,
-                       "replication-latency-ms-max": 11000}
+    assert figures == {
+        "byte-count": 3000,
+        "byte-rate": 1500.0,
+        "record-age-ms-min": 6000,
+        "record-age-ms-avg": 7500,
+        "record-age-ms-max": 9000,
+        "replication-latency-ms-min": 8000,
+        "replication-latency-ms-avg": 9500,
+        "replication-latency-ms-max": 11000,
+    }
     assert batch_figures({**BATCH, "figures": []}) == {"byte-count": 0, "byte-rate": 0.0}  # nothing written: no ages
 
 
 def test_batch_line_is_the_metrics_file_line():
     line = batch_line(PROGRESS, BATCH, ["src.", ""])
-    assert {key: line[key] for key in ("batch", "record-count", "records-in-per-sec", "records-out-per-sec",
-                                       "byte-count", "batch-duration-ms", "records-behind")} == \
-        {"batch": 4, "record-count": 30, "records-in-per-sec": 15.0, "records-out-per-sec": 20.0,
-         "byte-count": 3000, "batch-duration-ms": 1500, "records-behind": 5}
+    assert {
+        key: line[key]
+        for key in (
+            "batch",
+            "record-count",
+            "records-in-per-sec",
+            "records-out-per-sec",
+            "byte-count",
+            "batch-duration-ms",
+            "records-behind",
+        )
+    } == {
+        "batch": 4,
+        "record-count": 30,
+        "records-in-per-sec": 15.0,
+        "records-out-per-sec": 20.0,
+        "byte-count": 3000,
+        "batch-duration-ms": 1500,
+        "records-behind": 5,
+    }
     assert [row["records-behind"] for row in line["partitions"]] == [5, 0]
     assert batch_line(PROGRESS, None, ["src.", ""])["partitions"] == []  # a batch the job did not record
 

@@ -21,12 +21,18 @@ def test_a_token_verifies_with_the_published_key_and_names_the_client():
     token = signer.token("mirror", "kafka", now=1_000)
     header, claims, signature = token.split(".")
     key = signer.jwks()["keys"][0]
-    public = rsa.RSAPublicNumbers(int.from_bytes(_unb64(key["e"]), "big"),
-                                  int.from_bytes(_unb64(key["n"]), "big")).public_key()
+    public = rsa.RSAPublicNumbers(
+        int.from_bytes(_unb64(key["e"]), "big"), int.from_bytes(_unb64(key["n"]), "big")
+    ).public_key()
     public.verify(_unb64(signature), f"{header}.{claims}".encode(), padding.PKCS1v15(), hashes.SHA256())
     assert json.loads(_unb64(header)) == {"alg": "RS256", "typ": "JWT", "kid": key["kid"]}
-    assert json.loads(_unb64(claims)) == {"sub": "mirror", "iat": 1_000, "exp": 1_000 + oidc.TOKEN_LIFETIME,
-                                          "iss": "secure-mirror-sandbox", "scope": "kafka"}
+    assert json.loads(_unb64(claims)) == {
+        "sub": "mirror",
+        "iat": 1_000,
+        "exp": 1_000 + oidc.TOKEN_LIFETIME,
+        "iss": "secure-mirror-sandbox",
+        "scope": "kafka",
+    }
 
 
 def test_client_credentials_from_basic_auth_or_the_form():

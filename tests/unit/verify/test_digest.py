@@ -10,8 +10,10 @@ from tests.support import profiles as pf
 
 
 def _hashes(n: int) -> list[int]:
-    return [record_hash(f"k{i}".encode(), None if i % 4 == 0 else f"v{i}".encode(), [("h", str(i).encode())])
-            for i in range(n)]
+    return [
+        record_hash(f"k{i}".encode(), None if i % 4 == 0 else f"v{i}".encode(), [("h", str(i).encode())])
+        for i in range(n)
+    ]
 
 
 def test_order_does_not_matter_and_size_is_fixed():
