@@ -18,11 +18,14 @@ from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.identity import kerberos_env
 from secure_mirror.kafka.isolated import IsolatedCallError, call_isolated
-from secure_mirror.preflight import FAIL, WARN, run_preflight
+from secure_mirror.preflight import FAIL, PASS, WARN, run_preflight
+from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
 from secure_mirror.profile.loader import ProfileError
 from secure_mirror.render import render_all
-from tests.support.cluster import topic_acls, unique
+from secure_mirror.run.launcher import run_mirror
+from secure_mirror.verify import verify
+from tests.support.cluster import plain_records, topic_acls, unique
 
 pytestmark = pytest.mark.sandbox
 
@@ -35,6 +38,7 @@ def corp(sandbox, tmp_path_factory):
     data = yaml.safe_load((sandbox.base / "profile-corp.yaml").read_text())
     data["source"]["alias"], data["target"]["alias"] = "xrsrc", "xrtgt"
     data["mirror"]["topics"]["include"] = "xrealm\\..*"
+    data["mirror"]["checkpoint_location"] = str(folder / "checkpoint")
     (folder / "profile.yaml").write_text(yaml.safe_dump(data))
     profile = load_profile(folder / "profile.yaml")
     out = folder / "out"
@@ -44,6 +48,7 @@ def corp(sandbox, tmp_path_factory):
     sandbox.admin("target", admin_ops.create_topics, {f"xrsrc.{topic}": 1})
     grants = {side: json.loads((out / "acls" / f"{side}.acls.json").read_text()) for side in ("source", "target")}
     grants["source"] += topic_acls(topic, "WRITE")  # to produce test data as the mirror
+    grants["target"] += topic_acls(f"xrsrc.{topic}", "READ")  # verify reads the target as the mirror
     for side, acls in grants.items():
         sandbox.admin(side, admin_ops.create_acls, acls)
     yield {"profile": profile, "out": out, "topic": topic}
@@ -130,3 +135,26 @@ def test_a_corporate_name_no_rule_maps_is_refused_by_the_brokers_and_by_validate
         )
     finally:
         kdc.delete_principal(principal)
+
+
+def test_the_admin_audit_proves_every_grant_of_the_corporate_identity(sandbox, corp):
+    """The audit (--as-admin) reads the clusters' ACLs and evaluates them for User:mirror, the principal the brokers
+    give mirror@CORP.TEST: every required permission proven on both sides."""
+    admin = admin_clusters(
+        corp["profile"],
+        ",".join(
+            f"{side}.principal={sandbox.sides[side].admin_principal},{side}.keytab={sandbox.keytab(side, 'admin')}"
+            for side in ("source", "target")
+        ),
+    )
+    report = run_preflight(corp["profile"], admin=admin)
+    audits = [c for c in report.checks if ".audit." in c.id]
+    assert audits and {c.status for c in audits} == {PASS}, report.to_json()
+    assert report.ok() and report.unproven() == [], report.to_json()
+
+
+def test_the_corporate_identity_mirrors_and_verify_agrees(sandbox, corp, tmp_path):
+    sandbox.admin("source", admin_ops.produce, corp["topic"], plain_records(30, "xr"))
+    assert run_mirror(corp["profile"], until_caught_up=True, run_dir=str(tmp_path / "run")) == 0
+    result = verify(corp["profile"])
+    assert result.ok and result.to_dict()["source_records"] >= 30, result.text()
