@@ -69,6 +69,19 @@ def java_replace(pattern: re.Pattern[str], text: str, replacement: str, replace_
     return "".join(out) + text[position:]
 
 
+def _bmp_only(text: str, index: int) -> str:
+    """``text``, if Java's regex would step through it as Python does: Java's find loop moves past an empty match
+    by one UTF-16 unit, so it can match between the two halves of a character beyond U+FFFF (and a replacement
+    then splits it), where Python moves by one character. Such names are refused rather than guessed."""
+    if any(ord(char) > 0xFFFF for char in text):
+        raise UnsupportedRule(
+            index,
+            f"rule {index + 1} rewrites a name holding a character beyond U+FFFF, which Java's regex may split "
+            "in two; secure-mirror cannot tell what the brokers make of it: set sasl.kafka_principal",
+        )
+    return text
+
+
 def _expand(replacement: str, match: re.Match[str]) -> str:
     out, cursor = [], 0
     while cursor < len(replacement):
@@ -183,7 +196,7 @@ class KerberosRule:
                 if self.match is not None and not self.match.fullmatch(base)
                 else base
                 if self.sfrom is None
-                else java_replace(self.sfrom, base, self.sto, self.repeat)
+                else java_replace(self.sfrom, _bmp_only(base, self.index), self.sto, self.repeat)
             )
         if result is not None and ("/" in result or "@" in result):
             raise NameRuleError(
@@ -308,7 +321,10 @@ class SslRule:
             return None
         replacement = _escape_missing_groups(self.replacement, self.pattern.groups)
         return _java_case(
-            java_replace(self.pattern, name, replacement, True), self.case == "L", self.case == "U", self.index
+            java_replace(self.pattern, _bmp_only(name, self.index), replacement, True),
+            self.case == "L",
+            self.case == "U",
+            self.index,
         )
 
 

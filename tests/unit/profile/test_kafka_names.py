@@ -185,3 +185,13 @@ def test_validate_render_and_preflight_say_the_sentence_without_a_traceback(tmp_
     assert main(args) == 2
     err = capsys.readouterr().err
     assert UNMAPPED in err and "Traceback" not in err
+
+
+def test_a_rewrite_of_a_name_beyond_the_bmp_is_refused_not_guessed():
+    """Found by the oracle (seed 612106160): Java's find loop steps past an empty match by one UTF-16 unit, so
+    s/x*?/-/g splits U+1D538 in two, where Python would step over it whole."""
+    with pytest.raises(UnsupportedRule, match="beyond U\\+FFFF"):
+        kerberos_short_name("mirror@CORP.TEST", ["RULE:[1:\U0001d538$0]s/x*?/-/g"], "CORP.TEST")
+    with pytest.raises(UnsupportedRule, match="beyond U\\+FFFF"):
+        ssl_principal_name("CN=\U0001d538", "RULE:^CN=(.*)$/$1/")
+    assert kerberos_short_name("mirror@CORP.TEST", ["RULE:[1:$1]s/x*?/-/g"], "CORP.TEST") == "-m-i-r-r-o-r-"
