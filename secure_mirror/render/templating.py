@@ -32,10 +32,13 @@ def data_dir(name: str) -> Path:
     )
 
 
+_FILTERS: dict[str, Callable[..., Any]] = {}
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     loader = jinja2.PrefixLoader({name: jinja2.FileSystemLoader(str(data_dir(name))) for name in ("templates", "jaas")})
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=loader,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -43,10 +46,16 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,
     )
+    env.filters.update(_FILTERS)
+    return env
 
 
 def register_filter(name: str, function: Callable[..., Any]) -> None:
-    environment().filters[name] = function
+    """A filter for every template; registering does not look for the templates (the job imports render's
+    constants from a zip on a YARN container, where there are none)."""
+    _FILTERS[name] = function
+    if environment.cache_info().currsize:
+        environment().filters[name] = function
 
 
 def render(name: str, **context: Any) -> str:

@@ -18,7 +18,6 @@ from secure_mirror import paths
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.profile.job_settings import FINGERPRINT_FILE
 from secure_mirror.profile.models import Profile
-from secure_mirror.render import hadoop_conf, krb5
 
 READER = paths.REPO_ROOT / "jvm" / "tools" / "HdfsCheckpointRead.java"
 TIMEOUT = 120
@@ -69,6 +68,10 @@ def _compiled(jars: Path) -> Path:
 
 def read(location: str, profile: Profile | None) -> Snapshot:
     """The snapshot of the remote checkpoint ``location`` through the Hadoop client of ``profile.hadoop``."""
+    # Imported here, not above: the job imports this module (through run.checkpoint) in a YARN container, where
+    # the package comes as a zip without the templates render's import needs.
+    from secure_mirror.render import hadoop_conf, krb5
+
     if profile is None or profile.hadoop is None:
         raise BadInputError(
             f"mirror.checkpoint_location: {location} is remote; reading it needs the profile's hadoop "

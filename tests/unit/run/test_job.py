@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -134,3 +135,23 @@ def test_one_fingerprint_comparison_for_the_launcher_and_the_job():
         "-> 'identity'); resuming would skip or misroute records. Point mirror.checkpoint_location at a new folder, "
         "or restore the old settings"
     )
+
+
+def test_the_job_imports_from_the_zip_cluster_mode_ships(tmp_path):
+    """In YARN cluster mode the package reaches the driver as spark-submit.sh's zip (--py-files), without the
+    templates: importing the job must not need them (it did, through render's filters, and the job exited 1)."""
+    import subprocess
+    import sys
+
+    import secure_mirror
+
+    package = Path(secure_mirror.__file__).parent
+    archive = tmp_path / "secure_mirror.zip"
+    subprocess.run([sys.executable, "-m", "zipfile", "-c", str(archive), str(package)], check=True)
+    probe = (
+        f"import sys; sys.path.insert(0, {str(archive)!r}); import secure_mirror.run.job.entry, secure_mirror; "
+        "print(secure_mirror.__file__)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith(str(archive))
