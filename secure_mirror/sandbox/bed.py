@@ -86,11 +86,6 @@ def _write_secret(path: Path) -> None:
         fh.write(secrets.token_urlsafe(24))
 
 
-def _python_env() -> dict[str, str]:
-    keep = ("PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "PYTHONPATH")
-    return {k: os.environ[k] for k in keep if k in os.environ}
-
-
 def _check_hosts(sides: list[Side]) -> None:
     for side in sides:
         try:
@@ -341,7 +336,7 @@ class Sandbox:
         tls = ["--tls-port", str(self.state["oidc_tls_port"])] if self.state.get("oidc_tls_port") else []
         proc = procs.start(
             [sys.executable, "-m", "secure_mirror.sandbox.oidc", "--dir", str(folder), "--port", str(port), *tls],
-            env=_python_env(),
+            env=procs.inherited_env("PYTHONPATH"),
             log=folder / "oidc.log",
         )
         self.state["pids"]["oidc"] = proc.pid

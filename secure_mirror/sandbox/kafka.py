@@ -210,7 +210,7 @@ class Broker:
                 raise EnvironmentNotReady(f"port {port} for the {self.name} broker is already in use")
         argv = self.java("kafka.Kafka", str(self.base / "broker.properties"), heap=BROKER_HEAP)
         logged = len(_read(self.log))  # a restarted broker appends to the log of its previous life
-        self._proc = procs.start(argv, env=_java_env(), log=self.base / "logs" / "stdout.log")
+        self._proc = procs.start(argv, env=procs.inherited_env("JAVA_HOME"), log=self.base / "logs" / "stdout.log")
         self.pid = self._proc.pid
         self.wait_ready(timeout, since=logged)
 
@@ -236,13 +236,6 @@ def _read(path: Path) -> str:
         return path.read_text(errors="replace")
     except OSError:
         return ""
-
-
-def _java_env() -> dict[str, str]:
-    import os
-
-    keep = ("PATH", "JAVA_HOME", "LANG", "LC_ALL", "HOME", "TMPDIR")
-    return {k: os.environ[k] for k in keep if k in os.environ}
 
 
 def cluster_id_for_cli() -> str:

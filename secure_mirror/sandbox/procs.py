@@ -78,6 +78,14 @@ def wait_until(
     )
 
 
+SERVER_ENV = ("PATH", "LANG", "LC_ALL", "HOME", "TMPDIR")  # what a sandbox server keeps of our environment
+
+
+def inherited_env(*extra: str) -> dict[str, str]:
+    """The variables of ours a sandbox server gets: ``SERVER_ENV`` and ``extra``, nothing else (no secret)."""
+    return {name: os.environ[name] for name in (*SERVER_ENV, *extra) if name in os.environ}
+
+
 def start(argv: list[str], *, env: dict[str, str], log: Path, cwd: Path | None = None) -> subprocess.Popen:
     """Start a server in its own process group, stdout and stderr appended to ``log``."""
     with open(log, "ab") as out:

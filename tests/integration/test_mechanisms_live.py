@@ -10,7 +10,6 @@ consumer (client.properties) and kcat (librdkafka.conf) on both sides.
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
@@ -22,7 +21,7 @@ from secure_mirror.render import render_all
 from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.verify import verify
-from tests.support.cluster import granted, group_acls
+from tests.support.cluster import granted, group_acls, kcat_consume
 from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
@@ -112,26 +111,5 @@ def test_console_consumer_and_kcat_read_with_the_rendered_files(sandbox, pair, s
         timeout=180,
     )
     assert console.returncode == 0 and len(console.stdout.splitlines()) == COUNT, console.stderr[-3000:]
-    # Debian's kcat links librdkafka 2.0.2, whose SCRAM the 4.x brokers refuse (librdkafka#4895, fixed in 2.6.1):
-    # kcat runs on the librdkafka setup builds, as the README says.
-    kcat = subprocess.run(
-        [
-            "kcat",
-            "-F",
-            str(out / side / "librdkafka.conf"),
-            "-C",
-            "-t",
-            topic,
-            "-o",
-            "beginning",
-            "-e",
-            "-q",
-            "-f",
-            "%s\\n",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "LD_LIBRARY_PATH": str(paths.librdkafka_dir() / "lib")},
-    )
+    kcat = kcat_consume(out / side / "librdkafka.conf", topic, "-q", "-f", "%s\\n", timeout=120)
     assert kcat.returncode == 0 and len(kcat.stdout.splitlines()) == COUNT, kcat.stderr[-3000:]

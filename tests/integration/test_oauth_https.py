@@ -13,7 +13,6 @@ The module's aliases (hsrc/htgt) and topics (oauthhttps.*) are its own.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 
 import pytest
@@ -28,7 +27,7 @@ from secure_mirror.render import render_all
 from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.verify import verify
-from tests.support.cluster import group_acls, topic_acls, unique
+from tests.support.cluster import group_acls, kcat_consume, topic_acls, unique
 from tests.support.mirror_case import records
 
 pytestmark = pytest.mark.sandbox
@@ -114,28 +113,7 @@ def test_kafka_console_tools_log_in_and_kcat_cannot(sandbox, https):
         f"{https['profile'].group_prefix}-console",
     )
     assert consumed.split() == ["one", "two"]
-    env = {**os.environ, "LD_LIBRARY_PATH": str(paths.librdkafka_dir() / "lib")}
-    kcat = subprocess.run(
-        [
-            "kcat",
-            "-F",
-            str(out / "source" / "librdkafka.conf"),
-            "-C",
-            "-t",
-            topic,
-            "-o",
-            "beginning",
-            "-e",
-            "-c",
-            "2",
-            "-m",
-            "10",
-        ],
-        text=True,
-        capture_output=True,
-        timeout=60,
-        env=env,
-    )
+    kcat = kcat_consume(out / "source" / "librdkafka.conf", topic, "-c", "2", "-m", "10")
     assert kcat.returncode != 0
     assert "Failed to retrieve OIDC token" in kcat.stderr and "SSL certificate problem" in kcat.stderr, kcat.stderr
     assert "checks the token endpoint's certificate" in (out / "source" / "librdkafka.conf").read_text()

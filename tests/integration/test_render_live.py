@@ -17,7 +17,7 @@ from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
-from tests.support.cluster import plain_records, topic_acls, unique
+from tests.support.cluster import kcat_consume, plain_records, topic_acls, unique
 
 pytestmark = pytest.mark.sandbox
 REPO = Path(__file__).resolve().parents[2]
@@ -277,28 +277,7 @@ def test_a_scram_password_full_of_jaas_metacharacters_still_authenticates(sandbo
             capture_output=True,
             timeout=120,
         )
-        # Debian's kcat runs on bookworm's librdkafka 2.0.2, whose SCRAM fails against these Kafka 4.2
-        # brokers even with a plain password; kcat on the librdkafka that setup builds authenticates.
-        env = {**os.environ, "LD_LIBRARY_PATH": str(paths.librdkafka_dir() / "lib")}
-        got = subprocess.run(
-            [
-                "kcat",
-                "-F",
-                str(out / "target" / "librdkafka.conf"),
-                "-C",
-                "-t",
-                topic,
-                "-o",
-                "beginning",
-                "-e",
-                "-c",
-                "1",
-            ],
-            text=True,
-            capture_output=True,
-            timeout=60,
-            env=env,
-        )
+        got = kcat_consume(out / "target" / "librdkafka.conf", topic, "-c", "1")
     finally:
         sandbox.admin("target", admin_ops.delete_acls, acls)
     assert got.returncode == 0 and got.stdout.split() == ["java"], got.stderr[-1500:]

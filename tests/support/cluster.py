@@ -1,12 +1,15 @@
-"""Helpers for tests against the sandbox: ACL grants that undo themselves, unique topic names, plain records."""
+"""Helpers for tests against the sandbox: ACL grants that undo themselves, unique topic names, plain records, kcat."""
 
 from __future__ import annotations
 
 import contextlib
 import itertools
 import os
+import subprocess
 import uuid
+from pathlib import Path
 
+from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 
 _seq = itertools.count()
@@ -56,3 +59,15 @@ def plain_records(n: int, tag: str = "r") -> list[dict]:
         {"key": f"{tag}-{i}".encode(), "value": f"value {i}".encode(), "headers": [("h", str(i).encode())]}
         for i in range(n)
     ]
+
+
+def kcat_consume(conf_file: Path, topic: str, *options: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """``kcat -F conf_file -C -t topic -o beginning -e *options`` on the librdkafka setup builds: Debian's kcat links
+    librdkafka 2.0.2, whose SCRAM the Kafka 4.x brokers refuse (librdkafka#4895, fixed in 2.6.1), as the README says."""
+    return subprocess.run(
+        ["kcat", "-F", str(conf_file), "-C", "-t", topic, "-o", "beginning", "-e", *options],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "LD_LIBRARY_PATH": str(paths.librdkafka_dir() / "lib")},
+    )
