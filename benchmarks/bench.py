@@ -1,28 +1,43 @@
-"""secure_mirror against MirrorMaker 2, with Kafka's perf tools as a reference, in one run, on the sandbox.
+"""secure_mirror against MirrorMaker 2 and a plain copy, in one run, on the sandbox.
 
-Every contender mirrors the same source topic (varied JSON values, seeded) into a freshly created target topic
-with LogAppendTime, and is timed on the same two clocks: from its process start to the moment the target's end
-offsets hold all N records, and its steady rate from the target's own append times (the records appended between
-the moments 10% and 90% of N were on the target). MirrorMaker 2 gets as many tasks as the job has task slots. The
-order of the contenders is shuffled in every repeat (seeded; the seed is printed). Figures are ratios measured
-side by side: absolute numbers on shared machines drift from run to run.
+Every contender mirrors the same source topic (varied JSON values, seeded) into a freshly created target topic with
+LogAppendTime, and is measured on the same clocks and axes:
 
-    scripts/bench [--quick] [--records N] [--partitions P] [--repeats R] [--seed S]
+- start to end: from its process start to the moment the target holds all N records (for exactly_once: the moment
+  the positions committed with the records cover all N, which is when a read_committed reader sees them);
+- steady: its rate from the target's own append times (the records appended between the moments 10% and 90% of N
+  were on the target), the same window for every contender;
+- CPU: the CPU seconds of its own processes (the process it starts and all their descendants, read from /proc when
+  the last record is on the target) per million records, and beside it those the two brokers spent while it ran.
+
+The contenders: ``copy_limit`` (one JVM, one consumer and one producer per task slot with the job's own Kafka
+settings: the least any mirror does, so it bounds the others), MirrorMaker 2 (with as many tasks as the job has task
+slots), the job with ``at_least_once`` and with ``exactly_once``. The order is shuffled in every repeat (seeded; the
+seed is printed). A long round (``--long-records``, default 10,000,000 in the full run) runs each contender once more
+over a larger topic, where start-up is paid once. Latency (source create time -> target append time at a steady
+input rate) compares MirrorMaker 2 with the job's micro-batches, its exactly_once transactions and its low-latency
+continuous mode. Figures are ratios measured side by side: absolute numbers on shared machines drift.
+
+    scripts/bench [--quick] [--records N] [--long-records N] [--partitions P] [--repeats R] [--seed S]
+    scripts/bench --profile      Java Flight Recorder on the job's and MirrorMaker 2's steady state
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -36,27 +51,39 @@ from secure_mirror.sandbox import Sandbox
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_TOPIC = "bench.data"
-TARGET_TOPIC = "src.bench.data"
+LONG_TOPIC = "bench.long"
 RESULTS = REPO / "benchmarks" / "results"
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+TASK_SLOTS = 2  # the job's master is local[2]; MirrorMaker 2 and the copy limit get as many tasks
 
 
 def log(text: str) -> None:
     print(f"bench: {text}", file=sys.stderr, flush=True)
 
 
+def target_of(topic: str) -> str:
+    return f"src.{topic}"  # the sandbox profile's rename rule: <source alias>.<topic>
+
+
 class Bench:
-    def __init__(self, sb: Sandbox, work: Path, records: int, partitions: int, seed: int):
+    def __init__(self, sb: Sandbox, work: Path, records: int, partitions: int, seed: int = 1):
         self.sb, self.work, self.records, self.partitions, self.seed = sb, work, records, partitions, seed
         # This process is the benchmark's own: its librdkafka calls run as the two admins, whose caches
         # live side by side in one DIR: collection (different realms).
-        (work / "cc").mkdir(mode=0o700)
+        (work / "cc").mkdir(mode=0o700, exist_ok=True)
         os.environ.update({"KRB5_CONFIG": str(sb.krb5_conf), "KRB5CCNAME": f"DIR:{work / 'cc'}"})
         self.runs = 0
+        self.topic = SOURCE_TOPIC
+        self.copier: Path | None = None
+
+    @property
+    def target_topic(self) -> str:
+        return target_of(self.topic)
 
     # ---- set-up ---------------------------------------------------------------------------------------
-    def profile(self, name: str, *, plaintext: bool = False) -> Path:
+    def profile(self, name: str, *, plaintext: bool = False, edit: Callable[[dict], None] | None = None) -> Path:
         data = yaml.safe_load(self.sb.profile_path.read_text())
-        data["mirror"]["topics"] = {"include": re.escape(SOURCE_TOPIC)}
+        data["mirror"]["topics"] = {"include": re.escape(self.topic)}
         data["mirror"]["checkpoint_location"] = str(self.work / f"checkpoints-{name}")
         # MirrorMaker 2 gets as many tasks as the job has task slots (Connect's default is one).
         data["mirror"]["mm2"] = {"properties": {"tasks.max": task_slots(data["mirror"]["spark"]["master"])}}
@@ -68,7 +95,9 @@ class Bench:
                     "bootstrap_servers": [f"{s.host}:{s.plaintext_port}"],
                     "security_protocol": "PLAINTEXT",
                 }
-        path = self.work / f"{name}.yaml"
+        if edit:
+            edit(data)
+        path = self.work / f"{name}-{self.topic}.yaml"
         path.write_text(yaml.safe_dump(data, sort_keys=False))
         return path
 
@@ -92,17 +121,19 @@ class Bench:
             ]
             admin_ops.create_acls(self.sb.client_conf(side, "admin"), acls + broad)  # MM2 and PLAINTEXT need more
 
-    def load_source(self) -> float:
-        admin_ops.create_topics(self.sb.client_conf("source", "admin"), {SOURCE_TOPIC: self.partitions})
-        self.source_records = self.records
-        return load.produce_load(self.sb.client_conf("source", "admin"), SOURCE_TOPIC, self.records, seed=self.seed)
+    def load_source(self, records: int | None = None) -> float:
+        records = records or self.records
+        admin_ops.create_topics(self.sb.client_conf("source", "admin"), {self.topic: self.partitions})
+        self.source_records = records
+        return load.produce_load(self.sb.client_conf("source", "admin"), self.topic, records, seed=self.seed)
 
-    def fresh_target(self, topic: str = TARGET_TOPIC, config: dict | None = None) -> None:
+    def fresh_target(self, topic: str | None = None, config: dict | None = None) -> None:
         """A new target topic whose records carry the target's append time (the steady rate's clock)."""
+        topic = topic or self.target_topic
         config = {"message.timestamp.type": "LogAppendTime", **(config or {})}
         conf = self.sb.client_conf("target", "admin")
         delete_and_wait(conf, [topic])
-        for _ in range(20):
+        for _ in range(40):
             try:
                 admin_ops.create_topics(conf, {topic: self.partitions}, config=config)
                 return
@@ -110,38 +141,59 @@ class Bench:
                 time.sleep(0.5)
         raise RuntimeError(f"could not re-create {topic} on the target")
 
-    def target_count(self, topic: str = TARGET_TOPIC) -> int:
-        return load.end_offsets(self.sb.client_conf("target", "admin"), topic)
+    def target_count(self, topic: str | None = None) -> int:
+        return load.end_offsets(self.sb.client_conf("target", "admin"), topic or self.target_topic)
 
-    # ---- contenders -----------------------------------------------------------------------------------
-    def wait_for_target(self, proc: subprocess.Popen, started: float, log_file: Path, timeout: float) -> dict:
+    def committed_count(self, group_prefix: str) -> int:
+        """exactly_once: the source records the target holds committed, from the positions the sink commits with
+        them (one group per source partition, ``<prefix><topic>-<partition>``)."""
+        groups = [f"{group_prefix}{self.topic}-{p}" for p in range(self.partitions)]
+        return load.group_positions(self.sb.client_conf("target", "admin"), groups, self.target_topic)
+
+    def forget_groups(self, group_prefix: str) -> None:
+        groups = [f"{group_prefix}{self.topic}-{p}" for p in range(self.partitions)]
+        load.delete_groups(self.sb.client_conf("target", "admin"), groups)
+
+    # ---- the clocks -----------------------------------------------------------------------------------
+    def wait_for_target(
+        self, proc: subprocess.Popen, started: float, log_file: Path, timeout: float, count: Callable[[], int]
+    ) -> dict:
         first, since_ms = None, int(time.time() * 1000) - int((time.monotonic() - started) * 1000) - 1000
+        cpu_before = broker_cpu(self.sb)
         while True:
-            count = self.target_count()
+            held = count()
             now = time.monotonic()
-            if count and first is None:
+            if held and first is None:
                 first = now
-            if count >= self.records:
+            if held >= self.records:
+                cpu = tree_cpu_seconds(proc.pid)
+                brokers = broker_cpu(self.sb) - cpu_before
                 return {
                     "seconds": now - started,
                     "startup_seconds": (first or now) - started,
                     "records_per_second": self.records / (now - started),
                     "steady_records_per_second": self.append_rate(since_ms),
+                    "cpu_seconds": cpu,
+                    "cpu_seconds_per_million": cpu / self.records * 1e6,
+                    "broker_cpu_seconds_per_million": brokers / self.records * 1e6,
                 }
             if proc.poll() is not None and proc.returncode != 0:
                 raise RuntimeError(f"{log_file.name} exited {proc.returncode}: {log_file.read_text()[-2000:]}")
             if now - started > timeout:
-                raise RuntimeError(f"{log_file.name}: target has {count}/{self.records} after {timeout}s")
+                raise RuntimeError(f"{log_file.name}: target has {held}/{self.records} after {timeout}s")
             time.sleep(0.25)
 
-    def append_rate(self, since_ms: int, topic: str = TARGET_TOPIC) -> float:
+    def append_rate(self, since_ms: int) -> float:
         """Records per second between the target append times of the 10% and the 90% marks of N."""
         t10, t90 = load.append_times(
-            self.sb.client_conf("target", "admin"), topic, [int(0.1 * self.records), int(0.9 * self.records)], since_ms
+            self.sb.client_conf("target", "admin"),
+            self.target_topic,
+            [int(0.1 * self.records), int(0.9 * self.records)],
+            since_ms,
         )
         return 0.8 * self.records / max((t90 - t10) / 1000, 1e-3)
 
-    def timed_process(self, name: str, argv: list[str], timeout: float) -> dict:
+    def timed_process(self, name: str, argv: list[str], timeout: float, count: Callable[[], int] | None = None) -> dict:
         self.fresh_target()
         log_file = self.work / f"{name}-{self.runs}.log"
         self.runs += 1
@@ -149,27 +201,38 @@ class Bench:
             started = time.monotonic()
             proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
         try:
-            return self.wait_for_target(proc, started, log_file, timeout)
+            return self.wait_for_target(proc, started, log_file, timeout, count or self.target_count)
         finally:
             stop(proc)
 
-    def secure_mirror(self, profile: Path, timeout: float) -> dict:
-        run_dir = self.work / f"run-{profile.stem}-{self.runs}"
+    # ---- contenders -----------------------------------------------------------------------------------
+    def job_argv(self, profile: Path, run_dir: Path, *extra: str, edit: Callable[[dict], None] | None = None):
         data = yaml.safe_load(profile.read_text())
         data["mirror"]["checkpoint_location"] = str(run_dir / "checkpoints")  # from scratch every time
+        if edit:
+            edit(data)
         fresh = self.work / f"{profile.stem}-{self.runs}.yaml"
         fresh.write_text(yaml.safe_dump(data, sort_keys=False))
-        argv = [
+        return [
             str(REPO / ".venv/bin/secure-mirror"),
             "run",
             str(fresh),
-            "--until-caught-up",
             "--skip-preflight",
             "--run-dir",
             str(run_dir),
+            *extra,
         ]
+
+    def secure_mirror(self, profile: Path, timeout: float) -> dict:
+        run_dir = self.work / f"run-{profile.stem}-{self.runs}"
+        argv = self.job_argv(profile, run_dir, "--until-caught-up")
+        count = None
+        prefix = exactly_once_prefix(profile)
+        if prefix:
+            self.forget_groups(prefix)  # positions of an earlier repeat would make the sink skip everything
+            count = lambda: self.committed_count(prefix)  # noqa: E731
         wall_start = time.time()
-        result = self.timed_process(f"secure-mirror-{profile.stem}", argv, timeout)
+        result = self.timed_process(f"secure-mirror-{profile.stem}", argv, timeout, count)
         return {
             **result,
             **job_phases(run_dir / "metrics.jsonl", wall_start, wall_start + result["seconds"], self.records),
@@ -178,6 +241,26 @@ class Bench:
     def mirrormaker2(self, rendered: Path, timeout: float) -> dict:
         self.forget_mirrormaker2()
         return self.timed_process("mirrormaker2", mirrormaker2_argv(rendered), timeout)
+
+    def copy_limit(self, rendered: Path, timeout: float) -> dict:
+        return self.timed_process("copy-limit", self.copy_limit_argv(rendered), timeout)
+
+    def copy_limit_argv(self, rendered: Path) -> list[str]:
+        if self.copier is None:
+            self.copier = compile_copy_limit(self.work)
+        return [
+            paths.java_executable(),
+            "-Xmx1g",
+            f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}",
+            "-cp",
+            f"{self.copier}:{paths.kafka_classpath()}",
+            "CopyLimit",
+            str(rendered / "spark" / "source-options.json"),
+            str(rendered / "spark" / "sink-options.json"),
+            self.topic,
+            self.target_topic,
+            str(TASK_SLOTS),
+        ]
 
     def forget_mirrormaker2(self) -> None:
         """Delete MirrorMaker 2's internal topics on both clusters, so that every repeat starts from scratch (it
@@ -194,114 +277,91 @@ class Bench:
                 ],
             )
 
-    def perf_tools(self, rendered: Path) -> dict:
-        """Kafka's perf tools reading the source and writing the same values to a target topic at the same time, as
-        a copy does: a reference for the brokers and this machine, not a bound on a mirror (each tool works alone
-        on its side; a mirror's reads and writes pace each other)."""
-        krb5 = f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}"
-        java = [paths.java_executable(), "-Xmx1g", krb5, "-cp", paths.kafka_classpath()]
-        payloads = self.work / "payloads.txt"
-        payloads.write_bytes(b"\n".join(load.values(self.seed)))
-        self.fresh_target("src.bench.copy")
-        self.runs += 1
-        consumer = subprocess.Popen(
-            java
-            + [
-                "org.apache.kafka.tools.ConsumerPerformance",
-                "--bootstrap-server",
-                self.sb.sides["source"].bootstrap,
-                "--topic",
-                SOURCE_TOPIC,
-                "--num-records",
-                str(self.records),
-                "--group",
-                f"secure-mirror-src-tgt-perf-{self.runs}",
-                "--timeout",
-                "120000",
-                "--command-config",
-                str(rendered / "source" / "client.properties"),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        producer = subprocess.Popen(
-            java
-            + [
-                "org.apache.kafka.tools.ProducerPerformance",
-                "--topic",
-                "src.bench.copy",
-                "--num-records",
-                str(self.records),
-                "--payload-file",
-                str(payloads),
-                "--throughput",
-                "-1",
-                "--command-config",
-                str(rendered / "target" / "client.properties"),
-                "--producer-props",
-                f"bootstrap.servers={self.sb.sides['target'].bootstrap}",
-                "acks=all",
-                "compression.type=lz4",
-                "linger.ms=20",
-                "batch.size=1000000",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        read_out, _ = consumer.communicate(timeout=3600)
-        write_out, _ = producer.communicate(timeout=3600)
-        if consumer.returncode or producer.returncode:
-            raise RuntimeError(f"the perf tools failed ({consumer.returncode}, {producer.returncode})")
-        read = float(read_out.strip().splitlines()[-1].split(",")[5])  # nMsg.sec
-        write = float(re.findall(r"([\d.]+) records/sec", write_out)[-1])
-        return {
-            "consume_records_per_second": read,
-            "produce_records_per_second": write,
-            "records_per_second": min(read, write),
-        }
-
-    def wait_settled(self, deadline: float, quiet: float = 15.0) -> None:
-        """Until the target holds the whole source, or has not grown for ``quiet`` seconds (a mirror that
-        resumes from stored offsets, as MirrorMaker 2 does, copies no backlog into a fresh topic)."""
-        last, since = -1, time.monotonic()
-        while time.monotonic() < deadline:
-            count = self.target_count()
-            if count >= self.source_records:
-                return
-            if count != last:
-                last, since = count, time.monotonic()
-            elif time.monotonic() - since > quiet and count > 0 or time.monotonic() - since > 4 * quiet:
-                return
+    def wait_settled(self, deadline: float, count: Callable[[], int]) -> None:
+        """Until the target holds the whole source (every contender copies the backlog from the beginning)."""
+        while count() < self.source_records and time.monotonic() < deadline:
             time.sleep(0.5)
 
-    def latency(self, name: str, argv: list[str], records: int, rate: float) -> dict:
-        """p50/p99 of source create time -> target log-append time under a steady produce rate."""
+    def latency(self, name: str, argv: list[str], records: int, rate: float, prefix: str | None = None) -> dict:
+        """p50/p99 of source create time -> target log-append time under a steady produce rate. With exactly_once
+        (``prefix``) a record counts once its transaction committed (the latency reader is read_committed)."""
         self.fresh_target()
+        if prefix:
+            self.forget_groups(prefix)
+        count = (lambda: self.committed_count(prefix)) if prefix else self.target_count  # noqa: E731
         log_file = self.work / f"latency-{name}.log"
         with open(log_file, "w") as fh:
             proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
         try:
             deadline = time.monotonic() + 600
-            self.wait_settled(deadline)  # the backlog first: start-up and catch-up are not latency
-            since_ms, before = int(time.time() * 1000), self.target_count()
-            load.produce_load(self.sb.client_conf("source", "admin"), SOURCE_TOPIC, records, rate=rate)
+            self.wait_settled(deadline, count)  # the backlog first: start-up and catch-up are not latency
+            since_ms = int(time.time() * 1000)
+            load.produce_load(self.sb.client_conf("source", "admin"), self.topic, records, rate=rate)
             self.source_records += records
-            while self.target_count() < before + records and time.monotonic() < deadline:
+            while count() < self.source_records and time.monotonic() < deadline:  # the backlog and the new ones
                 time.sleep(0.5)
             lat = load.latencies(
                 self.sb.client_conf("target", "admin"),
-                TARGET_TOPIC,
-                self.target_count(),
+                self.target_topic,
+                count(),
                 timeout=120,
                 since_ms=since_ms,
             )
         finally:
             stop(proc)
         if not lat:
-            raise RuntimeError(f"no latency samples for {name}; see {log_file}")
+            raise RuntimeError(f"no latency samples for {name}; {log_file} ends: {log_file.read_text()[-1500:]}")
         return {"samples": len(lat), "p50_ms": percentile(lat, 50), "p99_ms": percentile(lat, 99)}
+
+
+def exactly_once_prefix(profile: Path) -> str | None:
+    model = load_profile(profile)
+    return model.transactional_prefix if model.mirror.delivery.exactly_once else None
+
+
+def compile_copy_limit(work: Path) -> Path:
+    out = work / "copy-limit-classes"
+    out.mkdir(exist_ok=True)
+    javac = str(Path(paths.java_executable()).with_name("javac"))
+    subprocess.run(
+        [javac, "-d", str(out), "-cp", paths.kafka_classpath(), str(REPO / "benchmarks" / "CopyLimit.java")],
+        check=True,
+    )
+    return out
+
+
+def proc_stat(pid: str) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2 :].split()  # fields from the state on (the name may hold blanks)
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU seconds of process ``root`` and all its descendants (followed by parent id, so a child
+    that starts a session of its own, as the job's launcher does, still counts), reaped children's included, from
+    /proc."""
+    stats = {int(pid): fields for pid in os.listdir("/proc") if pid.isdigit() and (fields := proc_stat(pid))}
+    children: dict[int, list[int]] = {}
+    for pid, fields in stats.items():
+        children.setdefault(int(fields[1]), []).append(pid)  # field 4 of stat: the parent id
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        if pid in stats:
+            total += sum(int(v) for v in stats[pid][11:15])  # utime, stime, cutime, cstime
+        todo += children.get(pid, [])
+    return total / CLOCK_TICKS
+
+
+def broker_cpu(sb: Sandbox) -> float:
+    total = 0
+    for side in ("source", "target"):
+        fields = proc_stat(str(sb.state["pids"].get(side)))
+        if fields:
+            total += int(fields[11]) + int(fields[12])
+    return total / CLOCK_TICKS
 
 
 def delete_and_wait(conf: dict, topics: list[str], limit: float = 120.0) -> None:
@@ -339,11 +399,12 @@ def task_slots(master: str) -> int:
     return (os.cpu_count() or 1) if found.group(1) == "*" else int(found.group(1) or 1)
 
 
-def mirrormaker2_argv(rendered: Path) -> list[str]:
+def mirrormaker2_argv(rendered: Path, *jvm: str) -> list[str]:
     """MirrorMaker 2 in dedicated mode with the mm2.properties that render wrote."""
     return [
         paths.java_executable(),
         "-Xmx1g",
+        *jvm,
         f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}",
         "-cp",
         paths.kafka_classpath(),
@@ -367,143 +428,229 @@ def percentile(values: list[float], pct: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
 
 
+MEDIANS = {
+    "median_startup_seconds": "startup_seconds",
+    "median_steady_records_per_second": "steady_records_per_second",
+    "median_cpu_seconds_per_million": "cpu_seconds_per_million",
+    "median_broker_cpu_seconds_per_million": "broker_cpu_seconds_per_million",
+    "median_job_startup_seconds": "job_startup_seconds",
+    "median_job_steady_records_per_second": "job_steady_records_per_second",
+}
+
+
 def summarize(samples: list[dict]) -> dict:
     rates = [s["records_per_second"] for s in samples]
     out = {"median_records_per_second": statistics.median(rates), "min": min(rates), "max": max(rates), "runs": samples}
-    if "startup_seconds" in samples[0]:
-        out["median_startup_seconds"] = statistics.median(s["startup_seconds"] for s in samples)
-        out["median_steady_records_per_second"] = statistics.median(s["steady_records_per_second"] for s in samples)
-    if all("job_startup_seconds" in s for s in samples):
-        out["median_job_startup_seconds"] = statistics.median(s["job_startup_seconds"] for s in samples)
-        out["median_job_steady_records_per_second"] = statistics.median(
-            s["job_steady_records_per_second"] for s in samples
+    for name, key in MEDIANS.items():
+        if all(key in s for s in samples):
+            out[name] = statistics.median(s[key] for s in samples)
+    return out
+
+
+def ratios(summary: dict, key: str) -> dict:
+    """The job's figures over MirrorMaker 2's and the copy limit's, and exactly_once over at_least_once."""
+    have = {name: c[key] for name, c in summary.items() if key in c}
+    pairs = [
+        ("secure_mirror", "mirrormaker2"),
+        ("secure_mirror", "copy_limit"),
+        ("mirrormaker2", "copy_limit"),
+        ("secure_mirror_exactly_once", "secure_mirror"),
+        ("secure_mirror_exactly_once", "mirrormaker2"),
+    ]
+    return {f"{a}_over_{b}": have[a] / have[b] for a, b in pairs if a in have and b in have and have[b]}
+
+
+def rounds(names: dict[str, Callable[[], dict]], repeats: int, shuffle: random.Random, label: str):
+    """Every contender once per repeat, in a new shuffled order each time."""
+    samples: dict[str, list[dict]] = {name: [] for name in names}
+    orders = []
+    for i in range(repeats):
+        order = shuffle.sample(list(names), len(names))
+        orders.append(order)
+        for name in order:
+            log(f"{label} {i + 1}/{repeats}: {name}")
+            samples[name].append(names[name]())
+            figures = samples[name][-1]
+            log(
+                f"{name}: {figures['records_per_second']:.0f} records/s start to end, "
+                f"{figures['steady_records_per_second']:.0f} steady, {figures['cpu_seconds_per_million']:.1f} CPU s "
+                "per million records"
+            )
+    return {name: summarize(s) for name, s in samples.items()}, orders
+
+
+def exactly_once(data: dict) -> None:
+    data["mirror"].setdefault("delivery", {})["guarantee"] = "exactly_once"
+
+
+def low_latency(partitions: int) -> Callable[[dict], None]:
+    """The job's low-latency mode (docs/continuous.md): Spark's continuous trigger, which holds a task slot per source
+    partition for as long as it runs, 500 ms epochs, and a producer that sends at once (linger 0)."""
+
+    def edit(data: dict) -> None:
+        spark = data["mirror"].setdefault("spark", {})
+        spark.update({"trigger": "continuous", "continuous_interval_ms": 500, "master": f"local[{partitions}]"})
+        linger_zero(data)
+
+    return edit
+
+
+def linger_zero(data: dict) -> None:
+    data["mirror"].setdefault("delivery", {})["linger_ms"] = 0
+
+
+def setup_topic(bench: Bench, topic: str, records: int) -> dict[str, Path]:
+    """Profiles and rendered files of every contender for ``topic``, granted, and the topic loaded."""
+    bench.topic, bench.records = topic, records
+    profiles = {"alo": bench.profile("gssapi"), "eos": bench.profile("gssapi-eos", edit=exactly_once)}
+    rendered = {name: bench.render(p) for name, p in profiles.items()}
+    for r in rendered.values():
+        bench.grant(r)
+    log(f"loading {records} records into {topic} (varied JSON values, seed {bench.seed}) over {bench.partitions}")
+    bench.load_seconds = bench.load_source(records)
+    return {**profiles, "rendered": rendered["alo"]}
+
+
+def contenders(bench: Bench, files: dict[str, Path], timeout: float) -> dict[str, Callable[[], dict]]:
+    return {
+        "copy_limit": lambda: bench.copy_limit(files["rendered"], timeout),
+        "mirrormaker2": lambda: bench.mirrormaker2(files["rendered"], timeout),
+        "secure_mirror": lambda: bench.secure_mirror(files["alo"], timeout),
+        "secure_mirror_exactly_once": lambda: bench.secure_mirror(files["eos"], timeout),
+    }
+
+
+def latencies(bench: Bench, files: dict[str, Path], records: int, rate: float, with_continuous: bool) -> dict:
+    log(f"latency: {records} records at {rate}/s")
+    out = {}
+    work = bench.work
+    micro = bench.job_argv(files["alo"], work / "run-latency", "--trigger-interval", "0 seconds")
+    out["secure_mirror"] = bench.latency("secure_mirror", micro, records, rate)
+    eos = bench.job_argv(files["eos"], work / "run-latency-eos", "--trigger-interval", "0 seconds")
+    out["secure_mirror_exactly_once"] = bench.latency(
+        "secure_mirror_exactly_once", eos, records, rate, exactly_once_prefix(files["eos"])
+    )
+    bench.forget_mirrormaker2()  # from the beginning, as the job: it copies the backlog before the timed records
+    out["mirrormaker2"] = bench.latency("mirrormaker2", mirrormaker2_argv(files["rendered"]), records, rate)
+    if with_continuous:
+        low = bench.job_argv(files["alo"], work / "run-latency-continuous", edit=low_latency(bench.partitions))
+        try:
+            out["secure_mirror_continuous"] = bench.latency("secure_mirror_continuous", low, records, rate)
+        except Exception as exc:  # noqa: BLE001 - reported, not fatal: the other figures still stand
+            out["secure_mirror_continuous"] = {"error": str(exc)[:500]}
+        # MirrorMaker 2 with the low-latency mode's producer setting too (linger 0), so the two compare like for like
+        rendered = bench.render(bench.profile("gssapi-linger0", edit=linger_zero))
+        bench.forget_mirrormaker2()
+        out["mirrormaker2_linger_0"] = bench.latency(
+            "mirrormaker2_linger_0", mirrormaker2_argv(rendered), records, rate
         )
     return out
 
 
-def run(
-    records: int,
-    partitions: int,
-    repeats: int,
-    latency_records: int,
-    latency_rate: float,
-    preflight_topics: int = 1000,
-    seed: int = 1,
-) -> dict:
-    with tempfile.TemporaryDirectory(prefix="secure-mirror-bench-") as tmp:
-        work = Path(tmp)
-        log("starting the sandbox (with PLAINTEXT listeners beside SASL_SSL)")
-        sb = Sandbox.up(work / "sandbox", plaintext=True)
+@contextlib.contextmanager
+def kept_on_failure(prefix: str):
+    """A work folder, removed after a run that succeeded and kept (its path printed) for the logs of one that failed."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield work
+    except BaseException:
+        log(f"failed; the contenders' logs are kept in {work}")
+        raise
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, seed: int) -> dict:
+    shuffle = random.Random(seed)
+    with kept_on_failure("secure-mirror-bench-") as work:
+        log("starting the sandbox")
+        sb = Sandbox.up(work / "sandbox")
         try:
-            bench = Bench(sb, work, records, partitions, seed)
-            secure, plain = bench.profile("gssapi"), bench.profile("plaintext", plaintext=True)
-            rendered = bench.render(secure)
-            bench.render(plain)
-            bench.grant(rendered)
-            log(f"loading {records} records (varied JSON values, seed {seed}) over {partitions} partitions")
-            load_seconds = bench.load_source()
-            timeout = max(300.0, records / 2000)
-            runs = {
-                "perf_tools": lambda: bench.perf_tools(rendered),
-                "mirrormaker2": lambda: bench.mirrormaker2(rendered, timeout),
-                "secure_mirror": lambda: bench.secure_mirror(secure, timeout),
-                "secure_mirror_plaintext": lambda: bench.secure_mirror(plain, timeout),
-            }
-            contenders: dict[str, list[dict]] = {name: [] for name in runs}
-            shuffle, orders = random.Random(seed), []
-            for i in range(repeats):
-                order = shuffle.sample(list(runs), len(runs))
-                orders.append(order)
-                for name in order:
-                    log(f"repeat {i + 1}/{repeats}: {name}")
-                    contenders[name].append(runs[name]())
-            summary = {name: summarize(s) for name, s in contenders.items()}
+            bench = Bench(sb, work, args.records, args.partitions, seed)
+            files = setup_topic(bench, SOURCE_TOPIC, args.records)
+            load_seconds = bench.load_seconds
+            summary, orders = rounds(
+                contenders(bench, files, max(300.0, args.records / 2000)), args.repeats, shuffle, "repeat"
+            )
             latency = {}
-            if latency_records:
-                log(f"latency: {latency_records} records at {latency_rate}/s")
-                latency["secure_mirror"] = bench.latency(
-                    "secure_mirror",
-                    [
-                        str(REPO / ".venv/bin/secure-mirror"),
-                        "run",
-                        str(secure),
-                        "--skip-preflight",
-                        "--trigger-interval",
-                        "0 seconds",
-                        "--run-dir",
-                        str(work / "run-latency"),
-                    ],
-                    latency_records,
-                    latency_rate,
+            if args.latency_records:
+                latency = latencies(bench, files, args.latency_records, args.latency_rate, args.continuous)
+            long_summary, long_orders = {}, []
+            if args.long_records:
+                long_files = setup_topic(bench, LONG_TOPIC, args.long_records)
+                long_summary, long_orders = rounds(
+                    contenders(bench, long_files, max(600.0, args.long_records / 2000)), 1, shuffle, "long round"
                 )
-                latency["mirrormaker2"] = bench.latency(
-                    "mirrormaker2", mirrormaker2_argv(rendered), latency_records, latency_rate
-                )
-            log(f"pre-flight over {preflight_topics} topics")
-            preflight = preflight_scale.bench(sb, preflight_topics, work) if preflight_topics else {}
+            preflight = {}
+            if args.preflight_topics:
+                log(f"pre-flight over {args.preflight_topics} topics")
+                preflight = preflight_scale.bench(sb, args.preflight_topics, work)
         finally:
             sb.down()
-    med = {k: v["median_records_per_second"] for k, v in summary.items()}
-    steady = {k: v["median_steady_records_per_second"] for k, v in summary.items() if k != "perf_tools"}
     return {
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
         "parameters": {
-            "records": records,
-            "partitions": partitions,
-            "repeats": repeats,
+            "records": args.records,
+            "long_records": args.long_records,
+            "partitions": args.partitions,
+            "repeats": args.repeats,
             "seed": seed,
             "values": "varied JSON, about 1 KiB (a third to twice)",
-            "mm2_tasks": task_slots("local[2]"),
+            "mm2_tasks": TASK_SLOTS,
+            "copy_limit_threads": TASK_SLOTS,
             "job_task_slots": task_slots("local[2]"),
             "orders": orders,
-            "latency_records": latency_records,
-            "latency_rate": latency_rate,
+            "long_orders": long_orders,
+            "latency_records": args.latency_records,
+            "latency_rate": args.latency_rate,
         },
         "load_seconds": load_seconds,
         "contenders": summary,
+        "long": long_summary,
         "latency": latency,
         "preflight": preflight,
         # Process start to all N records on the target, the same clock for every contender.
-        "ratios": {
-            "secure_mirror_over_mirrormaker2": med["secure_mirror"] / med["mirrormaker2"],
-            "secure_mirror_over_perf_tools": med["secure_mirror"] / med["perf_tools"],
-            "sasl_ssl_gssapi_over_plaintext": med["secure_mirror"] / med["secure_mirror_plaintext"],
-        },
-        # Steady rates from the target's append times over the same window (10% to 90% of N) for every mirror.
-        "steady_ratios": {
-            "secure_mirror_over_mirrormaker2": steady["secure_mirror"] / steady["mirrormaker2"],
-            "sasl_ssl_gssapi_over_plaintext": steady["secure_mirror"] / steady["secure_mirror_plaintext"],
-        },
+        "ratios": ratios(summary, "median_records_per_second"),
+        # Steady rates from the target's append times over the same window (10% to 90% of N) for every contender.
+        "steady_ratios": ratios(summary, "median_steady_records_per_second"),
+        "cpu_ratios": ratios(summary, "median_cpu_seconds_per_million"),
+        "long_ratios": ratios(long_summary, "median_records_per_second"),
+        "long_steady_ratios": ratios(long_summary, "median_steady_records_per_second"),
+        "long_cpu_ratios": ratios(long_summary, "median_cpu_seconds_per_million"),
     }
 
 
-def markdown(result: dict, command: str) -> str:
+def table(summary: dict) -> list[str]:
     rows = [
-        "| contender | median records/s (start to all N on target) | min | max | first record on target, s "
-        "(median) | steady records/s, target append times 10%-90% (median) | job start-up, s (median) | job "
-        "records/s from its first batch (median) |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| contender | records/s start to end (median) | min | max | first record on target, s | steady records/s, "
+        "target append times 10%-90% | CPU s per million records (its processes) | brokers' CPU s per million "
+        "records | job start-up, s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
 
     def fmt(c: dict, key: str, spec: str) -> str:
         return format(c[key], spec) if key in c else "-"
 
-    for name, c in result["contenders"].items():
+    for name, c in summary.items():
         rows.append(
             f"| {name} | {c['median_records_per_second']:.0f} | {c['min']:.0f} | {c['max']:.0f} | "
             f"{fmt(c, 'median_startup_seconds', '.1f')} | {fmt(c, 'median_steady_records_per_second', '.0f')} | "
-            f"{fmt(c, 'median_job_startup_seconds', '.1f')} | "
-            f"{fmt(c, 'median_job_steady_records_per_second', '.0f')} |"
+            f"{fmt(c, 'median_cpu_seconds_per_million', '.1f')} | "
+            f"{fmt(c, 'median_broker_cpu_seconds_per_million', '.1f')} | "
+            f"{fmt(c, 'median_job_startup_seconds', '.1f')} |"
         )
-    ratios = "\n".join(f"- {k}: **{v:.2f}**" for k, v in result["ratios"].items())
-    ratios += "\n\nSteady (the target's append times, 10% to 90% of the records, the same window for every mirror):\n"
-    ratios += "\n".join(f"- {k}: **{v:.2f}**" for k, v in result.get("steady_ratios", {}).items()) or "- n/a"
-    lat = (
-        "\n".join(
-            f"- {k}: p50 {v['p50_ms']:.0f} ms, p99 {v['p99_ms']:.0f} ms ({v['samples']} samples)"
-            for k, v in result["latency"].items()
-        )
-        or "- not measured"
+    return rows
+
+
+def ratio_lines(values: dict) -> str:
+    return "\n".join(f"- {k}: **{v:.2f}**" for k, v in values.items()) or "- n/a"
+
+
+def markdown(result: dict, command: str) -> str:
+    lat = "\n".join(
+        f"- {k}: p50 {v['p50_ms']:.0f} ms, p99 {v['p99_ms']:.0f} ms ({v['samples']} samples)"
+        if "p50_ms" in v
+        else f"- {k}: no figure ({v.get('error', 'failed')})"
+        for k, v in result["latency"].items()
     )
     pre = result.get("preflight") or {}
     preflight = (
@@ -517,16 +664,34 @@ def markdown(result: dict, command: str) -> str:
     )
     p = result["parameters"]
     orders = "; ".join(" -> ".join(order) for order in p["orders"])
-    return (
+    text = (
         f"# Benchmark\n\nCommand: `{command}`\n\n{p['records']} records ({p['values']}) over "
         f"{p['partitions']} partitions, {p['repeats']} repeat(s), seed {p['seed']}, on "
-        f"{result['machine']['cpus']} CPUs; the job has {p['job_task_slots']} task slots and MirrorMaker 2 "
-        f"{p['mm2_tasks']} tasks; order of the runs: {orders}. perf_tools is Kafka's consumer and producer perf "
-        "tools reading and writing the same values at once: a reference, not a bound.\n\n"
-        + "\n".join(rows)
-        + f"\n\nRatios (medians):\n{ratios}\n\nLatency (source create -> target append):\n{lat}"
-        f"\n\nPre-flight at scale:\n{preflight}\n"
+        f"{result['machine']['cpus']} CPUs; the job has {p['job_task_slots']} task slots, MirrorMaker 2 "
+        f"{p['mm2_tasks']} tasks, the copy limit {p['copy_limit_threads']} consumer-producer loops with the job's "
+        f"Kafka settings; order of the runs: {orders}. Every figure is a median over the repeats. CPU is the "
+        "contender's own processes (from /proc: the process started and its descendants); the brokers' CPU is theirs while it "
+        "ran. For exactly_once, 'on the target' means committed (read_committed readers see it).\n\n"
+        + "\n".join(table(result["contenders"]))
+        + f"\n\nRatios, start to end:\n{ratio_lines(result['ratios'])}\n\nRatios, steady (the same window of the "
+        f"target's append times):\n{ratio_lines(result['steady_ratios'])}\n\nRatios, CPU seconds per million "
+        f"records (lower is better):\n{ratio_lines(result['cpu_ratios'])}\n"
     )
+    if result.get("long"):
+        long_order = " -> ".join(p["long_orders"][0])
+        text += (
+            f"\n## Long round: {p['long_records']} records, each contender once (order: {long_order})\n\n"
+            + "\n".join(table(result["long"]))
+            + f"\n\nRatios, start to end:\n{ratio_lines(result['long_ratios'])}\n\nRatios, steady:\n"
+            f"{ratio_lines(result['long_steady_ratios'])}\n\nRatios, CPU per record:\n"
+            f"{ratio_lines(result['long_cpu_ratios'])}\n"
+        )
+    text += (
+        f"\n## Latency (source create time -> target append time, {p['latency_records']} records at "
+        f"{p['latency_rate']:.0f}/s after the backlog)\n\n{lat or '- not measured'}\n\n## Pre-flight at scale\n\n"
+        f"{preflight}\n"
+    )
+    return text
 
 
 def chart(result: dict, path: Path) -> None:
@@ -535,13 +700,17 @@ def chart(result: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+    fig, (a, c, b) = plt.subplots(1, 3, figsize=(15, 4))
     names = list(result["contenders"])
-    a.bar(names, [result["contenders"][n]["median_records_per_second"] for n in names], color="#4477aa")
-    a.set_ylabel("records/s (median)")
-    a.set_title("Throughput")
+    a.bar(names, [result["contenders"][n].get("median_steady_records_per_second", 0) for n in names], color="#4477aa")
+    a.set_ylabel("records/s (median, steady)")
+    a.set_title("Steady throughput")
     a.tick_params(axis="x", rotation=20)
-    lat = result["latency"]
+    c.bar(names, [result["contenders"][n].get("median_cpu_seconds_per_million", 0) for n in names], color="#228833")
+    c.set_ylabel("CPU s per million records")
+    c.set_title("CPU per record (own processes)")
+    c.tick_params(axis="x", rotation=20)
+    lat = {k: v for k, v in result["latency"].items() if "p50_ms" in v}
     if lat:
         xs = list(lat)
         b.bar(
@@ -550,6 +719,8 @@ def chart(result: dict, path: Path) -> None:
             color="#cc6677",
         )
         b.set_ylabel("ms")
+        b.set_yscale("log")
+        b.tick_params(axis="x", rotation=60, labelsize=7)
     b.set_title("Latency")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -557,10 +728,13 @@ def chart(result: dict, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a run under 5 minutes (100k records, 1 repeat)")
+    parser.add_argument("--quick", action="store_true", help="a run of a few minutes (100k records, 1 repeat)")
     parser.add_argument("--records", type=int)
+    parser.add_argument("--long-records", type=int, help="the long round's size (0: none)")
     parser.add_argument("--partitions", type=int, default=6)
     parser.add_argument("--repeats", type=int)
+    parser.add_argument("--latency-records", type=int, help="records of the latency runs (0: none)")
+    parser.add_argument("--no-continuous", dest="continuous", action="store_false", help="no low-latency contender")
     parser.add_argument("--preflight-topics", type=int, default=1000, help="0 skips pre-flight at scale")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument(
@@ -570,21 +744,26 @@ def main(argv: list[str] | None = None) -> int:
         help="the data and run-order seed (default: random, printed)",
     )
     args = parser.parse_args(argv)
-    records = args.records or (100_000 if args.quick else 2_000_000)
-    repeats = args.repeats or (1 if args.quick else 3)
-    lat_records, lat_rate = (1000, 200.0) if args.quick else (10_000, 1000.0)
+    args.records = args.records or (100_000 if args.quick else 2_000_000)
+    args.repeats = args.repeats or (1 if args.quick else 3)
+    if args.long_records is None:
+        args.long_records = 0 if args.quick else 10_000_000
+    latency_records, args.latency_rate = (1000, 200.0) if args.quick else (10_000, 1000.0)
+    args.latency_records = latency_records if args.latency_records is None else args.latency_records
+    if args.quick:
+        args.preflight_topics = min(args.preflight_topics, 100)
     seed = args.seed or random.SystemRandom().randrange(1, 2**31)
     log(f"seed {seed} (--seed {seed} or SECURE_MIRROR_SEED={seed} repeats the data and the run order)")
-    result = run(records, args.partitions, repeats, lat_records, lat_rate, args.preflight_topics, seed)
+    result = run(args, seed)
     given = list(argv if argv is not None else sys.argv[1:])
-    command = "scripts/bench " + " ".join(given + ([] if args.seed else ["--seed", str(seed)]))
-    result["command"] = command.strip()
+    command = ("scripts/bench " + " ".join(given + ([] if args.seed else ["--seed", str(seed)]))).strip()
+    result["command"] = command
     args.out.mkdir(parents=True, exist_ok=True)
     stem = "quick" if args.quick else "full"
     (args.out / f"{stem}.json").write_text(json.dumps(result, indent=2))
-    (args.out / f"{stem}.md").write_text(markdown(result, command.strip()))
+    (args.out / f"{stem}.md").write_text(markdown(result, command))
     chart(result, args.out / f"{stem}.png")
-    print(markdown(result, command.strip()))
+    print(markdown(result, command))
     return 0
 
 

@@ -151,3 +151,43 @@ def latencies(conf: dict, topic: str, expected: int, timeout: float = 120.0, sin
             out.append(msg.timestamp()[1] - int(created))
     consumer.close()
     return out
+
+
+def group_positions(conf: dict, groups: list[str], topic: str) -> int:
+    """The sum of the offsets the consumer ``groups`` hold for ``topic`` (a group without one counts 0): how many
+    source records an exactly_once mirror has committed to the target (its sink commits each source partition's
+    next offset with the records, in a group of its own, under the target topic's partition 0)."""
+    from confluent_kafka import ConsumerGroupTopicPartitions
+
+    admin = _admin(conf)
+    total = 0
+    for group in groups:  # librdkafka lists one group's offsets per request
+        future = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)], require_stable=True)[group]
+        try:
+            held = future.result(timeout=30)
+        except Exception:  # noqa: BLE001 - no such group yet (nothing committed)
+            continue
+        total += sum(tp.offset for tp in held.topic_partitions or [] if tp.topic == topic and tp.offset >= 0)
+    return total
+
+
+_ADMINS: dict = {}
+
+
+def _admin(conf: dict):
+    """One admin client per configuration, kept: polling with a new one each time would log in each time."""
+    from confluent_kafka.admin import AdminClient
+
+    key = tuple(sorted((k, str(v)) for k, v in conf.items()))
+    if key not in _ADMINS:
+        _ADMINS[key] = AdminClient(conf)
+    return _ADMINS[key]
+
+
+def delete_groups(conf: dict, groups: list[str]) -> None:
+    """Delete those consumer ``groups`` that exist (the positions of an earlier exactly_once run)."""
+    for future in _admin(conf).delete_consumer_groups(groups, request_timeout=30).values():
+        try:
+            future.result(timeout=30)
+        except Exception:  # noqa: BLE001 - GROUP_ID_NOT_FOUND: nothing to forget
+            pass

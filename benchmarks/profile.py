@@ -1,0 +1,201 @@
+"""Where the CPU goes: Java Flight Recorder on the steady state of the job and of MirrorMaker 2.
+
+    scripts/bench --profile [--records N] [--seed S]
+
+Each contender copies the same backlog as in the benchmark, with JFR recording (``settings=profile``) in its JVM (the
+job's driver JVM holds its local executors). Only the samples taken while the target's append times were between the
+10% and 90% marks are counted: the steady state, the same window the benchmark's steady rate uses. Every sample is
+put in the first category its stack meets from the top (compression, TLS and crypto, the Kafka producer, ...), and
+the hottest methods are listed by their own samples. Results: ``benchmarks/results/profile.{json,md}``; what they
+taught is in ``benchmarks/NOTES.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks import bench, load
+from secure_mirror import paths
+from secure_mirror.sandbox import Sandbox
+
+# The first of these a stack meets, from its top frame down, names the sample's category.
+CATEGORIES = [
+    (
+        "compression (lz4/zstd/snappy/zip)",
+        ("net.jpountz.", "com.github.luben.zstd", "org.xerial.snappy", "java.util.zip"),
+    ),
+    ("TLS and crypto", ("sun.security.", "com.sun.crypto.", "javax.crypto.", "javax.net.ssl.", "java.security.")),
+    ("Kafka record batches (CRC, encoding)", ("org.apache.kafka.common.record.", "org.apache.kafka.common.utils.Crc")),
+    (
+        "Kafka network and protocol",
+        (
+            "org.apache.kafka.common.network.",
+            "org.apache.kafka.common.protocol.",
+            "org.apache.kafka.common.requests.",
+            "org.apache.kafka.common.message.",
+        ),
+    ),
+    ("Kafka producer", ("org.apache.kafka.clients.producer.",)),
+    ("Kafka consumer", ("org.apache.kafka.clients.consumer.",)),
+    ("Kafka clients, other", ("org.apache.kafka.clients.", "org.apache.kafka.common.")),
+    ("the mirror's sink", ("securemirror.sink.",)),
+    ("Spark's Kafka source", ("org.apache.spark.sql.kafka010.",)),
+    (
+        "Spark SQL rows and codegen",
+        ("org.apache.spark.sql.catalyst.", "org.apache.spark.unsafe.", "org.apache.spark.sql.execution."),
+    ),
+    ("Spark, other", ("org.apache.spark.", "scala.", "py4j.")),
+    ("MirrorMaker 2 and Connect", ("org.apache.kafka.connect.",)),
+    ("JDK NIO and sockets", ("sun.nio.", "java.nio.", "jdk.internal.misc.", "java.net.")),
+    ("JDK collections, strings, other", ("java.", "jdk.", "sun.")),
+]
+
+
+def category(frames: list[str]) -> str:
+    for frame in frames:
+        for name, prefixes in CATEGORIES:
+            if frame.startswith(prefixes):
+                return name
+    return "other"
+
+
+def samples(jfr: Path, since_ms: int, until_ms: int) -> list[list[str]]:
+    """The stacks (top frame first, ``class.method``) of the execution samples taken in [since_ms, until_ms]."""
+    jfr_tool = str(Path(paths.java_executable()).with_name("jfr"))
+    text = subprocess.run(
+        [jfr_tool, "print", "--json", "--stack-depth", "48", "--events", "jdk.ExecutionSample", str(jfr)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    out = []
+    for event in json.loads(text)["recording"]["events"]:
+        when = event["values"]["startTime"]  # ISO 8601 with an offset
+        from datetime import datetime
+
+        ms = datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp() * 1000
+        if not since_ms <= ms <= until_ms:
+            continue
+        stack = event["values"].get("stackTrace") or {}
+        out.append([f"{f['method']['type']['name']}.{f['method']['name']}" for f in stack.get("frames") or []])
+    return out
+
+
+def breakdown(stacks: list[list[str]], top: int = 15) -> dict:
+    total = len(stacks) or 1
+    cats = collections.Counter(category(s) for s in stacks)
+    own = collections.Counter(s[0] for s in stacks if s)
+    return {
+        "samples": len(stacks),
+        "categories": {k: round(100 * v / total, 1) for k, v in cats.most_common()},
+        "hot_methods": {k: round(100 * v / total, 1) for k, v in own.most_common(top)},
+    }
+
+
+def recorded(b: bench.Bench, name: str, argv: list[str], jfr: Path, count=None) -> dict:
+    """Run a contender to the end with JFR on, and break down the samples of its steady window."""
+    b.fresh_target()
+    log_file = b.work / f"profile-{name}.log"
+    started_ms = int(time.time() * 1000) - 1000
+    with open(log_file, "w") as fh:
+        proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=bench.REPO, start_new_session=True)
+    try:
+        count = count or b.target_count
+        deadline = time.monotonic() + max(600, b.records / 1000)
+        while count() < b.records:
+            if proc.poll() is not None and proc.returncode != 0 or time.monotonic() > deadline:
+                raise RuntimeError(f"{name} did not finish; see {log_file}")
+            time.sleep(0.25)
+    finally:
+        bench.stop(proc)  # SIGTERM: the JVM dumps the recording on exit
+    for _ in range(60):
+        if jfr.exists() and jfr.stat().st_size:
+            break
+        time.sleep(1)
+    t10, t90 = load.append_times(
+        b.sb.client_conf("target", "admin"), b.target_topic, [int(0.1 * b.records), int(0.9 * b.records)], started_ms
+    )
+    return {**breakdown(samples(jfr, t10, t90)), "window_seconds": (t90 - t10) / 1000}
+
+
+def jfr_option(path: Path) -> str:
+    return f"-XX:StartFlightRecording=filename={path},settings=profile,dumponexit=true"
+
+
+def run(records: int, seed: int) -> dict:
+    with bench.kept_on_failure("secure-mirror-profile-") as work:
+        sb = Sandbox.up(work / "sandbox")
+        try:
+            b = bench.Bench(sb, work, records, 6, seed)
+            files = bench.setup_topic(b, bench.SOURCE_TOPIC, records)
+            out = {}
+            mm2_jfr = work / "mm2.jfr"
+            b.forget_mirrormaker2()
+            log_argv = bench.mirrormaker2_argv(files["rendered"], jfr_option(mm2_jfr))
+            out["mirrormaker2"] = recorded(b, "mirrormaker2", log_argv, mm2_jfr)
+            for name, key in (("secure_mirror", "alo"), ("secure_mirror_exactly_once", "eos")):
+                jfr = work / f"{name}.jfr"
+
+                def with_jfr(data: dict, jfr: Path = jfr) -> None:
+                    data["mirror"]["spark"].setdefault("conf", {})["spark.driver.extraJavaOptions"] = jfr_option(jfr)
+
+                argv = b.job_argv(files[key], work / f"run-profile-{name}", "--until-caught-up", edit=with_jfr)
+                prefix = bench.exactly_once_prefix(files[key])
+                count = None
+                if prefix:
+                    b.forget_groups(prefix)
+                    count = lambda prefix=prefix: b.committed_count(prefix)  # noqa: E731
+                out[name] = recorded(b, name, argv, jfr, count)
+        finally:
+            sb.down()
+    return out
+
+
+def markdown(result: dict) -> str:
+    parts = [
+        f"# Where the CPU goes (Java Flight Recorder)\n\nCommand: `{result['command']}`\n\n{result['records']} records "
+        f"(varied JSON, about 1 KiB) over 6 partitions, on {result['machine']['cpus']} CPUs; JFR `settings=profile`; "
+        "only execution samples taken while the target's append times were between the 10% and 90% marks. A sample "
+        "counts for the first category its stack meets from the top; hot methods by their own samples.\n"
+    ]
+    for name, r in result["contenders"].items():
+        parts.append(f"\n## {name}: {r['samples']} samples over {r['window_seconds']:.1f} s\n")
+        parts.append("\n| category | % of samples |\n| --- | --- |")
+        parts += [f"| {k} | {v} |" for k, v in r["categories"].items()]
+        parts.append("\n| hottest methods (own samples) | % |\n| --- | --- |")
+        parts += [f"| `{k}` | {v} |" for k, v in r["hot_methods"].items()]
+    return "\n".join(parts) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=2_000_000)
+    parser.add_argument("--seed", type=int, default=int(os.environ.get("SECURE_MIRROR_SEED", "0")) or None)
+    parser.add_argument("--out", type=Path, default=bench.RESULTS)
+    args = parser.parse_args(argv)
+    seed = args.seed or random.SystemRandom().randrange(1, 2**31)
+    bench.log(f"seed {seed}")
+    result = {
+        "command": f"scripts/bench --profile --records {args.records} --seed {seed}",
+        "records": args.records,
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+        "contenders": run(args.records, seed),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "profile.json").write_text(json.dumps(result, indent=2))
+    (args.out / "profile.md").write_text(markdown(result))
+    print(markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
