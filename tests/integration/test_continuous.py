@@ -59,7 +59,11 @@ def _latency_ms(sandbox, case) -> list[int]:
 @pytest.fixture(scope="module")
 def continuous(sandbox, tmp_path_factory):
     folder = tmp_path_factory.mktemp("continuous")
-    spark = {"master": "local[6]", "trigger": "continuous", "continuous_interval_ms": 500, "conf": sink_conf(folder)}
+    events = folder / "events"
+    events.mkdir()
+    conf = {"spark.eventLog.enabled": True, "spark.eventLog.compress": False, "spark.eventLog.dir": f"file://{events}"}
+    conf.update(sink_conf(folder))
+    spark = {"master": "local[8]", "trigger": "continuous", "continuous_interval_ms": 500, "conf": conf}
     mirror = {"spark": spark, "delivery": {"linger_ms": 0}}
     rng = seeded("continuous: records written while the job stops")
     with MirrorCase(sandbox, folder, mirror=mirror) as case:
@@ -120,6 +124,7 @@ def continuous(sandbox, tmp_path_factory):
             "ran_s": ran,
             "written_during_stop": written_during_stop,
             "folder": folder,
+            "events": events,
         }
 
 
@@ -127,7 +132,7 @@ def test_records_arrive_and_a_stop_and_resume_lose_nothing(continuous):
     case = continuous["case"]
     for code, _out, err in (continuous["first"], continuous["second"]):
         assert code == EXIT_OK, err[-3000:]
-    assert "appeared on the source; restarting the continuous query" in continuous["first"][2]
+    assert "appeared on the source; restarting the continuous query" in continuous["first"][1]
     result = verify(case.profile)
     by_topic: dict[str, list] = {}
     for c in result.comparisons:
@@ -180,3 +185,12 @@ def test_until_caught_up_is_refused_with_continuous(continuous):
         run_mirror(case.profile, until_caught_up=True, skip_preflight=True, run_dir=str(continuous["folder"] / "r"))
     assert str(refused.value) == UNTIL_CAUGHT_UP_CONTINUOUS
     assert refused.value.exit_code == EXIT_BAD_INPUT
+
+
+def test_the_plan_shows_the_continuous_write_and_none_of_the_sinks_options(continuous):
+    """writeStream.format(...).options(...) hands the options to the sink, not to the plan: the event log (every
+    plan Spark ran) holds the continuous write, named by the sink's description, and none of the option names."""
+    text = "".join(p.read_text(errors="replace") for p in continuous["events"].rglob("*") if p.is_file())
+    assert "WriteToContinuousDataSource" in text and "secure-mirror sink settings (at_least_once)" in text
+    for option in ("mirror.target-topic-pieces", "mirror.keep-partition-topics", "kafka.sasl.jaas.config"):
+        assert option not in text, option

@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from secure_mirror.errors import EXIT_BAD_INPUT
 from secure_mirror.render.spark import SINK_FORMAT, SINK_KEPT_TOPICS, SINK_REPORT_KEY
 from secure_mirror.run.job.outcome import JobRefused
 from secure_mirror.run.job.sink import Mirror
@@ -104,7 +105,7 @@ class ContinuousMirror(Mirror):
             "mirror.spark.trigger: micro_batch"
         )
         if self.spark.sparkContext.master.startswith("local"):
-            raise JobRefused(message)
+            raise JobRefused(message, EXIT_BAD_INPUT)
         print(f"secure-mirror job: {message}", file=sys.stderr, flush=True)
 
     def epochs(self) -> list[dict]:
