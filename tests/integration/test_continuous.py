@@ -150,7 +150,7 @@ def test_records_arrive_and_a_stop_and_resume_lose_nothing(continuous):
     duplicated = sum(c.target_records - c.source_records for c in d)
     assert duplicated == sum(c.duplicated for c in d) or all(c.ok for c in d), result.text()
     print(
-        f"\ncontinuous: {continuous['written_during_stop']} records written to d across the stop, "
+        f"\ncontinuous: {continuous['written_during_stop']} records in d, written before, during and after the stop, "
         f"{duplicated} of them on the target twice (at least once), none missing"
     )
 
