@@ -144,7 +144,7 @@ def epoch_line(batch: dict, target_pieces: list[str]) -> dict:
     if not seconds:
         whole.pop("byte-rate", None)
     return {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(batch["committed"])) + "Z",
+        "time": _iso(timed["started"]),  # the epoch's start (the previous commit), as a batch's progress has it
         "epoch": batch["epoch"],
         "record-count": count,
         "records-in-per-sec": None,
@@ -155,6 +155,11 @@ def epoch_line(batch: dict, target_pieces: list[str]) -> dict:
         "records-behind": None,
         "partitions": partitions,
     }
+
+
+def _iso(seconds: float) -> str:
+    """Spark's progress time format: ``2026-11-23T19:06:33.123Z``."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds * 1000) % 1000:03d}Z"
 
 
 def epoch_status(line: dict) -> str:

@@ -235,7 +235,7 @@ def test_an_epoch_line_carries_the_sinks_figures_and_says_what_is_not_available(
     }
     line = epoch_line(_epoch([sink]), ["src.", ""])
     assert line == {
-        "time": "2026-11-23T18:53:20Z",
+        "time": "2026-11-23T18:53:19.500Z",
         "epoch": 7,
         "record-count": 4,
         "records-in-per-sec": None,

@@ -72,8 +72,8 @@ final class MirrorWrite implements Write, BatchWrite, StreamingWrite {
     }
 
     /**
-     * A streaming write's epoch (continuous processing) or micro-batch: its figures go under {@code <report key>-<epoch>},
-     * as a continuous query reports no progress of its own (Spark 4.0's ContinuousExecution never finishes a trigger).
+     * A streaming write's epoch (continuous processing): its figures go under {@code <report key>-<epoch>}, as a
+     * continuous query reports no progress of its own (Spark 4.0's ContinuousExecution never finishes a trigger).
      */
     @Override
     public void commit(long epochId, WriterCommitMessage[] messages) {
