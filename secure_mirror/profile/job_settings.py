@@ -17,6 +17,10 @@ JOB_FILE = "job.json"  # the job's own settings (render/job_file.py), no secrets
 OPTION_FILES = (SOURCE_OPTIONS_FILE, SINK_OPTIONS_FILE, JOB_FILE)  # what the job reads (cluster mode ships them)
 FINGERPRINT_FILE = "secure-mirror-fingerprint.json"
 PROVENANCE_PREFIX = "secure-mirror."  # provenance header names start with this; verify ignores them
+UNTIL_CAUGHT_UP_CONTINUOUS = (  # refused by the launcher, and by the job when started without it
+    "--until-caught-up runs micro-batches up to the source's end, and the profile's mirror.spark.trigger is "
+    "continuous (a query that never ends); drop --until-caught-up, or set mirror.spark.trigger: micro_batch"
+)
 
 
 def fingerprint_settings(profile: Profile) -> dict:

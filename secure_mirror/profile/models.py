@@ -541,6 +541,18 @@ class Spark(Strict):
     deploy_mode: Literal["client", "cluster"] = "client"
     conf: dict[str, OptionValue] = Field(default_factory=dict, description="extra Spark configuration")
     max_offsets_per_trigger: int | None = Field(None, gt=0)
+    # Continuous processing (docs/continuous.md): each source partition is one long-running task that writes records
+    # as they arrive; every continuous_interval_ms an epoch commits (the sink flushes, the offsets are checkpointed).
+    trigger: Literal["micro_batch", "continuous"] = Field(
+        "micro_batch", description="micro_batch (default) or continuous: low latency, at_least_once only"
+    )
+    continuous_interval_ms: int = Field(
+        1000,
+        gt=0,
+        le=3600000,
+        description="with trigger continuous: ms between epoch commits (a stop or crash re-sends at most the records "
+        "since the last one)",
+    )
 
     @field_validator("conf")
     @classmethod
@@ -610,6 +622,21 @@ class Mirror(Strict):
         if "://" in value or Path(value).is_absolute() or base is None:
             return policy.check(value)
         return policy.check(str(Path(base) / value))
+
+    @model_validator(mode="after")
+    def _continuous_is_at_least_once(self) -> Mirror:
+        if self.continuous and self.delivery.exactly_once:
+            raise Problem(
+                "spark.trigger",
+                "continuous processing is at_least_once only (an epoch Spark replays after a stop or crash is "
+                "written again, and the sink's transactions are per micro-batch task); set "
+                "mirror.delivery.guarantee: at_least_once, or drop mirror.spark.trigger (micro_batch)",
+            )
+        return self
+
+    @property
+    def continuous(self) -> bool:
+        return self.spark.trigger == "continuous"
 
     def keeps_partitions(self, source_partitions: int, target_partitions: int) -> bool:
         return keeps_partitions(self.keep_partition, source_partitions, target_partitions)

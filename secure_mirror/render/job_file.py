@@ -1,8 +1,9 @@
 """``spark/job.json``: what the mirror job needs besides the Kafka options, as data (no secrets in it).
 
-The rename rule as pieces for a Spark expression, the partition policy, provenance headers, the checkpoint and the
-profile's fingerprint, and each side's Kerberos identity (principal and keytab as the job sees them: the shipped
-name when files travel with the job), so the job's login watch never reads a JAAS string back.
+The rename rule as pieces for a Spark expression, the partition policy, provenance headers, the checkpoint, the
+trigger (micro-batch or continuous) and the profile's fingerprint, and each side's Kerberos identity (principal and
+keytab as the job sees them: the shipped name when files travel with the job), so the job's login watch never reads
+a JAAS string back.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def job_settings(profile: Profile) -> dict:
         "provenance_headers": profile.mirror.provenance_headers,
         "source_alias": profile.source.alias,
         "checkpoint_location": profile.mirror.checkpoint_location,
+        "trigger": profile.mirror.spark.trigger,
+        "continuous_interval_ms": profile.mirror.spark.continuous_interval_ms,
         "fingerprint": profile_fingerprint(profile),
         "identities": identities(profile),
     }

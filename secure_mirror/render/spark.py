@@ -45,6 +45,9 @@ def _kafka_options(cluster: Cluster, side: str, shipped: bool) -> dict[str, str]
     return {f"kafka.{key}": option_text(value) for key, value in settings.items()}
 
 
+CONTINUOUS_FETCH_WAIT_MS = "10"  # continuous trigger, unless source.client_options sets fetch.max.wait.ms
+
+
 def source_options(profile: Profile) -> dict[str, str]:
     """Options for ``spark.readStream.format("kafka")``."""
     options = _kafka_options(profile.source, "source", ships_files(profile))
@@ -59,6 +62,8 @@ def source_options(profile: Profile) -> dict[str, str]:
     )
     if profile.mirror.delivery.exactly_once:  # the target then holds what a read_committed reader of the source sees
         options["kafka.isolation.level"] = "read_committed"
+    if profile.mirror.continuous:  # docs/continuous.md: the consumer's default 500 ms fetch wait was the latency floor
+        options.setdefault("kafka.fetch.max.wait.ms", CONTINUOUS_FETCH_WAIT_MS)
     if profile.mirror.spark.max_offsets_per_trigger:
         options["maxOffsetsPerTrigger"] = str(profile.mirror.spark.max_offsets_per_trigger)
     return options

@@ -20,9 +20,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EnvironmentNotReady
+from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, BadInputError, EnvironmentNotReady
 from secure_mirror.profile import policy
-from secure_mirror.profile.job_settings import profile_fingerprint
+from secure_mirror.profile.job_settings import UNTIL_CAUGHT_UP_CONTINUOUS, profile_fingerprint
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import withheld_from_children
 from secure_mirror.render import render_all
@@ -173,6 +173,8 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
     options = options or RunOptions()
     for key, value in overrides.items():
         setattr(options, key, value)
+    if options.until_caught_up and profile.mirror.continuous:
+        raise BadInputError(UNTIL_CAUGHT_UP_CONTINUOUS)
     if run_dir:  # its absolute path lands in the rendered files the job runs with
         policy.check_argument(str(Path(run_dir).resolve()), "--run-dir")
     checkpoint.check_fingerprint(profile.mirror.checkpoint_location, profile_fingerprint(profile), profile)

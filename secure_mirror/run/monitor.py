@@ -121,6 +121,59 @@ def batch_line(progress: dict, batch: dict | None, target_pieces: list[str]) -> 
     }
 
 
+LATENCY_FIGURES = ("replication-latency-ms-min", "replication-latency-ms-avg", "replication-latency-ms-max")
+
+
+def epoch_line(batch: dict, target_pieces: list[str]) -> dict:
+    """A continuous query's epoch (``run/job/continuous.py``): the sink's figures and the offsets it covered. Spark
+    reports no progress for a continuous query, so the rates come from the epoch's span in the commit log, and what
+    has no source is ``None`` (not available): the input rate and the records behind the source (``lag`` has them).
+    The sink acknowledges a whole epoch when it ends, so its replication latency would be the epoch's length, not
+    the records': it is left out (the records' age when the sink took them is kept)."""
+    figures = batch.get("figures")
+    span = batch.get("duration-ms")
+    count = sum(row.get("record-count", 0) for row in figures) if figures is not None else None
+    seconds = span / 1000 if span else None
+    timed = {**batch, "started": batch["committed"] - (seconds or 0), "written": batch["committed"]}
+    partitions = partition_metrics(timed, target_pieces)
+    for row in partitions:
+        row["records-behind"] = None
+        for name in LATENCY_FIGURES:
+            row.pop(name, None)
+    whole = {k: v for k, v in batch_figures(timed).items() if k not in LATENCY_FIGURES} if figures is not None else {}
+    if not seconds:
+        whole.pop("byte-rate", None)
+    return {
+        "time": _iso(timed["started"]),  # the epoch's start (the previous commit), as a batch's progress has it
+        "epoch": batch["epoch"],
+        "record-count": count,
+        "records-in-per-sec": None,
+        "records-out-per-sec": round(count / seconds, 1) if count is not None and seconds else None,
+        "byte-count": None,
+        **whole,
+        "epoch-duration-ms": span,
+        "records-behind": None,
+        "partitions": partitions,
+    }
+
+
+def _iso(seconds: float) -> str:
+    """Spark's progress time format: ``2026-11-23T19:06:33.123Z``."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds * 1000) % 1000:03d}Z"
+
+
+def epoch_status(line: dict) -> str:
+    def shown(value, unit=""):
+        return "n/a" if value is None else f"{value:.0f}{unit}"
+
+    rate = line.get("byte-rate")
+    return (
+        f"epoch {line['epoch']}: {shown(line['record-count'])} records, out {shown(line['records-out-per-sec'], '/s')}, "
+        f"{'n/a' if rate is None else f'{rate / 1024:.1f}'} KiB/s, epoch {shown(line['epoch-duration-ms'], ' ms')}, "
+        "behind the source n/a (secure-mirror lag)"
+    )
+
+
 def status_text(line: dict) -> str:
     seconds = max((line["batch-duration-ms"] or 0) / 1000, 1e-3)
     # Spark's input rate spans the time since the previous batch: a first (or only) batch has none, not 0/s
@@ -146,6 +199,9 @@ class Reporter:
         self.last_text = ""
 
     def report(self, query, mirror) -> None:
+        if getattr(mirror, "continuous", False):
+            self.report_epochs(mirror)
+            return
         for progress in query.recentProgress:
             progress = json.loads(progress.json) if hasattr(progress, "json") else dict(progress)
             if progress.get("batchId", -1) <= self.last_batch:
@@ -157,6 +213,16 @@ class Reporter:
                 self._print(status_text(line))
         if time.monotonic() - self.last_print > self.interval and self.last_text:
             self._print(f"batch {self.last_batch}: idle, waiting for new records")
+
+    def report_epochs(self, mirror) -> None:
+        for batch in mirror.epochs():
+            self.last_batch = batch["epoch"]
+            line = epoch_line(batch, self.pieces)
+            if line["record-count"] is None or line["record-count"] or line["partitions"]:
+                self._write(line)
+                self._print(epoch_status(line))
+        if time.monotonic() - self.last_print > self.interval and self.last_text:
+            self._print(f"epoch {self.last_batch}: idle, waiting for new records")
 
     def _write(self, line: dict) -> None:
         if self.metrics_file:
@@ -192,7 +258,9 @@ def watch(query, mirror, reporter: Reporter, stop_requested: Callable[[], bool])
     try:
         while query.isActive:
             if stop_requested():
-                _stop_between_batches(query)
+                # a continuous query has no gap between batches: stopping drops the epoch in flight, which the
+                # resumed query reads again from the last committed epoch (at least once)
+                query.stop() if getattr(mirror, "continuous", False) else _stop_between_batches(query)
                 stopped = True
                 break
             try:

@@ -26,6 +26,19 @@ class Checkpoint:
         offsets = self._child("offsets")
         return bool(self.fs.exists(offsets)) and len(self.fs.listStatus(offsets)) > 0
 
+    def latest_commit(self) -> int:
+        """The newest batch or epoch id in the commit log, -1 when none."""
+        commits = self._child("commits")
+        if not self.fs.exists(commits):
+            return -1
+        names = [status.getPath().getName() for status in self.fs.listStatus(commits)]
+        return max((int(name) for name in names if name.isdigit()), default=-1)
+
+    def modified_ms(self, name: str) -> int | None:
+        """When a file of the checkpoint was last written (ms since the epoch), None when it is not there."""
+        path = self._child(name)
+        return int(self.fs.getFileStatus(path).getModificationTime()) if self.fs.exists(path) else None
+
     def read(self, name: str) -> str | None:
         path = self._child(name)
         if not self.fs.exists(path):

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sys
 from pathlib import Path
 
-from secure_mirror.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED
+from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED
+from secure_mirror.profile.job_settings import UNTIL_CAUGHT_UP_CONTINUOUS
 from secure_mirror.run import control_folder, monitor
 from secure_mirror.run.job.checkpoint_access import Checkpoint, check_fingerprint
+from secure_mirror.run.job.continuous import ContinuousMirror, NewTopicWatch
 from secure_mirror.run.job.control import Control
 from secure_mirror.run.job.options import read_options
 from secure_mirror.run.job.outcome import JobRefused, classify
@@ -51,6 +54,11 @@ def main(argv: list[str] | None = None) -> int:
             Checkpoint(spark, sink_options.get("checkpointLocation") or settings["checkpoint_location"]),
             settings["fingerprint"],
         )
+        if settings.get("trigger") == "continuous":
+            if args.until_caught_up:
+                raise JobRefused(UNTIL_CAUGHT_UP_CONTINUOUS, EXIT_BAD_INPUT)
+            mirror = ContinuousMirror(spark, source_options, sink_options, settings, control.stop_requested)
+            return control.result(*_run_continuous(mirror, args, control))
         mirror = Mirror(spark, source_options, sink_options, settings, control.stop_requested)
         return control.result(*_run(mirror, args, control))
     except JobRefused as refused:
@@ -109,6 +117,48 @@ def _run(mirror: Mirror, args: argparse.Namespace, control: Control) -> tuple[in
     if stopped:
         return (EXIT_INTERRUPTED if control.signal == signal.SIGINT else EXIT_OK), "stopped", ""
     return EXIT_OK, "caught-up", ""
+
+
+def _run_continuous(mirror: ContinuousMirror, args: argparse.Namespace, control: Control) -> tuple[int, str, str]:
+    """The continuous query, started again whenever the source gains a topic the selection takes (it is planned
+    first); watched until stopped or refused: (exit code, status, message)."""
+    reporter = monitor.Reporter(args.metrics_file, args.status_interval, mirror.settings["target_topic_pieces"])
+    logins = LoginWatch(mirror.spark._jvm, job_identities(mirror.settings, mirror.source_options, mirror.sink_options))
+    query = deleted = None
+    try:
+        while True:
+            query = mirror.start_when_topics(lambda: control.stop_requested() or logins.refused is not None)
+            if query is None:
+                break
+            deleted, new = _watch_continuous(
+                query, mirror, reporter, lambda: control.stop_requested() or logins.refused
+            )
+            if query.exception() is not None or not new.found or control.stop_requested() or logins.refused:
+                break
+            print(
+                f"secure-mirror job: {', '.join(new.found)} appeared on the source; restarting the continuous query "
+                "with it planned",
+                file=sys.stderr,
+                flush=True,
+            )
+    finally:
+        logins.close()
+    if logins.refused is not None:
+        return EXIT_REFUSED, "refused", logins.refused
+    if deleted is not None and deleted.refused is not None:
+        return deleted.refused.exit_code, "refused", str(deleted.refused)
+    error = query.exception() if query is not None else None
+    if error is not None:
+        return _failed(error, mirror)
+    return (EXIT_INTERRUPTED if control.signal == signal.SIGINT else EXIT_OK), "stopped", ""
+
+
+def _watch_continuous(query, mirror: ContinuousMirror, reporter, stopping) -> tuple[DeletedTopicWatch, NewTopicWatch]:
+    """Watch one continuous query until it fails, is stopped, loses a planned topic or the source gains one."""
+    deleted = DeletedTopicWatch(query, mirror.planner, topics=lambda: set(mirror.planned))
+    new = NewTopicWatch(mirror)
+    monitor.watch(query, mirror, reporter, lambda: bool(stopping()) or deleted() or new())
+    return deleted, new
 
 
 def _failed(error: BaseException, mirror: Mirror | None) -> tuple[int, str, str]:

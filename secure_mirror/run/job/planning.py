@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 
 from secure_mirror.profile.models import keeps_partitions, too_few_partitions
 from secure_mirror.run import monitor
@@ -118,6 +119,10 @@ class TopicPlanner:
                 self.keep[topic] = keeps_partitions(self.keep_mode, wanted, have)
         return {t: self.keep[t] for t in topics}
 
+    def source_partitions(self, topics: list[str]) -> dict[str, int | None]:
+        """Each source topic's partition count (None: the source no longer has it)."""
+        return self._partition_counts(self.source, topics) if topics else {}
+
     def gone(self, topics: set[str]) -> list[str]:
         """Those of ``topics`` the source cluster no longer has."""
         counts = self._partition_counts(self.source, sorted(topics)) if topics else {}
@@ -144,8 +149,12 @@ class DeletedTopicWatch:
     the last source topic is deleted and the query would wait for ever. Every ``interval`` seconds this checks that
     the topics the query has read from still exist on the source; ``refused`` says which one is gone."""
 
-    def __init__(self, query, planner: TopicPlanner, interval: float = 10.0):
+    def __init__(
+        self, query, planner: TopicPlanner, interval: float = 10.0, topics: Callable[[], set[str]] | None = None
+    ):
         self.query, self.planner, self.interval = query, planner, interval
+        # the topics to check: by default those of the query's last progress (a continuous query reports none)
+        self.topics = topics or (lambda: _read_topics(self.query.lastProgress))
         self.next_check = time.monotonic() + interval
         self.refused: JobRefused | None = None
 
@@ -154,7 +163,7 @@ class DeletedTopicWatch:
         if self.refused is None and time.monotonic() >= self.next_check:
             self.next_check = time.monotonic() + self.interval
             try:
-                gone = self.planner.gone(_read_topics(self.query.lastProgress))
+                gone = self.planner.gone(self.topics())
             except JobRefused as refused:
                 self.refused = refused
             except Exception:  # noqa: BLE001 - the source did not answer this time; ask again later

@@ -387,3 +387,18 @@ def test_a_list_that_contains_itself_is_refused_with_a_sentence(tmp_path):
     with pytest.raises(ProfileError) as caught:
         load_profile(path)
     assert "source:" in str(caught.value) and "Traceback" not in str(caught.value)
+
+
+def test_continuous_trigger_is_at_least_once_only(tmp_path):
+    data = profile_data(tmp_path, gssapi(tmp_path, "source"), gssapi(tmp_path, "target"))
+    data["mirror"]["spark"] = {"trigger": "continuous", "continuous_interval_ms": 500}
+    assert load_profile(write_profile(tmp_path, data)).mirror.continuous
+    data["mirror"]["delivery"] = {"guarantee": "exactly_once"}
+    assert problems_of(tmp_path, data) == [
+        "mirror.spark.trigger: continuous processing is at_least_once only (an epoch Spark replays after a stop or "
+        "crash is written again, and the sink's transactions are per micro-batch task); set "
+        "mirror.delivery.guarantee: at_least_once, or drop mirror.spark.trigger (micro_batch)"
+    ]
+    data["mirror"]["spark"] = {"trigger": "continuous", "continuous_interval_ms": 0}
+    data["mirror"]["delivery"] = {}
+    assert [p.split(":")[0] for p in problems_of(tmp_path, data)] == ["mirror.spark.continuous_interval_ms"]

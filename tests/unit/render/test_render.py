@@ -245,6 +245,18 @@ def test_two_identities_in_one_jvm(tmp_path):
     assert str(tmp_path / "source" / "mirror.keytab") in source["kafka.sasl.jaas.config"]
 
 
+def test_continuous_trigger_waits_10_ms_for_source_fetches_unless_the_profile_says(tmp_path):
+    data = pf.profile_data(tmp_path)
+    data["mirror"]["spark"] = {"trigger": "continuous"}
+    continuous = load_profile(pf.write_profile(tmp_path, data))
+    assert spark.source_options(continuous)["kafka.fetch.max.wait.ms"] == "10"
+    data["source"]["client_options"] = {"fetch.max.wait.ms": 100}
+    assert spark.source_options(load_profile(pf.write_profile(tmp_path, data)))["kafka.fetch.max.wait.ms"] == "100"
+    data["mirror"]["spark"] = {}
+    data["source"]["client_options"] = {}
+    assert "kafka.fetch.max.wait.ms" not in spark.source_options(load_profile(pf.write_profile(tmp_path, data)))
+
+
 def test_cluster_mode_ships_keytabs_under_distinct_names(tmp_path, monkeypatch):
     profile = load_profile(pf.write_profile(tmp_path, _case("yarn-cluster", tmp_path, monkeypatch)))
     assert 'keyTab="source-mirror.keytab"' in spark.source_options(profile)["kafka.sasl.jaas.config"]

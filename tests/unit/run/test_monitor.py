@@ -7,6 +7,8 @@ from secure_mirror.run.monitor import (
     Reporter,
     batch_figures,
     batch_line,
+    epoch_line,
+    epoch_status,
     parse_offsets,
     partition_metrics,
     records_behind,
@@ -204,3 +206,71 @@ def test_the_reporter_writes_each_batch_once_to_the_metrics_file_and_the_status_
     printed = stream.getvalue().splitlines()
     assert len(printed) == 1  # not a terminal: one timestamped line per batch
     assert printed[0].endswith("batch 4: 30 records, in 15/s, out 20/s, 2.0 KiB/s, took 1500 ms, 5 behind the source")
+
+
+def _epoch(figures, duration=500):
+    return {
+        "epoch": 7,
+        "committed": 1795460000.0,
+        "duration-ms": duration,
+        "keep": {"t": True},
+        "ranges": {("t", 0): (10, 14), ("t", 1): (3, 3)},
+        "figures": figures,
+    }
+
+
+def test_an_epoch_line_carries_the_sinks_figures_and_says_what_is_not_available():
+    sink = {
+        "topic": "t",
+        "partition": 0,
+        "record-count": 4,
+        "byte-count": 400,
+        "skipped-count": 0,
+        "record-age-ms-min": 5,
+        "record-age-ms-avg": 8,
+        "record-age-ms-max": 12,
+        "replication-latency-ms-min": 400,
+        "replication-latency-ms-avg": 450,
+        "replication-latency-ms-max": 500,
+    }
+    line = epoch_line(_epoch([sink]), ["src.", ""])
+    assert line == {
+        "time": "2026-11-23T18:53:19.500Z",
+        "epoch": 7,
+        "record-count": 4,
+        "records-in-per-sec": None,
+        "records-out-per-sec": 8.0,
+        "byte-count": 400,
+        "byte-rate": 800.0,
+        "record-age-ms-min": 5,
+        "record-age-ms-avg": 8,
+        "record-age-ms-max": 12,
+        "epoch-duration-ms": 500,
+        "records-behind": None,
+        "partitions": [
+            {
+                "topic": "t",
+                "partition": 0,
+                "target-topic": "src.t",
+                "partition-kept": True,
+                "record-count": 4,
+                "first-offset": 10,
+                "last-offset": 13,
+                "byte-count": 400,
+                "skipped-count": 0,
+                "record-age-ms-min": 5,
+                "record-age-ms-avg": 8,
+                "record-age-ms-max": 12,
+                "records-behind": None,
+            }
+        ],
+    }
+    assert epoch_status(line) == (
+        "epoch 7: 4 records, out 8/s, 0.8 KiB/s, epoch 500 ms, behind the source n/a (secure-mirror lag)"
+    )
+
+
+def test_an_epoch_without_the_sinks_report_is_not_counted_as_empty():
+    line = epoch_line(_epoch(None, duration=None), ["", ""])
+    assert line["record-count"] is None and line["records-out-per-sec"] is None and "byte-rate" not in line
+    assert epoch_status(line).startswith("epoch 7: n/a records, out n/a, n/a KiB/s, epoch n/a")

@@ -68,16 +68,24 @@ final class MirrorWrite implements Write, BatchWrite, StreamingWrite {
 
     @Override
     public void commit(WriterCommitMessage[] messages) {
-        String json = Figures.toJson(figures(messages));
-        if (settings.reportKey != null) {
-            Reports.put(settings.reportKey, json);
-        }
-        table.reported(Map.of("figures", json));
+        report(settings.reportKey, messages);
     }
 
+    /**
+     * A streaming write's epoch (continuous processing): its figures go under {@code <report key>-<epoch>}, as a
+     * continuous query reports no progress of its own (Spark 4.0's ContinuousExecution never finishes a trigger).
+     */
     @Override
     public void commit(long epochId, WriterCommitMessage[] messages) {
-        commit(messages);
+        report(settings.reportKey == null ? null : settings.reportKey + "-" + epochId, messages);
+    }
+
+    private void report(String key, WriterCommitMessage[] messages) {
+        String json = Figures.toJson(figures(messages));
+        if (key != null) {
+            Reports.put(key, json);
+        }
+        table.reported(Map.of("figures", json));
     }
 
     @Override

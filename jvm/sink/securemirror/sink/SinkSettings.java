@@ -25,7 +25,8 @@ import org.apache.spark.sql.types.StructType;
  * <li>{@value #GUARANTEE}: {@code at_least_once} (default) or {@code exactly_once};</li>
  * <li>{@value #TRANSACTIONAL_PREFIX}: with exactly_once, the start of the transactional ids (and consumer groups)
  *     of the source partitions, which append {@code <topic>-<partition>};</li>
- * <li>{@value #REPORT_KEY}: for batch writes, the key under which {@link Reports} keeps the write's figures.</li>
+ * <li>{@value #REPORT_KEY}: the key under which {@link Reports} keeps a batch write's figures (a streaming write's
+ *     epoch: {@code <key>-<epoch>});</li>
  * </ul>
  * No setting is ever printed: {@link #toString()} names none.
  */

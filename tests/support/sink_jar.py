@@ -1,0 +1,46 @@
+"""The mirror's sink (jvm/sink) as this checkout has it, for tests that run the job.
+
+``scripts/setup`` compiles jvm/sink into ``.deps/spark-jars/secure-mirror-sink.jar`` and stamps it with a hash of
+the sources (the same recipe as below). When this checkout's sources differ from what was compiled (a branch that
+changes the sink, a ``.deps`` shared between worktrees), :func:`sink_conf` compiles them as setup does into a folder of
+the test session and returns the Spark configuration that puts that jar, with kafka-clients, before the connector
+jars (``spark.driver.extraClassPath``: the driver's class path, which is also the executors' with a local master).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+
+import pyspark
+
+from secure_mirror import paths
+
+SOURCES = paths.REPO_ROOT / "jvm" / "sink" / "securemirror" / "sink"
+
+
+def _stamp() -> str:
+    """scripts/setup's stamp of the sink: the sources, then the connector's and the virtualenv's stamps."""
+    stamps = paths.deps_dir() / "stamps"
+    data = b"".join(p.read_bytes() for p in sorted(SOURCES.glob("*.java")))
+    data += (stamps / "mvn-spark-connector").read_bytes() + (stamps / "venv").read_bytes()
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def sink_conf(folder: Path) -> dict[str, str]:
+    """Spark configuration making the job use this checkout's sink: empty when setup's jar is built from it."""
+    installed = paths.deps_dir() / "stamps" / "sink"
+    if installed.exists() and installed.read_text() == _stamp():
+        return {}
+    kafka_clients = next((paths.deps_dir() / "spark-jars").glob("kafka-clients-*.jar"))
+    build, jar = folder / "classes", folder / "secure-mirror-sink.jar"
+    pyspark_jars = Path(pyspark.__file__).parent / "jars"
+    javac = ["javac", "-nowarn", "-Xlint:-options", "--release", "17", "-d", str(build)]
+    subprocess.run(
+        [*javac, "-cp", f"{pyspark_jars}/*:{kafka_clients}", *sorted(str(p) for p in SOURCES.glob("*.java"))],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(["jar", "cf", str(jar), "-C", str(build), "."], check=True, capture_output=True)
+    return {"spark.driver.extraClassPath": f"{jar}:{kafka_clients}"}
