@@ -27,13 +27,11 @@ from benchmarks import bench, load
 from secure_mirror import paths
 from secure_mirror.sandbox import Sandbox
 
-# The first of these a stack meets, from its top frame down, names the sample's category.
+# A sample belongs to the first of these its stack meets from the top frame down: where the work was done, or what
+# asked for it when the top frames are generic JDK code (a copy, a list walk); "JDK and other" when nothing does.
 CATEGORIES = [
-    (
-        "compression (lz4/zstd/snappy/zip)",
-        ("net.jpountz.", "com.github.luben.zstd", "org.xerial.snappy", "java.util.zip"),
-    ),
-    ("TLS and crypto", ("sun.security.", "com.sun.crypto.", "javax.crypto.", "javax.net.ssl.", "java.security.")),
+    ("compression (lz4)", ("net.jpountz.", "org.apache.kafka.common.compress.", "com.github.luben.zstd")),
+    ("TLS and crypto", ("sun.security.", "com.sun.crypto.", "javax.crypto.", "javax.net.ssl.")),
     ("Kafka record batches (CRC, encoding)", ("org.apache.kafka.common.record.", "org.apache.kafka.common.utils.Crc")),
     (
         "Kafka network and protocol",
@@ -50,13 +48,11 @@ CATEGORIES = [
     ("the mirror's sink", ("securemirror.sink.",)),
     ("Spark's Kafka source", ("org.apache.spark.sql.kafka010.",)),
     (
-        "Spark SQL rows and codegen",
+        "Spark SQL rows and generated code",
         ("org.apache.spark.sql.catalyst.", "org.apache.spark.unsafe.", "org.apache.spark.sql.execution."),
     ),
     ("Spark, other", ("org.apache.spark.", "scala.", "py4j.")),
     ("MirrorMaker 2 and Connect", ("org.apache.kafka.connect.",)),
-    ("JDK NIO and sockets", ("sun.nio.", "java.nio.", "jdk.internal.misc.", "java.net.")),
-    ("JDK collections, strings, other", ("java.", "jdk.", "sun.")),
 ]
 
 
@@ -65,7 +61,7 @@ def category(frames: list[str]) -> str:
         for name, prefixes in CATEGORIES:
             if frame.startswith(prefixes):
                 return name
-    return "other"
+    return "JDK and other"
 
 
 def samples(jfr: Path, since_ms: int, until_ms: int) -> list[list[str]]:
