@@ -33,12 +33,15 @@ import org.apache.spark.unsafe.types.UTF8String;
  */
 final class MirrorDataWriter implements DataWriter<InternalRow> {
     private final SinkSettings settings;
+    private final Map<String, Object> client;  // the producers' settings, with this task's delegation token if any
     private final Map<String, Lane> lanes = new HashMap<>();
     private Lane last;
     private KafkaProducer<byte[], byte[]> shared;
 
     MirrorDataWriter(SinkSettings settings) {
         this.settings = settings;
+        this.client = settings.clientSettings();
+        Producers.retireOlderLogins(client);
     }
 
     /** One source topic-partition in this task. */
@@ -67,7 +70,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         }
 
         private KafkaProducer<byte[], byte[]> begin() throws IOException {
-            Producers.Idle idle = Producers.takeIdle(settings.producer, transactionalId);
+            Producers.Idle idle = Producers.takeIdle(client, transactionalId);
             if (idle != null) {
                 try {
                     idle.producer().beginTransaction();
@@ -77,11 +80,11 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
                     idle.producer().close(Duration.ZERO);  // start afresh below
                 }
             }
-            KafkaProducer<byte[], byte[]> own = Producers.transactional(settings.producer, transactionalId);
+            KafkaProducer<byte[], byte[]> own = Producers.transactional(client, transactionalId);
             producer = own;
             try {
                 own.initTransactions();
-                committed = Producers.committed(settings.producer, transactionalId, position());
+                committed = Producers.committed(client, transactionalId, position());
                 own.beginTransaction();
             } catch (InterruptedException error) {
                 own.close(Duration.ZERO);
@@ -132,7 +135,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
             }
             if (done) {
                 long next = figures.records > 0 ? figures.lastOffset + 1 : committed;
-                Producers.keepIdle(settings.producer, transactionalId, new Producers.Idle(producer, next));
+                Producers.keepIdle(client, transactionalId, new Producers.Idle(producer, next));
             } else {
                 producer.close(Duration.ofSeconds(5));
             }
@@ -149,7 +152,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
 
     private KafkaProducer<byte[], byte[]> sharedProducer() {
         if (shared == null) {
-            shared = Producers.shared(settings.producer);
+            shared = Producers.shared(client);
         }
         return shared;
     }
@@ -240,7 +243,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         if (settings.exactlyOnce) {
             lanes.values().forEach(Lane::abort);
         } else if (shared != null && lanes.values().stream().anyMatch(lane -> lane.failure != null)) {
-            Producers.evict(settings.producer, shared);
+            Producers.evict(client, shared);
         }
     }
 

@@ -74,6 +74,36 @@ final class Producers {
         }
     }
 
+    /**
+     * Close and forget every client built with another login for the same target (an older delegation token: the
+     * driver obtained a newer one, which reached this executor). The old token stays valid a while after Spark
+     * obtains the next one (it does so at 75% of the lifetime), so a task still using such a client finishes;
+     * a new connection with it would fail once the brokers expire it. A kept transactional producer is replaced
+     * by one with the same transactional id, whose {@code initTransactions} fences the old one.
+     */
+    static void retireOlderLogins(Map<String, Object> current) {
+        SHARED.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey(), current)
+            && closed(entry.getValue()));
+        IDLE.entrySet().removeIf(entry -> stale(entry.getKey().get(0), current) && closed(entry.getValue().producer()));
+        ADMINS.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey(), current)
+            && closedAdmin(entry.getValue()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static boolean stale(Object settings, Map<String, Object> current) {
+        return TokenLogin.sameButLogin((Map<String, Object>) settings, current);
+    }
+
+    private static boolean closed(KafkaProducer<byte[], byte[]> producer) {
+        producer.close(Duration.ofSeconds(5));
+        return true;
+    }
+
+    private static boolean closedAdmin(Admin admin) {
+        admin.close(Duration.ofSeconds(5));
+        return true;
+    }
+
     /** The next source offset the target holds for a source partition (committed with its records), or -1. */
     static long committed(Map<String, Object> settings, String group, TopicPartition key)
             throws InterruptedException, ExecutionException, TimeoutException {
