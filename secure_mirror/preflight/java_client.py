@@ -124,7 +124,8 @@ def token_check(profile: Profile, side: str, answer: list | None) -> Check:
             PASS,
             f"the brokers issued a delegation token to {getattr(profile, side).kafka_principal} (it lives {lifetime} s, "
             f"renewable up to {maximum} s), a client logged in with it over SCRAM-SHA-512 as the executors will, and "
-            "it was expired again; Spark's driver obtains a new one at 75% of its lifetime",
+            "it was expired again; Spark's driver obtains a new one when spark.security.credentials.renewalRatio (0.75 "
+            "unless set) of its lifetime has passed",
         )
     step, kind, message = (fields + ["", "", ""])[:3]
     cluster: Cluster = getattr(profile, side)

@@ -103,10 +103,14 @@ def sink_options(profile: Profile) -> dict[str, str]:
     return options
 
 
-def _java_options(krb5: str | None, oauth_urls: list[str], user_value: object | None) -> str:
+def _java_options(
+    krb5: str | None, oauth_urls: list[str], user_value: object | None, jaas_file: str | None = None
+) -> str:
     """Our options, each one quoted word as Spark splits the string, then the profile's own (a string of options
     the user wrote for Spark to split)."""
     parts = [jvm_option(f"-Djava.security.krb5.conf={krb5}", "krb5.conf path")] if krb5 else []
+    if jaas_file:
+        parts.append(jvm_option(f"-Djava.security.auth.login.config={jaas_file}", "--out"))
     if oauth_urls:  # Kafka >= 3.9.1 only calls token endpoints listed here
         parts.append(
             jvm_option(
@@ -132,9 +136,20 @@ def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
         roles.append(("yarn.am", executor_krb5))
     for role, krb5_path in roles:
         key = f"spark.{role}.extraJavaOptions"
-        conf[key] = _java_options(krb5_path, urls, spark.conf.get(key))
+        jaas_file = _driver_jaas(profile, out_dir) if role == "driver" else None
+        conf[key] = _java_options(krb5_path, urls, spark.conf.get(key), jaas_file)
     conf.update(delegation_token_conf(profile))
     return {key: value for key, value in conf.items() if value != ""}
+
+
+def _driver_jaas(profile: Profile, out_dir: Path) -> str | None:
+    """With delegation tokens, a JVM-wide JAAS file for the driver (a side's rendered ``jaas.conf``; every client
+    of ours names its own login, so its entry is never used): Spark's Kafka connector then leaves the driver's
+    clients on their keytab logins (``KafkaConfigUpdater.setAuthenticationConfigIfNeeded`` skips tokens when a
+    JVM-wide JAAS configuration exists). Without it the driver's offset reader would keep the token current when it
+    was created and fail to reconnect once that token expired, while the driver, which runs here, has the keytabs."""
+    sides = [side for side, c in profile.clusters().items() if c.executor_auth == "delegation_token"]
+    return str(out_dir / sides[0] / "jaas.conf") if sides else None
 
 
 def delegation_token_conf(profile: Profile) -> dict[str, str]:

@@ -52,7 +52,7 @@ OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
 PLAIN_USERS = "user_mirror"  # the PLAIN user the broker knows (its password is the SCRAM mirror's)
 # Delegation tokens (KRaft: since Kafka 3.6, over a listener with SCRAM): short-lived in the sandbox, so a run shows
 # Spark obtaining new ones; expired tokens are removed every few seconds, so an old one really stops working.
-TOKEN_EXPIRY_MS = 60_000
+TOKEN_EXPIRY_MS = 20_000
 TOKEN_CHECK_MS = 5_000
 
 

@@ -107,10 +107,6 @@ def yarn_profile_dict(sb, deploy_mode: str, executor_auth: str = "keytab") -> di
         "keytab": str(sb.keytab("source", "mirror")),
     }
     data["mirror"]["checkpoint_location"] = f"{cluster.default_fs}/user/{USER}/checkpoints-{deploy_mode}"
-    if executor_auth != "keytab":
-        data["mirror"]["checkpoint_location"] += f"-{executor_auth}"
-        for side in ("source", "target"):
-            data[side]["executor_auth"] = executor_auth
     data["mirror"]["spark"] = {
         "master": "yarn",
         "deploy_mode": deploy_mode,
@@ -126,6 +122,13 @@ def yarn_profile_dict(sb, deploy_mode: str, executor_auth: str = "keytab") -> di
             "spark.scheduler.minRegisteredResourcesRatio": 1.0,
         },
     }
+    if executor_auth != "keytab":
+        data["mirror"]["checkpoint_location"] += f"-{executor_auth}"
+        for side in ("source", "target"):
+            data[side]["executor_auth"] = executor_auth
+        # the sandbox's tokens live seconds: Spark obtains the next one at half a lifetime (its default, 0.75, leaves
+        # a task that starts just before a renewal a quarter of 20 s to connect with the token it read)
+        data["mirror"]["spark"]["conf"]["spark.security.credentials.renewalRatio"] = 0.5
     return data
 
 

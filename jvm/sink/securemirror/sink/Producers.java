@@ -35,6 +35,7 @@ final class Producers {
     private static final Map<List<Object>, Idle> IDLE = new ConcurrentHashMap<>();
     private static final Map<Map<String, Object>, Admin> ADMINS = new ConcurrentHashMap<>();
     private static final long ASK_SECONDS = 120;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Producers.class);
 
     private Producers() {
     }
@@ -82,11 +83,17 @@ final class Producers {
      * by one with the same transactional id, whose {@code initTransactions} fences the old one.
      */
     static void retireOlderLogins(Map<String, Object> current) {
+        int before = SHARED.size() + IDLE.size() + ADMINS.size();
         SHARED.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey(), current)
             && closed(entry.getValue()));
         IDLE.entrySet().removeIf(entry -> stale(entry.getKey().get(0), current) && closed(entry.getValue().producer()));
         ADMINS.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey(), current)
             && closedAdmin(entry.getValue()));
+        int retired = before - (SHARED.size() + IDLE.size() + ADMINS.size());
+        if (retired > 0) {
+            LOG.info("secure-mirror sink: closed {} Kafka client(s) logged in with an older delegation token; "
+                + "new ones log in with the token this executor holds now", retired);
+        }
     }
 
     @SuppressWarnings("unchecked")

@@ -24,7 +24,7 @@ exec "$SPARK_SUBMIT" \
   --files <TMP>/out/spark/krb5.conf \
   --principal mirror/mirror.source.test@SOURCE.TEST \
   --keytab <TMP>/source/mirror.keytab \
-  --conf 'spark.driver.extraJavaOptions="-Djava.security.krb5.conf=<TMP>/out/krb5.conf"' \
+  --conf 'spark.driver.extraJavaOptions="-Djava.security.krb5.conf=<TMP>/out/krb5.conf" "-Djava.security.auth.login.config=<TMP>/out/source/jaas.conf"' \
   --conf 'spark.executor.extraJavaOptions="-Djava.security.krb5.conf=krb5.conf"' \
   --conf 'spark.yarn.am.extraJavaOptions="-Djava.security.krb5.conf=krb5.conf"' \
   --conf spark.kafka.clusters.source.auth.bootstrap.servers=kafka.source.test:9093 \
