@@ -10,6 +10,9 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
 
 # ---- source cluster src: principal User:mirror
 # Topics: READ + DESCRIBE. Group: READ on the consumer groups Spark's Kafka source uses.
+# Delegation tokens (executor_auth): no grant. A principal creates, renews, describes and expires its own tokens
+# without ACLs (CreateTokens/DescribeTokens on a User resource concern other users' tokens); a token acts as its
+# owner, so the grants below cover the executors. The brokers need delegation.token.secret.key and SCRAM-SHA-512.
 : "${SOURCE_ADMIN_CONFIG:?set it to an admin client config for the source cluster}"
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Read --topic orders --resource-pattern-type prefixed
@@ -24,6 +27,9 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
 
 # ---- target cluster tgt: principal User:mirror
 # Topics: WRITE + DESCRIBE, and CREATE so missing target topics can be created.
+# Delegation tokens (executor_auth): no grant. A principal creates, renews, describes and expires its own tokens
+# without ACLs (CreateTokens/DescribeTokens on a User resource concern other users' tokens); a token acts as its
+# owner, so the grants below cover the executors. The brokers need delegation.token.secret.key and SCRAM-SHA-512.
 : "${TARGET_ADMIN_CONFIG:?set it to an admin client config for the target cluster}"
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Write --topic src.orders --resource-pattern-type prefixed
