@@ -77,10 +77,10 @@ final class Producers {
 
     /**
      * Close and forget every client built with another login for the same target (an older delegation token: the
-     * driver obtained a newer one, which reached this executor). The old token stays valid a while after Spark
-     * obtains the next one (it does so at 75% of the lifetime), so a task still using such a client finishes;
-     * a new connection with it would fail once the brokers expire it. A kept transactional producer is replaced
-     * by one with the same transactional id, whose {@code initTransactions} fences the old one.
+     * driver obtained a newer one, which reached this executor); a new connection with the old token would fail
+     * once the brokers expire it. A kept transactional producer is replaced by one with the same transactional id,
+     * whose {@code initTransactions} fences the old one. A task of this executor still sending through a closed
+     * shared producer (it read the older token just before) fails and Spark runs it again, with the newer one.
      */
     static void retireOlderLogins(Map<String, Object> current) {
         int before = SHARED.size() + IDLE.size() + ADMINS.size();
