@@ -31,7 +31,7 @@ def probe(profile: Profile, sides: list[str], folder: Path, krb5_conf: str | Non
     java = shutil.which(paths.java_executable())
     if java is None or not PROBE.exists() or not any(paths.kafka_lib_dir().glob("kafka-clients-*.jar")):
         return {side: ["missing", "Java or Kafka's jars (.deps/kafka/lib) are not installed here"] for side in sides}
-    requests = "".join(f"{side}\t{_write(folder, profile, side)}\n" for side in sides)
+    requests = "".join(f"{side}\t{_write(folder, profile, side)}{_token_request(profile, side)}\n" for side in sides)
     options = [f"-Djava.security.krb5.conf={krb5_conf}"] if krb5_conf else []
     urls = sorted({c.sasl.token_endpoint_url for c in profile.clusters().values() if isinstance(c.sasl, OAuthSasl)})
     options += [f"-D{OAUTH_ALLOWED_URLS}={','.join(urls)}"] if urls else []
@@ -63,6 +63,11 @@ def probe(profile: Profile, sides: list[str], folder: Path, krb5_conf: str | Non
     return {side: answers.get(side, ["error", "NoAnswer", f"the JVM exited with {done.returncode}"]) for side in sides}
 
 
+def _token_request(profile: Profile, side: str) -> str:
+    """Ask the probe to create, use and expire a delegation token when the side's executors will log in with one."""
+    return "\ttoken" if getattr(profile, side).executor_auth == "delegation_token" else ""
+
+
 def _write(folder: Path, profile: Profile, side: str) -> Path:
     cluster: Cluster = getattr(profile, side)
     text = java_properties.properties_text(java_properties.client_properties(cluster, side), [])
@@ -74,8 +79,66 @@ def _write(folder: Path, profile: Profile, side: str) -> Path:
 
 
 # ---- what an answer means ------------------------------------------------------------------------------------------
-def java_checks(profile: Profile, answers: dict[str, list]) -> list[Check]:
-    return [_check(profile, side, answer) for side, answer in answers.items()]
+def java_checks(profile: Profile, answers: dict[str, list], sides: tuple[str, ...] = ()) -> list[Check]:
+    """The Java client's check per side it was asked about, and ``kafka.delegation_token`` for every side of
+    ``sides`` whose executors log in with tokens (unverified when it could not be asked)."""
+    found = [_check(profile, side, answer) for side, answer in answers.items()]
+    return found + [
+        token_check(profile, side, answers.get(side))
+        for side in (sides or tuple(answers))
+        if getattr(profile, side).executor_auth == "delegation_token"
+    ]
+
+
+TOKEN_WHAT = "kafka.delegation_token"
+TOKEN_GRANT = (
+    "no ACL is needed for a principal to create, renew, describe and expire its own tokens (Kafka's CreateTokens "
+    "and DescribeTokens on a User resource concern other users' tokens); the brokers need delegation.token.secret.key "
+    "(the same on every broker and controller) and SCRAM-SHA-512 among sasl.enabled.mechanisms of the listener"
+)
+_TOKEN_FIX = {
+    "DelegationTokenDisabledException": "the brokers do not issue delegation tokens: set delegation.token.secret.key "
+    "on every broker and controller (KRaft also needs SCRAM enabled on a listener), or use executor_auth: keytab",
+    "UnsupportedByAuthenticationException": "tokens are only issued over an authenticated SASL or mutual-TLS "
+    "connection; use the side's SASL_SSL listener",
+    "DelegationTokenAuthorizationException": TOKEN_GRANT,
+}
+
+
+def token_check(profile: Profile, side: str, answer: list | None) -> Check:
+    """Whether the brokers issue this identity a delegation token that logs in (created, used, expired again)."""
+    check_id = f"{side}.{TOKEN_WHAT}"
+    fields = answer[answer.index("token") + 1 :] if answer and answer[0] == "ok" and "token" in answer else None
+    if fields is None:
+        why = "the Java client could not reach the cluster" if answer else "the cluster could not be reached"
+        return Check(
+            check_id,
+            UNVERIFIED,
+            f"whether the brokers issue delegation tokens to this identity was not asked: {why}",
+            "fix the connection checks above; executor_auth: delegation_token needs this to pass",
+        )
+    if fields[0] == "ok":
+        lifetime, maximum = (int(v) // 1000 for v in (fields + ["0", "0"])[1:3])
+        return Check(
+            check_id,
+            PASS,
+            f"the brokers issued a delegation token to {getattr(profile, side).kafka_principal} (it lives {lifetime} s, "
+            f"renewable up to {maximum} s), a client logged in with it over SCRAM-SHA-512 as the executors will, and "
+            "it was expired again; Spark's driver obtains a new one when spark.security.credentials.renewalRatio (0.75 "
+            "unless set) of its lifetime has passed",
+        )
+    step, kind, message = (fields + ["", "", ""])[:3]
+    cluster: Cluster = getattr(profile, side)
+    fix = _TOKEN_FIX.get(kind, TOKEN_GRANT)
+    if step == "login":
+        fix = "the brokers issued a token but refused a login with it: enable SCRAM-SHA-512 on the listener"
+    return Check(
+        check_id,
+        FAIL,
+        f"delegation token, step {step}: {kind}: {_clean(message, cluster)}",
+        fix,
+        details={"exception": kind, "step": step},
+    )
 
 
 def _check(profile: Profile, side: str, answer: list) -> Check:

@@ -51,10 +51,9 @@ def run_preflight(
             for side in sides
             if any(c.id == f"{side}.kafka.connect" and c.status == "pass" for c in facts[side].checks)
         ]
-        if reached:  # the Java client the job uses, on the sides librdkafka reached (one cause, one failure)
-            report.checks += java_client.java_checks(
-                profile, java_client.probe(profile, reached, Path(tmp), krb5_conf, timeout)
-            )
+        # the Java client the job uses, on the sides librdkafka reached (one cause, one failure); delegation tokens
+        answers = java_client.probe(profile, reached, Path(tmp), krb5_conf, timeout) if reached else {}
+        report.checks += java_client.java_checks(profile, answers, sides)
         source_topics = facts["source"].topics if "source" in facts else None
         if "target" in sides:
             report.checks += _target_topics(

@@ -291,6 +291,9 @@ def _mapped(field: str, what: str, compute: Any, fix: str) -> str:
     return name
 
 
+ExecutorAuth = Literal["keytab", "delegation_token"]
+
+
 class Cluster(Strict):
     alias: str = Field(pattern=_ALIAS.pattern, description="short name (MirrorMaker 2 cluster alias)")
     bootstrap_servers: list[str] = Field(min_length=1)
@@ -300,6 +303,12 @@ class Cluster(Strict):
     client_options: dict[str, OptionValue] = Field(default_factory=dict, description="extra Java client options")
     principal_mapping: PrincipalMapping = Field(
         default_factory=PrincipalMapping, description="how the brokers name the mirror's identity"
+    )
+    executor_auth: ExecutorAuth = Field(
+        "keytab",
+        description="how Spark's executors authenticate to this cluster: keytab (the side's keytab ships with the "
+        "job) or delegation_token (the driver obtains a Kafka delegation token with the side's identity and "
+        "executors log in with it; no keytab reaches a container; needs GSSAPI and a YARN master in client mode)",
     )
 
     @field_validator("bootstrap_servers")
@@ -704,6 +713,39 @@ class Hadoop(Strict):
         return self
 
 
+def delegation_token_problem(cluster: Cluster, spark: Spark, hadoop: Hadoop | None) -> str | None:
+    """Why ``executor_auth: delegation_token`` cannot work for this side, or None (docs/delegation-tokens.md)."""
+    if not isinstance(cluster.sasl, GssapiSasl):
+        return (
+            f"delegation_token needs a GSSAPI identity to obtain the token with (this side uses "
+            f"{cluster.mechanism or cluster.security_protocol}; a password would travel in Spark's configuration "
+            "to every container); use sasl.mechanism GSSAPI or executor_auth: keytab"
+        )
+    tls = cluster.tls_settings
+    if tls.truststore_password is not None or tls.mutual:
+        return (
+            "delegation_token passes this side's TLS settings to Spark's token manager through Spark's "
+            "configuration, which reaches every container, so it takes no secret: use a PEM CA (tls.ca) without "
+            "tls.truststore_password, tls.certificate and tls.key, or executor_auth: keytab"
+        )
+    if spark.master != "yarn":
+        return (
+            f"delegation_token needs mirror.spark.master: yarn (Spark obtains and hands out Kafka tokens only "
+            f"on YARN and Kubernetes; here the master is {spark.master}); use executor_auth: keytab"
+        )
+    if spark.deploy_mode != "client":
+        return (
+            "delegation_token needs mirror.spark.deploy_mode: client (in cluster mode the driver's container "
+            "would need the keytab to obtain new tokens); set deploy_mode: client or executor_auth: keytab"
+        )
+    if hadoop is None:
+        return (
+            "delegation_token needs the hadoop section (Spark obtains and renews tokens only with its "
+            "--principal/--keytab on a kerberized cluster); add hadoop or use executor_auth: keytab"
+        )
+    return None
+
+
 class Profile(Strict):
     """A whole mirror: how to reach and authenticate to both clusters, and what flows between them."""
 
@@ -726,8 +768,28 @@ class Profile(Strict):
             raise Problem("alias", "source and target need different aliases (MirrorMaker 2 names clusters by alias)")
         return cluster
 
+    @model_validator(mode="after")
+    def _token_mode_fits(self) -> Profile:
+        """delegation_token needs what Spark's token support needs; every problem is reported with its fix."""
+        problems = [
+            (f"{side}.executor_auth", reason)
+            for side, cluster in self.clusters().items()
+            if cluster.executor_auth == "delegation_token"
+            and (reason := delegation_token_problem(cluster, self.mirror.spark, self.hadoop))
+        ]
+        if problems:  # one error per model: the other side's problem, if any, is named in the same sentence
+            (field, reason), *more = problems
+            also = "".join(f"; {other}: {why}" for other, why in more)
+            raise Problem(field, reason + also)
+        return self
+
     def clusters(self) -> dict[str, Cluster]:
         return {"source": self.source, "target": self.target}
+
+    @property
+    def uses_delegation_tokens(self) -> bool:
+        """True when some side's executors log in with a Kafka delegation token (``executor_auth``)."""
+        return any(c.executor_auth == "delegation_token" for c in (self.source, self.target))
 
     @property
     def uses_kerberos(self) -> bool:

@@ -12,7 +12,7 @@ import json
 
 from secure_mirror.profile.job_settings import profile_fingerprint
 from secure_mirror.profile.models import GssapiSasl, Profile
-from secure_mirror.render.spark import shipped_keytab, ships_files
+from secure_mirror.render.spark import shipped_keytab, ships_keytab
 
 
 def identities(profile: Profile) -> list[dict[str, str]]:
@@ -21,7 +21,7 @@ def identities(profile: Profile) -> list[dict[str, str]]:
     for side in ("source", "target"):
         cluster = getattr(profile, side)
         if isinstance(cluster.sasl, GssapiSasl):
-            keytab = shipped_keytab(cluster, side) if ships_files(profile) else str(cluster.sasl.keytab)
+            keytab = shipped_keytab(cluster, side) if ships_keytab(profile, cluster) else str(cluster.sasl.keytab)
             found.append({"side": side, "principal": cluster.sasl.principal, "keytab": keytab})
     return found
 

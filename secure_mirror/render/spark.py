@@ -39,8 +39,14 @@ def ships_files(profile: Profile) -> bool:
     return not profile.mirror.spark.is_local
 
 
-def _kafka_options(cluster: Cluster, side: str, shipped: bool) -> dict[str, str]:
-    keytab = shipped_keytab(cluster, side) if shipped else None
+def ships_keytab(profile: Profile, cluster: Cluster) -> bool:
+    """True when a side's keytab travels with the job: executors elsewhere log in with it (``executor_auth:
+    keytab``). With delegation tokens it stays where the driver runs, and the options name it there."""
+    return ships_files(profile) and cluster.executor_auth == "keytab"
+
+
+def _kafka_options(profile: Profile, cluster: Cluster, side: str) -> dict[str, str]:
+    keytab = shipped_keytab(cluster, side) if ships_keytab(profile, cluster) else None
     settings = {**java_connection(cluster, side, keytab), **cluster.client_options}
     return {f"kafka.{key}": option_text(value) for key, value in settings.items()}
 
@@ -50,7 +56,7 @@ CONTINUOUS_FETCH_WAIT_MS = "10"  # continuous trigger, unless source.client_opti
 
 def source_options(profile: Profile) -> dict[str, str]:
     """Options for ``spark.readStream.format("kafka")``."""
-    options = _kafka_options(profile.source, "source", ships_files(profile))
+    options = _kafka_options(profile, profile.source, "source")
     options.update(
         {
             "subscribePattern": profile.selection().java_pattern(),
@@ -69,6 +75,7 @@ def source_options(profile: Profile) -> dict[str, str]:
     return options
 
 
+TOKEN_MECHANISM = "SCRAM-SHA-512"  # how executors log in with a delegation token (the brokers enable it)
 SINK_FORMAT = "securemirror.sink.MirrorSink"  # jvm/sink: the mirror's own Spark sink (its jar is a connector jar)
 SINK_KEPT_TOPICS = "mirror.keep-partition-topics"  # per batch, set by the job: the source topics keeping partitions
 SINK_REPORT_KEY = "mirror.report-key"  # per batch, set by the job: where the sink leaves the batch's figures
@@ -78,7 +85,7 @@ def sink_options(profile: Profile) -> dict[str, str]:
     """Options for the mirror's sink (``SINK_FORMAT``): the target producer's settings and identity (``kafka.``),
     the rename rule, provenance headers and the delivery guarantee (``mirror.``, see jvm/sink SinkSettings)."""
     delivery = profile.mirror.delivery
-    options = _kafka_options(profile.target, "target", ships_files(profile))
+    options = _kafka_options(profile, profile.target, "target")
     options.update(
         {
             "kafka.acks": delivery.acks,
@@ -94,15 +101,21 @@ def sink_options(profile: Profile) -> dict[str, str]:
     )
     if delivery.exactly_once:
         options["mirror.transactional-prefix"] = profile.transactional_prefix
+    if profile.target.executor_auth == "delegation_token":  # the sink logs in with Spark's token for "target"
+        options.update({"mirror.token-cluster": "target", "mirror.token-mechanism": TOKEN_MECHANISM})
     if profile.mirror.provenance_headers:
         options.update({"mirror.provenance-alias": profile.source.alias, "mirror.provenance-prefix": PROVENANCE_PREFIX})
     return options
 
 
-def _java_options(krb5: str | None, oauth_urls: list[str], user_value: object | None) -> str:
+def _java_options(
+    krb5: str | None, oauth_urls: list[str], user_value: object | None, jaas_file: str | None = None
+) -> str:
     """Our options, each one quoted word as Spark splits the string, then the profile's own (a string of options
     the user wrote for Spark to split)."""
     parts = [jvm_option(f"-Djava.security.krb5.conf={krb5}", "krb5.conf path")] if krb5 else []
+    if jaas_file:
+        parts.append(jvm_option(f"-Djava.security.auth.login.config={jaas_file}", "--out"))
     if oauth_urls:  # Kafka >= 3.9.1 only calls token endpoints listed here
         parts.append(
             jvm_option(
@@ -128,8 +141,58 @@ def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
         roles.append(("yarn.am", executor_krb5))
     for role, krb5_path in roles:
         key = f"spark.{role}.extraJavaOptions"
-        conf[key] = _java_options(krb5_path, urls, spark.conf.get(key))
+        jaas_file = _driver_jaas(profile, out_dir) if role == "driver" else None
+        conf[key] = _java_options(krb5_path, urls, spark.conf.get(key), jaas_file)
+    conf.update(delegation_token_conf(profile))
     return {key: value for key, value in conf.items() if value != ""}
+
+
+def _driver_jaas(profile: Profile, out_dir: Path) -> str | None:
+    """With delegation tokens, a JVM-wide JAAS file for the driver (a side's rendered ``jaas.conf``; every client
+    of ours names its own login, so its entry is never used): Spark's Kafka connector then leaves the driver's
+    clients on their keytab logins (``KafkaConfigUpdater.setAuthenticationConfigIfNeeded`` skips tokens when a
+    JVM-wide JAAS configuration exists). Without it the driver's offset reader would keep the token current when it
+    was created and fail to reconnect once that token expired, while the driver, which runs here, has the keytabs."""
+    sides = [side for side, c in profile.clusters().items() if c.executor_auth == "delegation_token"]
+    return str(out_dir / sides[0] / "jaas.conf") if sides else None
+
+
+def delegation_token_conf(profile: Profile) -> dict[str, str]:
+    """Spark's own Kafka token support (``spark.kafka.clusters.<side>.*``) for each side with ``executor_auth:
+    delegation_token``: the driver's token manager obtains a token per side, logging in with that side's own
+    ``sasl.jaas.config`` (``kafka.``-prefixed keys override the driver's login, so two identities in two realms
+    each get their own token), and re-obtains it at 75% of its lifetime. A side's regex matches only its own
+    brokers, so each client finds one token. docs/delegation-tokens.md."""
+    conf: dict[str, str] = {}
+    for side, cluster in profile.clusters().items():
+        if cluster.executor_auth == "delegation_token":
+            conf.update({f"spark.kafka.clusters.{side}.{key}": value for key, value in _token_cluster(cluster, side)})
+    if conf:
+        conf["spark.security.credentials.kafka.enabled"] = "true"
+    return conf
+
+
+def _token_cluster(cluster: Cluster, side: str) -> list[tuple[str, str]]:
+    """One ``spark.kafka.clusters.<side>`` entry set (keytab: the local path, where the driver runs)."""
+    login = java_connection(cluster, side)
+    pairs = [
+        ("auth.bootstrap.servers", login["bootstrap.servers"]),
+        ("target.bootstrap.servers.regex", "|".join(java_regex_literal(s) for s in cluster.bootstrap_servers)),
+        ("security.protocol", cluster.security_protocol),
+        ("sasl.token.mechanism", TOKEN_MECHANISM),
+    ]
+    pairs += [(key, login[key]) for key in ("sasl.kerberos.service.name", "ssl.truststore.type") if key in login]
+    pairs += (
+        [("ssl.truststore.location", login["ssl.truststore.location"])] if "ssl.truststore.location" in login else []
+    )
+    kept = ("sasl.mechanism", "sasl.jaas.config", "ssl.endpoint.identification.algorithm")
+    pairs += [(f"kafka.{key}", login[key]) for key in kept if key in login]
+    return [(key, option_text(value)) for key, value in pairs]
+
+
+def java_regex_literal(text: str) -> str:
+    """``text`` matched literally by a Java regex (``Pattern.quote``'s form; host:port never holds ``\\E``)."""
+    return "\\Q" + text + "\\E"
 
 
 def shipped_files(profile: Profile, out_dir: Path) -> dict[str, str]:
@@ -137,7 +200,7 @@ def shipped_files(profile: Profile, out_dir: Path) -> dict[str, str]:
     ships). Keyed by name: one keytab used for both sides ships twice, as ``source-...`` and ``target-...``."""
     files: dict[str, str] = {}
     for side, cluster in profile.clusters().items():
-        if name := shipped_keytab(cluster, side):
+        if ships_keytab(profile, cluster) and (name := shipped_keytab(cluster, side)):
             files[name] = str(cluster.sasl.keytab)
     krb5 = krb5_conf_path(profile, out_dir) if profile.uses_kerberos else None
     if krb5:
@@ -167,6 +230,8 @@ def spark_submit(profile: Profile, out_dir: Path) -> str:
         options_dir="." if cluster_mode else str(out_dir / "spark"),
         cluster_mode=cluster_mode,
         hadoop=_hadoop_submit(profile, out_dir),
+        keytabs_ship=any(ships_keytab(profile, c) and c.mechanism == "GSSAPI" for c in profile.clusters().values()),
+        token_sides=[side for side, c in profile.clusters().items() if c.executor_auth == "delegation_token"],
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import re
+import secrets
 import subprocess
 import uuid
 from dataclasses import dataclass, field
@@ -49,6 +50,10 @@ OAUTH_LOGIN = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModu
 OAUTH_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"
 OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
 PLAIN_USERS = "user_mirror"  # the PLAIN user the broker knows (its password is the SCRAM mirror's)
+# Delegation tokens (KRaft: since Kafka 3.6, over a listener with SCRAM): short-lived in the sandbox, so a run shows
+# Spark obtaining new ones; expired tokens are removed every few seconds, so an old one really stops working.
+TOKEN_EXPIRY_MS = 20_000
+TOKEN_CHECK_MS = 5_000
 
 
 @dataclass
@@ -72,6 +77,7 @@ class Broker:
     ssl_port: int | None = None  # the SSL listener (client certificates required)
     plain_password_file: Path | None = None  # PLAIN's user mirror, with this password
     jwks_url: str | None = None  # OAUTHBEARER, validated against this identity provider's keys
+    token_expiry_ms: int = TOKEN_EXPIRY_MS  # a delegation token's lifetime (and twice this its renewable maximum)
     _proc: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -138,7 +144,25 @@ class Broker:
             | ({RULES_KEY: ",".join(self.principal_to_local_rules)} if self.principal_to_local_rules else {})
             | self._password_mechanisms()
             | self._oauth()
+            | self._delegation_tokens()
         )
+
+    def _delegation_tokens(self) -> dict[str, str]:
+        return {
+            "delegation.token.secret.key": self._token_secret(),
+            "delegation.token.expiry.time.ms": str(self.token_expiry_ms),
+            "delegation.token.max.lifetime.ms": str(2 * self.token_expiry_ms),
+            "delegation.token.expiry.check.interval.ms": str(TOKEN_CHECK_MS),
+        }
+
+    def _token_secret(self) -> str:
+        """The key the brokers sign tokens with: made once per broker, kept (0600) so a restart keeps its tokens."""
+        path = self.base / "delegation-token.key"
+        if not path.exists():
+            self.base.mkdir(parents=True, exist_ok=True)
+            path.touch(mode=0o600)
+            path.write_text(secrets.token_hex(32))
+        return path.read_text()
 
     def mechanisms(self) -> list[str]:
         return (

@@ -89,9 +89,10 @@ def corp_profile_dict(sb) -> dict:
     return data
 
 
-def yarn_profile_dict(sb, deploy_mode: str) -> dict:
+def yarn_profile_dict(sb, deploy_mode: str, executor_auth: str = "keytab") -> dict:
     """The mirror on the sandbox's YARN (``deploy_mode`` client or cluster), checkpointing to its HDFS, Spark and
-    HDFS logged in as the source side's mirror identity (``mirror`` to Hadoop)."""
+    HDFS logged in as the source side's mirror identity (``mirror`` to Hadoop); ``executor_auth`` on both sides
+    (``delegation_token``: executors log in with Kafka delegation tokens, no keytab ships)."""
     import sys
 
     from secure_mirror.sandbox.hadoop import USER
@@ -121,6 +122,13 @@ def yarn_profile_dict(sb, deploy_mode: str) -> dict:
             "spark.scheduler.minRegisteredResourcesRatio": 1.0,
         },
     }
+    if executor_auth != "keytab":
+        data["mirror"]["checkpoint_location"] += f"-{executor_auth}"
+        for side in ("source", "target"):
+            data[side]["executor_auth"] = executor_auth
+        # the sandbox's tokens live seconds: Spark obtains the next one at half a lifetime (its default, 0.75, leaves
+        # a task that starts just before a renewal a quarter of 20 s to connect with the token it read)
+        data["mirror"]["spark"]["conf"]["spark.security.credentials.renewalRatio"] = 0.5
     return data
 
 
@@ -158,4 +166,9 @@ def sandbox_profiles(sb) -> dict[str, str]:
                 "and checkpoints to its HDFS, both kerberized.\n"
                 + yaml.safe_dump(yarn_profile_dict(sb, mode), sort_keys=False)
             )
+        profiles["profile-yarn-token.yaml"] = (
+            head + "# The mirror runs on the sandbox's YARN (client mode), its executors logged in with Kafka "
+            "delegation tokens the driver obtains for each side: no keytab ships to a container.\n"
+            + yaml.safe_dump(yarn_profile_dict(sb, "client", "delegation_token"), sort_keys=False)
+        )
     return profiles

@@ -30,6 +30,7 @@ class MirrorCase:
         target_client_options: dict | None = None,
         shared_keytab: Path | None = None,
         hadoop: dict | None = None,
+        executor_auth: str = "keytab",
     ):
         self.sb = sandbox
         self.prefix = f"t{uuid.uuid4().hex[:8]}"
@@ -42,6 +43,8 @@ class MirrorCase:
         data["target"]["client_options"] = target_client_options or {}
         if hadoop is not None:  # the profile's hadoop section (a run on YARN, a checkpoint on HDFS)
             data["hadoop"] = hadoop
+        if executor_auth != "keytab":  # both sides' executors log in this way (delegation_token)
+            data["source"]["executor_auth"] = data["target"]["executor_auth"] = executor_auth
         if shared_keytab is not None:  # one keytab file holding both sides' keys
             data["source"]["sasl"]["keytab"] = data["target"]["sasl"]["keytab"] = str(shared_keytab)
         self.profile_path = folder / "profile.yaml"

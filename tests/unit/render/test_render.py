@@ -71,12 +71,20 @@ def _case(name: str, tmp: Path, monkeypatch) -> dict:
                 "keytab": str(tmp / "source" / "mirror.keytab"),
             },
         },
+        "yarn-client-tokens": lambda: _tokens(_case("yarn-client-hdfs", tmp, monkeypatch)),
         "k8s-client": lambda: pf.profile_data(tmp, spark={"master": "k8s://https://k8s.example.com:6443"}),
         "cross-realm": lambda: pf.cross_realm(
             pf.profile_data(tmp, pf.gssapi(tmp, "source"), pf.mutual_tls(tmp, "target"))
         ),
     }
     return cases[name]()
+
+
+def _tokens(data: dict) -> dict:
+    """Both sides' executors log in with Kafka delegation tokens (executor_auth: delegation_token)."""
+    for side in ("source", "target"):
+        data[side]["executor_auth"] = "delegation_token"
+    return data
 
 
 CASES = [
@@ -88,6 +96,7 @@ CASES = [
     "plaintext",
     "yarn-cluster",
     "yarn-client-hdfs",
+    "yarn-client-tokens",
     "k8s-client",
     "cross-realm",
 ]

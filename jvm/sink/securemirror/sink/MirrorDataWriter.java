@@ -33,12 +33,23 @@ import org.apache.spark.unsafe.types.UTF8String;
  */
 final class MirrorDataWriter implements DataWriter<InternalRow> {
     private final SinkSettings settings;
+    private Map<String, Object> client;  // the producers' settings, with the delegation token current at first use
     private final Map<String, Lane> lanes = new HashMap<>();
     private Lane last;
     private KafkaProducer<byte[], byte[]> shared;
 
     MirrorDataWriter(SinkSettings settings) {
         this.settings = settings;
+    }
+
+    /** The clients' settings, read when the first producer is needed (as late as possible: a delegation token is
+     * valid for a while after the driver sends the next one, and a task may start well before it writes). */
+    private Map<String, Object> client() {
+        if (client == null) {
+            client = settings.clientSettings();
+            Producers.retireOlderLogins(client);
+        }
+        return client;
     }
 
     /** One source topic-partition in this task. */
@@ -67,7 +78,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         }
 
         private KafkaProducer<byte[], byte[]> begin() throws IOException {
-            Producers.Idle idle = Producers.takeIdle(settings.producer, transactionalId);
+            Producers.Idle idle = Producers.takeIdle(client(), transactionalId);
             if (idle != null) {
                 try {
                     idle.producer().beginTransaction();
@@ -77,11 +88,11 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
                     idle.producer().close(Duration.ZERO);  // start afresh below
                 }
             }
-            KafkaProducer<byte[], byte[]> own = Producers.transactional(settings.producer, transactionalId);
+            KafkaProducer<byte[], byte[]> own = Producers.transactional(client(), transactionalId);
             producer = own;
             try {
                 own.initTransactions();
-                committed = Producers.committed(settings.producer, transactionalId, position());
+                committed = Producers.committed(client(), transactionalId, position());
                 own.beginTransaction();
             } catch (InterruptedException error) {
                 own.close(Duration.ZERO);
@@ -132,7 +143,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
             }
             if (done) {
                 long next = figures.records > 0 ? figures.lastOffset + 1 : committed;
-                Producers.keepIdle(settings.producer, transactionalId, new Producers.Idle(producer, next));
+                Producers.keepIdle(client(), transactionalId, new Producers.Idle(producer, next));
             } else {
                 producer.close(Duration.ofSeconds(5));
             }
@@ -149,7 +160,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
 
     private KafkaProducer<byte[], byte[]> sharedProducer() {
         if (shared == null) {
-            shared = Producers.shared(settings.producer);
+            shared = Producers.shared(client());
         }
         return shared;
     }
@@ -240,7 +251,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         if (settings.exactlyOnce) {
             lanes.values().forEach(Lane::abort);
         } else if (shared != null && lanes.values().stream().anyMatch(lane -> lane.failure != null)) {
-            Producers.evict(settings.producer, shared);
+            Producers.evict(client(), shared);
         }
     }
 

@@ -35,6 +35,7 @@ final class Producers {
     private static final Map<List<Object>, Idle> IDLE = new ConcurrentHashMap<>();
     private static final Map<Map<String, Object>, Admin> ADMINS = new ConcurrentHashMap<>();
     private static final long ASK_SECONDS = 120;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Producers.class);
 
     private Producers() {
     }
@@ -72,6 +73,42 @@ final class Producers {
         if (before != null && before.producer() != idle.producer()) {
             before.producer().close(Duration.ZERO);
         }
+    }
+
+    /**
+     * Close and forget every client built with another login for the same target (an older delegation token: the
+     * driver obtained a newer one, which reached this executor); a new connection with the old token would fail
+     * once the brokers expire it. A kept transactional producer is replaced by one with the same transactional id,
+     * whose {@code initTransactions} fences the old one. A task of this executor still sending through a closed
+     * shared producer (it read the older token just before) fails and Spark runs it again, with the newer one.
+     */
+    static void retireOlderLogins(Map<String, Object> current) {
+        int before = SHARED.size() + IDLE.size() + ADMINS.size();
+        SHARED.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey(), current)
+            && closed(entry.getValue()));
+        IDLE.entrySet().removeIf(entry -> stale(entry.getKey().get(0), current) && closed(entry.getValue().producer()));
+        ADMINS.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey(), current)
+            && closedAdmin(entry.getValue()));
+        int retired = before - (SHARED.size() + IDLE.size() + ADMINS.size());
+        if (retired > 0) {
+            LOG.info("secure-mirror sink: closed {} Kafka client(s) logged in with an older delegation token; "
+                + "new ones log in with the token this executor holds now", retired);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static boolean stale(Object settings, Map<String, Object> current) {
+        return TokenLogin.sameButLogin((Map<String, Object>) settings, current);
+    }
+
+    private static boolean closed(KafkaProducer<byte[], byte[]> producer) {
+        producer.close(Duration.ofSeconds(5));
+        return true;
+    }
+
+    private static boolean closedAdmin(Admin admin) {
+        admin.close(Duration.ofSeconds(5));
+        return true;
     }
 
     /** The next source offset the target holds for a source partition (committed with its records), or -1. */

@@ -27,6 +27,10 @@ import org.apache.spark.sql.types.StructType;
  *     of the source partitions, which append {@code <topic>-<partition>};</li>
  * <li>{@value #REPORT_KEY}: the key under which {@link Reports} keeps a batch write's figures (a streaming write's
  *     epoch: {@code <key>-<epoch>});</li>
+ * <li>{@value #TOKEN_CLUSTER} and {@value #TOKEN_MECHANISM}: when set, the producers log in with the Kafka
+ *     delegation token Spark obtained for that cluster id ({@code spark.kafka.clusters.<id>}), read at each task
+ *     from the process's Hadoop credentials ({@link TokenLogin}), instead of the {@code kafka.sasl.jaas.config}
+ *     given here; clients built with an older token are closed when a task sees a newer one.</li>
  * </ul>
  * No setting is ever printed: {@link #toString()} names none.
  */
@@ -39,6 +43,8 @@ public final class SinkSettings implements Serializable {
     public static final String GUARANTEE = "mirror.guarantee";
     public static final String TRANSACTIONAL_PREFIX = "mirror.transactional-prefix";
     public static final String REPORT_KEY = "mirror.report-key";
+    public static final String TOKEN_CLUSTER = "mirror.token-cluster";
+    public static final String TOKEN_MECHANISM = "mirror.token-mechanism";
     public static final String EXACTLY_ONCE = "exactly_once";
     public static final String AT_LEAST_ONCE = "at_least_once";
 
@@ -58,6 +64,8 @@ public final class SinkSettings implements Serializable {
     final boolean exactlyOnce;
     final String transactionalPrefix;
     final String reportKey;
+    final String tokenCluster;
+    final String tokenMechanism;
     final int key, value, topic, partition, offset, timestamp, headers;
 
     private SinkSettings(Map<String, String> options, StructType schema) {
@@ -80,6 +88,8 @@ public final class SinkSettings implements Serializable {
             throw new IllegalArgumentException("exactly_once needs " + TRANSACTIONAL_PREFIX);
         }
         reportKey = options.get(REPORT_KEY);
+        tokenCluster = options.get(TOKEN_CLUSTER);
+        tokenMechanism = options.getOrDefault(TOKEN_MECHANISM, "SCRAM-SHA-512");
         key = column(schema, "key", DataTypes.BinaryType, true);
         value = column(schema, "value", DataTypes.BinaryType, true);
         topic = column(schema, "topic", DataTypes.StringType, true);
@@ -121,6 +131,11 @@ public final class SinkSettings implements Serializable {
                 + ", not " + type.simpleString());
         }
         return index;
+    }
+
+    /** The clients' settings for a task: the producer's, logged in with the current delegation token if asked. */
+    Map<String, Object> clientSettings() {
+        return tokenCluster == null ? producer : TokenLogin.apply(producer, tokenCluster, tokenMechanism);
     }
 
     /** The target topic of a source topic under the rename rule. */

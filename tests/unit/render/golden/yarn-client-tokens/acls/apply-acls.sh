@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# ACLs the mirroring identities need, rendered by secure-mirror for review by a security team.
+# The same bindings are in source.acls.json and target.acls.json (machine-readable).
+#
+# Run with an ADMIN client configuration for each cluster (the mirror identity cannot grant ACLs):
+#   SOURCE_ADMIN_CONFIG=/path/admin-source.properties TARGET_ADMIN_CONFIG=/path/admin-target.properties ./apply-acls.sh
+# Kerberos: export KAFKA_OPTS=-Djava.security.krb5.conf=... for the admin identities.
+set -euo pipefail
+KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
+
+# ---- source cluster src: principal User:mirror
+# Topics: READ + DESCRIBE. Group: READ on the consumer groups Spark's Kafka source uses.
+# Delegation tokens (executor_auth): no grant. A principal creates, renews, describes and expires its own tokens
+# without ACLs (CreateTokens/DescribeTokens on a User resource concern other users' tokens); a token acts as its
+# owner, so the grants below cover the executors. The brokers need delegation.token.secret.key and SCRAM-SHA-512.
+: "${SOURCE_ADMIN_CONFIG:?set it to an admin client config for the source cluster}"
+"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Read --topic orders --resource-pattern-type prefixed
+"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Describe --topic orders --resource-pattern-type prefixed
+"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Read --topic payments --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Describe --topic payments --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt --resource-pattern-type prefixed
+
+# ---- target cluster tgt: principal User:mirror
+# Topics: WRITE + DESCRIBE, and CREATE so missing target topics can be created.
+# Delegation tokens (executor_auth): no grant. A principal creates, renews, describes and expires its own tokens
+# without ACLs (CreateTokens/DescribeTokens on a User resource concern other users' tokens); a token acts as its
+# owner, so the grants below cover the executors. The brokers need delegation.token.secret.key and SCRAM-SHA-512.
+: "${TARGET_ADMIN_CONFIG:?set it to an admin client config for the target cluster}"
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Write --topic src.orders --resource-pattern-type prefixed
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Describe --topic src.orders --resource-pattern-type prefixed
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Create --topic src.orders --resource-pattern-type prefixed
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Read --topic src.orders --resource-pattern-type prefixed
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Write --topic src.payments --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Describe --topic src.payments --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Create --topic src.payments --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Read --topic src.payments --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt --resource-pattern-type prefixed
