@@ -4,9 +4,10 @@
 
 Each contender copies the same backlog as in the benchmark, with JFR recording (``settings=profile``) in its JVM (the
 job's driver JVM holds its local executors). Only the samples taken while the target's append times were between the
-10% and 90% marks are counted: the steady state, the same window the benchmark's steady rate uses. Every sample is
-put in the first category its stack meets from the top (compression, TLS and crypto, the Kafka producer, ...), and
-the hottest methods are listed by their own samples. Results: ``benchmarks/results/profile.{json,md}``; what they
+10% and 90% marks are counted: the steady state, the same window the benchmark's steady rate uses. Every sample
+counts for a component (whose code is in its stack: the mirror's sink, Spark's Kafka source, the Kafka producer, ...)
+and for a kind of work (what its top frames do: compression, TLS, copying, ...), and the hottest methods are listed
+by their own samples. Results: ``benchmarks/results/profile.{json,md}``; what they
 taught is in ``benchmarks/NOTES.md``.
 """
 
@@ -27,41 +28,49 @@ from benchmarks import bench, load
 from secure_mirror import paths
 from secure_mirror.sandbox import Sandbox
 
-# A sample belongs to the first of these its stack meets from the top frame down: where the work was done, or what
-# asked for it when the top frames are generic JDK code (a copy, a list walk); "JDK and other" when nothing does.
-CATEGORIES = [
+# Two views of a sample. Its component: the first of these found anywhere in its stack (whose code was running or
+# asked for the work: a copy made by our sink counts for the sink, the consumer's fetch under Spark's Kafka source for
+# that source).
+COMPONENTS = [
+    ("the mirror's sink (ours)", ("securemirror.sink.",)),
+    ("Spark's Kafka source (rows from records)", ("org.apache.spark.sql.kafka010.",)),
+    ("MirrorMaker 2 / Connect task", ("org.apache.kafka.connect.",)),
+    ("Kafka producer (sender thread, batching)", ("org.apache.kafka.clients.producer.",)),
+    ("Kafka consumer (fetching, parsing)", ("org.apache.kafka.clients.consumer.",)),
+    ("Spark, other (scheduling, codegen, RPC)", ("org.apache.spark.", "scala.", "py4j.")),
+    ("Kafka clients, other", ("org.apache.kafka.",)),
+]
+# Its kind of work: the first of these its top frames meet (the frame that was running, then its callers).
+KINDS = [
     ("compression (lz4)", ("net.jpountz.", "org.apache.kafka.common.compress.", "com.github.luben.zstd")),
     ("TLS and crypto", ("sun.security.", "com.sun.crypto.", "javax.crypto.", "javax.net.ssl.")),
-    ("Kafka record batches (CRC, encoding)", ("org.apache.kafka.common.record.", "org.apache.kafka.common.utils.Crc")),
-    (
-        "Kafka network and protocol",
-        (
-            "org.apache.kafka.common.network.",
-            "org.apache.kafka.common.protocol.",
-            "org.apache.kafka.common.requests.",
-            "org.apache.kafka.common.message.",
-        ),
-    ),
-    ("Kafka producer", ("org.apache.kafka.clients.producer.",)),
-    ("Kafka consumer", ("org.apache.kafka.clients.consumer.",)),
-    ("Kafka clients, other", ("org.apache.kafka.clients.", "org.apache.kafka.common.")),
-    ("the mirror's sink", ("securemirror.sink.",)),
-    ("Spark's Kafka source", ("org.apache.spark.sql.kafka010.",)),
-    (
-        "Spark SQL rows and generated code",
-        ("org.apache.spark.sql.catalyst.", "org.apache.spark.unsafe.", "org.apache.spark.sql.execution."),
-    ),
-    ("Spark, other", ("org.apache.spark.", "scala.", "py4j.")),
-    ("MirrorMaker 2 and Connect", ("org.apache.kafka.connect.",)),
+    ("copying bytes", ("java.lang.System.arraycopy", "java.util.Arrays.copyOf", "org.apache.spark.unsafe.Platform.")),
+    ("Kafka record encoding and parsing", ("org.apache.kafka.common.record.", "org.apache.kafka.common.utils.")),
+    ("strings (UTF-8 coding)", ("java.lang.String", "java.lang.StringCoding", "java.lang.StringLatin1")),
+    ("Spark rows", ("org.apache.spark.sql.catalyst.", "org.apache.spark.unsafe.")),
+    ("headers (Kafka and Connect)", ("org.apache.kafka.common.header.", "org.apache.kafka.connect.header.")),
+    ("Scala and Java collections", ("scala.collection.", "java.util.")),
+    ("network I/O", ("sun.nio.", "java.nio.", "org.apache.kafka.common.network.")),
 ]
 
 
-def category(frames: list[str]) -> str:
-    for frame in frames:
-        for name, prefixes in CATEGORIES:
+def first_match(frames: list[str], table: list[tuple[str, tuple[str, ...]]], depth: int | None = None) -> str:
+    for frame in frames[:depth]:
+        for name, prefixes in table:
             if frame.startswith(prefixes):
                 return name
+    return "other"
+
+
+def component(frames: list[str]) -> str:
+    for name, prefixes in COMPONENTS:
+        if any(frame.startswith(prefixes) for frame in frames):
+            return name
     return "JDK and other"
+
+
+def kind(frames: list[str]) -> str:
+    return first_match(frames, KINDS, depth=3)
 
 
 def samples(jfr: Path, since_ms: int, until_ms: int) -> list[list[str]]:
@@ -88,11 +97,13 @@ def samples(jfr: Path, since_ms: int, until_ms: int) -> list[list[str]]:
 
 def breakdown(stacks: list[list[str]], top: int = 15) -> dict:
     total = len(stacks) or 1
-    cats = collections.Counter(category(s) for s in stacks)
+    components = collections.Counter(component(s) for s in stacks)
+    kinds = collections.Counter(kind(s) for s in stacks)
     own = collections.Counter(s[0] for s in stacks if s)
     return {
         "samples": len(stacks),
-        "categories": {k: round(100 * v / total, 1) for k, v in cats.most_common()},
+        "components": {k: round(100 * v / total, 1) for k, v in components.most_common()},
+        "kinds": {k: round(100 * v / total, 1) for k, v in kinds.most_common()},
         "hot_methods": {k: round(100 * v / total, 1) for k, v in own.most_common(top)},
     }
 
@@ -161,12 +172,15 @@ def markdown(result: dict) -> str:
         f"# Where the CPU goes (Java Flight Recorder)\n\nCommand: `{result['command']}`\n\n{result['records']} records "
         f"(varied JSON, about 1 KiB) over 6 partitions, on {result['machine']['cpus']} CPUs; JFR `settings=profile`; "
         "only execution samples taken while the target's append times were between the 10% and 90% marks. A sample "
-        "counts for the first category its stack meets from the top; hot methods by their own samples.\n"
+        "counts for the component whose code is in its stack (ours first: a copy our sink makes is the sink's) and for "
+        "the kind of work its top frames do; hot methods by their own samples.\n"
     ]
     for name, r in result["contenders"].items():
         parts.append(f"\n## {name}: {r['samples']} samples over {r['window_seconds']:.1f} s\n")
-        parts.append("\n| category | % of samples |\n| --- | --- |")
-        parts += [f"| {k} | {v} |" for k, v in r["categories"].items()]
+        parts.append("\n| component | % of samples |\n| --- | --- |")
+        parts += [f"| {k} | {v} |" for k, v in r["components"].items()]
+        parts.append("\n| kind of work (top frames) | % of samples |\n| --- | --- |")
+        parts += [f"| {k} | {v} |" for k, v in r["kinds"].items()]
         parts.append("\n| hottest methods (own samples) | % |\n| --- | --- |")
         parts += [f"| `{k}` | {v} |" for k, v in r["hot_methods"].items()]
     return "\n".join(parts) + "\n"
