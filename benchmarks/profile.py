@@ -91,7 +91,9 @@ def samples(jfr: Path, since_ms: int, until_ms: int) -> list[list[str]]:
         if not since_ms <= ms <= until_ms:
             continue
         stack = event["values"].get("stackTrace") or {}
-        out.append([f"{f['method']['type']['name']}.{f['method']['name']}" for f in stack.get("frames") or []])
+        # JFR names classes as the JVM does (org/apache/...), hidden classes (lambdas) with dots: one spelling
+        frames = stack.get("frames") or []
+        out.append([f"{f['method']['type']['name'].replace('/', '.')}.{f['method']['name']}" for f in frames])
     return out
 
 
