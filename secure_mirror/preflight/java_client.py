@@ -65,7 +65,7 @@ def probe(profile: Profile, sides: list[str], folder: Path, krb5_conf: str | Non
 
 def _token_request(profile: Profile, side: str) -> str:
     """Ask the probe to create, use and expire a delegation token when the side's executors will log in with one."""
-    return "\ttoken" if getattr(profile, side).executor_auth == "delegation_token" else ""
+    return "\ttoken" if getattr(profile, side).uses_delegation_token else ""
 
 
 def _write(folder: Path, profile: Profile, side: str) -> Path:
@@ -86,7 +86,7 @@ def java_checks(profile: Profile, answers: dict[str, list], sides: tuple[str, ..
     return found + [
         token_check(profile, side, answers.get(side))
         for side in (sides or tuple(answers))
-        if getattr(profile, side).executor_auth == "delegation_token"
+        if getattr(profile, side).uses_delegation_token
     ]
 
 

@@ -311,6 +311,11 @@ class Cluster(Strict):
         "executors log in with it; no keytab reaches a container; needs GSSAPI and a YARN master in client mode)",
     )
 
+    @property
+    def uses_delegation_token(self) -> bool:
+        """True when this side's executors log in with a Kafka delegation token instead of its keytab."""
+        return self.executor_auth == "delegation_token"
+
     @field_validator("bootstrap_servers")
     @classmethod
     def _servers(cls, value: list[str]) -> list[str]:
@@ -774,7 +779,7 @@ class Profile(Strict):
         problems = [
             (f"{side}.executor_auth", reason)
             for side, cluster in self.clusters().items()
-            if cluster.executor_auth == "delegation_token"
+            if cluster.uses_delegation_token
             and (reason := delegation_token_problem(cluster, self.mirror.spark, self.hadoop))
         ]
         if problems:  # one error per model: the other side's problem, if any, is named in the same sentence
@@ -787,9 +792,14 @@ class Profile(Strict):
         return {"source": self.source, "target": self.target}
 
     @property
+    def token_sides(self) -> list[str]:
+        """The sides ("source", "target") whose executors log in with a Kafka delegation token (``executor_auth``)."""
+        return [side for side, cluster in self.clusters().items() if cluster.uses_delegation_token]
+
+    @property
     def uses_delegation_tokens(self) -> bool:
         """True when some side's executors log in with a Kafka delegation token (``executor_auth``)."""
-        return any(c.executor_auth == "delegation_token" for c in (self.source, self.target))
+        return bool(self.token_sides)
 
     @property
     def uses_kerberos(self) -> bool:

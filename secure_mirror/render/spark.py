@@ -42,7 +42,7 @@ def ships_files(profile: Profile) -> bool:
 def ships_keytab(profile: Profile, cluster: Cluster) -> bool:
     """True when a side's keytab travels with the job: executors elsewhere log in with it (``executor_auth:
     keytab``). With delegation tokens it stays where the driver runs, and the options name it there."""
-    return ships_files(profile) and cluster.executor_auth == "keytab"
+    return ships_files(profile) and not cluster.uses_delegation_token
 
 
 def _kafka_options(profile: Profile, cluster: Cluster, side: str) -> dict[str, str]:
@@ -101,7 +101,7 @@ def sink_options(profile: Profile) -> dict[str, str]:
     )
     if delivery.exactly_once:
         options["mirror.transactional-prefix"] = profile.transactional_prefix
-    if profile.target.executor_auth == "delegation_token":  # the sink logs in with Spark's token for "target"
+    if profile.target.uses_delegation_token:  # the sink logs in with Spark's token for "target"
         options.update({"mirror.token-cluster": "target", "mirror.token-mechanism": TOKEN_MECHANISM})
     if profile.mirror.provenance_headers:
         options.update({"mirror.provenance-alias": profile.source.alias, "mirror.provenance-prefix": PROVENANCE_PREFIX})
@@ -153,7 +153,7 @@ def _driver_jaas(profile: Profile, out_dir: Path) -> str | None:
     clients on their keytab logins (``KafkaConfigUpdater.setAuthenticationConfigIfNeeded`` skips tokens when a
     JVM-wide JAAS configuration exists). Without it the driver's offset reader would keep the token current when it
     was created and fail to reconnect once that token expired, while the driver, which runs here, has the keytabs."""
-    sides = [side for side, c in profile.clusters().items() if c.executor_auth == "delegation_token"]
+    sides = profile.token_sides
     return str(out_dir / sides[0] / "jaas.conf") if sides else None
 
 
@@ -165,7 +165,7 @@ def delegation_token_conf(profile: Profile) -> dict[str, str]:
     brokers, so each client finds one token. docs/delegation-tokens.md."""
     conf: dict[str, str] = {}
     for side, cluster in profile.clusters().items():
-        if cluster.executor_auth == "delegation_token":
+        if cluster.uses_delegation_token:
             conf.update({f"spark.kafka.clusters.{side}.{key}": value for key, value in _token_cluster(cluster, side)})
     if conf:
         conf["spark.security.credentials.kafka.enabled"] = "true"
@@ -231,7 +231,7 @@ def spark_submit(profile: Profile, out_dir: Path) -> str:
         cluster_mode=cluster_mode,
         hadoop=_hadoop_submit(profile, out_dir),
         keytabs_ship=any(ships_keytab(profile, c) and c.mechanism == "GSSAPI" for c in profile.clusters().values()),
-        token_sides=[side for side, c in profile.clusters().items() if c.executor_auth == "delegation_token"],
+        token_sides=profile.token_sides,
     )
 
 
