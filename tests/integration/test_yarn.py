@@ -54,16 +54,7 @@ def _yarn_case(sandbox, tmp_path, deploy_mode: str) -> MirrorCase:
 
 def _run(case: MirrorCase, run_dir, *extra: str, expect: int = EXIT_OK) -> subprocess.CompletedProcess:
     proc = subprocess.run(
-        [
-            *CLI,
-            "run",
-            str(case.profile_path),
-            "--skip-preflight",
-            "--until-caught-up",
-            "--run-dir",
-            str(run_dir),
-            *extra,
-        ],
+        case.run_argv(run_dir, "--until-caught-up", *extra),
         capture_output=True,
         text=True,
         timeout=600,
@@ -81,20 +72,7 @@ def _committed(case: MirrorCase) -> int:
 def _kill_mid_stream(case: MirrorCase, run_dir, at_least: int) -> None:
     """Run continuously until the HDFS checkpoint holds ``at_least`` records, then SIGKILL spark-submit and the
     Python driver (their process group), as a crash would."""
-    launcher = subprocess.Popen(
-        [
-            *CLI,
-            "run",
-            str(case.profile_path),
-            "--skip-preflight",
-            "--trigger-interval",
-            "1 second",
-            "--run-dir",
-            str(run_dir),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    launcher = case.start_streaming(run_dir)
     try:
         wait_for(
             lambda: _committed(case) >= at_least, 300, f"{at_least} records committed to the HDFS checkpoint", step=3

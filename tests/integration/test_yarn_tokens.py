@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 import time
 import uuid
 import zipfile
@@ -26,11 +25,7 @@ from secure_mirror.sandbox.profile import yarn_profile_dict
 from secure_mirror.verify import verify
 from tests.support.mirror_case import MirrorCase, records, wait_for
 
-# slow for now (out of scripts/test's default run, so main stays green): it failed in the full suite on a scan that
-# also read test_yarn's keytab-mode applications; the scan is scoped since, but that was checked only against the
-# failing run's folders, not re-run in the suite's order. Run it with: scripts/test -m hadoop tests/integration
-pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.hadoop, pytest.mark.slow]
-CLI = [sys.executable, "-m", "secure_mirror"]
+pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.hadoop]
 LIFETIMES = 3  # the run outlives this many token lifetimes
 
 
@@ -171,20 +166,7 @@ def test_token_mode_outlives_several_token_lifetimes_and_no_keytab_reaches_a_con
 
         case.create({"s": 2})
         run_dir = tmp_path / "run"
-        launcher = subprocess.Popen(
-            [
-                *CLI,
-                "run",
-                str(case.profile_path),
-                "--skip-preflight",
-                "--trigger-interval",
-                "1 second",
-                "--run-dir",
-                str(run_dir),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        launcher = case.start_streaming(run_dir)
         produced = 0
         try:
             wait_for(lambda: ControlFolder(run_dir).job_started(), 240, "the job on YARN", step=2)

@@ -3,6 +3,8 @@ granted on the sandbox and revoked afterwards, and its topics deleted afterwards
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 import uuid
 from dataclasses import asdict
@@ -15,6 +17,8 @@ from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
 from secure_mirror.run.lag import lag
 from secure_mirror.sandbox.profile import profile_dict
+
+CLI = [sys.executable, "-m", "secure_mirror"]
 
 
 class MirrorCase:
@@ -80,6 +84,18 @@ class MirrorCase:
 
     def produce(self, name: str, records: list[dict], side: str = "source") -> None:
         self.sb.admin(side, admin_ops.produce, name if side == "target" else self.topic(name), records)
+
+    def run_argv(self, run_dir: Path, *extra: str) -> list[str]:
+        """``secure-mirror run`` of this case's profile into ``run_dir`` (pre-flight is proven by its own tests)."""
+        return [*CLI, "run", str(self.profile_path), "--skip-preflight", "--run-dir", str(run_dir), *extra]
+
+    def start_streaming(self, run_dir: Path) -> subprocess.Popen:
+        """The mirror running until stopped, a batch a second, its output discarded (the run folder keeps the logs)."""
+        return subprocess.Popen(
+            self.run_argv(run_dir, "--trigger-interval", "1 second"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
 
 def records(count: int, partitions: int, tag: str) -> list[dict]:
