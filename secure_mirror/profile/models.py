@@ -33,6 +33,15 @@ PROTECTED_OPTION = re.compile(
 )
 # Spark conf the profile owns: the connector jars, and Spark's own Kafka clusters (they carry SASL settings).
 PROTECTED_SPARK_CONF = re.compile(r"^(spark\.jars|spark\.kafka\..*)$")
+# Spark's own connections (driver <-> executors: task closures carrying the job's Kafka options, block transfers) and
+# its local spill files, authenticated and AES-encrypted. On YARN Spark makes a secret and a key per application and
+# hands them to the containers in YARN's credentials, so nothing is to configure; elsewhere the cluster's operators
+# must share a secret (README, Security model).
+SPARK_INTERNAL_SECURITY = {
+    "spark.authenticate": "true",
+    "spark.network.crypto.enabled": "true",
+    "spark.io.encryption.enabled": "true",
+}
 
 
 def protected_option(key: str) -> bool:
@@ -577,9 +586,26 @@ class Spark(Strict):
             "is rendered from the profile (connector jars, Kafka security); change the profile instead",
         )
 
+    @model_validator(mode="after")
+    def _internal_security_kept(self) -> Spark:
+        if self.secures_internal_traffic:
+            for key in self.conf:
+                if key.lower() in SPARK_INTERNAL_SECURITY:
+                    raise Problem(
+                        f"conf.{key}",
+                        "on YARN secure-mirror turns on Spark's authentication and encryption of its own connections "
+                        "and spill files (the job's options travel to executors over them); remove the setting",
+                    )
+        return self
+
     @property
     def is_local(self) -> bool:
         return self.master.startswith("local")
+
+    @property
+    def secures_internal_traffic(self) -> bool:
+        """True when render turns on ``SPARK_INTERNAL_SECURITY``: on YARN, which distributes the secret itself."""
+        return self.master == "yarn"
 
 
 class MirrorMaker2(Strict):

@@ -16,7 +16,7 @@ from pathlib import Path
 import secure_mirror
 from secure_mirror import paths
 from secure_mirror.profile.job_settings import OPTION_FILES, PROVENANCE_PREFIX
-from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
+from secure_mirror.profile.models import SPARK_INTERNAL_SECURITY, Cluster, GssapiSasl, OAuthSasl, Profile
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import json_inline, jvm_option, option_text
@@ -132,6 +132,8 @@ def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
     executor_krb5 = SHIPPED_KRB5 if krb5 and ships_files(profile) else krb5
     driver_krb5 = SHIPPED_KRB5 if krb5 and spark.deploy_mode == "cluster" else krb5
     conf = {key: option_text(value) for key, value in spark.conf.items()}
+    if spark.secures_internal_traffic:
+        conf.update(SPARK_INTERNAL_SECURITY)
     conf["spark.jars"] = ",".join(str(jar) for jar in paths.spark_connector_jars())
     urls = sorted(
         {c.sasl.token_endpoint_url for c in (profile.source, profile.target) if isinstance(c.sasl, OAuthSasl)}

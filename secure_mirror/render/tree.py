@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from secure_mirror.errors import BadInputError
+from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.profile import policy
 from secure_mirror.profile.job_settings import JOB_FILE, SINK_OPTIONS_FILE, SOURCE_OPTIONS_FILE
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
@@ -221,11 +221,22 @@ def render_all(profile: Profile, out_dir: Path | str, force: bool = False) -> li
     if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not force)):
         raise BadInputError(f"{out_dir} exists and is not empty; choose another --out or pass --force to replace it")
     files = render_files(profile, out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
+    except OSError as exc:  # a file where a folder should be, no permission: nothing was written
+        raise BadInputError(
+            f"--out {out_dir}: its folder {out_dir.parent} cannot be created or written ({exc.strerror}); "
+            "choose another --out"
+        ) from None
     try:
         _write_tree(staging, files)
         _swap_into_place(staging, out_dir)
+    except OSError as exc:  # a full disk, a quota: the staging copy goes, the old folder stays as it was
+        shutil.rmtree(staging, ignore_errors=True)
+        raise EnvironmentNotReady(
+            f"--out {out_dir}: the rendered files could not be written ({exc.strerror})"
+        ) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -175,8 +175,9 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
         setattr(options, key, value)
     if options.until_caught_up and profile.mirror.continuous:
         raise BadInputError(UNTIL_CAUGHT_UP_CONTINUOUS)
-    if run_dir:  # its absolute path lands in the rendered files the job runs with
+    if run_dir:  # its absolute path lands in the rendered files the job runs with; made before pre-flight's minutes
         policy.check_argument(str(Path(run_dir).resolve()), "--run-dir")
+        _make_run_dir(Path(run_dir).resolve())
     checkpoint.check_fingerprint(profile.mirror.checkpoint_location, profile_fingerprint(profile), profile)
     if (
         code := preflight_gate(
@@ -185,12 +186,20 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
     ) is not None:
         return code
     folder = Path(run_dir).resolve() if run_dir else Path(tempfile.mkdtemp(prefix="secure-mirror-run-"))
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     try:
         return _run(profile, options, folder)
     finally:
         if not options.keep_run_dir:
             shutil.rmtree(folder / "render", ignore_errors=True)  # rendered option files may hold secrets
+
+
+def _make_run_dir(folder: Path) -> None:
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:  # a file where a folder should be, no permission
+        raise BadInputError(f"--run-dir {folder} cannot be created ({exc.strerror}); choose another folder") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise BadInputError(f"--run-dir {folder} is not writable by this user; choose another folder")
 
 
 def _run(profile: Profile, options: RunOptions, folder: Path) -> int:

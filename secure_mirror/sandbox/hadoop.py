@@ -9,8 +9,10 @@ Security as a kerberized estate runs it, without root:
   sandbox KDC's realm of the source side: the job runs beside its source cluster, and its source identity
   (``mirror/mirror.source.test``) is then a Hadoop user (``mirror``) with no cross-realm trust to set up.
   ``auth_to_local`` maps nn/dn to ``hdfs`` (the HDFS superuser) and rm/nm to ``yarn``.
-- A secure DataNode without privileged ports: SASL on data transfer (``dfs.data.transfer.protection=
-  authentication``, block access tokens) and ``dfs.http.policy=HTTPS_ONLY`` with a certificate from the
+- Encrypted, not only authenticated: ``hadoop.rpc.protection=privacy`` (YARN's RPC carries the containers'
+  credentials: HDFS and Kafka delegation tokens, Spark's per-application secret) and a secure DataNode without
+  privileged ports: SASL on data transfer with ``dfs.data.transfer.protection=privacy`` (blocks, such as a
+  localized keytab, travel encrypted), block access tokens, and ``dfs.http.policy=HTTPS_ONLY`` with a certificate from the
   sandbox CA (a PKCS#12 keystore and truststore, their password in the 0600 ``ssl-*.xml`` of a 0700 folder).
 - The NodeManager runs containers with the DefaultContainerExecutor: as the NodeManager's own OS user.
   LinuxContainerExecutor (containers as the submitting user) needs a root-owned setuid binary, which a
@@ -155,12 +157,12 @@ class Hadoop:
                 "hadoop.security.authentication": "kerberos",
                 "hadoop.security.authorization": "true",
                 "hadoop.security.auth_to_local": self.auth_to_local(),
-                "hadoop.rpc.protection": "authentication",
+                "hadoop.rpc.protection": "privacy",
             },
             "hdfs-site.xml": {
                 "dfs.namenode.rpc-address": self.address("nn_rpc"),
                 "dfs.namenode.kerberos.principal": self.principal("nn"),
-                "dfs.data.transfer.protection": "authentication",
+                "dfs.data.transfer.protection": "privacy",
                 "dfs.http.policy": "HTTPS_ONLY",
                 "dfs.namenode.https-address": self.address("nn_https"),
             },

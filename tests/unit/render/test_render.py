@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from secure_mirror.cli import main
-from secure_mirror.errors import BadInputError
+from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls, render_all, render_files, spark, templating
 from secure_mirror.render.templating import TemplateFailure
@@ -189,6 +189,16 @@ def test_refuses_non_empty_out_unless_forced(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".out")) == []
 
 
+def test_an_out_below_a_file_is_bad_input_naming_it(tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(BadInputError) as caught:
+        render_all(_scram_profile(tmp_path), tmp_path / "a-file" / "out")
+    assert str(caught.value) == (
+        f"--out {tmp_path / 'a-file' / 'out'}: its folder {tmp_path / 'a-file'} cannot be created or written "
+        "(File exists); choose another --out"
+    )
+
+
 def test_empty_out_dir_is_fine(tmp_path):
     (tmp_path / "out").mkdir()
     render_all(_scram_profile(tmp_path), tmp_path / "out")
@@ -207,8 +217,12 @@ def test_a_failure_while_writing_leaves_nothing(tmp_path, monkeypatch):
         return real_open(path, flags, mode, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", failing_open)
-    with pytest.raises(OSError):
+    with pytest.raises(EnvironmentNotReady) as caught:
         render_all(profile, tmp_path / "out")
+    assert (
+        str(caught.value)
+        == f"--out {tmp_path / 'out'}: the rendered files could not be written (No space left on device)"
+    )
     assert [p.name for p in tmp_path.iterdir() if "out" in p.name] == []
 
 

@@ -123,3 +123,18 @@ def test_job_arguments():
 def test_a_stop_on_request_is_130_for_ctrl_c_and_0_for_sigterm(signum, code, capsys):
     assert launcher._stopped(signum) == code
     assert "run it again to resume from the checkpoint" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("below", ["", "x"])
+def test_a_run_dir_that_cannot_be_made_is_bad_input_before_pre_flight(tmp_path, below, monkeypatch):
+    from secure_mirror.errors import BadInputError
+    from secure_mirror.profile import load_profile
+    from tests.support.profiles import profile_data, write_profile
+
+    profile = load_profile(write_profile(tmp_path, profile_data(tmp_path)))
+    (tmp_path / "a-file").write_text("x")
+    monkeypatch.setattr(launcher, "preflight_gate", lambda *a, **k: pytest.fail("pre-flight ran"))
+    with pytest.raises(BadInputError) as caught:
+        launcher.run_mirror(profile, RunOptions(), run_dir=str(tmp_path / "a-file" / below))
+    assert str(caught.value).startswith(f"--run-dir {tmp_path / 'a-file' / below} cannot be created (")
+    assert str(caught.value).endswith("); choose another folder")

@@ -21,6 +21,9 @@ exec "$SPARK_SUBMIT" \
   --files <TMP>/out/spark/source-mirror.keytab,<TMP>/out/spark/target-mirror.keytab,<TMP>/out/spark/krb5.conf,<TMP>/out/spark/source-options.json,<TMP>/out/spark/sink-options.json,<TMP>/out/spark/job.json \
   --py-files "$PY_FILES" \
   --conf spark.executor.instances=2 \
+  --conf spark.authenticate=true \
+  --conf spark.network.crypto.enabled=true \
+  --conf spark.io.encryption.enabled=true \
   --conf 'spark.driver.extraJavaOptions="-Djava.security.krb5.conf=krb5.conf"' \
   --conf 'spark.executor.extraJavaOptions="-Djava.security.krb5.conf=krb5.conf"' \
   <REPO>/secure_mirror/run/job/__main__.py --options-dir . "$@"
