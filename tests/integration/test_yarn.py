@@ -8,6 +8,7 @@ place through the Hadoop client."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -86,8 +87,25 @@ def _kill_mid_stream(case: MirrorCase, run_dir, at_least: int) -> None:
             launcher.wait()
 
 
+def _assert_spark_connections_secured(apps: set) -> None:
+    """Each container of the runs' YARN applications started Spark with authentication on (Spark's SecurityManager
+    says so in its log) and none warned that I/O encryption keys travel unencrypted: the rendered
+    spark.authenticate / spark.network.crypto.enabled / spark.io.encryption.enabled reached them."""
+    said: dict[str, set[str]] = {}
+    for app in sorted(apps):
+        for stderr in app.rglob("stderr"):
+            text = stderr.read_text(errors="replace")
+            assert "keys will be visible on the wire" not in text, stderr
+            said[f"{app.name}/{stderr.parent.name}"] = set(re.findall(r"SecurityManager: authentication (\w+)", text))
+    assert len(apps) >= 2, apps  # the first run and the resumed one
+    assert all(words <= {"enabled"} for words in said.values()), said
+    assert all(any(name.startswith(app.name) and words for name, words in said.items()) for app in apps), said
+
+
 @pytest.mark.parametrize("deploy_mode", ["client", "cluster"])
 def test_mirror_on_yarn_with_hdfs_checkpoint_resumes(sandbox, hadoop, tmp_path, deploy_mode):
+    logs = hadoop.base / "nm-logs"
+    earlier_apps = set(os.listdir(logs)) if logs.exists() else set()
     with _yarn_case(sandbox, tmp_path, deploy_mode) as case:
         case.create({"s": 2})
         case.produce("s", records(30, 2, "a"))
@@ -105,6 +123,7 @@ def test_mirror_on_yarn_with_hdfs_checkpoint_resumes(sandbox, hadoop, tmp_path, 
         assert sum(r.offset for r in rows) == 50 and all(r.lag == 0 for r in rows), rows
         result = verify(case.profile)
         assert result.ok and result.to_dict()["source_records"] == 50, result.text()
+        _assert_spark_connections_secured({logs / app for app in set(os.listdir(logs)) - earlier_apps})
 
         # the launcher reads the fingerprint on HDFS: other topics on this checkpoint are refused before Spark starts
         other = yaml.safe_load(case.profile_path.read_text())
