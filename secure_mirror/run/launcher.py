@@ -175,9 +175,9 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
         setattr(options, key, value)
     if options.until_caught_up and profile.mirror.continuous:
         raise BadInputError(UNTIL_CAUGHT_UP_CONTINUOUS)
-    if run_dir:  # its absolute path lands in the rendered files the job runs with; made before pre-flight's minutes
+    if run_dir:  # its absolute path lands in the rendered files the job runs with
         policy.check_argument(str(Path(run_dir).resolve()), "--run-dir")
-        _make_run_dir(Path(run_dir).resolve())
+        _check_run_dir(Path(run_dir).resolve())  # before pre-flight's minutes; made only once the mirror starts
     checkpoint.check_fingerprint(profile.mirror.checkpoint_location, profile_fingerprint(profile), profile)
     if (
         code := preflight_gate(
@@ -186,6 +186,7 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
     ) is not None:
         return code
     folder = Path(run_dir).resolve() if run_dir else Path(tempfile.mkdtemp(prefix="secure-mirror-run-"))
+    _make_run_dir(folder)
     try:
         return _run(profile, options, folder)
     finally:
@@ -193,13 +194,24 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
             shutil.rmtree(folder / "render", ignore_errors=True)  # rendered option files may hold secrets
 
 
+def _check_run_dir(folder: Path) -> None:
+    """Refuse a ``--run-dir`` that could not be made or written, without making it (a refused run leaves nothing)."""
+    existing = next(p for p in (folder, *folder.parents) if p.exists() or p.is_symlink())
+    if not existing.is_dir():
+        _run_dir_refused(folder, f"{existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        _run_dir_refused(folder, f"{existing} is not writable by this user")
+
+
 def _make_run_dir(folder: Path) -> None:
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError as exc:  # a file where a folder should be, no permission
-        raise BadInputError(f"--run-dir {folder} cannot be created ({exc.strerror}); choose another folder") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise BadInputError(f"--run-dir {folder} is not writable by this user; choose another folder")
+    except OSError as exc:  # made unusable since the check
+        _run_dir_refused(folder, exc.strerror)
+
+
+def _run_dir_refused(folder: Path, reason: str) -> None:
+    raise BadInputError(f"--run-dir {folder} cannot be created ({reason}); choose another folder")
 
 
 def _run(profile: Profile, options: RunOptions, folder: Path) -> int:

@@ -137,4 +137,16 @@ def test_a_run_dir_that_cannot_be_made_is_bad_input_before_pre_flight(tmp_path, 
     with pytest.raises(BadInputError) as caught:
         launcher.run_mirror(profile, RunOptions(), run_dir=str(tmp_path / "a-file" / below))
     assert str(caught.value).startswith(f"--run-dir {tmp_path / 'a-file' / below} cannot be created (")
-    assert str(caught.value).endswith("); choose another folder")
+    assert str(caught.value).endswith(f"({tmp_path / 'a-file'} is not a folder); choose another folder")
+    assert (tmp_path / "a-file").read_text() == "x"
+
+
+def test_a_run_dir_is_made_only_once_the_mirror_starts(tmp_path, monkeypatch):
+    from secure_mirror.errors import EXIT_FAILED
+    from secure_mirror.profile import load_profile
+    from tests.support.profiles import profile_data, write_profile
+
+    profile = load_profile(write_profile(tmp_path, profile_data(tmp_path)))
+    monkeypatch.setattr(launcher, "preflight_gate", lambda *a, **k: EXIT_FAILED)  # pre-flight refuses
+    assert launcher.run_mirror(profile, RunOptions(), run_dir=str(tmp_path / "new" / "run")) == EXIT_FAILED
+    assert not (tmp_path / "new").exists()
