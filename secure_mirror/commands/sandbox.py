@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from pathlib import Path
 
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK
 from secure_mirror.sandbox import Sandbox, old_broker
+from secure_mirror.sandbox.bed import PORTS
+from secure_mirror.sandbox.kdc import KRB5_DURATION
 
 
 def default_dir() -> Path:
     return Path(os.environ.get("SECURE_MIRROR_SANDBOX", "sandbox-run"))
+
+
+def _port_base(text: str) -> int:
+    if not text.isdigit() or not 1024 <= int(text) <= 65536 - PORTS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port from 1024 to {65536 - PORTS} ({PORTS} follow it)")
+    return int(text)
+
+
+def _ticket_lifetime(text: str) -> str:
+    if not KRB5_DURATION.match(text):
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a Kerberos duration such as 5m, 10h or 1d12h")
+    return text
 
 
 def add_arguments(parser) -> None:
@@ -21,11 +36,13 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument(
         "--port-base",
-        type=int,
+        type=_port_base,
         default=None,
-        help="use 8 consecutive ports from here instead of free ones chosen at start",
+        help=f"use {PORTS} consecutive ports from here instead of free ones chosen at start",
     )
-    parser.add_argument("--ticket-lifetime", default="10h", help="Kerberos ticket lifetime (e.g. 5m, 10h)")
+    parser.add_argument(
+        "--ticket-lifetime", type=_ticket_lifetime, default="10h", help="Kerberos ticket lifetime (e.g. 5m, 10h)"
+    )
     parser.add_argument(
         "--plaintext", action="store_true", help="also open a PLAINTEXT listener on each broker (for benchmarks)"
     )

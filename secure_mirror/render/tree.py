@@ -12,6 +12,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from secure_mirror import folders
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.profile import policy
 from secure_mirror.profile.job_settings import JOB_FILE, SINK_OPTIONS_FILE, SOURCE_OPTIONS_FILE
@@ -221,14 +222,12 @@ def render_all(profile: Profile, out_dir: Path | str, force: bool = False) -> li
     if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not force)):
         raise BadInputError(f"{out_dir} exists and is not empty; choose another --out or pass --force to replace it")
     files = render_files(profile, out_dir)
+    folders.check_creatable(out_dir, "--out")
+    folders.make(out_dir.parent, "--out", mode=0o777)  # as mkdir does: the umask decides
     try:
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
-    except OSError as exc:  # a file where a folder should be, no permission: nothing was written
-        raise BadInputError(
-            f"--out {out_dir}: its folder {out_dir.parent} cannot be created or written ({exc.strerror}); "
-            "choose another --out"
-        ) from None
+    except OSError as exc:  # no permission in the folder
+        folders.refuse(out_dir, "--out", exc.strerror or type(exc).__name__)
     try:
         _write_tree(staging, files)
         _swap_into_place(staging, out_dir)

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from secure_mirror import folders
 from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, BadInputError, EnvironmentNotReady
 from secure_mirror.profile import policy
 from secure_mirror.profile.job_settings import UNTIL_CAUGHT_UP_CONTINUOUS, profile_fingerprint
@@ -177,7 +178,7 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
         raise BadInputError(UNTIL_CAUGHT_UP_CONTINUOUS)
     if run_dir:  # its absolute path lands in the rendered files the job runs with
         policy.check_argument(str(Path(run_dir).resolve()), "--run-dir")
-        _check_run_dir(Path(run_dir).resolve())  # before pre-flight's minutes; made only once the mirror starts
+        folders.check_creatable(Path(run_dir).resolve(), "--run-dir")  # before pre-flight; made once the mirror starts
     checkpoint.check_fingerprint(profile.mirror.checkpoint_location, profile_fingerprint(profile), profile)
     if (
         code := preflight_gate(
@@ -186,32 +187,12 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
     ) is not None:
         return code
     folder = Path(run_dir).resolve() if run_dir else Path(tempfile.mkdtemp(prefix="secure-mirror-run-"))
-    _make_run_dir(folder)
+    folders.make(folder, "--run-dir")
     try:
         return _run(profile, options, folder)
     finally:
         if not options.keep_run_dir:
             shutil.rmtree(folder / "render", ignore_errors=True)  # rendered option files may hold secrets
-
-
-def _check_run_dir(folder: Path) -> None:
-    """Refuse a ``--run-dir`` that could not be made or written, without making it (a refused run leaves nothing)."""
-    existing = next(p for p in (folder, *folder.parents) if p.exists() or p.is_symlink())
-    if not existing.is_dir():
-        _run_dir_refused(folder, f"{existing} is not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        _run_dir_refused(folder, f"{existing} is not writable by this user")
-
-
-def _make_run_dir(folder: Path) -> None:
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError as exc:  # made unusable since the check
-        _run_dir_refused(folder, exc.strerror)
-
-
-def _run_dir_refused(folder: Path, reason: str) -> None:
-    raise BadInputError(f"--run-dir {folder} cannot be created ({reason}); choose another folder")
 
 
 def _run(profile: Profile, options: RunOptions, folder: Path) -> int:

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from secure_mirror import folders
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.identity import KafkaIdentity
@@ -169,6 +170,7 @@ class Sandbox:
         with_hadoop: bool = False,
     ) -> Sandbox:
         base = Path(base).resolve()
+        folders.check_creatable(base, "--dir")
         if (base / STATE).exists():
             running = cls.load(base)
             if running.alive():
@@ -200,7 +202,7 @@ class Sandbox:
         }
         if with_hadoop:
             state["hadoop"] = hadoop.new_state()
-        base.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folders.make(base, "--dir")
         sandbox = cls(base, state)
         try:
             sandbox._start()

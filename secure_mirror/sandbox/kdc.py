@@ -6,13 +6,14 @@ In the manner of k5test: everything lives in one folder, the KDC's environment i
 
 from __future__ import annotations
 
+import re
 import secrets
 import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from secure_mirror.errors import EnvironmentNotReady
+from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.sandbox import procs
 
 KDC_BINARIES = ("krb5kdc", "kdb5_util", "kadmin.local", "kinit", "klist")
@@ -26,6 +27,10 @@ def find_binary(name: str) -> str:
             f"the MIT Kerberos program {name} is missing; run scripts/setup (Debian: krb5-kdc, krb5-user)"
         )
     return found
+
+
+# A Kerberos duration as kdc.conf reads it: 10h, 5m, 1d12h, 36000 (seconds) or 10:00[:00].
+KRB5_DURATION = re.compile(r"^(?:(?:\d{1,6}[dhms])+|\d{1,9}|\d{1,4}:\d{2}(?::\d{2})?)$")
 
 
 @dataclass
@@ -44,6 +49,11 @@ class KDC:
     pid: int | None = None
     launch_env: dict[str, str] = field(default_factory=dict)  # added for krb5kdc only (e.g. libfaketime in tests)
     _proc: subprocess.Popen | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        for name in ("max_life", "max_renewable_life"):  # written into kdc.conf as they are
+            if not KRB5_DURATION.match(getattr(self, name)):
+                raise BadInputError(f"{getattr(self, name)[:40]!r} is not a Kerberos duration such as 5m, 10h or 1d12h")
 
     @property
     def krb5_conf(self) -> Path:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "secure_mirror"
 LAYERS = [
-    {"__init__", "errors", "paths"},
+    {"__init__", "errors", "paths", "folders"},
     {"profile"},
     {"kafka"},
     {"render"},

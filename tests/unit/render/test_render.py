@@ -194,8 +194,8 @@ def test_an_out_below_a_file_is_bad_input_naming_it(tmp_path):
     with pytest.raises(BadInputError) as caught:
         render_all(_scram_profile(tmp_path), tmp_path / "a-file" / "out")
     assert str(caught.value) == (
-        f"--out {tmp_path / 'a-file' / 'out'}: its folder {tmp_path / 'a-file'} cannot be created or written "
-        "(File exists); choose another --out"
+        f"--out {tmp_path / 'a-file' / 'out'} cannot be created ({tmp_path / 'a-file'} is not a folder); "
+        "choose another folder"
     )
 
 
