@@ -3,9 +3,36 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from secure_mirror.profile import load_profile
 from secure_mirror.run.launcher import RunOptions, run_mirror
+
+# What Spark's processing-time trigger parses: "5 seconds", "1 minute 30 seconds", "500 milliseconds", "0 seconds".
+_UNIT = r"\d{1,9} (?:week|day|hour|minute|second|millisecond)s?"
+_INTERVAL = re.compile(rf"^(?:interval )?{_UNIT}(?: {_UNIT})*$")
+
+
+def _interval(text: str) -> str:
+    if not _INTERVAL.match(text):
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an interval such as '5 seconds' or '500 milliseconds'")
+    return text
+
+
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number of restarts (0 or more)")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 10**6:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a positive number of seconds")
+    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,10 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="mirror what the source holds now, then stop (Spark's availableNow trigger)",
     )
     parser.add_argument("--supervise", action="store_true", help="restart a failed job with a growing pause")
-    parser.add_argument("--max-restarts", type=int, default=5, help="with --supervise (default 5)")
-    parser.add_argument("--trigger-interval", default="5 seconds", help="time between micro-batches")
+    parser.add_argument("--max-restarts", type=_count, default=5, help="with --supervise (default 5)")
+    parser.add_argument("--trigger-interval", type=_interval, default="5 seconds", help="time between micro-batches")
     parser.add_argument("--metrics-file", help="JSON-lines metrics per batch and topic-partition (appended)")
-    parser.add_argument("--status-interval", type=float, default=10.0, help="seconds between idle status lines")
+    parser.add_argument("--status-interval", type=_seconds, default=10.0, help="seconds between idle status lines")
     parser.add_argument("--skip-preflight", action="store_true", help="start without the pre-flight checks")
     parser.add_argument("--strict", action="store_true", help="pre-flight warnings stop the run too")
     parser.add_argument(

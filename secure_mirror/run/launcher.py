@@ -179,6 +179,11 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
     if run_dir:  # its absolute path lands in the rendered files the job runs with
         policy.check_argument(str(Path(run_dir).resolve()), "--run-dir")
         folders.check_creatable(Path(run_dir).resolve(), "--run-dir")  # before pre-flight; made once the mirror starts
+    if options.metrics_file:  # the job appends to it
+        metrics = Path(options.metrics_file).resolve()
+        folders.check_creatable(metrics.parent, "--metrics-file's folder")
+        if metrics.is_dir():
+            raise BadInputError(f"--metrics-file {metrics} is a folder; name a file (lines are appended to it)")
     checkpoint.check_fingerprint(profile.mirror.checkpoint_location, profile_fingerprint(profile), profile)
     if (
         code := preflight_gate(
@@ -198,6 +203,7 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
 def _run(profile: Profile, options: RunOptions, folder: Path) -> int:
     script = prepare(profile, folder)
     metrics = str(Path(options.metrics_file).resolve()) if options.metrics_file else str(folder / "metrics.jsonl")
+    folders.make(Path(metrics).parent, "--metrics-file's folder", mode=0o777)
     log = folder / "job.log"
     print(f"secure-mirror run: job log {log}, metrics {metrics}", file=sys.stderr)
     return supervise(script, job_arguments(options, metrics), ControlFolder(folder), log, options)
