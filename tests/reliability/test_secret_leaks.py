@@ -124,8 +124,9 @@ class ProcessWatch:
             cmdline = _read(f"/proc/{pid}/cmdline")
             if cmdline is None:
                 continue
-            head = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()[:300]
-            self.commands.setdefault(pid, head)
+            command = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
+            head = command[:300]
+            self.commands.setdefault(pid, command)  # whole: a JVM's main class follows its long options
             for kind, blob in (("cmdline", cmdline), ("environ", _read(f"/proc/{pid}/environ") or b"")):
                 if kind == "environ" and pid == self.root:
                     continue  # the CLI's own environment is where the user put env:NAME
@@ -435,8 +436,10 @@ def test_the_run_was_really_watched(marker_flow):
     """The scan saw the Spark JVM, the job's Python and the files while they existed, so it could have failed."""
     run = marker_flow["ran"][2].watch
     commands = list(run.commands.values())
-    assert any("java" in c and "org.apache.spark.deploy.SparkSubmit" in c for c in commands), commands
-    assert any("run/job/__main__.py" in c and "--options-dir" in c for c in commands), commands
+    assert any("java" in c and "org.apache.spark.deploy.SparkSubmit" in c for c in commands), [
+        c[:300] for c in commands
+    ]
+    assert any("run/job/__main__.py" in c and "--options-dir" in c for c in commands), [c[:300] for c in commands]
     assert run.samples > 20
     options = [p for p in run.files if p.endswith("spark/sink-options.json")]
     assert options, "the run's rendered options were never seen"
@@ -501,7 +504,7 @@ def test_the_demo_leaks_none_of_the_sandbox_secrets(tmp_path):
                 leaks.add("KDC master password", f"/proc/{pid}/cmdline of `kdb5_util ...`")
         record(leaks)
         commands = list(ran.watch.commands.values())
-        assert any("org.apache.spark.deploy.SparkSubmit" in c for c in commands), commands
+        assert any("org.apache.spark.deploy.SparkSubmit" in c for c in commands), [c[:300] for c in commands]
         assert not leaks.findings, "secrets leaked:\n" + "\n".join(leaks.findings)
     finally:
         if (sandbox_dir / "state.json").exists():
