@@ -44,6 +44,22 @@ SPARK_INTERNAL_SECURITY = {
 }
 
 
+# Spark conf keys that hold a secret (their last words, as Spark's own redaction would see them): mirror.spark.conf is
+# written into the rendered spark-submit.sh and reaches spark-submit's argument list, so such a value has no place in
+# it. ``spark.authenticate.secret`` and ``spark.ssl.keyStorePassword`` belong to the submitting machine's
+# spark-defaults.conf; ``spark.hadoop.dfs.block.access.token.enable`` is no secret and passes, nor does
+# ``spark.kerberos.renewal.credentials`` (it names a kind: keytab or ccache).
+SPARK_SECRET_KEY = re.compile(r"(secret|password|passwd|token|access[._-]?key|secret[._-]?key|credentials?)$", re.I)
+SPARK_KEYS_NAMING_NO_SECRET = frozenset({"spark.kerberos.renewal.credentials"})
+# Spark settings that encrypt its own connections (any one of them, with spark.authenticate): AES-based encryption,
+# the older SASL encryption, or TLS for RPC (Spark 4.0).
+SPARK_NETWORK_ENCRYPTION = (
+    "spark.network.crypto.enabled",
+    "spark.authenticate.enableSaslEncryption",
+    "spark.ssl.rpc.enabled",
+)
+
+
 def protected_option(key: str) -> bool:
     """True when ``key``, or the part after any prefix (``producer.``, ``<alias>.admin.``), is a protected key:
     MirrorMaker 2 and Kafka apply ``<alias>.producer.sasl.jaas.config`` as the producer's login module. Compared
@@ -577,9 +593,24 @@ class Spark(Strict):
         "since the last one)",
     )
 
+    require_encrypted_cluster: bool = Field(
+        True,
+        description="on a standalone or Kubernetes master, the job starts only when the cluster's Spark configuration "
+        "authenticates and encrypts Spark's own connections (spark.authenticate with spark.network.crypto.enabled), "
+        "which carry the job's Kafka options and shipped keytabs to executors; false accepts them in clear",
+    )
+
     @field_validator("conf")
     @classmethod
     def _conf(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
+        for key in value:
+            if SPARK_SECRET_KEY.search(key) and key.lower() not in SPARK_KEYS_NAMING_NO_SECRET:
+                raise Problem(
+                    key,
+                    "names a secret, and mirror.spark.conf is written into the rendered spark-submit.sh and "
+                    "spark-submit's argument list; set it in the Spark configuration of the machine that submits "
+                    "(spark-defaults.conf in SPARK_CONF_DIR, readable only by the mirror's user)",
+                )
         return _option_keys(
             value,
             PROTECTED_SPARK_CONF.match,
@@ -606,6 +637,13 @@ class Spark(Strict):
     def secures_internal_traffic(self) -> bool:
         """True when render turns on ``SPARK_INTERNAL_SECURITY``: on YARN, which distributes the secret itself."""
         return self.master == "yarn"
+
+    @property
+    def checks_cluster_security(self) -> bool:
+        """True when the job must find Spark's own connections authenticated and encrypted by the cluster's
+        configuration before it runs a task (``SPARK_NETWORK_ENCRYPTION``): executors elsewhere, on a master where
+        the cluster's operators share the secret (standalone, Kubernetes), unless the profile accepts clear text."""
+        return self.require_encrypted_cluster and not self.is_local and not self.secures_internal_traffic
 
 
 class MirrorMaker2(Strict):

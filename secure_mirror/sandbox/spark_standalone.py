@@ -4,12 +4,18 @@ from the pyspark installation (``bin/spark-class``), bound to 127.0.0.1 on free 
 Each worker runs its executors in ``workers/N/work/<app id>/<executor id>/``, which is also where an executor
 fetches the files shipped with ``--files`` (its working directory); ``executor_dirs`` lists those folders.
 ``stop`` ends only the processes this object started, by pid (after checking their command lines).
+
+Like a cluster whose operators secured it, the master, the workers and their executors authenticate and encrypt
+Spark's own connections with one random secret (``spark.authenticate``, ``spark.network.crypto.enabled``), kept in
+``conf/spark-defaults.conf`` (mode 0600); an application joins with ``client_env()``, which points spark-submit at
+that folder. ``secure=False`` starts a cluster without them.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import sys
 import urllib.request
 from dataclasses import dataclass, field
@@ -17,6 +23,7 @@ from pathlib import Path
 
 from secure_mirror import paths
 from secure_mirror.errors import EnvironmentNotReady
+from secure_mirror.render.encoders import properties_key, properties_value
 from secure_mirror.sandbox import procs
 
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
@@ -47,6 +54,8 @@ class SparkStandalone:
     memory: str = "1g"
     master_port: int = 0
     ui_port: int = 0
+    secure: bool = True
+    secret: str = field(default="", repr=False)  # the cluster's spark.authenticate.secret when secure
     pids: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -63,11 +72,36 @@ class SparkStandalone:
     def log(self, name: str) -> Path:
         return self.base / "logs" / f"{name}.log"
 
+    @property
+    def conf_dir(self) -> Path:
+        return self.base / "conf"
+
+    def client_env(self) -> dict[str, str]:
+        """This environment with ``SPARK_CONF_DIR`` naming the cluster's configuration (its secret included), as on
+        a machine its operators set up to submit: spark-submit reads ``spark-defaults.conf`` there."""
+        return {**os.environ, "SPARK_CONF_DIR": str(self.conf_dir)}
+
+    def _write_conf(self) -> None:
+        settings = {}
+        if self.secure:
+            self.secret = secrets.token_hex(32)
+            settings = {
+                "spark.authenticate": "true",
+                "spark.authenticate.secret": self.secret,
+                "spark.network.crypto.enabled": "true",
+                "spark.io.encryption.enabled": "true",
+            }
+        self.conf_dir.mkdir(mode=0o700, exist_ok=True)
+        path = self.conf_dir / "spark-defaults.conf"
+        path.touch(mode=0o600)
+        path.write_text("".join(f"{properties_key(k)}={properties_value(v)}\n" for k, v in settings.items()))
+
     # ---- lifecycle ---------------------------------------------------------------------------------
     def start(self, timeout: float = 120.0) -> SparkStandalone:
         self.base = Path(self.base).resolve()
         (self.base / "logs").mkdir(parents=True, exist_ok=True)
         self.base.chmod(0o700)  # executors keep the shipped keytabs in their work folders
+        self._write_conf()
         ports = procs.free_ports(2 + 2 * self.workers)
         self.master_port, self.ui_port = ports[:2]
         try:
@@ -132,7 +166,7 @@ class SparkStandalone:
                 "SPARK_DAEMON_MEMORY": DAEMON_HEAP,
                 "SPARK_LOG_DIR": str(self.base / "logs"),
                 "PYSPARK_PYTHON": sys.executable,
-                "SPARK_CONF_DIR": str(self.base / "conf"),
+                "SPARK_CONF_DIR": str(self.conf_dir),
             }
         )
         # umask 077: the copies of shipped keytabs that executors fetch into their work folders stay private

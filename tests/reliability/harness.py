@@ -274,6 +274,7 @@ class MirrorUnderLoad:
         profile_hook: ProfileHook | None = None,
         target_mechanism: str = "GSSAPI",
         name: str = "load",
+        env: dict[str, str] | None = None,
     ):
         self.sb = sandbox
         self.folder = Path(folder)
@@ -283,6 +284,7 @@ class MirrorUnderLoad:
             sandbox, self.folder, _with_local_dirs(profile_hook, self.folder), target_mechanism=target_mechanism
         )
         self.name = name
+        self.env = env  # the job's environment (None: this one), e.g. a standalone cluster's client_env()
         self.producer: BackgroundProducer | None = None
         self.job: subprocess.Popen | None = None
         self.run_dir: Path | None = None
@@ -365,7 +367,12 @@ class MirrorUnderLoad:
         self.cli_log = self.folder / f"cli-{self.starts}.log"
         with open(self.cli_log, "w") as log:
             self.job = subprocess.Popen(
-                argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+                argv,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                env=self.env,
             )
         return self.job
 

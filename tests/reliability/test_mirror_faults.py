@@ -216,7 +216,9 @@ def test_exactly_once_on_standalone_with_executors_killed_mid_batch(sandbox, tmp
                 }
             )
 
-        with MirrorUnderLoad(sandbox, tmp_path, rate=RATE, name="executors", profile_hook=standalone) as load:
+        with MirrorUnderLoad(
+            sandbox, tmp_path, rate=RATE, name="executors", profile_hook=standalone, env=cluster.client_env()
+        ) as load:
             load.start_job(supervise=True, max_restarts=5)
             killed = []
             for _ in range(EXECUTOR_KILLS):

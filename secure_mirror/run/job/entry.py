@@ -11,6 +11,7 @@ from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT
 from secure_mirror.profile.job_settings import UNTIL_CAUGHT_UP_CONTINUOUS
 from secure_mirror.run import control_folder, monitor
 from secure_mirror.run.job.checkpoint_access import Checkpoint, check_fingerprint
+from secure_mirror.run.job.cluster_security import cluster_security_problem
 from secure_mirror.run.job.continuous import ContinuousMirror, NewTopicWatch
 from secure_mirror.run.job.control import Control
 from secure_mirror.run.job.options import read_options
@@ -50,6 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     spark = _session()
     mirror = None
     try:
+        if settings.get("require_encrypted_cluster"):
+            context = spark.sparkContext
+            problem = cluster_security_problem(context.master, context.getConf().get)
+            if problem is not None:
+                raise JobRefused(problem)
         check_fingerprint(
             Checkpoint(spark, sink_options.get("checkpointLocation") or settings["checkpoint_location"]),
             settings["fingerprint"],

@@ -1,0 +1,42 @@
+"""Before the first task: are Spark's own connections authenticated and encrypted where the profile requires it?
+
+On a standalone or Kubernetes master the job's Kafka options (passwords included) reach executors in task closures,
+and shipped keytabs are fetched from the driver, over Spark's own connections. Render turns their protection on for
+YARN, which makes the secret per application; elsewhere the cluster's operators share the secret in its Spark
+configuration (``spark-defaults.conf``), which only the running context shows whole. The job asks it before any
+task is scheduled and refuses to go on without ``spark.authenticate`` and one of ``SPARK_NETWORK_ENCRYPTION``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from secure_mirror.profile.models import SPARK_NETWORK_ENCRYPTION
+
+
+def cluster_security_problem(master: str, setting: Callable[[str], str | None]) -> str | None:
+    """The sentence refusing the job when ``setting`` (the running context's configuration) leaves Spark's
+    connections unauthenticated or in clear, or None."""
+    keys = ("spark.authenticate", *SPARK_NETWORK_ENCRYPTION)
+    on = {key: (setting(key) or "false").strip().lower() == "true" for key in keys}
+    if on["spark.authenticate"] and any(on[key] for key in SPARK_NETWORK_ENCRYPTION):
+        return None
+    missing = [] if on["spark.authenticate"] else ["spark.authenticate"]
+    if not any(on[key] for key in SPARK_NETWORK_ENCRYPTION):
+        missing.append("spark.network.crypto.enabled")
+    if master.startswith("k8s://"):
+        fix = (
+            "Set spark.authenticate and spark.network.crypto.enabled to true in mirror.spark.conf or the Spark "
+            "configuration of the machine that submits (on Kubernetes Spark makes the secret for each application)"
+        )
+    else:
+        fix = (
+            "Set spark.authenticate, spark.authenticate.secret and spark.network.crypto.enabled in the cluster's "
+            "Spark configuration (spark-defaults.conf on its master, its workers and the machine that submits)"
+        )
+    return (
+        f"the Spark cluster at {master} does not authenticate and encrypt Spark's own connections "
+        f"({' and '.join(f'{key}=true' for key in missing)} missing), which would carry the job's Kafka options and "
+        f"keytabs to executors in clear; nothing was read or sent. {fix}, or accept clear text with "
+        "mirror.spark.require_encrypted_cluster: false"
+    )
