@@ -603,6 +603,11 @@ class Spark(Strict):
     @field_validator("conf")
     @classmethod
     def _conf(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
+        _option_keys(
+            value,
+            PROTECTED_SPARK_CONF.match,
+            "is rendered from the profile (connector jars, Kafka security); change the profile instead",
+        )
         for key in value:
             if SPARK_SECRET_KEY.search(key) and key.lower() not in SPARK_KEYS_NAMING_NO_SECRET:
                 raise Problem(
@@ -611,11 +616,7 @@ class Spark(Strict):
                     "spark-submit's argument list; set it in the Spark configuration of the machine that submits "
                     "(spark-defaults.conf in SPARK_CONF_DIR, readable only by the mirror's user)",
                 )
-        return _option_keys(
-            value,
-            PROTECTED_SPARK_CONF.match,
-            "is rendered from the profile (connector jars, Kafka security); change the profile instead",
-        )
+        return value
 
     @model_validator(mode="after")
     def _internal_security_kept(self) -> Spark:

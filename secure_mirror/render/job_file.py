@@ -36,7 +36,7 @@ def job_settings(profile: Profile) -> dict:
         "checkpoint_location": profile.mirror.checkpoint_location,
         "trigger": profile.mirror.spark.trigger,
         "continuous_interval_ms": profile.mirror.spark.continuous_interval_ms,
-        "require_encrypted_cluster": profile.mirror.spark.checks_cluster_security,
+        "check_cluster_security": profile.mirror.spark.checks_cluster_security,
         "fingerprint": profile_fingerprint(profile),
         "identities": identities(profile),
     }

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from secure_mirror import paths
 from secure_mirror.errors import EnvironmentNotReady
-from secure_mirror.render.encoders import properties_key, properties_value
+from secure_mirror.render.java_properties import properties_text
 from secure_mirror.sandbox import procs
 
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
@@ -94,7 +94,7 @@ class SparkStandalone:
         self.conf_dir.mkdir(mode=0o700, exist_ok=True)
         path = self.conf_dir / "spark-defaults.conf"
         path.touch(mode=0o600)
-        path.write_text("".join(f"{properties_key(k)}={properties_value(v)}\n" for k, v in settings.items()))
+        path.write_text(properties_text(settings, []))
 
     # ---- lifecycle ---------------------------------------------------------------------------------
     def start(self, timeout: float = 120.0) -> SparkStandalone:

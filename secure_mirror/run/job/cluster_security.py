@@ -17,13 +17,17 @@ from secure_mirror.profile.models import SPARK_NETWORK_ENCRYPTION
 def cluster_security_problem(master: str, setting: Callable[[str], str | None]) -> str | None:
     """The sentence refusing the job when ``setting`` (the running context's configuration) leaves Spark's
     connections unauthenticated or in clear, or None."""
-    keys = ("spark.authenticate", *SPARK_NETWORK_ENCRYPTION)
-    on = {key: (setting(key) or "false").strip().lower() == "true" for key in keys}
-    if on["spark.authenticate"] and any(on[key] for key in SPARK_NETWORK_ENCRYPTION):
+
+    def on(key: str) -> bool:
+        return (setting(key) or "false").strip().lower() == "true"
+
+    wanted = {
+        "spark.authenticate": on("spark.authenticate"),
+        "spark.network.crypto.enabled": any(on(key) for key in SPARK_NETWORK_ENCRYPTION),
+    }
+    missing = [key for key, present in wanted.items() if not present]
+    if not missing:
         return None
-    missing = [] if on["spark.authenticate"] else ["spark.authenticate"]
-    if not any(on[key] for key in SPARK_NETWORK_ENCRYPTION):
-        missing.append("spark.network.crypto.enabled")
     if master.startswith("k8s://"):
         fix = (
             "Set spark.authenticate and spark.network.crypto.enabled to true in mirror.spark.conf or the Spark "

@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     spark = _session()
     mirror = None
     try:
-        if settings.get("require_encrypted_cluster"):
+        if settings.get("check_cluster_security"):
             context = spark.sparkContext
             problem = cluster_security_problem(context.master, context.getConf().get)
             if problem is not None:
