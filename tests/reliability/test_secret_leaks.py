@@ -93,7 +93,9 @@ class ProcessWatch:
         self.root = root
         self.folders = list(folders)
         self.blobs: dict[str, tuple[int, str, str, bytes]] = {}  # digest -> (pid, kind, cmdline head, bytes)
-        self.commands: dict[int, str] = {}  # every process seen: pid -> its command line
+        # every process seen: pid -> each command line it had (a pid changes it at exec: a forked child shows its
+        # parent's until it execs, spark-class's bash becomes the SparkSubmit JVM)
+        self.commands: dict[int, list[str]] = {}
         self.files: dict[str, tuple[int, bytes]] = {}  # path -> (mode, content) of files seen while running
         self.samples = 0
         self._stop = threading.Event()
@@ -118,6 +120,11 @@ class ProcessWatch:
         self.sample()
         self._scan_files()
 
+    @property
+    def command_lines(self) -> list[str]:
+        """Every command line seen, of every process."""
+        return [command for had in self.commands.values() for command in had]
+
     def sample(self) -> None:
         self.samples += 1
         for pid in process_tree(self.root):
@@ -126,7 +133,9 @@ class ProcessWatch:
                 continue
             command = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
             head = command[:300]
-            self.commands.setdefault(pid, command)  # whole: a JVM's main class follows its long options
+            had = self.commands.setdefault(pid, [])
+            if command not in had:
+                had.append(command)  # whole: a JVM's main class follows its long options
             for kind, blob in (("cmdline", cmdline), ("environ", _read(f"/proc/{pid}/environ") or b"")):
                 if kind == "environ" and pid == self.root:
                     continue  # the CLI's own environment is where the user put env:NAME
@@ -435,7 +444,7 @@ def test_render_preflight_run_and_verify_succeed_with_marker_secrets(marker_flow
 def test_the_run_was_really_watched(marker_flow):
     """The scan saw the Spark JVM, the job's Python and the files while they existed, so it could have failed."""
     run = marker_flow["ran"][2].watch
-    commands = list(run.commands.values())
+    commands = run.command_lines
     assert any("java" in c and "org.apache.spark.deploy.SparkSubmit" in c for c in commands), [
         c[:300] for c in commands
     ]
@@ -503,7 +512,7 @@ def test_the_demo_leaks_none_of_the_sandbox_secrets(tmp_path):
             if kind == "cmdline" and "kdb5_util" in head and " -P " in f"{head} ":
                 leaks.add("KDC master password", f"/proc/{pid}/cmdline of `kdb5_util ...`")
         record(leaks)
-        commands = list(ran.watch.commands.values())
+        commands = ran.watch.command_lines
         assert any("org.apache.spark.deploy.SparkSubmit" in c for c in commands), [c[:300] for c in commands]
         assert not leaks.findings, "secrets leaked:\n" + "\n".join(leaks.findings)
     finally:
