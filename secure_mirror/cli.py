@@ -8,27 +8,28 @@ sentence on stderr, never a traceback; an unexpected error is written to a priva
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import os
 import sys
 import tempfile
 import traceback
+from types import ModuleType
 
 from secure_mirror import __version__
+from secure_mirror.commands import demo, lag, preflight, render, run, sandbox, schema, validate, verify
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, SecureMirrorError
 
-# name -> one-line help; the module secure_mirror.commands.<name> implements it.
-COMMANDS = {
-    "demo": "bring up the sandbox, render, pre-flight, mirror until caught up, verify",
-    "sandbox": "start, stop or show the built-in test bed (KDC with two realms, two Kafka clusters)",
-    "validate": "check a profile and report every problem at once",
-    "schema": "print the JSON Schema of the profile",
-    "render": "render every credential and client file from a profile",
-    "preflight": "prove credentials, TLS trust and ACLs on both clusters before the mirror starts",
-    "run": "run the mirror job (pre-flight first)",
-    "lag": "show per-partition lag of the mirror",
-    "verify": "compare source and target over the mirrored range",
+# name -> (the module implementing it, one-line help); every command is imported here, none found at run time.
+COMMANDS: dict[str, tuple[ModuleType, str]] = {
+    "demo": (demo, "bring up the sandbox, render, pre-flight, mirror until caught up, verify"),
+    "sandbox": (sandbox, "start, stop or show the built-in test bed (KDC with two realms, two Kafka clusters)"),
+    "validate": (validate, "check a profile and report every problem at once"),
+    "schema": (schema, "print the JSON Schema of the profile"),
+    "render": (render, "render every credential and client file from a profile"),
+    "preflight": (preflight, "prove credentials, TLS trust and ACLs on both clusters before the mirror starts"),
+    "run": (run, "run the mirror job (pre-flight first)"),
+    "lag": (lag, "show per-partition lag of the mirror"),
+    "verify": (verify, "compare source and target over the mirrored range"),
 }
 
 
@@ -39,27 +40,14 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_BAD_INPUT)
 
 
-def _available_commands() -> dict[str, object]:
-    found = {}
-    for name in COMMANDS:
-        try:
-            found[name] = importlib.import_module(f"secure_mirror.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"secure_mirror.commands.{name}":
-                raise
-    return found
-
-
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, object]]:
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
     parser = _Parser(prog="secure-mirror", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"secure-mirror {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details (librdkafka included) to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    modules = _available_commands()
-    for name, module in modules.items():
-        p = sub.add_parser(name, help=COMMANDS[name], description=COMMANDS[name])
-        module.add_arguments(p)
-    return parser, modules
+    for name, (module, help_text) in COMMANDS.items():
+        module.add_arguments(sub.add_parser(name, help=help_text, description=help_text))
+    return parser, {name: module for name, (module, _) in COMMANDS.items()}
 
 
 def _write_crash_log(exc: BaseException) -> str:

@@ -9,14 +9,14 @@ from pathlib import Path
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK, BadInputError
 from secure_mirror.preflight import DEFAULT_TIMEOUT, SIDES, render_table, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
-from secure_mirror.profile import load_profile
+from secure_mirror.profile import load_profile, profile_warnings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("profile", help="the profile YAML file")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--side", choices=SIDES, help="check only this side")
-    parser.add_argument("--strict", action="store_true", help="warnings fail too")
+    parser.add_argument("--strict", action="store_true", help="warnings fail too (the profile's and the checks')")
     parser.add_argument(
         "--accept-unverified",
         action="store_true",
@@ -42,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise BadInputError("--timeout must be a positive number of seconds")
     profile = load_profile(args.profile)
+    for warning in profile_warnings(profile):  # also the WARN checks config.weak-settings and files.keytab
+        print(f"warning: {warning}", file=sys.stderr)
     admin = admin_clusters(profile, args.as_admin) if args.as_admin else None
     sides = (args.side,) if args.side else SIDES
     report = run_preflight(profile, sides=sides, timeout=args.timeout, admin=admin)

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from secure_mirror.errors import EXIT_OK
-from secure_mirror.profile import load_profile, profile_warnings
+from secure_mirror.profile import load_profile, profile_warnings, refuse_warnings
 from secure_mirror.profile.secrets import printable
 from secure_mirror.render import render_all
 
@@ -15,11 +15,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("profile", help="the profile YAML file")
     parser.add_argument("--out", required=True, help="folder to render into (created; must be empty)")
     parser.add_argument("--force", action="store_true", help="replace an existing non-empty --out folder")
+    parser.add_argument("--strict", action="store_true", help="warnings are errors too (exit 2, nothing rendered)")
 
 
 def run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)
-    for warning in profile_warnings(profile):
+    warnings = profile_warnings(profile)
+    if args.strict:
+        refuse_warnings(args.profile, warnings)
+    for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     files = render_all(profile, args.out, force=args.force)
     secret = sum(1 for rendered in files if rendered.secret)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 
-from secure_mirror.profile import load_profile
+from secure_mirror.profile import load_profile, profile_warnings, refuse_warnings
 from secure_mirror.run.launcher import RunOptions, run_mirror
 
 # What Spark's processing-time trigger parses: "5 seconds", "1 minute 30 seconds", "500 milliseconds", "0 seconds".
@@ -48,7 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metrics-file", help="JSON-lines metrics per batch and topic-partition (appended)")
     parser.add_argument("--status-interval", type=_seconds, default=10.0, help="seconds between idle status lines")
     parser.add_argument("--skip-preflight", action="store_true", help="start without the pre-flight checks")
-    parser.add_argument("--strict", action="store_true", help="pre-flight warnings stop the run too")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="warnings stop the run too (pre-flight's; with --skip-preflight the profile's, exit 2)",
+    )
     parser.add_argument(
         "--accept-unverified",
         action="store_true",
@@ -61,6 +66,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    profile = load_profile(args.profile)
+    warnings = profile_warnings(profile)
+    if args.strict and args.skip_preflight:  # pre-flight fails on them otherwise (config.weak-settings)
+        refuse_warnings(args.profile, warnings)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     options = RunOptions(
         until_caught_up=args.until_caught_up,
         supervise=args.supervise,
@@ -72,4 +83,4 @@ def run(args: argparse.Namespace) -> int:
         strict=args.strict,
         accept_unverified=args.accept_unverified,
     )
-    return run_mirror(load_profile(args.profile), options, run_dir=args.run_dir)
+    return run_mirror(profile, options, run_dir=args.run_dir)

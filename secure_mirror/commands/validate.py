@@ -1,4 +1,5 @@
-"""secure-mirror validate PROFILE: report every problem of a profile at once (exit 2), or summarise it."""
+"""secure-mirror validate PROFILE: report every problem of a profile at once (exit 2), or summarise it with its
+warnings (``--strict``: warnings are problems too)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ import argparse
 import sys
 
 from secure_mirror.errors import EXIT_OK
-from secure_mirror.profile import Profile, load_profile, profile_warnings
+from secure_mirror.profile import Profile, load_profile, profile_warnings, refuse_warnings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("profile", help="the profile YAML file")
+    parser.add_argument("--strict", action="store_true", help="warnings are errors too (exit 2)")
 
 
 def summary(profile: Profile) -> str:
@@ -26,7 +28,10 @@ def summary(profile: Profile) -> str:
 
 def run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)
-    for warning in profile_warnings(profile):
+    warnings = profile_warnings(profile)
+    if args.strict:
+        refuse_warnings(args.profile, warnings)
+    for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"profile OK: {summary(profile)}")
     return EXIT_OK

@@ -23,10 +23,9 @@ from secure_mirror.preflight.model import (
     WARN,
     Check,
 )
-from secure_mirror.profile.fields import keytab_exposure, keytab_fix
-from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile, too_few_partitions
-from secure_mirror.profile.principals import parse_principal
+from secure_mirror.profile.models import Cluster, GssapiSasl, Profile, too_few_partitions
 from secure_mirror.profile.topics import classify
+from secure_mirror.profile.warnings import ProfileWarning, profile_warnings, secret_file_warning
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.render import librdkafka
 
@@ -74,7 +73,7 @@ def client_conf(cluster: Cluster, side: str) -> dict[str, str]:
 def probe_side(profile: Profile, side: str, timeout: float, krb5_conf: str | None) -> SideFacts:
     cluster: Cluster = getattr(profile, side)
     run = SideChecks(side)
-    weak_settings(run, cluster)
+    weak_settings(run, profile)
     local_files(run, cluster, krb5_conf)
     creds = None
     if isinstance(cluster.sasl, GssapiSasl):
@@ -94,47 +93,28 @@ def probe_side(profile: Profile, side: str, timeout: float, krb5_conf: str | Non
     return facts
 
 
-def weak_settings(run: SideChecks, cluster: Cluster) -> None:
-    """Settings that work but weaken what the mirror's security rests on: warnings (``--strict`` fails them)."""
-    side, found = run.side, []
-    if cluster.uses_tls and not cluster.tls_settings.hostname_verification:
-        found.append(
-            (
-                f"{side}.tls.hostname_verification is off: any certificate the CA signed is accepted for any broker",
-                f"set {side}.tls.hostname_verification: true and connect by the names the certificates list",
-            )
-        )
-    if cluster.security_protocol == "SASL_PLAINTEXT" and cluster.mechanism == "PLAIN":
-        found.append(
-            (
-                "PLAIN over SASL_PLAINTEXT sends the password unencrypted to every broker",
-                f"use security_protocol SASL_SSL on {side}",
-            )
-        )
-    if isinstance(cluster.sasl, OAuthSasl) and cluster.sasl.token_endpoint_url.lower().startswith("http://"):
-        found.append(
-            (
-                "the OAuth token endpoint is plain http: the client secret and the tokens travel unencrypted",
-                f"use an https:// {side}.sasl.token_endpoint_url",
-            )
-        )
-    if (
-        isinstance(cluster.sasl, GssapiSasl)
-        and parse_principal(cluster.sasl.principal).primary == cluster.sasl.service_name
-    ):
-        found.append(
-            (
-                f"the mirror logs in as {cluster.sasl.principal}, a principal of the brokers' own service "
-                f"({cluster.sasl.service_name}/...), which brokers usually list as a super user",
-                "create a dedicated principal for the mirror (e.g. mirror/HOST@REALM) and grant it the rendered ACLs",
-            )
-        )
-    if found:
-        run.add(
-            "config.weak-settings", WARN, "; ".join(finding for finding, _ in found), "; ".join(fix for _, fix in found)
-        )
-    else:
-        run.add("config.weak-settings", PASS, "hostname verification on, no clear-text password, no broker identity")
+def weak_settings(run: SideChecks, profile: Profile) -> None:
+    """The profile's warnings for this side (``profile/warnings.py``: validate and render print the same), but its
+    keytab's (``files.keytab``): one warning check, which ``--strict`` fails."""
+    keytab = f"{run.side}.sasl.keytab"
+    found = [w for w in profile_warnings(profile) if w.section == run.side and w.field != keytab]
+    run.add("config.weak-settings", *_warned(found, "no setting of this side weakens the run"))
+
+
+def profile_settings(profile: Profile) -> Check:
+    """``profile.config.weak-settings``: the profile's warnings outside both sides (Spark, MirrorMaker 2, Hadoop,
+    Kerberos, the isolation level)."""
+    found = [w for w in profile_warnings(profile) if w.section not in ("source", "target")]
+    return Check(
+        "profile.config.weak-settings", *_warned(found, "no Spark, MirrorMaker 2 or Hadoop setting weakens the run")
+    )
+
+
+def _warned(found: list[ProfileWarning], passed: str) -> tuple[str, str, str]:
+    """(status, finding, fix) of a check reporting ``found`` warnings, each finding named by its field."""
+    if not found:
+        return PASS, passed, ""
+    return WARN, "; ".join(f"{w.field}: {w.finding}" for w in found), "; ".join(w.fix for w in found)
 
 
 def local_files(run: SideChecks, cluster: Cluster, krb5_conf: str | None) -> None:
@@ -167,10 +147,10 @@ def keytab_file(run: SideChecks, keytab: Path) -> None:
             f"{keytab} is not readable by this user (uid {os.getuid()})",
             f"chown the keytab to the job's user and chmod 600 {keytab}",
         )
-    elif exposure := keytab_exposure(keytab):
-        run.add("files.keytab", WARN, f"{exposure}: anyone who reads it can act as the mirror", keytab_fix(keytab))
+    elif warning := secret_file_warning(f"{run.side}.sasl.keytab", keytab, "keytab"):  # as validate warns
+        run.add("files.keytab", WARN, warning.finding, warning.fix)
     else:
-        run.add("files.keytab", PASS, f"{keytab} exists and only its owner can read it")
+        run.add("files.keytab", PASS, f"{keytab} exists, is this user's own file and only its owner can read it")
 
 
 def krb5_conf_check(run: SideChecks, realm: str, krb5_conf: str | None) -> None:

@@ -45,7 +45,7 @@ def run_preflight(
         for side, w in mirror.items():
             w.submit(checks.probe_side, profile, side, timeout, krb5_conf)
         facts = {side: _result(w, side, deadline) for side, w in mirror.items()}
-        report = Report([c for side in sides for c in facts[side].checks])
+        report = Report([c for side in sides for c in facts[side].checks] + [checks.profile_settings(profile)])
         reached = [
             side
             for side in sides

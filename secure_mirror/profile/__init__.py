@@ -4,7 +4,7 @@ Other layers call :func:`load_profile` and then read the :class:`Profile`; secre
 (:class:`SecretRef`) until a renderer or the run layer calls ``resolve()``.
 """
 
-from secure_mirror.profile.loader import ProfileError, load_profile, profile_warnings
+from secure_mirror.profile.loader import ProfileError, load_profile
 from secure_mirror.profile.models import (
     Cluster,
     Delivery,
@@ -24,6 +24,7 @@ from secure_mirror.profile.principals import kafka_principal_for_kerberos, parse
 from secure_mirror.profile.schema import profile_json_schema
 from secure_mirror.profile.secrets import SecretRef, SecretUnavailable
 from secure_mirror.profile.topics import TopicSelection, classify, subscribe_pattern
+from secure_mirror.profile.warnings import ProfileWarning, profile_warnings, refuse_warnings
 
 __all__ = [
     "Cluster",
@@ -35,6 +36,7 @@ __all__ = [
     "PasswordSasl",
     "Profile",
     "ProfileError",
+    "ProfileWarning",
     "Realm",
     "Rename",
     "SecretRef",
@@ -49,5 +51,6 @@ __all__ = [
     "parse_principal",
     "profile_json_schema",
     "profile_warnings",
+    "refuse_warnings",
     "subscribe_pattern",
 ]

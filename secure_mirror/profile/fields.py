@@ -151,15 +151,47 @@ def certificate_subject(path: Path) -> str:
     return subject
 
 
+def secret_file_exposure(path: Path, what: str = "keytab") -> str | None:
+    """Why another user can get at a file holding the mirror's credentials (a keytab, a password file, a private
+    key), or None: group or others have any access, another user owns it, or the path names a symbolic link. Whoever
+    reads it can act as the mirror; it still works, so validate and pre-flight both warn (fix:
+    :func:`secret_file_fix`). A file that is gone or cannot be examined is the file checks' business: None."""
+    try:
+        link = os.readlink(path) if path.is_symlink() else None
+        info = path.stat()
+    except (OSError, ValueError):
+        return None
+    reasons = []
+    if link is not None:
+        reasons.append(f"is a symbolic link to {link} (whoever can change the link chooses the file read)")
+    if info.st_uid != os.getuid():
+        reasons.append(f"is owned by uid {info.st_uid}, not by this user (uid {os.getuid()})")
+    if (mode := info.st_mode & 0o777) & 0o077:
+        reasons.append(f"has mode {mode:04o} (group/others can access it)")
+    if not reasons:
+        return None
+    listed = reasons[0] if len(reasons) == 1 else f"{', '.join(reasons[:-1])} and {reasons[-1]}"
+    return f"{what} {path} {listed}: anyone who reads it can act as the mirror"
+
+
+def secret_file_fix(path: Path) -> str:
+    """What makes :func:`secret_file_exposure` pass: the file itself named, owned by this user, mode 0600."""
+    try:
+        link = path.is_symlink()
+        real, info = (path.resolve() if link else path), path.stat()
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: a loop of links
+        return f"chmod 0600 {path}"
+    steps = [f"name the file itself ({real}) instead of the link"] if link else []
+    if info.st_uid != os.getuid():
+        steps.append(f"give it to this user (chown {os.getuid()} {real}, as root)")
+    if info.st_mode & 0o077 or not steps:
+        steps.append(f"chmod 0600 {real}")
+    return " and ".join(steps)
+
+
 def keytab_exposure(path: Path) -> str | None:
-    """Why other users can get at a keytab (its mode gives group or others any access), or None. Whoever reads it
-    can act as its principal; it still works, so validate and pre-flight both warn (fix: :func:`keytab_fix`)."""
-    mode = path.stat().st_mode & 0o777
-    return f"keytab {path} has mode {mode:04o} (group/others can access it)" if mode & 0o077 else None
-
-
-def keytab_fix(path: Path) -> str:
-    return f"chmod 0600 {path}"
+    """:func:`secret_file_exposure` of a keytab."""
+    return secret_file_exposure(path, "keytab")
 
 
 def _secret_ref(value: Any, info: ValidationInfo) -> SecretRef:

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ValidationError
 
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile import compat, policy
-from secure_mirror.profile.fields import Problem, keytab_exposure, keytab_fix
-from secure_mirror.profile.models import MECHANISMS, GssapiSasl, Profile
+from secure_mirror.profile.fields import Problem
+from secure_mirror.profile.models import MECHANISMS, Profile
 from secure_mirror.profile.secrets import printable, shorten
 
 EXAMPLE = "docs/profile-example.yaml"
@@ -243,21 +243,3 @@ def _unwrap(node: Any) -> Any:
             node = members[0]
             continue
         return node
-
-
-def profile_warnings(profile: Profile) -> list[str]:
-    """Things that work but should be fixed (e.g. a keytab others can read), as ``<field.path>: <advice>``."""
-    warnings = []
-    for side, cluster in profile.clusters().items():
-        if isinstance(cluster.sasl, GssapiSasl) and cluster.sasl.keytab.exists():
-            if exposure := keytab_exposure(cluster.sasl.keytab):
-                warnings.append(f"{side}.sasl.keytab: {exposure}; run {keytab_fix(cluster.sasl.keytab)}")
-        kind = cluster.tls.truststore_type if cluster.tls else None
-        if kind not in (None, "PEM"):
-            warnings.append(
-                f"{side}.tls.ca: librdkafka (kcat) cannot read a {kind} truststore; "
-                "also provide the CA as PEM to use librdkafka.conf"
-            )
-    if profile.uses_kerberos and profile.kerberos is None:
-        warnings.append("kerberos: not set, so clients use the system krb5.conf; declare realms or krb5_conf")
-    return [printable(warning) for warning in warnings]

@@ -21,6 +21,8 @@ from secure_mirror.profile.fields import (
     certificate_subject,
 )
 from secure_mirror.profile.principals import parse_principal
+from secure_mirror.profile.redaction import redaction_problem
+from secure_mirror.profile.secrets import shorten
 
 Protocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
 OptionValue = Union[str, int, float, bool]
@@ -85,9 +87,21 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+WILDCARD = "*"  # Kafka's authorizer reads User:* as every user; a name holding '*' is refused wherever it arises
+
+
+def wildcard_problem(what: str) -> str:
+    return (
+        f"{what} holds '*': Kafka's authorizer reads User:* as every user, so every user of the cluster would get "
+        "the mirror's grants; name the mirror's own dedicated identity"
+    )
+
+
 def _check_kafka_principal(value: str | None) -> str | None:
     if value is not None and not re.match(r"^[A-Za-z]+:.+$", value):
         raise ValueError("must be written Type:name as Kafka's authorizer sees it, e.g. User:mirror")
+    if value is not None and WILDCARD in value:
+        raise ValueError(wildcard_problem("the principal"))
     return value
 
 
@@ -382,10 +396,27 @@ class Cluster(Strict):
         """The brokers' rules must map the identity; a certificate is read only when files are checked."""
         if self.sasl is not None or (self.tls_settings.mutual and (info.context or {}).get("check_files")):
             try:
-                self.kafka_principal  # noqa: B018 - computed for its refusal
+                principal = self.kafka_principal
             except UnmappedPrincipal as exc:
                 raise Problem(exc.field, str(exc)) from None
+            if WILDCARD in principal:
+                field, what = self._principal_source
+                raise Problem(field, wildcard_problem(f"the principal the brokers see ({principal}, from {what})"))
         return self
+
+    @property
+    def _principal_source(self) -> tuple[str, str]:
+        """The field the authorizer's principal comes from, and its name in words."""
+        sasl = self.sasl
+        if sasl is not None and sasl.kafka_principal:
+            return "sasl.kafka_principal", "sasl.kafka_principal"
+        if isinstance(sasl, GssapiSasl):
+            return KERBEROS_RULES, f"{sasl.principal} by the principal-to-local rules"
+        if isinstance(sasl, PasswordSasl):
+            return "sasl.username", "sasl.username"
+        if isinstance(sasl, OAuthSasl):
+            return "sasl.client_id", "sasl.client_id"
+        return SSL_RULES, "the certificate's subject by the SSL principal mapping rules"
 
     @property
     def kafka_principal(self) -> str:
@@ -474,7 +505,16 @@ class Kerberos(Strict):
 
 class Topics(Strict):
     include: str = Field(min_length=1, description="Java regexes; a comma means 'or'")
-    exclude: str | None = Field(None, description="Java regexes; internal __* topics are always excluded")
+    exclude: str | None = Field(
+        None,
+        description="Java regexes; internal and reserved topics (__*, *.internal, *.replica, heartbeats, Connect's and "
+        "Schema Registry's) are always excluded",
+    )
+    grant_all_topics: bool = Field(
+        False,
+        description="with include .*: render ACLs on every topic (TOPIC '*', which covers Kafka's internal topics "
+        "too: __consumer_offsets, __transaction_state); without it such a selection is refused",
+    )
 
     @field_validator("include", "exclude")
     @classmethod
@@ -616,6 +656,8 @@ class Spark(Strict):
                     "spark-submit's argument list; set it in the Spark configuration of the machine that submits "
                     "(spark-defaults.conf in SPARK_CONF_DIR, readable only by the mirror's user)",
                 )
+            if (reason := redaction_problem(key, value[key])) is not None:  # Spark would hide less than by default
+                raise Problem(key, reason)
         return value
 
     @model_validator(mode="after")
@@ -687,6 +729,13 @@ class Mirror(Strict):
     topics: Topics
     rename: Rename = Field(default_factory=Rename)
     starting_offsets: Literal["earliest", "latest"] = "earliest"
+    # Read the source as a read_committed consumer does in every guarantee and trigger (source_consumer_settings).
+    source_isolation_level: Literal["read_committed", "read_uncommitted"] = Field(
+        "read_committed",
+        description="read_committed (default): records of aborted source transactions are never mirrored, and a "
+        "transaction still open holds the mirror at its first record until it ends; read_uncommitted copies records "
+        "of aborted and open transactions as ordinary records (at_least_once only)",
+    )
     checkpoint_location: str = Field(min_length=1, description="a path or a URI (hdfs://, s3a://) Spark checkpoints to")
     keep_partition: KeepPartition = "auto"
     provenance_headers: bool = False
@@ -712,6 +761,23 @@ class Mirror(Strict):
                 "mirror.delivery.guarantee: at_least_once, or drop mirror.spark.trigger (micro_batch)",
             )
         return self
+
+    @model_validator(mode="after")
+    def _exactly_once_reads_committed(self) -> Mirror:
+        if self.delivery.exactly_once and self.source_isolation_level == "read_uncommitted":
+            raise Problem(
+                "source_isolation_level",
+                "exactly_once mirrors what a read_committed reader of the source sees, and read_uncommitted would "
+                "copy records of aborted source transactions as committed ones; drop "
+                "mirror.source_isolation_level (read_committed), or set mirror.delivery.guarantee: at_least_once",
+            )
+        return self
+
+    @property
+    def source_consumer_settings(self) -> dict[str, str]:
+        """How every reader of the source reads it, spelt alike by Kafka's Java client and librdkafka: the job's
+        Spark source (``kafka.``), MirrorMaker 2's source consumer (``<alias>.consumer.``), lag and verify."""
+        return {"isolation.level": self.source_isolation_level}
 
     @property
     def continuous(self) -> bool:
@@ -816,6 +882,49 @@ def delegation_token_problem(cluster: Cluster, spark: Spark, hadoop: Hadoop | No
     return None
 
 
+ALL_TOPICS_KEY = "mirror.topics.grant_all_topics"
+
+
+def selection_problems(profile: Profile) -> list[str]:
+    """Why the selection and rename cannot be mirrored safely, one sentence per include pattern: a pattern naming or
+    selecting only internal or reserved topics; "every topic" (``.*``) without :data:`ALL_TOPICS_KEY`; a target
+    name Kafka would refuse or that is reserved (:func:`topics.target_name_problem`), checked for every literal topic
+    and, for a prefix or regex, for the shortest name it can give (one more character), which is the longest
+    alias/prefix combination's least."""
+    rename = f"rename {profile.mirror.rename.rule}"
+    problems = []
+    for piece in profile.selection().include:
+        resource = topics.classify(piece)
+        shown = shorten(piece, 80)
+        if resource.kind == "literal" and (why := topics.reserved(resource.value)):
+            problems.append(f"{shown} names a topic that is never mirrored ({why}); remove it")
+            continue
+        if resource.kind == "prefix" and resource.value and topics.reserved(resource.value + "x"):
+            problems.append(
+                f"{shown} selects only topics that are never mirrored ({topics.reserved(resource.value)}); remove it"
+            )
+            continue
+        if resource.kind == "prefix" and not resource.value and not profile.mirror.topics.grant_all_topics:
+            problems.append(
+                f"{shown} selects every topic, and its ACLs would grant on TOPIC '*', which covers Kafka's internal "
+                "topics (__consumer_offsets: every group's offsets; __transaction_state) too; list the topics or "
+                f"prefixes to mirror, or set {ALL_TOPICS_KEY}: true to grant on '*' knowingly"
+            )
+        example = (
+            resource.value
+            if resource.kind == "literal"
+            else (resource.value if resource.kind == "prefix" else "") + "x"
+        )
+        target = profile.target_topic(example)
+        if (problem := topics.target_name_problem(target)) is not None:
+            what = f"{shown} is mirrored as" if resource.kind == "literal" else f"{shown} can be mirrored as short as"
+            problems.append(
+                f"{what} {shorten(target, 80)} ({rename}), which {problem}; shorten the aliases or the prefix, "
+                "or choose a rename that gives a legal, unreserved name"
+            )
+    return problems
+
+
 class Profile(Strict):
     """A whole mirror: how to reach and authenticate to both clusters, and what flows between them."""
 
@@ -839,6 +948,14 @@ class Profile(Strict):
         return cluster
 
     @model_validator(mode="after")
+    def _names_and_grants(self) -> Profile:
+        """Every topic the selection can name is one the mirror may read, and every target name one it may write
+        (:func:`selection_problems`); all problems are told at once."""
+        if problems := selection_problems(self):
+            raise Problem("mirror.topics.include", "; ".join(problems))
+        return self
+
+    @model_validator(mode="after")
     def _token_mode_fits(self) -> Profile:
         """delegation_token needs what Spark's token support needs; every problem is reported with its fix."""
         problems = [
@@ -851,6 +968,25 @@ class Profile(Strict):
             (field, reason), *more = problems
             also = "".join(f"; {other}: {why}" for other, why in more)
             raise Problem(field, reason + also)
+        return self
+
+    @model_validator(mode="after")
+    def _isolation_level_in_one_place(self) -> Profile:
+        """The source's isolation level is ``mirror.source_isolation_level`` alone: an ``isolation.level`` among the
+        source's client options (the job's, and MirrorMaker 2's as ``<alias>.consumer.isolation.level``) or MirrorMaker
+        2's source consumer properties would make the job, MirrorMaker 2, lag and verify read different records."""
+        mm2_consumer = f"{self.source.alias}.consumer.isolation.level".lower()
+        found = [
+            f"source.client_options.{k}" for k in self.source.client_options if k.lower().endswith("isolation.level")
+        ]
+        found += [f"mirror.mm2.properties.{k}" for k in self.mirror.mm2.properties if k.lower() == mm2_consumer]
+        if found:
+            raise Problem(
+                found[0],
+                "the source's isolation level is mirror.source_isolation_level (the job, MirrorMaker 2, lag and verify "
+                "read it from there); remove this key and set mirror.source_isolation_level (read_committed is the "
+                "default)",
+            )
         return self
 
     def clusters(self) -> dict[str, Cluster]:
@@ -885,6 +1021,14 @@ class Profile(Strict):
     def target_topic(self, topic: str) -> str:
         """The name ``topic`` gets on the target cluster under the profile's rename rule."""
         return topic.join(self.target_topic_pieces)
+
+    @property
+    def mm2_target_topics(self) -> tuple[str, ...]:
+        """MirrorMaker 2's own topics on the target named after the source alias (its checkpoints and the source's
+        heartbeats), which a prefix grant on the target must not cover (:func:`topics.prefix_covers_reserved`)."""
+        alias, start, end = self.source.alias, self.target_topic_pieces[0], self.target_topic_pieces[-1]
+        separator = start[len(alias) :] if start.startswith(alias) and start != alias and not end else "."
+        return (f"{alias}{separator}checkpoints{separator}internal", f"{alias}{separator}heartbeats")
 
     @property
     def group_prefix(self) -> str:

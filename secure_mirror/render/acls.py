@@ -2,8 +2,15 @@
 groups), WRITE+DESCRIBE+CREATE on the target topics, and READ on the target topics and the group prefix there
 so that `verify` can read back what was written. MirrorMaker 2 (run from mm2/mm2.properties) gets its own
 plans, rendered into separate files, so that the Spark job's identity is granted no more than the job needs.
-Include patterns that are names or prefixes become LITERAL
-or PREFIXED ACLs; a general regex cannot be an ACL, so it is listed for pre-flight to resolve into topic names."""
+
+The privilege rule (README, Security model; :func:`binding_problems` states it as code, and render refuses a plan that
+breaks it): every binding names the mirror's own principal, never one holding '*'; a TOPIC binding covers only topics
+the selection and rename can name: a LITERAL name is a selected topic (or its target name), a PREFIXED grant is an
+include prefix (or its target prefix) that covers no internal or reserved topic (``topics.prefix_covers_reserved``),
+and TOPIC '*' is rendered only when the profile sets ``mirror.topics.grant_all_topics``. An include pattern that no
+binding can express within that rule (a general regex, a prefix covering internal or reserved topics, a prefix whose
+target names share no prefix) gets no grant here: pre-flight resolves it into the topic names that need LITERAL ACLs
+and says so, and the MANIFEST and apply-acls.sh say why."""
 
 from __future__ import annotations
 
@@ -11,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from secure_mirror.kafka.acl import Acl, kafka_acls_arguments
-from secure_mirror.profile.models import Cluster, GssapiSasl, Profile
-from secure_mirror.profile.topics import TopicResource, classify
+from secure_mirror.profile import topics
+from secure_mirror.profile.models import ALL_TOPICS_KEY, Cluster, GssapiSasl, Profile
+from secure_mirror.profile.topics import classify
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import json_text, sh
 
@@ -27,6 +35,19 @@ MM2_TARGET_TOPIC_OPERATIONS = TARGET_TOPIC_OPERATIONS + ("DESCRIBE_CONFIGS", "AL
 MM2_INTERNAL_TOPIC_OPERATIONS = ("CREATE", "DESCRIBE", "DESCRIBE_CONFIGS", "READ", "WRITE")
 
 
+@dataclass(frozen=True)
+class Unresolved:
+    """An include pattern no binding can express within the privilege rule, and why."""
+
+    pattern: str
+    reason: str
+
+
+REGEX = "is a regex, which an ACL cannot express"
+COVERS_RESERVED = "would be a PREFIXED grant on {name!r}, which also covers internal or reserved topics"
+SPLIT_NAMES = "is renamed so that its target names share no prefix (the rename puts text after the topic)"
+
+
 @dataclass
 class AclPlan:
     """The bindings one cluster needs, plus include patterns only pre-flight can turn into topic names."""
@@ -35,7 +56,13 @@ class AclPlan:
     cluster: Cluster
     principal: str
     bindings: list[Acl] = field(default_factory=list)
-    unresolved: list[str] = field(default_factory=list)
+    unresolved: list[Unresolved] = field(default_factory=list)
+    own_topics: list[str] = field(default_factory=list)  # MirrorMaker 2's own internal topics, granted by name
+
+    def allow_own_topic(self, operations: tuple[str, ...], name: str) -> None:
+        """Grant on a topic the identity itself keeps (MirrorMaker 2's internal topics): LITERAL, by its name."""
+        self.own_topics.append(name)
+        self.allow(operations, "TOPIC", name, "LITERAL")
 
     def allow(self, operations: tuple[str, ...], resource_type: str, name: str, pattern: str) -> None:
         self.bindings.extend(
@@ -58,11 +85,16 @@ def kafka_principal(cluster: Cluster) -> str:
     return cluster.kafka_principal
 
 
-def _grant(plan: AclPlan, resource: TopicResource, name: str, operations: tuple[str, ...]) -> None:
-    if resource.kind == "literal":
+def _grant(
+    plan: AclPlan, piece: str, kind: str, name: str, operations: tuple[str, ...], reserved: tuple[str, ...] = ()
+) -> None:
+    """Grant on one include pattern's topics within the rule: ``name`` is the topic (literal) or prefix (prefix)."""
+    if kind == "literal":
         plan.allow(operations, "TOPIC", name, "LITERAL")
-    elif name == "":
+    elif name == "":  # every topic: validate allows it only with mirror.topics.grant_all_topics
         plan.allow(operations, "TOPIC", "*", "LITERAL")
+    elif topics.prefix_covers_reserved(name, reserved):
+        plan.unresolved.append(Unresolved(piece, COVERS_RESERVED.format(name=name)))
     else:
         plan.allow(operations, "TOPIC", name, "PREFIXED")
 
@@ -71,9 +103,9 @@ def _source_topics(plan: AclPlan, profile: Profile, operations: tuple[str, ...])
     for piece in profile.selection().include:
         resource = classify(piece)
         if resource.kind == "regex":
-            plan.unresolved.append(piece)
+            plan.unresolved.append(Unresolved(piece, REGEX))
         else:
-            _grant(plan, resource, resource.value, operations)
+            _grant(plan, piece, resource.kind, resource.value, operations)
     return plan
 
 
@@ -81,14 +113,53 @@ def _target_topics(plan: AclPlan, profile: Profile, operations: tuple[str, ...])
     prefix_keeps_prefix = profile.target_topic_pieces[-1] == ""  # {topic} is last in the rename template
     for piece in profile.selection().include:
         resource = classify(piece)
-        if resource.kind == "regex" or (resource.kind == "prefix" and not prefix_keeps_prefix):
-            plan.unresolved.append(piece)
-        elif resource.kind == "prefix" and resource.value == "" and profile.mirror.rename.rule != "identity":
-            _grant(plan, TopicResource("prefix", ""), profile.target_topic(""), operations)
-        else:
-            name = profile.target_topic(resource.value) if resource.value else ""
-            _grant(plan, resource, name, operations)
+        if resource.kind == "regex":
+            plan.unresolved.append(Unresolved(piece, REGEX))
+        elif resource.kind == "prefix" and not prefix_keeps_prefix:
+            plan.unresolved.append(Unresolved(piece, SPLIT_NAMES))
+        elif resource.kind == "prefix" and resource.value == "" and profile.mirror.rename.rule == "identity":
+            _grant(plan, piece, "prefix", "", operations)
+        else:  # a literal's target name, or a prefix's target prefix (never empty under a renaming rule)
+            name = profile.target_topic(resource.value)
+            _grant(plan, piece, resource.kind, name, operations, profile.mm2_target_topics)
     return plan
+
+
+class PrivilegeRuleBroken(RuntimeError):
+    """A plan render made breaks the privilege rule: a bug of ours (exit 3), never written to a file."""
+
+
+def checked(plan: AclPlan, profile: Profile) -> AclPlan:
+    """``plan`` when every binding keeps the privilege rule (:func:`binding_problems`), else refused."""
+    if problems := binding_problems(plan, profile):
+        raise PrivilegeRuleBroken(f"the {plan.side} ACL plan breaks the privilege rule: " + "; ".join(problems))
+    return plan
+
+
+def binding_problems(plan: AclPlan, profile: Profile) -> list[str]:
+    """The privilege rule as code: why a binding of ``plan`` goes beyond what the profile's topics and groups need
+    (none for a plan render made). Asked by render before it writes, and by the property tests of every plan."""
+    problems = []
+    all_topics = profile.mirror.topics.grant_all_topics
+    reserved = profile.mm2_target_topics if plan.side == "target" else ()
+    for acl in plan.bindings:
+        where = f"{acl.operation} on {acl.resource_type} {acl.resource_name!r} ({acl.pattern_type})"
+        if "*" in acl.principal or acl.principal != plan.principal:
+            problems.append(f"{where} is granted to {acl.principal}, not to the mirror's own principal")
+        if acl.resource_type != "TOPIC" and "*" in acl.resource_name:
+            problems.append(f"{where} names '*'")
+        if acl.resource_type != "TOPIC":
+            continue
+        if acl.pattern_type == "LITERAL" and acl.resource_name == "*":
+            if not all_topics:
+                problems.append(f"{where} covers every topic, and {ALL_TOPICS_KEY} is not set")
+        elif acl.pattern_type == "LITERAL" and acl.resource_name in plan.own_topics:
+            continue
+        elif acl.pattern_type == "LITERAL" and topics.reserved(acl.resource_name):
+            problems.append(f"{where} names an internal or reserved topic")
+        elif acl.pattern_type == "PREFIXED" and topics.prefix_covers_reserved(acl.resource_name, reserved):
+            problems.append(f"{where} covers internal or reserved topics")
+    return problems
 
 
 def source_acls(profile: Profile) -> AclPlan:
@@ -96,7 +167,7 @@ def source_acls(profile: Profile) -> AclPlan:
         AclPlan("source", profile.source, kafka_principal(profile.source)), profile, SOURCE_TOPIC_OPERATIONS
     )
     plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
-    return plan
+    return checked(plan, profile)
 
 
 def target_acls(profile: Profile) -> AclPlan:
@@ -111,7 +182,7 @@ def target_acls(profile: Profile) -> AclPlan:
     plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
     if profile.mirror.delivery.exactly_once:
         plan.allow(TRANSACTIONAL_ID_OPERATIONS, "TRANSACTIONAL_ID", profile.transactional_prefix, "PREFIXED")
-    return plan
+    return checked(plan, profile)
 
 
 def mm2_internal_separator(profile: Profile) -> str:
@@ -126,12 +197,7 @@ def _offset_syncs(plan: AclPlan, profile: Profile) -> AclPlan:
     location = str(profile.mirror.mm2.properties.get("offset-syncs.topic.location", "source")).lower()
     if location == plan.side:
         sep = mm2_internal_separator(profile)
-        plan.allow(
-            MM2_INTERNAL_TOPIC_OPERATIONS,
-            "TOPIC",
-            f"mm2-offset-syncs{sep}{profile.target.alias}{sep}internal",
-            "LITERAL",
-        )
+        plan.allow_own_topic(MM2_INTERNAL_TOPIC_OPERATIONS, f"mm2-offset-syncs{sep}{profile.target.alias}{sep}internal")
     return plan
 
 
@@ -140,7 +206,7 @@ def mm2_source_acls(profile: Profile) -> AclPlan:
     plan = _source_topics(
         AclPlan("source", profile.source, kafka_principal(profile.source)), profile, MM2_SOURCE_TOPIC_OPERATIONS
     )
-    return _offset_syncs(plan, profile)
+    return checked(_offset_syncs(plan, profile), profile)
 
 
 def mm2_target_acls(profile: Profile) -> AclPlan:
@@ -157,9 +223,9 @@ def mm2_target_acls(profile: Profile) -> AclPlan:
         *(f"mm2-{kind}.{alias}.internal" for kind in ("configs", "offsets", "status")),
     ]
     for name in internal:
-        plan.allow(MM2_INTERNAL_TOPIC_OPERATIONS, "TOPIC", name, "LITERAL")
+        plan.allow_own_topic(MM2_INTERNAL_TOPIC_OPERATIONS, name)
     plan.allow(("READ", "DESCRIBE"), "GROUP", f"{alias}-mm2", "LITERAL")
-    return _offset_syncs(plan, profile)
+    return checked(_offset_syncs(plan, profile), profile)
 
 
 templating.register_filter("acl_arguments", lambda acl: kafka_acls_arguments(acl, sh))
@@ -173,3 +239,46 @@ def apply_acls_script(profile: Profile, out_dir: Path) -> str:
         out_dir=str(out_dir),
         kerberos=any(isinstance(plan.cluster.sasl, GssapiSasl) for plan in plans),
     )
+
+
+# ---- the grants in words (MANIFEST.md, manifest.json) ----------------------------------------------------------
+def _covers(acl: Acl, plan: AclPlan) -> str:
+    kind = {"TOPIC": "topic", "GROUP": "consumer group", "TRANSACTIONAL_ID": "transactional id"}.get(
+        acl.resource_type, acl.resource_type.lower()
+    )
+    if acl.resource_type == "TOPIC" and acl.pattern_type == "LITERAL" and acl.resource_name == "*":
+        return (
+            "every topic, Kafka's internal topics included (__consumer_offsets, __transaction_state), because "
+            f"{ALL_TOPICS_KEY} is set"
+        )
+    if acl.pattern_type == "PREFIXED":
+        return f"every {kind} whose name starts with {acl.resource_name}"
+    own = " (MirrorMaker 2's own internal topic)" if acl.resource_name in plan.own_topics else ""
+    return f"the {kind} {acl.resource_name} only{own}"
+
+
+def plan_in_words(plan: AclPlan) -> list[str]:
+    """One sentence per resource the plan grants on (its operations together), then one per unresolved pattern."""
+    grouped: dict[tuple[str, str, str], list[Acl]] = {}
+    for acl in plan.bindings:
+        grouped.setdefault((acl.resource_type, acl.resource_name, acl.pattern_type), []).append(acl)
+    lines = [
+        f"{plan.principal} may {', '.join(acl.operation for acl in acls)} {_covers(acls[0], plan)}"
+        for acls in grouped.values()
+    ]
+    lines += [
+        f"include {item.pattern} {item.reason}: no grant rendered; pre-flight lists the topics it selects, each to "
+        "be granted by name (LITERAL)"
+        for item in plan.unresolved
+    ]
+    return lines
+
+
+def all_plans(profile: Profile) -> dict[str, AclPlan]:
+    """Every plan render writes, by its file under ``acls/``."""
+    return {
+        "source.acls.json": source_acls(profile),
+        "target.acls.json": target_acls(profile),
+        "mm2-source.acls.json": mm2_source_acls(profile),
+        "mm2-target.acls.json": mm2_target_acls(profile),
+    }

@@ -4,14 +4,13 @@ same credentials, topics and renaming as the Spark job."""
 from __future__ import annotations
 
 from secure_mirror.profile.models import Profile
-from secure_mirror.profile.topics import INTERNAL_TOPICS
+from secure_mirror.profile.topics import ALWAYS_EXCLUDED
 from secure_mirror.render.encoders import sh
 from secure_mirror.render.java_properties import java_connection, properties_text
 
 IDENTITY_POLICY = "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"
 DEFAULT_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
 # MirrorMaker 2's own default exclusions (its internal and replica topics), kept next to ours.
-MM2_DEFAULT_EXCLUDES = (".*[\\-\\.]internal", ".*\\.replica")
 REPLICATION_FACTOR_KEYS = (
     "replication.factor",
     "checkpoints.topic.replication.factor",
@@ -52,7 +51,7 @@ def mm2_settings(profile: Profile) -> tuple[dict[str, str], list[str]]:
         {
             f"{flow}.enabled": "false" if problem else "true",
             f"{flow}.topics": ",".join(selection.include),
-            f"{flow}.topics.exclude": ",".join([INTERNAL_TOPICS, *selection.exclude, *MM2_DEFAULT_EXCLUDES]),
+            f"{flow}.topics.exclude": ",".join([*ALWAYS_EXCLUDED, *selection.exclude]),
             f"{back}.enabled": "false",
             f"{back}.emit.heartbeats.enabled": "false",
             "sync.topic.acls.enabled": "false",
@@ -61,6 +60,12 @@ def mm2_settings(profile: Profile) -> tuple[dict[str, str], list[str]]:
             f"{target.alias}.producer.compression.type": profile.mirror.delivery.compression,
             f"{target.alias}.producer.linger.ms": str(profile.mirror.delivery.linger_ms),
             f"{target.alias}.producer.batch.size": str(profile.mirror.delivery.batch_size),
+            # <alias>.consumer.* of the source becomes the flow's source.consumer.*, which MirrorSourceTask's
+            # replication consumer applies (MirrorConnectorConfig.sourceConsumerConfig)
+            **{
+                f"{source.alias}.consumer.{key}": value
+                for key, value in profile.mirror.source_consumer_settings.items()
+            },
             **policy,
         }
     )

@@ -66,8 +66,9 @@ def source_options(profile: Profile) -> dict[str, str]:
             "groupIdPrefix": profile.group_prefix,
         }
     )
-    if profile.mirror.delivery.exactly_once:  # the target then holds what a read_committed reader of the source sees
-        options["kafka.isolation.level"] = "read_committed"
+    # isolation.level in every guarantee and trigger (Spark's offsets and reads both follow it; client_options may
+    # not set it): read_committed by default, so records of aborted source transactions are never mirrored
+    options.update({f"kafka.{key}": value for key, value in profile.mirror.source_consumer_settings.items()})
     if profile.mirror.continuous:  # docs/continuous.md: the consumer's default 500 ms fetch wait was the latency floor
         options.setdefault("kafka.fetch.max.wait.ms", CONTINUOUS_FETCH_WAIT_MS)
     if profile.mirror.spark.max_offsets_per_trigger:

@@ -202,6 +202,10 @@ def _manifest_files(profile: Profile, files: list[RenderedFile]) -> list[Rendere
     )
     manifest = {
         "profile": {"source": profile.source.alias, "target": profile.target.alias},
+        "grants": [
+            {"file": f"acls/{name}", "side": plan.side, "principal": plan.principal, "covers": acls.plan_in_words(plan)}
+            for name, plan in acls.all_plans(profile).items()
+        ],
         "files": entries
         + [
             {"path": "manifest.json", "purpose": "this list", "secret": False, "mode": "0644"},

@@ -38,6 +38,8 @@ class SideClients:
         identity = librdkafka.identity(
             cluster, side, ccache=ccache, krb5_config=krb5.krb5_conf_path(self.profile, self.folder)
         )
+        if side == "source":  # lag and verify see the source as the job reads it (end offsets, records)
+            identity = identity.with_settings(self.profile.mirror.source_consumer_settings)
         # A group under the prefix the rendered ACLs grant READ on (nothing is ever committed to it).
         return identity.with_settings({"group.id": f"{self.profile.group_prefix}-inspect"})
 

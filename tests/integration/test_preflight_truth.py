@@ -126,7 +126,7 @@ def test_weak_settings_warn_and_strict_refuses(sandbox, tmp_path):
         case.produce("s", records(3, 1, "s"))
         report = run_preflight(case.profile, admin=admin_of(sandbox, case.profile))
         check = report.get("target.config.weak-settings")
-        assert check.status == WARN and "hostname_verification is off" in check.finding
+        assert check.status == WARN and "target.tls.hostname_verification: off" in check.finding
         assert "set target.tls.hostname_verification: true" in check.fix
         assert report.ok() and not report.ok(strict=True)
         proc = run_refused(case, tmp_path, "--strict", "--accept-unverified")

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 
 from secure_mirror.profile.models import keeps_partitions, too_few_partitions
+from secure_mirror.profile.topics import target_name_problem
 from secure_mirror.run import monitor
 from secure_mirror.run.job.options import kafka_properties
 from secure_mirror.run.job.outcome import SOURCE_GONE, JobRefused
@@ -103,6 +104,12 @@ class TopicPlanner:
 
     def plan(self, topics: set[str]) -> dict[str, bool]:
         new = sorted(t for t in topics if t not in self.keep)
+        for topic in new:  # validate checked every name it could know; a regex or prefix can select longer ones
+            if (problem := target_name_problem(self.target_name(topic))) is not None:
+                raise JobRefused(
+                    f"source topic {topic} would be mirrored as {self.target_name(topic)}, which {problem}; "
+                    "exclude it with mirror.topics.exclude, or choose a rename rule that gives a legal name"
+                )
         if new:
             sources = self._partition_counts(self.source, new)
             targets = self._partition_counts(self.target, [self.target_name(t) for t in new])

@@ -11,8 +11,8 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
 # ---- source cluster src: principal User:mirror
 # Topics: READ + DESCRIBE. Group: READ on the consumer groups Spark's Kafka source uses.
 : "${SOURCE_ADMIN_CONFIG:?set it to an admin client config for the source cluster}"
-# Pattern (eu|us)\.sales is a regex, which an ACL cannot express: pre-flight
-# resolves it to the concrete topic names that need LITERAL ACLs (secure-mirror preflight lists them).
+# Pattern (eu|us)\.sales is a regex, which an ACL cannot express: no grant here;
+# pre-flight resolves it to the concrete topic names that need LITERAL ACLs (secure-mirror preflight lists them).
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Read --topic orders --resource-pattern-type prefixed
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
@@ -27,8 +27,8 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
 # ---- target cluster tgt: principal User:mirror
 # Topics: WRITE + DESCRIBE, and CREATE so missing target topics can be created.
 : "${TARGET_ADMIN_CONFIG:?set it to an admin client config for the target cluster}"
-# Pattern (eu|us)\.sales is a regex, which an ACL cannot express: pre-flight
-# resolves it to the concrete topic names that need LITERAL ACLs (secure-mirror preflight lists them).
+# Pattern (eu|us)\.sales is a regex, which an ACL cannot express: no grant here;
+# pre-flight resolves it to the concrete topic names that need LITERAL ACLs (secure-mirror preflight lists them).
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Write --topic mirror.orders --resource-pattern-type prefixed
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
