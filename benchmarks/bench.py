@@ -288,7 +288,7 @@ class Bench:
         self.fresh_target()
         if prefix:
             self.forget_groups(prefix)
-        count = (lambda: self.committed_count(prefix)) if prefix else self.target_count  # noqa: E731
+        count = (lambda: self.committed_count(prefix)) if prefix else self.target_count
         log_file = self.work / f"latency-{name}.log"
         with open(log_file, "w") as fh:
             proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
@@ -323,10 +323,9 @@ def compile_copy_limit(work: Path) -> Path:
     out = work / "copy-limit-classes"
     out.mkdir(exist_ok=True)
     javac = str(Path(paths.java_executable()).with_name("javac"))
-    subprocess.run(
-        [javac, "-d", str(out), "-cp", paths.kafka_classpath(), str(REPO / "benchmarks" / "CopyLimit.java")],
-        check=True,
-    )
+    lint = ["-Xlint:all,-path", "-Werror"]  # as scripts/setup compiles the sink
+    source = REPO / "benchmarks" / "CopyLimit.java"
+    subprocess.run([javac, *lint, "-d", str(out), "-cp", paths.kafka_classpath(), str(source)], check=True)
     return out
 
 

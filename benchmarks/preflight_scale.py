@@ -18,7 +18,7 @@ import yaml
 
 from secure_mirror.kafka import admin_ops
 from secure_mirror.preflight import run_preflight
-from secure_mirror.profile import load_profile
+from secure_mirror.profile import SIDES, load_profile
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.sandbox import Sandbox
 
@@ -58,14 +58,14 @@ def bench(sb: Sandbox, count: int, folder: Path) -> dict:
             for check in report.with_status("fail", "warn"):
                 print(f"  {check.id}: {check.status}: {check.finding}")
         admin = {
-            side: getattr(load_profile(folder / "profile.yaml"), side).model_copy(
+            side: profile.cluster(side).model_copy(
                 update={
-                    "sasl": getattr(profile, side).sasl.model_copy(
+                    "sasl": profile.cluster(side).sasl.model_copy(
                         update={"principal": sb.sides[side].admin_principal, "keytab": sb.keytab(side, "admin")}
                     )
                 }
             )
-            for side in ("source", "target")
+            for side in SIDES
         }
         audit = timed("pre-flight with --as-admin audit", run_preflight, profile, admin=admin)
         print(f"  ok={audit.ok()} checks={len(audit.checks)}")

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import traceback
 from types import ModuleType
+from typing import NoReturn
 
 from secure_mirror import __version__
 from secure_mirror.commands import demo, lag, preflight, render, run, sandbox, schema, validate, verify
@@ -34,7 +35,7 @@ COMMANDS: dict[str, tuple[ModuleType, str]] = {
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors are bad input: exit 2, one sentence
+    def error(self, message: str) -> NoReturn:  # usage errors are bad input: exit 2, one sentence
         self.print_usage(sys.stderr)
         print(f"secure-mirror: error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_BAD_INPUT)

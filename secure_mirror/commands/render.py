@@ -7,13 +7,17 @@ import sys
 
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.profile import load_profile, profile_warnings, refuse_warnings
-from secure_mirror.profile.secrets import printable
+from secure_mirror.profile.policy import printable
 from secure_mirror.render import render_all
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("profile", help="the profile YAML file")
-    parser.add_argument("--out", required=True, help="folder to render into (created; must be empty)")
+    parser.add_argument(
+        "--out",
+        required=True,
+        help="folder to render into (created; must be empty; never a symbolic link; an existing folder keeps its mode)",
+    )
     parser.add_argument("--force", action="store_true", help="replace an existing non-empty --out folder")
     parser.add_argument("--strict", action="store_true", help="warnings are errors too (exit 2, nothing rendered)")
 

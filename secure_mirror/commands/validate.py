@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from secure_mirror.errors import EXIT_OK
-from secure_mirror.profile import Profile, load_profile, profile_warnings, refuse_warnings
+from secure_mirror.profile import Profile, Side, load_profile, profile_warnings, refuse_warnings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,9 +16,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def summary(profile: Profile) -> str:
-    def side(name: str) -> str:
-        cluster = getattr(profile, name)
-        return f"{name} {cluster.alias} ({cluster.security_protocol}{'/' + cluster.mechanism if cluster.sasl else ''})"
+    def side(name: Side) -> str:
+        cluster = profile.cluster(name)
+        mechanism = f"/{cluster.mechanism}" if cluster.mechanism else ""
+        return f"{name} {cluster.alias} ({cluster.security_protocol}{mechanism})"
 
     return (
         f"{side('source')} -> {side('target')}; topics {profile.selection().java_pattern()}; "

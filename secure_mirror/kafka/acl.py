@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 
 _RESOURCE_OPTIONS = {"TOPIC": "--topic", "GROUP": "--group", "TRANSACTIONAL_ID": "--transactional-id"}
+CLUSTER_NAME = "kafka-cluster"  # the one CLUSTER resource's name, as Kafka's authorizer names it
 _UPPER = ("operation", "permission", "resource_type", "pattern_type")
 
 
@@ -42,6 +43,14 @@ class Acl:
     def to_dict(self) -> dict[str, str]:
         """The entry of an ``acls/*.acls.json`` file."""
         return asdict(self)
+
+    def covers(self, resource_type: str, name: str) -> bool:
+        """Whether the ACL's resource pattern names the resource ``name`` (LITERAL name or ``*``, PREFIXED prefix)."""
+        if self.resource_type != resource_type:
+            return False
+        if self.pattern_type == "LITERAL":
+            return self.resource_name in (name, "*")
+        return self.pattern_type == "PREFIXED" and name.startswith(self.resource_name)
 
 
 Quote = Callable[[str, str], str]  # (value, what it is) -> one shell word

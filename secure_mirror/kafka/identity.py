@@ -15,11 +15,14 @@ from typing import Any, TypeVar
 from secure_mirror.kafka.isolated import call_isolated
 
 T = TypeVar("T")
+# librdkafka settings as confluent-kafka takes them: strings mostly, also numbers, booleans, a logger and callbacks
+# (``oauth_cb``, kafka/oauth.py). confluent-kafka ships no types to check the values against.
+ClientConf = dict[str, Any]
 
 
 @dataclass(frozen=True)
 class KafkaIdentity:
-    conf: dict[str, str] = field(repr=False)  # librdkafka settings; may hold a resolved password: never printed
+    conf: ClientConf = field(repr=False)  # librdkafka settings; may hold a resolved password: never printed
     krb5_config: str | None = None  # KRB5_CONFIG, when the profile has its own krb5.conf
     ccache: str | None = None  # the identity's own credential cache (librdkafka's kinit fills it)
 

@@ -46,7 +46,8 @@ def fetch_token(
     )
     context = ssl.create_default_context(cafile=ca_file) if url.lower().startswith("https") else None
     try:
-        with urllib.request.urlopen(request, timeout=timeout, context=context) as answer:  # noqa: S310 - http(s)
+        # url: the profile's token_endpoint_url, which validate holds to http:// or https://
+        with urllib.request.urlopen(request, timeout=timeout, context=context) as answer:
             body = json.loads(answer.read())
     except urllib.error.HTTPError as exc:
         raise TokenError(

@@ -11,36 +11,38 @@ from pydantic import ValidationError
 
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile import load_profile
-from secure_mirror.profile.models import Cluster, GssapiSasl, PasswordSasl, Profile
+from secure_mirror.profile.models import SIDES, Cluster, GssapiSasl, PasswordSasl, Profile, Side
 
 KEYS = {"principal", "keytab", "username", "password"}
 
 
-def admin_clusters(profile: Profile, value: str) -> dict[str, Cluster]:
+def admin_clusters(profile: Profile, value: str) -> dict[Side, Cluster]:
     if Path(value).is_file():
         admin = load_profile(value)
         return {"source": admin.source, "target": admin.target}
     options = _parse(value)
-    return {side: _with_credentials(getattr(profile, side), side, opts) for side, opts in options.items()}
+    return {side: _with_credentials(profile.cluster(side), side, opts) for side, opts in options.items()}
 
 
-def _parse(value: str) -> dict[str, dict[str, str]]:
-    options: dict[str, dict[str, str]] = {}
+def _parse(value: str) -> dict[Side, dict[str, str]]:
+    options: dict[Side, dict[str, str]] = {}
     for number, item in enumerate(filter(None, (part.strip() for part in value.split(","))), 1):
         key, sep, val = item.partition("=")
         side, _, name = key.partition(".")
-        if not sep or side not in ("source", "target") or name not in KEYS:  # the item may be a secret: not quoted
+        known = next((s for s in SIDES if s == side), None)
+        if not sep or known is None or name not in KEYS:  # the item may be a secret: not quoted
             raise BadInputError(
                 f"--as-admin: item {number} (counting from 1, split at commas) is neither a profile "
                 f"file nor SIDE.KEY=VALUE with SIDE source|target and KEY one of "
                 f"{', '.join(sorted(KEYS))}"
             )
-        options.setdefault(side, {})[name] = val
+        options.setdefault(known, {})[name] = val
     return options
 
 
 def _with_credentials(cluster: Cluster, side: str, opts: dict[str, str]) -> Cluster:
     sasl = cluster.sasl
+    new: GssapiSasl | PasswordSasl
     try:
         if isinstance(sasl, GssapiSasl) and opts.keys() <= {"principal", "keytab"}:
             new = GssapiSasl.model_validate(

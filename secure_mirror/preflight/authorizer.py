@@ -17,7 +17,6 @@ from secure_mirror.kafka.acl import Acl
 
 IMPLIES_DESCRIBE = frozenset({"DESCRIBE", "READ", "WRITE", "DELETE", "ALTER"})
 IMPLIES_DESCRIBE_CONFIGS = frozenset({"DESCRIBE_CONFIGS", "ALTER_CONFIGS"})
-CLUSTER_NAME = "kafka-cluster"
 
 
 @dataclass(frozen=True)
@@ -25,17 +24,6 @@ class Decision:
     allowed: bool
     rule: Acl | None  # the ACL that decided, None when no ACL applied
     reason: str
-
-
-def resource_matches(acl: Acl, resource_type: str, name: str) -> bool:
-    if acl.resource_type != resource_type:
-        return False
-    pattern, value = acl.pattern_type, acl.resource_name
-    if pattern == "LITERAL":
-        return value == name or value == "*"
-    if pattern == "PREFIXED":
-        return name.startswith(value)
-    return False
 
 
 def principal_matches(acl_principal: str, principal: str) -> bool:
@@ -60,7 +48,7 @@ def operation_matches(acl: Acl, operation: str) -> bool:
 
 def applies(acl: Acl, *, principal: str, host: str, operation: str, resource_type: str, name: str) -> bool:
     return (
-        resource_matches(acl, resource_type, name)
+        acl.covers(resource_type, name)
         and principal_matches(acl.principal, principal)
         and acl.host in ("*", host)
         and operation_matches(acl, operation)
@@ -93,7 +81,7 @@ def authorize(
     allow = next((a for a in matching if a.permission == "ALLOW"), None)
     if allow is not None:
         return Decision(True, allow, f"allowed by {describe_rule(allow)}")
-    if allow_if_no_acl and not any(resource_matches(a, resource_type, name) for a in acls):
+    if allow_if_no_acl and not any(a.covers(resource_type, name) for a in acls):
         return Decision(True, None, "no ACL names the resource and allow.everyone.if.no.acl.found=true")
     return Decision(False, None, f"no ACL allows {operation} on {resource_type} {name} for {principal}")
 

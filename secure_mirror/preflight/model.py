@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from typing import Final, Literal
 
 from secure_mirror.kafka.acl import Acl
 
-PASS, WARN, FAIL, SKIPPED = "pass", "warn", "fail", "skipped"
+Status = Literal["pass", "warn", "fail", "unverified", "skipped"]
+PASS: Final = "pass"
+WARN: Final = "warn"  # it works, but weakens the run: --strict refuses it
+FAIL: Final = "fail"
 # A required permission pre-flight could not ask about (WRITE on a target topic that does not exist yet): not a
 # pass. It is proven by the check named in ``proven_by`` passing (the admin audit), or accepted by the user.
-UNVERIFIED = "unverified"
-STATUSES = (PASS, WARN, FAIL, UNVERIFIED, SKIPPED)
+UNVERIFIED: Final = "unverified"
+SKIPPED: Final = "skipped"  # a prerequisite did not pass (its finding names it): one cause, one failure
+STATUSES: tuple[Status, ...] = (PASS, WARN, FAIL, UNVERIFIED, SKIPPED)
 PROVE_WITH_AUDIT = (
     "prove it with the admin audit (secure-mirror preflight PROFILE --as-admin ADMIN), or accept it "
     "knowingly (secure-mirror run --accept-unverified)"
@@ -25,7 +30,7 @@ PROVE_WITH_AUDIT = (
 @dataclass
 class Check:
     id: str  # "<side>.<area>.<what>", e.g. source.acl.topic-read
-    status: str
+    status: Status
     finding: str
     fix: str = ""
     acls: list[Acl] = field(default_factory=list)  # ACLs that would fix it
@@ -58,7 +63,10 @@ class Report:
     def get(self, check_id: str) -> Check:
         return next(check for check in self.checks if check.id == check_id)
 
-    def with_status(self, *statuses: str) -> list[Check]:
+    def passed(self, check_id: str) -> bool:
+        return any(check.id == check_id and check.status == PASS for check in self.checks)
+
+    def with_status(self, *statuses: Status) -> list[Check]:
         return [check for check in self.checks if check.status in statuses]
 
     def missing_acls(self, side: str) -> list[Acl]:

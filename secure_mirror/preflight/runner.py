@@ -7,19 +7,18 @@ never stops the other side's checks.
 
 from __future__ import annotations
 
-import socket
 import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
 from secure_mirror.kafka.identity import kerberos_env
-from secure_mirror.preflight import audit, checks, java_client
-from secure_mirror.preflight.model import FAIL, SKIPPED, UNVERIFIED, Check, Report
+from secure_mirror.preflight.checks import audit, connection, settings
+from secure_mirror.preflight.checks.sides import SideFacts, first_phase, second_phase
+from secure_mirror.preflight.model import FAIL, SKIPPED, Check, Report
 from secure_mirror.preflight.workers import Worker, WorkerError, WorkerTimeout
-from secure_mirror.profile.models import Cluster, Profile
+from secure_mirror.profile.models import SIDES, Cluster, Profile, Side
 from secure_mirror.render import krb5
 
-SIDES = ("source", "target")
 DEFAULT_TIMEOUT = 5.0
 STARTUP_S = 20.0  # spawning a worker and importing confluent-kafka and gssapi on a slow machine
 
@@ -27,9 +26,9 @@ STARTUP_S = 20.0  # spawning a worker and importing confluent-kafka and gssapi o
 def run_preflight(
     profile: Profile,
     *,
-    sides: tuple[str, ...] = SIDES,
+    sides: tuple[Side, ...] = SIDES,
     timeout: float = DEFAULT_TIMEOUT,
-    admin: dict[str, Cluster] | None = None,
+    admin: dict[Side, Cluster] | None = None,
 ) -> Report:
     """Every check for ``sides``; with ``admin`` (side -> the admin's Cluster) also the ACL audit."""
     with tempfile.TemporaryDirectory(prefix="secure-mirror-preflight-") as tmp, ExitStack() as stack:
@@ -43,17 +42,12 @@ def run_preflight(
 
         mirror = {side: worker(f"{side}-mirror") for side in _needed(sides)}
         for side, w in mirror.items():
-            w.submit(checks.probe_side, profile, side, timeout, krb5_conf)
+            w.submit(first_phase, profile, side, timeout, krb5_conf)
         facts = {side: _result(w, side, deadline) for side, w in mirror.items()}
-        report = Report([c for side in sides for c in facts[side].checks] + [checks.profile_settings(profile)])
-        reached = [
-            side
-            for side in sides
-            if any(c.id == f"{side}.kafka.connect" and c.status == "pass" for c in facts[side].checks)
-        ]
+        report = Report([c for side in sides for c in facts[side].checks] + [settings.profile_settings(profile)])
+        reached: list[Side] = [side for side in sides if report.passed(f"{side}.kafka.connect")]
         # the Java client the job uses, on the sides librdkafka reached (one cause, one failure); delegation tokens
-        answers = java_client.probe(profile, reached, Path(tmp), krb5_conf, timeout) if reached else {}
-        report.checks += java_client.java_checks(profile, answers, sides)
+        report.checks += connection.java_client_checks(profile, reached, Path(tmp), krb5_conf, timeout, sides)
         source_topics = facts["source"].topics if "source" in facts else None
         if "target" in sides:
             report.checks += _target_topics(
@@ -64,7 +58,7 @@ def run_preflight(
         return report
 
 
-def _needed(sides: tuple[str, ...]) -> tuple[str, ...]:
+def _needed(sides: tuple[Side, ...]) -> tuple[Side, ...]:
     """The target's topic names come from the source's topics: checking the target needs the source listed."""
     return SIDES if "target" in sides else sides
 
@@ -78,11 +72,11 @@ def _krb5_conf(profile: Profile, tmp: Path) -> str | None:
     return str(path)
 
 
-def _result(w: Worker, side: str, deadline: float) -> checks.SideFacts:
+def _result(w: Worker, side: str, deadline: float) -> SideFacts:
     try:
         return w.result(deadline)
     except WorkerTimeout as exc:
-        return checks.SideFacts(
+        return SideFacts(
             [
                 Check(
                     f"{side}.preflight.deadline",
@@ -93,7 +87,7 @@ def _result(w: Worker, side: str, deadline: float) -> checks.SideFacts:
             ]
         )
     except WorkerError as exc:
-        return checks.SideFacts(
+        return SideFacts(
             [
                 Check(
                     f"{side}.preflight.error",
@@ -106,15 +100,15 @@ def _result(w: Worker, side: str, deadline: float) -> checks.SideFacts:
 
 
 def _target_topics(
-    profile: Profile, w: Worker, target: checks.SideFacts, source_topics, timeout: float, deadline: float
+    profile: Profile, w: Worker, target: SideFacts, source_topics, timeout: float, deadline: float
 ) -> list[Check]:
-    if not any(c.id == "target.kafka.connect" and c.status == "pass" for c in target.checks):
+    if not Report(target.checks).passed("target.kafka.connect"):
         return []
     if not source_topics:
         return [
             Check("target.topics.names", SKIPPED, "skipped: needs the source's topic list (source.topics.selection)")
         ]
-    w.submit(checks.target_side, profile, timeout, source_topics)
+    w.submit(second_phase, profile, timeout, source_topics)
     try:
         return w.result(deadline)
     except (WorkerTimeout, WorkerError) as exc:
@@ -129,7 +123,7 @@ def _target_topics(
 
 
 def _audit(
-    profile: Profile, sides, admin: dict[str, Cluster], worker, timeout: float, deadline: float, facts, report: Report
+    profile: Profile, sides, admin: dict[Side, Cluster], worker, timeout: float, deadline: float, facts, report: Report
 ) -> list[Check]:
     admins = {side: worker(f"{side}-admin") for side in sides if side in admin}
     for side, w in admins.items():
@@ -141,24 +135,4 @@ def _audit(
         except (WorkerTimeout, WorkerError) as exc:
             data[side] = {"error": str(exc)}
     source_all = data.get("source", {}).get("topics") or (facts["source"].topics if "source" in facts else {}) or {}
-    # Brokers before Kafka 2.8 (or of a line not known) need IDEMPOTENT_WRITE for the idempotent producer.
-    idempotent = next((c for c in report.checks if c.id == "target.acl.idempotent-write"), None)
-    cluster_operations = (
-        {"target": ("IDEMPOTENT_WRITE",)} if idempotent and idempotent.status in (FAIL, UNVERIFIED) else {}
-    )
-    out = []
-    for side in admins:
-        host = _local_address(getattr(profile, side))
-        out += audit.audit_checks(profile, side, data[side], source_all, host, cluster_operations.get(side, ()))
-    return out
-
-
-def _local_address(cluster: Cluster) -> str:
-    """The address the brokers see this machine connect from (what host-restricted ACLs are matched against)."""
-    host, port = cluster.brokers[0]
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect((host, port))
-            return s.getsockname()[0]
-    except OSError:
-        return "*"
+    return [c for side in admins for c in audit.audit_side(profile, side, data[side], source_all, report.checks)]

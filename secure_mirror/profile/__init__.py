@@ -6,6 +6,7 @@ Other layers call :func:`load_profile` and then read the :class:`Profile`; secre
 
 from secure_mirror.profile.loader import ProfileError, load_profile
 from secure_mirror.profile.models import (
+    SIDES,
     Cluster,
     Delivery,
     GssapiSasl,
@@ -16,6 +17,7 @@ from secure_mirror.profile.models import (
     Profile,
     Realm,
     Rename,
+    Side,
     Spark,
     Tls,
     Topics,
@@ -37,10 +39,12 @@ __all__ = [
     "Profile",
     "ProfileError",
     "ProfileWarning",
+    "SIDES",
     "Realm",
     "Rename",
     "SecretRef",
     "SecretUnavailable",
+    "Side",
     "Spark",
     "Tls",
     "TopicSelection",

@@ -21,7 +21,7 @@ _ENCRYPTED = ("-----BEGIN ENCRYPTED PRIVATE KEY-----", "-----END ENCRYPTED PRIVA
 
 def client_problems(profile: Profile) -> list[str]:
     """One sentence per setting a Java Kafka client or librdkafka would refuse at start."""
-    problems = []
+    problems: list[str] = []
     for side, cluster in profile.clusters().items():
         tls = cluster.tls
         if tls is not None and tls.key is not None:

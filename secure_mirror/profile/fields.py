@@ -14,7 +14,8 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, PlainSerializer, PlainValidator, ValidationInfo, WithJsonSchema
 
 from secure_mirror.profile import policy
-from secure_mirror.profile.secrets import HOW_TO_WRITE, SecretRef, shorten
+from secure_mirror.profile.policy import printable, shorten
+from secure_mirror.profile.secrets import HOW_TO_WRITE, SecretRef
 
 KEYTAB_MAGIC = b"\x05\x02"  # MIT/Java keytab file format version 0x0502
 
@@ -139,8 +140,6 @@ def certificate_subject(path: Path) -> str:
     """The certificate's subject as Kafka's brokers read it (RFC 2253), before their ssl.principal.mapping.rules;
     a ValueError when the subject holds a character no rendered file can carry."""
     from cryptography import x509
-
-    from secure_mirror.profile.secrets import printable
 
     subject = x509.load_pem_x509_certificate(path.read_bytes()).subject.rfc4514_string()
     if (reason := policy.problem(subject)) is not None:  # it lands in ACL files and scripts like a profile value

@@ -211,6 +211,7 @@ def _replace_parameters(fmt: str, params: list[str]) -> str:
     out, start = [], 0
     while start < len(fmt):
         piece = _PARAMETER.match(fmt, start)  # never empty here: it takes text up to a '$', or the '$'
+        assert piece is not None  # every part of the pattern is optional: it matches anywhere
         out.append(piece["text"])
         if piece["digits"] is not None:
             number = _java_int(piece["digits"])
@@ -365,8 +366,8 @@ def parse_ssl_rules(rules: str) -> list[SslRule]:
 
 
 def _ssl_rule(index: int, text: str) -> SslRule | None:
-    found = _SSL_PARSER.match(text)
-    if found.end() != len(text):
+    found = _SSL_PARSER.match(text)  # never None: its last branch matches the empty string
+    if found is None or found.end() != len(text):
         raise NameRuleError(
             "rules",
             "IllegalArgumentException",

@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile import compat, policy
@@ -54,7 +55,7 @@ def load_profile(path: Path | str) -> Profile:
     return profile
 
 
-def _path(error: dict[str, Any]) -> tuple[str, ...]:
+def _path(error: ErrorDetails) -> tuple[str, ...]:
     return tuple(str(part) for part in _without_union_tags(error["loc"]))
 
 
@@ -73,11 +74,13 @@ def _read_yaml(path: Path) -> Any:
             path, [f"(file): not UTF-8 text (byte {exc.start + 1}); save the profile as UTF-8"]
         ) from None
     try:
-        data = yaml.load(text, Loader=_ProfileLoader)  # noqa: S506 - a SafeLoader, see below
+        data = yaml.load(text, Loader=_ProfileLoader)  # a SafeLoader, see below
     except yaml.YAMLError as exc:  # only the position and the problem: the snippet could hold anything
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1} column {mark.column + 1}" if mark else "somewhere"
         problem = getattr(exc, "problem", None) or "invalid YAML"
+        if isinstance(exc, _NotInAProfile):  # valid YAML, refused: its problem says the fix
+            raise ProfileError(path, [f"(file): {where}: {problem}"]) from None
         if isinstance(exc, yaml.reader.ReaderError):  # NUL and other control characters YAML does not allow
             code = exc.character if isinstance(exc.character, int) else ord(exc.character)
             where, problem = f"character {exc.position + 1}", f"the control character #x{code:02x} is not allowed"
@@ -87,15 +90,22 @@ def _read_yaml(path: Path) -> Any:
     return data
 
 
-MAX_KEYS = 10_000
 MAX_DEPTH = 50  # a profile nests five levels; deeper input is an attack or an accident, not a profile
+MERGE_KEY_REFUSED = (
+    "merge keys (<<) are not accepted in a profile (with two, one silently overrides the other); "
+    "write the keys out in this mapping, so the profile loads one way only"
+)
+
+
+class _NotInAProfile(yaml.constructor.ConstructorError):
+    """Valid YAML that a profile refuses; its problem is the whole sentence, fix included."""
 
 
 class _ProfileLoader(yaml.SafeLoader):
     """PyYAML's SafeLoader, made to refuse with a position (a YAMLError) what it would otherwise crash on or
     silently accept: nesting deep enough to exhaust Python's stack, duplicate keys (the last one would win),
-    merge keys that multiply, lone surrogates, and scalars Python cannot hold (a 5000-digit integer, the date
-    2001-02-30)."""
+    merge keys (``<<``: the profile would read two ways), lone surrogates, and scalars Python cannot hold (a
+    5000-digit integer, the date 2001-02-30)."""
 
     def __init__(self, stream: str):
         super().__init__(stream)
@@ -112,19 +122,12 @@ class _ProfileLoader(yaml.SafeLoader):
         finally:
             self._depth -= 1
 
-    def flatten_mapping(self, node: Any) -> None:  # merge keys (<<) copy entries: nested ones grow exponentially
-        super().flatten_mapping(node)
-        if len(node.value) > MAX_KEYS:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"a mapping with more than {MAX_KEYS} keys (after merging << keys)", node.start_mark
-            )
-
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        if isinstance(node, yaml.MappingNode):  # before merging: a key may override one merged in by <<
+        if isinstance(node, yaml.MappingNode):  # before the base class merges anything
             seen: set = set()
             for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue
+                if key_node.tag == "tag:yaml.org,2002:merge":  # `<<:` or `!!merge x:`; a quoted "<<" is a key
+                    raise _NotInAProfile(None, None, MERGE_KEY_REFUSED, key_node.start_mark)
                 key = self.construct_object(key_node, deep=deep)
                 try:
                     duplicate = key in seen
@@ -163,7 +166,7 @@ class _ProfileLoader(yaml.SafeLoader):
             ) from None
 
 
-def format_problem(error: dict[str, Any]) -> str:
+def format_problem(error: ErrorDetails) -> str:
     """One pydantic error as ``<field.path>: <what is wrong>; <how to fix>`` (never the input value)."""
     loc = _without_union_tags(error["loc"])
     cause = (error.get("ctx") or {}).get("error")
@@ -177,7 +180,7 @@ def _short(part: Any) -> str:
     return shorten(str(part), 60)
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: ErrorDetails) -> str:
     kind = error["type"]
     if kind == "extra_forbidden":
         return _unknown_key(error["loc"])

@@ -20,11 +20,13 @@ from secure_mirror.profile.fields import (
     Secret,
     certificate_subject,
 )
+from secure_mirror.profile.policy import shorten
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.profile.redaction import redaction_problem
-from secure_mirror.profile.secrets import shorten
 
 Protocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
+Side = Literal["source", "target"]  # which cluster of a profile: Profile.cluster(side)
+SIDES: tuple[Side, Side] = ("source", "target")
 OptionValue = Union[str, int, float, bool]
 MECHANISMS = ("GSSAPI", "SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN", "OAUTHBEARER")
 # Keys an extra client option may not set: the profile's security and bootstrap settings own them.
@@ -183,6 +185,11 @@ class Tls(Strict):
         if self.ca is not None and truststore_type(self.ca) != "PEM" and self.truststore_password is None:
             raise Problem(
                 "truststore_password", "a JKS/PKCS12 truststore needs truststore_password (env:NAME or file:/path)"
+            )
+        if self.ca is not None and truststore_type(self.ca) == "PEM" and self.truststore_password is not None:
+            raise Problem(  # Kafka's Java clients refuse ssl.truststore.password beside ssl.truststore.type=PEM
+                "truststore_password",
+                "a PEM CA file has no password, and Kafka's Java clients refuse to start with one; remove it",
             )
         return self
 
@@ -424,9 +431,9 @@ class Cluster(Strict):
         principal_mapping); :class:`UnmappedPrincipal` when their rules give none."""
         if self.sasl is not None:
             return self.sasl.authorizer_principal(self.principal_mapping)
-        if self.tls_settings.mutual:
+        if (certificate := self.tls_settings.certificate) is not None:  # mutual TLS
             try:
-                subject = certificate_subject(self.tls_settings.certificate)
+                subject = certificate_subject(certificate)
             except ValueError as exc:
                 raise UnmappedPrincipal("tls.certificate", str(exc)) from None
             return f"User:{self.principal_mapping.ssl_name(subject)}"
@@ -547,7 +554,12 @@ class Rename(Strict):
     @property
     def template_text(self) -> str:
         """The rule as a template: ``{topic}`` (identity), ``{source_alias}.{topic}`` (alias_prefix), or the template."""
-        return {"identity": "{topic}", "alias_prefix": "{source_alias}.{topic}"}.get(self.rule) or self.template
+        if self.rule == "identity":
+            return "{topic}"
+        if self.rule == "alias_prefix":
+            return "{source_alias}.{topic}"
+        assert self.template is not None  # _template refuses rule: template without one
+        return self.template
 
 
 def _check_template(template: str | None) -> None:
@@ -839,7 +851,7 @@ class Hadoop(Strict):
         return value
 
     @model_validator(mode="after")
-    def _something(self) -> Hadoop:
+    def _conf_dir_or_properties_given(self) -> Hadoop:
         if self.conf_dir is None and not self.properties:
             raise Problem(
                 "conf_dir",
@@ -989,11 +1001,15 @@ class Profile(Strict):
             )
         return self
 
-    def clusters(self) -> dict[str, Cluster]:
+    def clusters(self) -> dict[Side, Cluster]:
         return {"source": self.source, "target": self.target}
 
+    def cluster(self, side: Side) -> Cluster:
+        """The cluster on ``side`` ("source" or "target")."""
+        return self.source if side == "source" else self.target
+
     @property
-    def token_sides(self) -> list[str]:
+    def token_sides(self) -> list[Side]:
         """The sides ("source", "target") whose executors log in with a Kafka delegation token (``executor_auth``)."""
         return [side for side, cluster in self.clusters().items() if cluster.uses_delegation_token]
 

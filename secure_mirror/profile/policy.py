@@ -10,13 +10,16 @@ that some reader of our files treats as structure rather than text and that nobo
   U+200E/U+200F, a byte-order mark): a reviewer would read something else than the program does.
 
 The narrower rules of each kind (an alias is a word, a host is ``host:port``, an option key is a dotted name)
-are on the fields of the model; this module holds the one rule they all share, and the sentence it says.
+are on the fields of the model; this module holds the one rule they all share, the sentence it says, and how a
+value is shown in a message (:func:`printable`, :func:`shorten`).
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from secure_mirror.errors import BadInputError
 
 FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 OPTION_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # a Kafka, Spark or MirrorMaker 2 configuration key
@@ -100,9 +103,20 @@ def option_key_problem(key: str) -> str | None:
 
 def check_argument(value: str, option: str) -> str:
     """A folder or file given on the command line (``--out``, ``--run-dir``): it lands in rendered files too."""
-    from secure_mirror.errors import BadInputError
-    from secure_mirror.profile.secrets import printable, shorten
-
     if (reason := problem(value)) is not None:
         raise BadInputError(f"{option} {shorten(printable(value), 80)}: {reason} (choose another folder)")
     return value
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """``text`` on one line: control characters and line breaks (a file name may hold them) as escapes, so that
+    a path in a message cannot start a line of its own that looks like ours."""
+    return _CONTROL.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def shorten(text: str, limit: int = 200) -> str:
+    """``text`` cut to ``limit`` characters for a message (a 5000-character path helps nobody)."""
+    return text if len(text) <= limit else f"{text[:limit]}...({len(text)} characters)"

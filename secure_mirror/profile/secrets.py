@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile import policy
+from secure_mirror.profile.policy import printable, shorten
 
 ENV_PREFIX = "env:"
 FILE_PREFIX = "file:"
@@ -120,7 +120,8 @@ class SecretRef:
         if problem:
             raise SecretUnavailable(f"{self._short()}: {problem}")
         if self.kind == "env":
-            value = _env_value(self.name)
+            if (value := _env_value(self.name)) is None:  # unset since problem() looked
+                raise SecretUnavailable(f"{self._short()}: {self._problem()}")
         else:
             try:
                 value = Path(self.name).read_bytes().decode("utf-8").removesuffix("\n").removesuffix("\r")
@@ -138,20 +139,6 @@ class SecretRef:
                 "no client configuration can carry safely; set a secret without it"
             )
         return value
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def printable(text: str) -> str:
-    """``text`` on one line: control characters and line breaks (a file name may hold them) as escapes, so that
-    a path in a message cannot start a line of its own that looks like ours."""
-    return _CONTROL.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
-
-
-def shorten(text: str, limit: int = 200) -> str:
-    """``text`` cut to ``limit`` characters for a message (a 5000-character path helps nobody)."""
-    return text if len(text) <= limit else f"{text[:limit]}...({len(text)} characters)"
 
 
 def _encodable(text: str) -> bool:

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from secure_mirror.profile.fields import secret_file_exposure, secret_file_fix
 from secure_mirror.profile.loader import ProfileError
 from secure_mirror.profile.models import ALL_TOPICS_KEY, Cluster, GssapiSasl, OAuthSasl, PasswordSasl, Profile
+from secure_mirror.profile.policy import printable, shorten
 from secure_mirror.profile.principals import parse_principal
-from secure_mirror.profile.secrets import SecretRef, printable, shorten
+from secure_mirror.profile.secrets import SecretRef
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ def class_loading_option(key: str) -> bool:
     return any(CLASS_LOADING_OPTION.match(".".join(parts[i:])) for i in range(len(parts)))
 
 
-def _class_loading(field: str, options: dict[str, object], processes: str) -> Iterator[ProfileWarning]:
+def _class_loading(field: str, options: Mapping[str, object], processes: str) -> Iterator[ProfileWarning]:
     for key, value in options.items():
         if class_loading_option(key) and str(value).strip():
             yield ProfileWarning(

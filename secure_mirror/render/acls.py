@@ -10,15 +10,24 @@ include prefix (or its target prefix) that covers no internal or reserved topic 
 and TOPIC '*' is rendered only when the profile sets ``mirror.topics.grant_all_topics``. An include pattern that no
 binding can express within that rule (a general regex, a prefix covering internal or reserved topics, a prefix whose
 target names share no prefix) gets no grant here: pre-flight resolves it into the topic names that need LITERAL ACLs
-and says so, and the MANIFEST and apply-acls.sh say why."""
+and says so, and the MANIFEST and apply-acls.sh say why.
+
+What an identity needs on concrete resources is asked of its plan alone (:meth:`AclPlan.need`, which refuses what the
+plan does not hold): pre-flight's checks and the ``--as-admin`` audit name their missing grants from it, and ask the
+brokers about the sample names made here (:func:`spark_group`, :func:`transactional_ids`)."""
 
 from __future__ import annotations
 
+import functools
+import re
+import uuid
+import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from secure_mirror.kafka.acl import Acl, kafka_acls_arguments
-from secure_mirror.profile import topics
+from secure_mirror.kafka.acl import CLUSTER_NAME, Acl, kafka_acls_arguments
+from secure_mirror.profile import javaregex, topics
 from secure_mirror.profile.models import ALL_TOPICS_KEY, Cluster, GssapiSasl, Profile
 from secure_mirror.profile.topics import classify
 from secure_mirror.render import templating
@@ -41,11 +50,36 @@ class Unresolved:
 
     pattern: str
     reason: str
+    operations: tuple[str, ...] = ()  # what each topic it selects needs, granted by name (LITERAL) once resolved
 
 
 REGEX = "is a regex, which an ACL cannot express"
 COVERS_RESERVED = "would be a PREFIXED grant on {name!r}, which also covers internal or reserved topics"
 SPLIT_NAMES = "is renamed so that its target names share no prefix (the rename puts text after the topic)"
+
+
+class NotPlanned(LookupError):
+    """A need asked of a plan that does not hold it: a bug of ours (render would never grant it)."""
+
+
+@dataclass(frozen=True)
+class Need:
+    """``operation`` on the ``resource_type`` resources ``names``, as the plan grants it: ``grants[i]`` is the plan's
+    binding that covers ``names[i]``, or a LITERAL one for a topic only an unresolved include pattern selects. Made by
+    :meth:`AclPlan.need` alone."""
+
+    operation: str
+    resource_type: str
+    names: tuple[str, ...]
+    grants: tuple[Acl, ...]
+
+    def grant_for(self, name: str) -> Acl:
+        return self.grants[self.names.index(name)]
+
+    @property
+    def acls(self) -> list[Acl]:
+        """The grants, once each, in the order of the names."""
+        return list(dict.fromkeys(self.grants))
 
 
 @dataclass
@@ -58,6 +92,27 @@ class AclPlan:
     bindings: list[Acl] = field(default_factory=list)
     unresolved: list[Unresolved] = field(default_factory=list)
     own_topics: list[str] = field(default_factory=list)  # MirrorMaker 2's own internal topics, granted by name
+    # Needed only where the brokers are older than Kafka 2.8 (KIP-679: the idempotent producer needs IDEMPOTENT_WRITE
+    # on the cluster), which render cannot know: never rendered; pre-flight asks the brokers' line and names them.
+    older_brokers: list[Acl] = field(default_factory=list)
+    topic_pieces: tuple[str, ...] = ("", "")  # a source topic's name on this side is topic.join(topic_pieces)
+
+    def need(self, operation: str, resource_type: str, names: Iterable[str]) -> Need:
+        """The plan's grant of ``operation`` on each of ``names``; :class:`NotPlanned` when the plan holds none."""
+        names = tuple(names)
+        grants = tuple(self._grant(operation, resource_type, name) for name in names)
+        return Need(operation, resource_type, names, grants)
+
+    def _grant(self, operation: str, resource_type: str, name: str) -> Acl:
+        for binding in (*self.bindings, *self.older_brokers):
+            if binding.operation == operation and binding.covers(resource_type, name):
+                return binding
+        source = _source_name(name, self.topic_pieces) if resource_type == "TOPIC" else None
+        if source is not None and any(
+            operation in item.operations and _compiled(item.pattern).fullmatch(source) for item in self.unresolved
+        ):
+            return Acl(principal=self.principal, operation=operation, resource_type="TOPIC", resource_name=name)
+        raise NotPlanned(f"the {self.side} ACL plan grants {self.principal} no {operation} on {resource_type} {name}")
 
     def allow_own_topic(self, operations: tuple[str, ...], name: str) -> None:
         """Grant on a topic the identity itself keeps (MirrorMaker 2's internal topics): LITERAL, by its name."""
@@ -80,6 +135,34 @@ class AclPlan:
         return json_text([binding.to_dict() for binding in self.bindings])
 
 
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return javaregex.compile_java(pattern)
+
+
+def _source_name(name: str, pieces: tuple[str, ...]) -> str | None:
+    """The source topic named ``name`` on a side whose names are ``topic.join(pieces)``, or None."""
+    count, fixed = len(pieces) - 1, sum(map(len, pieces))
+    length, rest = divmod(len(name) - fixed, count) if count else (0, 1)
+    topic = name[len(pieces[0]) : len(pieces[0]) + length]
+    return topic if not rest and length > 0 and topic.join(pieces) == name else None
+
+
+def spark_group(profile: Profile) -> str:
+    """A consumer group id shaped like those Spark's Kafka source uses (``<groupIdPrefix>-<UUID>-<n>-driver-0``, its
+    UUID new at every start): a grant that allows it allows the real ones, which a LITERAL grant on one name cannot.
+    The one sample pre-flight asks the brokers about and the audit evaluates, the same for a profile."""
+    location = str(profile.mirror.checkpoint_location)
+    sample = uuid.uuid5(uuid.NAMESPACE_URL, f"{profile.group_prefix}/{location}")
+    return f"{profile.group_prefix}-{sample}-{zlib.crc32(location.encode()) % 10**9}-driver-0"
+
+
+def transactional_ids(profile: Profile, topics: Iterable[str]) -> list[str]:
+    """exactly_once: the sink's transactional id (also its position group's name) for partition 0 of each source
+    topic: ``Profile.transactional_prefix`` + ``<topic>-<partition>`` (docs/exactly-once.md)."""
+    return [f"{profile.transactional_prefix}{topic}-0" for topic in topics]
+
+
 def kafka_principal(cluster: Cluster) -> str:
     """The principal the cluster's authorizer sees for the mirroring identity (:attr:`Cluster.kafka_principal`)."""
     return cluster.kafka_principal
@@ -94,7 +177,7 @@ def _grant(
     elif name == "":  # every topic: validate allows it only with mirror.topics.grant_all_topics
         plan.allow(operations, "TOPIC", "*", "LITERAL")
     elif topics.prefix_covers_reserved(name, reserved):
-        plan.unresolved.append(Unresolved(piece, COVERS_RESERVED.format(name=name)))
+        plan.unresolved.append(Unresolved(piece, COVERS_RESERVED.format(name=name), operations))
     else:
         plan.allow(operations, "TOPIC", name, "PREFIXED")
 
@@ -103,7 +186,7 @@ def _source_topics(plan: AclPlan, profile: Profile, operations: tuple[str, ...])
     for piece in profile.selection().include:
         resource = classify(piece)
         if resource.kind == "regex":
-            plan.unresolved.append(Unresolved(piece, REGEX))
+            plan.unresolved.append(Unresolved(piece, REGEX, operations))
         else:
             _grant(plan, piece, resource.kind, resource.value, operations)
     return plan
@@ -111,12 +194,13 @@ def _source_topics(plan: AclPlan, profile: Profile, operations: tuple[str, ...])
 
 def _target_topics(plan: AclPlan, profile: Profile, operations: tuple[str, ...]) -> AclPlan:
     prefix_keeps_prefix = profile.target_topic_pieces[-1] == ""  # {topic} is last in the rename template
+    plan.topic_pieces = tuple(profile.target_topic_pieces)
     for piece in profile.selection().include:
         resource = classify(piece)
         if resource.kind == "regex":
-            plan.unresolved.append(Unresolved(piece, REGEX))
+            plan.unresolved.append(Unresolved(piece, REGEX, operations))
         elif resource.kind == "prefix" and not prefix_keeps_prefix:
-            plan.unresolved.append(Unresolved(piece, SPLIT_NAMES))
+            plan.unresolved.append(Unresolved(piece, SPLIT_NAMES, operations))
         elif resource.kind == "prefix" and resource.value == "" and profile.mirror.rename.rule == "identity":
             _grant(plan, piece, "prefix", "", operations)
         else:  # a literal's target name, or a prefix's target prefix (never empty under a renaming rule)
@@ -142,7 +226,7 @@ def binding_problems(plan: AclPlan, profile: Profile) -> list[str]:
     problems = []
     all_topics = profile.mirror.topics.grant_all_topics
     reserved = profile.mm2_target_topics if plan.side == "target" else ()
-    for acl in plan.bindings:
+    for acl in (*plan.bindings, *plan.older_brokers):
         where = f"{acl.operation} on {acl.resource_type} {acl.resource_name!r} ({acl.pattern_type})"
         if "*" in acl.principal or acl.principal != plan.principal:
             problems.append(f"{where} is granted to {acl.principal}, not to the mirror's own principal")
@@ -173,7 +257,8 @@ def source_acls(profile: Profile) -> AclPlan:
 def target_acls(profile: Profile) -> AclPlan:
     """With exactly_once the READ grants also serve the sink: it commits each source partition's position to a
     group named ``<transactional prefix>-eos-...`` for partition 0 of the target topic (docs/exactly-once.md), and
-    its transactional ids need WRITE and DESCRIBE on that prefix."""
+    its transactional ids need WRITE and DESCRIBE on that prefix. With the idempotent producer, brokers before Kafka
+    2.8 also need IDEMPOTENT_WRITE on the cluster (``AclPlan.older_brokers``: named by pre-flight, not rendered)."""
     plan = _target_topics(
         AclPlan("target", profile.target, kafka_principal(profile.target)),
         profile,
@@ -182,6 +267,15 @@ def target_acls(profile: Profile) -> AclPlan:
     plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
     if profile.mirror.delivery.exactly_once:
         plan.allow(TRANSACTIONAL_ID_OPERATIONS, "TRANSACTIONAL_ID", profile.transactional_prefix, "PREFIXED")
+    if profile.mirror.delivery.enable_idempotence:
+        plan.older_brokers.append(
+            Acl(
+                principal=plan.principal,
+                operation="IDEMPOTENT_WRITE",
+                resource_type="CLUSTER",
+                resource_name=CLUSTER_NAME,
+            )
+        )
     return checked(plan, profile)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Callable
 
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile import policy
@@ -252,7 +253,7 @@ def md(value: object) -> str:
     return re.sub(r"([\\`|<>*_\[\]])", r"\\\1", text)
 
 
-for _name, _function in {
+_TEMPLATE_FILTERS: dict[str, Callable[..., str]] = {
     "sh": sh,
     "sh_comment": sh_comment,
     "properties_key": properties_key,
@@ -269,5 +270,6 @@ for _name, _function in {
     "hadoop_xml_name": hadoop_xml_name,
     "hadoop_xml_value": hadoop_xml_value,
     "xml_comment": xml_comment,
-}.items():
+}
+for _name, _function in _TEMPLATE_FILTERS.items():
     templating.register_filter(_name, _function)

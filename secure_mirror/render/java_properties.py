@@ -3,6 +3,7 @@ a Kafka Java client needs to reach one cluster (shared by client.properties, the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl
@@ -13,7 +14,7 @@ from secure_mirror.render.jaas import inline_jaas
 OAUTH_CALLBACK_HANDLER = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
 
 
-def properties_text(settings: dict[str, object], header: list[str]) -> str:
+def properties_text(settings: Mapping[str, object], header: list[str]) -> str:
     return templating.render("templates/java.properties.j2", settings=settings, header=header)
 
 
@@ -32,7 +33,7 @@ def _sasl(cluster: Cluster, side: str, keytab: str | None) -> dict[str, str]:
     sasl = cluster.sasl
     if sasl is None:
         return {}
-    settings = {"sasl.mechanism": sasl.mechanism}
+    settings: dict[str, str] = {"sasl.mechanism": sasl.mechanism}
     if isinstance(sasl, GssapiSasl):
         settings["sasl.kerberos.service.name"] = sasl.service_name
     if isinstance(sasl, OAuthSasl):
@@ -47,8 +48,8 @@ def _tls(cluster: Cluster) -> dict[str, str]:
         return {}
     tls = cluster.tls_settings
     settings = {"ssl.endpoint.identification.algorithm": "https" if tls.hostname_verification else ""}
-    if tls.ca is not None:
-        settings["ssl.truststore.type"] = tls.truststore_type
+    if (truststore_type := tls.truststore_type) is not None:  # a CA is given
+        settings["ssl.truststore.type"] = truststore_type
         settings["ssl.truststore.location"] = str(tls.ca)
         if tls.truststore_password is not None:
             settings["ssl.truststore.password"] = tls.truststore_password.resolve()

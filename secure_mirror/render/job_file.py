@@ -11,17 +11,18 @@ from __future__ import annotations
 import json
 
 from secure_mirror.profile.job_settings import profile_fingerprint
-from secure_mirror.profile.models import GssapiSasl, Profile
+from secure_mirror.profile.models import SIDES, GssapiSasl, Profile
 from secure_mirror.render.spark import shipped_keytab, ships_keytab
 
 
 def identities(profile: Profile) -> list[dict[str, str]]:
     """Each side's GSSAPI identity: ``{"side", "principal", "keytab"}``."""
     found = []
-    for side in ("source", "target"):
-        cluster = getattr(profile, side)
+    for side in SIDES:
+        cluster = profile.cluster(side)
         if isinstance(cluster.sasl, GssapiSasl):
-            keytab = shipped_keytab(cluster, side) if ships_keytab(profile, cluster) else str(cluster.sasl.keytab)
+            shipped = shipped_keytab(cluster, side) if ships_keytab(profile, cluster) else None
+            keytab = shipped or str(cluster.sasl.keytab)
             found.append({"side": side, "principal": cluster.sasl.principal, "keytab": keytab})
     return found
 

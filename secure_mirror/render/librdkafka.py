@@ -13,7 +13,7 @@ import functools
 import re
 
 from secure_mirror.kafka import oauth
-from secure_mirror.kafka.identity import KafkaIdentity
+from secure_mirror.kafka.identity import ClientConf, KafkaIdentity
 from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, PasswordSasl
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import UnrepresentableValue, rdkafka_line
@@ -39,7 +39,7 @@ def identity(
 ) -> KafkaIdentity:
     """The side's identity for in-process librdkafka clients: the rendered configuration's settings, with its
     own credential cache (``ccache``) and ``krb5_config`` when given."""
-    conf = {key: value for key, (value, _field) in librdkafka_config(cluster, side).items()}
+    conf: ClientConf = {key: value for key, (value, _field) in librdkafka_config(cluster, side).items()}
     sasl = cluster.sasl
     if isinstance(sasl, OAuthSasl) and sasl.token_endpoint_ca is not None:  # see kafka/oauth.py
         conf = {key: value for key, value in conf.items() if not key.startswith("sasl.oauthbearer.")}
@@ -59,7 +59,7 @@ def _sasl(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
     sasl, field = cluster.sasl, f"{side}.sasl"
     if sasl is None:
         return {}
-    config = {"sasl.mechanisms": (sasl.mechanism, f"{field}.mechanism")}
+    config: dict[str, tuple[str, str]] = {"sasl.mechanisms": (sasl.mechanism, f"{field}.mechanism")}
     if isinstance(sasl, GssapiSasl):
         if _SHELL_UNSAFE.search(str(sasl.keytab)):
             raise UnrepresentableValue(

@@ -203,8 +203,9 @@ def shipped_files(profile: Profile, out_dir: Path) -> dict[str, str]:
     ships). Keyed by name: one keytab used for both sides ships twice, as ``source-...`` and ``target-...``."""
     files: dict[str, str] = {}
     for side, cluster in profile.clusters().items():
-        if ships_keytab(profile, cluster) and (name := shipped_keytab(cluster, side)):
-            files[name] = str(cluster.sasl.keytab)
+        sasl = cluster.sasl
+        if isinstance(sasl, GssapiSasl) and ships_keytab(profile, cluster) and (name := shipped_keytab(cluster, side)):
+            files[name] = str(sasl.keytab)
     krb5 = krb5_conf_path(profile, out_dir) if profile.uses_kerberos else None
     if krb5:
         files[SHIPPED_KRB5] = krb5

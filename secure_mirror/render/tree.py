@@ -16,7 +16,7 @@ from secure_mirror import folders
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.profile import policy
 from secure_mirror.profile.job_settings import JOB_FILE, SINK_OPTIONS_FILE, SOURCE_OPTIONS_FILE
-from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile
+from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile, Side
 from secure_mirror.render import (
     acls,
     hadoop_conf,
@@ -55,8 +55,8 @@ def holds_secret(cluster: Cluster) -> bool:
     return bool(tls_secret) or (cluster.sasl is not None and not isinstance(cluster.sasl, GssapiSasl))
 
 
-def _cluster_files(profile: Profile, side: str, out_dir: Path) -> list[RenderedFile]:
-    cluster = getattr(profile, side)
+def _cluster_files(profile: Profile, side: Side, out_dir: Path) -> list[RenderedFile]:
+    cluster = profile.cluster(side)
     secret = holds_secret(cluster)
     krb5_path = krb5.krb5_conf_path(profile, out_dir)
     header = [
@@ -220,20 +220,25 @@ def _manifest_files(profile: Profile, files: list[RenderedFile]) -> list[Rendere
 
 
 def render_all(profile: Profile, out_dir: Path | str, force: bool = False) -> list[RenderedFile]:
-    """Render into ``out_dir`` all or nothing; refuse a non-empty ``out_dir`` unless ``force``."""
-    out_dir = Path(out_dir).resolve()
+    """Render into ``out_dir`` all or nothing; refuse a non-empty ``out_dir`` unless ``force``.
+
+    ``out_dir`` is taken as named and never through a symbolic link (``folders``); its missing parents are made
+    along that path, and the new tree's root is never wider than the folder it replaces."""
+    out_dir = folders.named(out_dir)
     policy.check_argument(str(out_dir), "--out")  # the folder's path is written into the rendered files
+    folders.check_creatable(out_dir, "--out")  # a symbolic link, dangling or not, is refused here
+    policy.check_argument(str(out_dir.resolve()), "--out")  # the same folder (no link): as render_files writes it
     if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not force)):
         raise BadInputError(f"{out_dir} exists and is not empty; choose another --out or pass --force to replace it")
     files = render_files(profile, out_dir)
-    folders.check_creatable(out_dir, "--out")
-    folders.make(out_dir.parent, "--out", mode=0o777)  # as mkdir does: the umask decides
+    folders.make_parents(out_dir, "--out")
+    root_mode = folders.narrowest_mode(out_dir, 0o755 & ~_umask())  # the tree is not secret, some files are
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
     except OSError as exc:  # no permission in the folder
         folders.refuse(out_dir, "--out", exc.strerror or type(exc).__name__)
     try:
-        _write_tree(staging, files)
+        _write_tree(staging, files, root_mode)
         _swap_into_place(staging, out_dir)
     except OSError as exc:  # a full disk, a quota: the staging copy goes, the old folder stays as it was
         shutil.rmtree(staging, ignore_errors=True)
@@ -246,8 +251,7 @@ def render_all(profile: Profile, out_dir: Path | str, force: bool = False) -> li
     return files
 
 
-def _write_tree(root: Path, files: list[RenderedFile]) -> None:
-    os.chmod(root, 0o755 & ~_umask())  # mkdtemp made it 0700; the tree itself is not secret, some files are
+def _write_tree(root: Path, files: list[RenderedFile], root_mode: int) -> None:
     (root / CCACHE_DIR).mkdir(mode=0o700)
     for rendered in files:
         path = root / rendered.path
@@ -255,6 +259,7 @@ def _write_tree(root: Path, files: list[RenderedFile]) -> None:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, rendered.mode)  # created with its mode
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
             handle.write(rendered.content)
+    os.chmod(root, root_mode)  # mkdtemp made it 0700; last, so a narrow mode cannot stop the writing
 
 
 def _umask() -> int:
@@ -263,8 +268,8 @@ def _umask() -> int:
     return current
 
 
-def _swap_into_place(staging: Path, out_dir: Path) -> None:
-    if not out_dir.exists():
+def _swap_into_place(staging: Path, out_dir: Path) -> None:  # rename never follows a link at either name
+    if not os.path.lexists(out_dir):
         os.rename(staging, out_dir)
         return
     old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))

@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 
 from secure_mirror.kafka.admin_ops import LOG
-from secure_mirror.kafka.identity import KafkaIdentity
+from secure_mirror.kafka.identity import ClientConf, KafkaIdentity
 from secure_mirror.kafka.oauth import token_served
-from secure_mirror.profile.models import Profile
+from secure_mirror.profile.models import Profile, Side
 from secure_mirror.render import krb5, librdkafka
 
 
@@ -24,29 +24,33 @@ class SideClients:
 
     def __enter__(self) -> SideClients:
         self.folder = Path(tempfile.mkdtemp(prefix="secure-mirror-clients-"))  # mode 0700
-        text = krb5.krb5_conf(self.profile)
-        if text is not None:
-            (self.folder / "krb5.conf").write_text(text, encoding="utf-8")
+        krb5.write_into(self.profile, self.folder)
         return self
 
     def __exit__(self, *_exc) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
-    def identity(self, side: str) -> KafkaIdentity:
-        cluster = getattr(self.profile, side)
-        ccache = str(self.folder / f"{side}.ccache") if self.profile.uses_kerberos else None
+    def _entered(self) -> Path:
+        if self.folder is None:
+            raise RuntimeError("SideClients is used outside its with block")
+        return self.folder
+
+    def identity(self, side: Side) -> KafkaIdentity:
+        cluster, folder = self.profile.cluster(side), self._entered()
+        ccache = str(folder / f"{side}.ccache") if self.profile.uses_kerberos else None
         identity = librdkafka.identity(
-            cluster, side, ccache=ccache, krb5_config=krb5.krb5_conf_path(self.profile, self.folder)
+            cluster, side, ccache=ccache, krb5_config=krb5.krb5_conf_path(self.profile, folder)
         )
         if side == "source":  # lag and verify see the source as the job reads it (end offsets, records)
             identity = identity.with_settings(self.profile.mirror.source_consumer_settings)
         # A group under the prefix the rendered ACLs grant READ on (nothing is ever committed to it).
         return identity.with_settings({"group.id": f"{self.profile.group_prefix}-inspect"})
 
-    def conf(self, side: str) -> dict[str, str]:
+    def conf(self, side: Side) -> ClientConf:
         return self.identity(side).conf
 
-    def call(self, side: str, fn, *args, **kwargs):
+    def call(self, side: Side, fn, *args, **kwargs):
         return self.identity(side).call(fn, *args, **kwargs)
 
 

@@ -74,8 +74,8 @@ def format_table(rows: list[LagRow]) -> str:
         ).rstrip()
         for row in cells
     ]
-    known = [r for r in rows if r.lag is not None]
-    footer = [f"total lag: {sum(r.lag for r in known)} records over {len(known)} partitions"]
+    known = [r.lag for r in rows if r.lag is not None]
+    footer = [f"total lag: {sum(known)} records over {len(known)} partitions"]
     if unknown := sorted({r.topic for r in rows if r.lag is None}):
         footer.append(
             f"unknown: {', '.join(unknown)} no longer shown by the source (deleted, or the mirror identity "

@@ -54,11 +54,11 @@ def preflight_gate(
     required permissions stop the run too, unless the user accepts them (``--accept-unverified``)."""
     if skip:
         return None
-    from secure_mirror.preflight import render_table, run_preflight
+    from secure_mirror.preflight import PASS, render_table, run_preflight
 
     report = run_preflight(profile)
     if report.ok(strict=strict, accept_unverified=accept_unverified):
-        passed = sum(1 for check in report.checks if check.status == "pass")
+        passed = len(report.with_status(PASS))
         accepted = [check.id for check in report.unproven()]
         note = f"; accepted unverified: {', '.join(accepted)}" if accepted else ""
         print(f"secure-mirror run: pre-flight passed ({passed} checks on both clusters{note})", flush=True)
@@ -177,8 +177,8 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
     if options.until_caught_up and profile.mirror.continuous:
         raise BadInputError(UNTIL_CAUGHT_UP_CONTINUOUS)
     if run_dir:  # its absolute path lands in the rendered files the job runs with
-        policy.check_argument(str(Path(run_dir).resolve()), "--run-dir")
-        folders.check_creatable(Path(run_dir).resolve(), "--run-dir")  # before pre-flight; made once the mirror starts
+        policy.check_argument(str(folders.named(run_dir)), "--run-dir")
+        folders.check_creatable(folders.named(run_dir), "--run-dir")  # before pre-flight; made once the mirror starts
     if options.metrics_file:  # the job appends to it
         metrics = Path(options.metrics_file).resolve()
         folders.check_creatable(metrics.parent, "--metrics-file's folder")
@@ -191,7 +191,7 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
         )
     ) is not None:
         return code
-    folder = Path(run_dir).resolve() if run_dir else Path(tempfile.mkdtemp(prefix="secure-mirror-run-"))
+    folder = folders.named(run_dir) if run_dir else Path(tempfile.mkdtemp(prefix="secure-mirror-run-"))
     folders.make(folder, "--run-dir")
     try:
         return _run(profile, options, folder)
@@ -244,8 +244,8 @@ def supervise(script: Path, args: list[str], control: ControlFolder, log: Path, 
                 f"in {backoff:.0f} s",
                 file=sys.stderr,
             )
-            if _sleep(backoff, stopper):
-                return _stopped(stopper.signal)
+            if (signum := _sleep(backoff, stopper)) is not None:
+                return _stopped(signum)
             backoff = min(backoff * 2, BACKOFF_MAX)
 
 
@@ -256,11 +256,11 @@ def _stopped(signum: int) -> int:
     return EXIT_INTERRUPTED if signum == signal.SIGINT else EXIT_OK
 
 
-def _sleep(seconds: float, stopper: _Stopper) -> bool:
-    """Wait, unless a stop is requested (True)."""
+def _sleep(seconds: float, stopper: _Stopper) -> int | None:
+    """Wait, unless a stop is requested (the signal that asked)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if stopper.signal is not None:
-            return True
+            return stopper.signal
         time.sleep(0.2)
-    return False
+    return None

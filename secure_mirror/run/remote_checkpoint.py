@@ -81,12 +81,8 @@ def read(location: str, profile: Profile | None) -> Snapshot:
         conf = Path(folder)
         for name, text in hadoop_conf.site_files(profile.hadoop).items():
             (conf / name).write_text(text, encoding="utf-8")
-        java_options = []
-        if (krb5_text := krb5.krb5_conf(profile)) is not None:
-            (conf / "krb5.conf").write_text(krb5_text, encoding="utf-8")
-            java_options.append(f"-Djava.security.krb5.conf={conf / 'krb5.conf'}")
-        elif (krb5_path := krb5.krb5_conf_path(profile, conf)) is not None:
-            java_options.append(f"-Djava.security.krb5.conf={krb5_path}")
+        krb5_path = krb5.write_into(profile, conf)
+        java_options = [f"-Djava.security.krb5.conf={krb5_path}"] if krb5_path else []
         jars = _pyspark_jars()
         argv = [
             paths.java_executable(),

@@ -9,30 +9,35 @@ import os
 import secrets
 import shutil
 import socket
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from secure_mirror import folders
+from secure_mirror import folders, paths
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.kafka import admin_ops
-from secure_mirror.kafka.identity import KafkaIdentity
+from secure_mirror.kafka.identity import ClientConf, KafkaIdentity
 from secure_mirror.profile.models import Cluster
 from secure_mirror.render import librdkafka
 from secure_mirror.sandbox import hadoop, oidc, old_broker, procs
+from secure_mirror.sandbox.hadoop import SandboxHadoop
 from secure_mirror.sandbox.kafka import Broker
-from secure_mirror.sandbox.kdc import KDC, Realm
+from secure_mirror.sandbox.kdc import (
+    CORP_DOMAIN,
+    CORP_MIRROR,
+    CORP_REALM,
+    CORP_RULES,
+    KDC,
+    KDC_BINARIES,
+    SandboxRealm,
+    find_binary,
+)
+from secure_mirror.sandbox.profile import cluster_dict, sandbox_profiles
 from secure_mirror.sandbox.tls import CertificateAuthority
 
 STATE = "state.json"
 PORTS = 13  # 2 KDC ports, 3 per broker, the corporate KDC, an SSL listener per broker, the identity provider (2)
 SIDES = ("source", "target")
-# A corporate realm both cluster realms trust (one-way, krbtgt/<side realm>@CORP.TEST): the mirror identity of
-# profile-corp.yaml lives there, and each side's brokers map it by this rule before their DEFAULT.
-CORP_REALM, CORP_DOMAIN = "CORP.TEST", "corp.test"
-CORP_MIRROR = f"mirror@{CORP_REALM}"
-CORP_RULES = ("RULE:[1:$1@$0](.*@CORP\\.TEST)s/@.*//", "DEFAULT")
 
 
 @dataclass(frozen=True)
@@ -69,9 +74,6 @@ class Side:
 
 
 def _check_dependencies() -> None:
-    from secure_mirror import paths
-    from secure_mirror.sandbox.kdc import KDC_BINARIES, find_binary
-
     for name in KDC_BINARIES:
         find_binary(name)
     if not any(paths.kafka_lib_dir().glob("kafka_2.13-*.jar")):
@@ -169,8 +171,8 @@ class Sandbox:
         plaintext: bool = False,
         with_hadoop: bool = False,
     ) -> Sandbox:
-        base = Path(base).resolve()
-        folders.check_creatable(base, "--dir")
+        folders.check_creatable(folders.named(base), "--dir")  # a symbolic link, dangling or not, is refused
+        base = folders.named(base).resolve()  # the same folder: its last part is no link
         if (base / STATE).exists():
             running = cls.load(base)
             if running.alive():
@@ -183,8 +185,8 @@ class Sandbox:
             raise BadInputError(f"{base} exists and is not a sandbox folder; choose another --dir")
         ports = cls._ports(port_base)
         sides = [
-            Side("source", "SOURCE.TEST", "source.test", *ports[2:5], ports[9]),
-            Side("target", "TARGET.TEST", "target.test", *ports[5:8], ports[10]),
+            Side("source", "SOURCE.TEST", "source.test", ports[2], ports[3], ports[4], ports[9]),
+            Side("target", "TARGET.TEST", "target.test", ports[5], ports[6], ports[7], ports[10]),
         ]
         _check_dependencies()
         if with_hadoop:
@@ -239,9 +241,11 @@ class Sandbox:
         return "corp_kdc_port" in self.state
 
     def kdc(self) -> KDC:
-        realms = [Realm(s.realm, port, [s.domain]) for s, port in zip(self.sides.values(), self.state["kdc_ports"])]
+        realms = [
+            SandboxRealm(s.realm, port, [s.domain]) for s, port in zip(self.sides.values(), self.state["kdc_ports"])
+        ]
         if self.corp:
-            realms.append(Realm(CORP_REALM, self.state["corp_kdc_port"], [CORP_DOMAIN]))
+            realms.append(SandboxRealm(CORP_REALM, self.state["corp_kdc_port"], [CORP_DOMAIN]))
         return KDC(self.base / "kdc", realms, max_life=self.state["ticket_lifetime"], pid=self.state["pids"].get("kdc"))
 
     def broker(self, side: str) -> Broker:
@@ -293,11 +297,12 @@ class Sandbox:
             self.start_hadoop()
         self.write_profiles()
 
-    def hadoop(self) -> hadoop.Hadoop | None:
+    # annotated SandboxHadoop, not hadoop.SandboxHadoop: in the class body this method hides the module
+    def hadoop(self) -> SandboxHadoop | None:
         """The kerberized HDFS and YARN of ``sandbox up --hadoop`` (None without it)."""
         return hadoop.hadoop(self)
 
-    def start_hadoop(self) -> hadoop.Hadoop:
+    def start_hadoop(self) -> SandboxHadoop:
         """Start the kerberized Hadoop (at ``up --hadoop``, or beside a running sandbox), write its profiles."""
         if not self.ca_key_file.exists():
             raise EnvironmentNotReady(
@@ -308,6 +313,7 @@ class Sandbox:
             self.stop_hadoop()
             self.state["hadoop"] = hadoop.new_state()
         cluster = self.hadoop()
+        assert cluster is not None  # state["hadoop"] is set now
         cluster.base.mkdir(mode=0o700)
         cluster.make_identities(self.kdc())
         cluster.write_config(CertificateAuthority.load(self.ca_file, self.ca_key_file))
@@ -333,23 +339,11 @@ class Sandbox:
         folder = self.base / "oidc"
         folder.mkdir(exist_ok=True, mode=0o700)
         _write_secret(self.oauth_secret_file)
-        (folder / "clients.json").write_text(json.dumps({"mirror": str(self.oauth_secret_file)}))
         port = self.state["oidc_port"]
-        tls = ["--tls-port", str(self.state["oidc_tls_port"])] if self.state.get("oidc_tls_port") else []
-        proc = procs.start(
-            [sys.executable, "-m", "secure_mirror.sandbox.oidc", "--dir", str(folder), "--port", str(port), *tls],
-            env=procs.inherited_env("PYTHONPATH"),
-            log=folder / "oidc.log",
-        )
-        self.state["pids"]["oidc"] = proc.pid
+        proc = oidc.launch(folder, {"mirror": self.oauth_secret_file}, port, self.state.get("oidc_tls_port"))
+        self.state["pids"]["oidc"] = proc.pid  # saved before the wait: `down` stops it if it never serves
         self._save()
-        procs.wait_until(
-            lambda: procs.tcp_open(port),
-            what="the sandbox's identity provider",
-            timeout=timeout,
-            proc=proc,
-            log=folder / "oidc.log",
-        )
+        oidc.wait_ready(proc, folder, port, timeout)
 
     def _make_tls(self) -> None:
         (self.base / "tls").mkdir(exist_ok=True)
@@ -371,8 +365,7 @@ class Sandbox:
         kdc.add_principal(f"kafka/{s.host}@{s.realm}", self.keytab(side, "broker"))
         kdc.add_principal(s.mirror_principal, self.keytab(side, "mirror"))
         kdc.add_principal(s.admin_principal, self.keytab(side, "admin"))
-        broker_krb5 = self.krb5_conf.read_text().replace("default_realm = SOURCE.TEST", f"default_realm = {s.realm}")
-        (self.base / side / "krb5.conf").write_text(broker_krb5)
+        kdc.write_krb5_conf(self.base / side / "krb5.conf", default_realm=s.realm)  # the broker's: its own realm
         _write_secret(self.scram_password_file(side))
 
     def corp_keytab(self) -> Path:
@@ -442,8 +435,6 @@ class Sandbox:
     # ---- clients -----------------------------------------------------------------------------------
     def identity(self, side: str, who: str = "mirror", *, mechanism: str = "GSSAPI") -> KafkaIdentity:
         """``who`` (mirror or admin) on ``side``, built as a profile side is (render's librdkafka settings)."""
-        from secure_mirror.sandbox.profile import cluster_dict
-
         cluster = Cluster.model_validate(cluster_dict(self, side, f"sandbox-{side}", mechanism, who))
         ccdir = self.base / "ccache"
         ccdir.mkdir(exist_ok=True, mode=0o700)
@@ -451,7 +442,7 @@ class Sandbox:
             cluster, side, ccache=str(ccdir / f"{side}-{who}-{os.getpid()}"), krb5_config=str(self.krb5_conf)
         )
 
-    def client_conf(self, side: str, who: str = "mirror", *, mechanism: str = "GSSAPI") -> dict[str, str]:
+    def client_conf(self, side: str, who: str = "mirror", *, mechanism: str = "GSSAPI") -> ClientConf:
         """A librdkafka config for ``who`` (mirror or admin) on ``side``."""
         return self.identity(side, who, mechanism=mechanism).conf
 
@@ -468,8 +459,6 @@ class Sandbox:
 
     # ---- the profile -------------------------------------------------------------------------------
     def write_profiles(self) -> None:
-        from secure_mirror.sandbox.profile import sandbox_profiles
-
         for name, text in sandbox_profiles(self).items():
             (self.base / name).write_text(text)
 
@@ -493,15 +482,5 @@ class Sandbox:
             },
             "processes": self.alive(),
             **({"hadoop": hadoop.summary(cluster)} if (cluster := self.hadoop()) is not None else {}),
-            **(
-                {
-                    "old_broker": {
-                        "bootstrap": old["bootstrap"],
-                        "version": old["version"],
-                        "profile": str(self.base / old_broker.PROFILE),
-                    }
-                }
-                if (old := old_broker.state(self.base)) is not None
-                else {}
-            ),
+            **({"old_broker": old} if (old := old_broker.summary(self.base)) is not None else {}),
         }

@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
@@ -40,6 +41,7 @@ from secure_mirror.errors import EnvironmentNotReady
 from secure_mirror.render.hadoop_conf import site_xml
 from secure_mirror.sandbox import procs
 from secure_mirror.sandbox.kdc import KDC, find_binary
+from secure_mirror.sandbox.tls import CertificateAuthority, ec_key
 
 FOLDER = "hadoop"
 HOST = "localhost"  # Hadoop's daemons bind and name their principals by this loopback name
@@ -107,7 +109,7 @@ def lib_dir() -> Path:
 
 
 @dataclass
-class Hadoop:
+class SandboxHadoop:
     """The four daemons' facts; ``state`` (ports, pids, start seconds) is kept in the sandbox's state.json."""
 
     base: Path  # <sandbox>/hadoop
@@ -179,70 +181,79 @@ class Hadoop:
         }
 
     def server_properties(self) -> dict[str, dict[str, str]]:
+        """What the daemons read (per file): the clients' view, then each daemon's folders, keytabs and addresses,
+        and the TLS stores of the HTTPS endpoints."""
         files = self.client_properties()
-        files["hdfs-site.xml"].update(
-            {
-                "dfs.replication": "1",
-                "dfs.namenode.name.dir": str(self.base / "namenode"),
-                "dfs.datanode.data.dir": str(self.base / "datanode"),
-                "dfs.datanode.data.dir.perm": "700",
-                "dfs.namenode.http-address": self.address("nn_http"),
-                "dfs.namenode.safemode.extension": "0",
-                "dfs.namenode.keytab.file": str(self.keytab("nn")),
-                "dfs.datanode.kerberos.principal": self.principal("dn"),
-                "dfs.datanode.keytab.file": str(self.keytab("dn")),
-                "dfs.web.authentication.kerberos.principal": self.principal("HTTP"),
-                "dfs.web.authentication.kerberos.keytab": str(self.keytab("HTTP")),
-                "dfs.block.access.token.enable": "true",
-                "dfs.datanode.address": self.address("dn_data"),
-                "dfs.datanode.ipc.address": self.address("dn_ipc"),
-                "dfs.datanode.http.address": self.address("dn_http"),
-                "dfs.datanode.https.address": self.address("dn_https"),
-                "dfs.datanode.hostname": HOST,
-                "dfs.namenode.datanode.registration.ip-hostname-check": "false",
-                "dfs.permissions.superusergroup": "supergroup",
-            }
-        )
-        files["yarn-site.xml"].update(
-            {
-                "yarn.resourcemanager.hostname": HOST,
-                "yarn.resourcemanager.keytab": str(self.keytab("rm")),
-                "yarn.resourcemanager.scheduler.class": FIFO_SCHEDULER,
-                "yarn.scheduler.minimum-allocation-mb": "128",
-                "yarn.scheduler.maximum-allocation-mb": str(NM_MEMORY_MB),
-                "yarn.nodemanager.hostname": HOST,
-                "yarn.nodemanager.address": self.address("nm"),
-                "yarn.nodemanager.localizer.address": self.address("nm_localizer"),
-                "yarn.nodemanager.webapp.address": self.address("nm_web"),
-                "yarn.nodemanager.keytab": str(self.keytab("nm")),
-                "yarn.nodemanager.container-executor.class": "org.apache.hadoop.yarn.server.nodemanager.DefaultContainerExecutor",
-                "yarn.nodemanager.resource.memory-mb": str(NM_MEMORY_MB),
-                "yarn.nodemanager.resource.cpu-vcores": str(NM_VCORES),
-                "yarn.nodemanager.vmem-check-enabled": "false",
-                "yarn.nodemanager.pmem-check-enabled": "false",
-                "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage": "99.9",
-                "yarn.nodemanager.local-dirs": str(self.base / "nm-local"),
-                "yarn.nodemanager.log-dirs": str(self.base / "nm-logs"),
-                "yarn.nodemanager.delete.debug-delay-sec": "600",  # keeps container folders for inspection
-                "yarn.nodemanager.env-whitelist": "JAVA_HOME,PATH,LANG,TZ",
-                "yarn.log-aggregation-enable": "false",
-            }
-        )
-        files["ssl-server.xml"] = {
-            "ssl.server.keystore.location": str(self.base / "tls" / "keystore.p12"),
-            "ssl.server.keystore.type": "pkcs12",
-            "ssl.server.keystore.password": self._store_password(),
-            "ssl.server.keystore.keypassword": self._store_password(),
-            "ssl.server.truststore.location": str(self.truststore),
-            "ssl.server.truststore.type": "pkcs12",
-            "ssl.server.truststore.password": self._store_password(),
+        files["hdfs-site.xml"].update(self._hdfs_server_properties())
+        files["yarn-site.xml"].update(self._yarn_server_properties())
+        return files | self._ssl_files()
+
+    def _hdfs_server_properties(self) -> dict[str, str]:
+        return {
+            "dfs.replication": "1",
+            "dfs.namenode.name.dir": str(self.base / "namenode"),
+            "dfs.datanode.data.dir": str(self.base / "datanode"),
+            "dfs.datanode.data.dir.perm": "700",
+            "dfs.namenode.http-address": self.address("nn_http"),
+            "dfs.namenode.safemode.extension": "0",
+            "dfs.namenode.keytab.file": str(self.keytab("nn")),
+            "dfs.datanode.kerberos.principal": self.principal("dn"),
+            "dfs.datanode.keytab.file": str(self.keytab("dn")),
+            "dfs.web.authentication.kerberos.principal": self.principal("HTTP"),
+            "dfs.web.authentication.kerberos.keytab": str(self.keytab("HTTP")),
+            "dfs.block.access.token.enable": "true",
+            "dfs.datanode.address": self.address("dn_data"),
+            "dfs.datanode.ipc.address": self.address("dn_ipc"),
+            "dfs.datanode.http.address": self.address("dn_http"),
+            "dfs.datanode.https.address": self.address("dn_https"),
+            "dfs.datanode.hostname": HOST,
+            "dfs.namenode.datanode.registration.ip-hostname-check": "false",
+            "dfs.permissions.superusergroup": "supergroup",
         }
-        files["ssl-client.xml"] = {
-            "ssl.client.truststore.location": str(self.truststore),
-            "ssl.client.truststore.type": "pkcs12",
-            "ssl.client.truststore.password": self._store_password(),
+
+    def _yarn_server_properties(self) -> dict[str, str]:
+        return {
+            "yarn.resourcemanager.hostname": HOST,
+            "yarn.resourcemanager.keytab": str(self.keytab("rm")),
+            "yarn.resourcemanager.scheduler.class": FIFO_SCHEDULER,
+            "yarn.scheduler.minimum-allocation-mb": "128",
+            "yarn.scheduler.maximum-allocation-mb": str(NM_MEMORY_MB),
+            "yarn.nodemanager.hostname": HOST,
+            "yarn.nodemanager.address": self.address("nm"),
+            "yarn.nodemanager.localizer.address": self.address("nm_localizer"),
+            "yarn.nodemanager.webapp.address": self.address("nm_web"),
+            "yarn.nodemanager.keytab": str(self.keytab("nm")),
+            "yarn.nodemanager.container-executor.class": "org.apache.hadoop.yarn.server.nodemanager.DefaultContainerExecutor",
+            "yarn.nodemanager.resource.memory-mb": str(NM_MEMORY_MB),
+            "yarn.nodemanager.resource.cpu-vcores": str(NM_VCORES),
+            "yarn.nodemanager.vmem-check-enabled": "false",
+            "yarn.nodemanager.pmem-check-enabled": "false",
+            "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage": "99.9",
+            "yarn.nodemanager.local-dirs": str(self.base / "nm-local"),
+            "yarn.nodemanager.log-dirs": str(self.base / "nm-logs"),
+            "yarn.nodemanager.delete.debug-delay-sec": "600",  # keeps container folders for inspection
+            "yarn.nodemanager.env-whitelist": "JAVA_HOME,PATH,LANG,TZ",
+            "yarn.log-aggregation-enable": "false",
         }
-        return files
+
+    def _ssl_files(self) -> dict[str, dict[str, str]]:
+        password = self._store_password()
+        return {
+            "ssl-server.xml": {
+                "ssl.server.keystore.location": str(self.base / "tls" / "keystore.p12"),
+                "ssl.server.keystore.type": "pkcs12",
+                "ssl.server.keystore.password": password,
+                "ssl.server.keystore.keypassword": password,
+                "ssl.server.truststore.location": str(self.truststore),
+                "ssl.server.truststore.type": "pkcs12",
+                "ssl.server.truststore.password": password,
+            },
+            "ssl-client.xml": {
+                "ssl.client.truststore.location": str(self.truststore),
+                "ssl.client.truststore.type": "pkcs12",
+                "ssl.client.truststore.password": password,
+            },
+        }
 
     @property
     def truststore(self) -> Path:
@@ -251,7 +262,7 @@ class Hadoop:
     def _store_password(self) -> str:
         return (self.base / "tls" / "store.password").read_text().strip()
 
-    def write_config(self, ca) -> None:
+    def write_config(self, ca: CertificateAuthority) -> None:
         for folder in ("conf", "logs", "tls", "namenode", "datanode", "nm-local", "nm-logs"):
             (self.base / folder).mkdir(parents=True, exist_ok=True, mode=0o700)
         self._write_stores(ca)
@@ -263,7 +274,7 @@ class Hadoop:
         for app in WEBAPPS:  # HttpServer2 looks up webapps/<name> on the class path; Maven's hadoop-hdfs has none
             (self.base / "web" / "webapps" / app).mkdir(parents=True, exist_ok=True)
 
-    def _write_stores(self, ca) -> None:
+    def _write_stores(self, ca: CertificateAuthority) -> None:
         """A PKCS#12 keystore (a certificate for ``localhost`` from the sandbox CA) and a truststore holding the
         CA (made by keytool: Java trusts only certificates keytool marks as trusted), one random password."""
         password_file = self.base / "tls" / "store.password"
@@ -276,7 +287,7 @@ class Hadoop:
 
         blob = pkcs12.serialize_key_and_certificates(
             b"localhost",
-            serialization.load_pem_private_key(key_pem, None),
+            ec_key(key_pem),
             x509.load_pem_x509_certificate(cert_pem),
             [ca.cert],
             serialization.BestAvailableEncryption(password),
@@ -378,7 +389,7 @@ class Hadoop:
         for daemon, process in launched.items():
             log = self.log(daemon)
             procs.wait_until(
-                lambda log=log, line=READY[daemon]: line in _read(log),
+                partial(_logged, log, READY[daemon]),
                 what=f"the Hadoop {daemon}",
                 timeout=timeout,
                 proc=process,
@@ -433,6 +444,10 @@ def _read(path: Path) -> str:
         return ""
 
 
+def _logged(path: Path, line: str) -> bool:
+    return line in _read(path)
+
+
 def _rss_mib(pid: int) -> int:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -448,19 +463,19 @@ def check_dependencies() -> None:
         raise EnvironmentNotReady(f"the Hadoop jars are missing from {lib_dir()}; run scripts/setup")
 
 
-def hadoop(sandbox) -> Hadoop | None:
+def hadoop(sandbox) -> SandboxHadoop | None:
     """The sandbox's Hadoop, or None when it was started without ``--hadoop``."""
     state = sandbox.state.get("hadoop")
     if state is None:
         return None
-    return Hadoop(sandbox.base / FOLDER, sandbox.sides["source"].realm, sandbox.krb5_conf, state)
+    return SandboxHadoop(sandbox.base / FOLDER, sandbox.sides["source"].realm, sandbox.krb5_conf, state)
 
 
 def new_state() -> dict:
     return {"ports": dict(zip(PORT_NAMES, procs.free_ports(len(PORT_NAMES)))), "pids": {}}
 
 
-def summary(cluster: Hadoop) -> dict:
+def summary(cluster: SandboxHadoop) -> dict:
     return {
         "default_fs": cluster.default_fs,
         "resourcemanager": cluster.address("rm"),
@@ -472,7 +487,7 @@ def summary(cluster: Hadoop) -> dict:
     }
 
 
-def write_client_conf(cluster: Hadoop) -> Path:
+def write_client_conf(cluster: SandboxHadoop) -> Path:
     """The client configuration folder (core, hdfs, yarn site files without server secrets)."""
     folder = cluster.base / "client-conf"
     folder.mkdir(exist_ok=True, mode=0o755)

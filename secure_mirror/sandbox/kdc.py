@@ -11,6 +11,7 @@ import secrets
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
@@ -18,6 +19,11 @@ from secure_mirror.sandbox import procs
 
 KDC_BINARIES = ("krb5kdc", "kdb5_util", "kadmin.local", "kinit", "klist")
 SBIN = ("/usr/sbin", "/usr/bin", "/sbin", "/bin")
+# A corporate realm both cluster realms trust (one-way, krbtgt/<side realm>@CORP.TEST): the mirror identity of
+# profile-corp.yaml lives there, and each side's brokers map it by this rule before their DEFAULT.
+CORP_REALM, CORP_DOMAIN = "CORP.TEST", "corp.test"
+CORP_MIRROR = f"mirror@{CORP_REALM}"
+CORP_RULES = ("RULE:[1:$1@$0](.*@CORP\\.TEST)s/@.*//", "DEFAULT")
 
 
 def find_binary(name: str) -> str:
@@ -34,7 +40,9 @@ KRB5_DURATION = re.compile(r"^(?:(?:\d{1,6}[dhms])+|\d{1,9}|\d{1,4}:\d{2}(?::\d{
 
 
 @dataclass
-class Realm:
+class SandboxRealm:
+    """A realm the sandbox's KDC serves (not the profile's ``kerberos.realms`` entry): its port and domains."""
+
     name: str
     port: int
     domains: list[str]
@@ -43,7 +51,7 @@ class Realm:
 @dataclass
 class KDC:
     base: Path
-    realms: list[Realm]
+    realms: list[SandboxRealm]
     max_life: str = "10h"
     max_renewable_life: str = "7d"
     pid: int | None = None
@@ -79,13 +87,17 @@ class KDC:
             find_binary(name)
         self.base.mkdir(parents=True, exist_ok=True, mode=0o700)
         (self.base / "kdc.conf").write_text(self.kdc_conf())
-        self.krb5_conf.write_text(krb5_conf(self.realms, default_realm=self.realms[0].name))
+        self.write_krb5_conf(self.krb5_conf)
         (self.base / "kadm5.acl").write_text("")
         for realm in self.realms:
             (self.base / realm.name).mkdir(exist_ok=True, mode=0o700)
             # A random master password for a throwaway database, on stdin (kdb5_util asks twice), not in argv.
             password = secrets.token_hex(16)
             self._run(find_binary("kdb5_util"), "-r", realm.name, "create", "-s", stdin=f"{password}\n{password}\n")
+
+    def write_krb5_conf(self, path: Path, *, default_realm: str | None = None) -> None:
+        """A client krb5.conf naming every realm of this KDC, ``default_realm`` (the first realm unless given) first."""
+        path.write_text(krb5_conf(self.realms, default_realm=default_realm or self.realms[0].name))
 
     def kdc_conf(self) -> str:
         blocks = []
@@ -116,7 +128,7 @@ class KDC:
         self.pid = self._proc.pid
         for r in self.realms:
             procs.wait_until(
-                lambda port=r.port: procs.tcp_open(port),
+                partial(procs.tcp_open, r.port),
                 what=f"the KDC for {r.name}",
                 timeout=timeout,
                 proc=self._proc,
@@ -163,7 +175,7 @@ class KDC:
         self.kadmin(principal.rsplit("@", 1)[1], f"delprinc -force {principal}")
 
 
-def krb5_conf(realms: list[Realm], *, default_realm: str) -> str:
+def krb5_conf(realms: list[SandboxRealm], *, default_realm: str) -> str:
     """A client krb5.conf naming every realm, with hosts mapped to realms by domain, no DNS guessing."""
     realm_lines = "".join(f"  {r.name} = {{\n    kdc = 127.0.0.1:{r.port}\n  }}\n" for r in realms)
     domain_lines = "".join(f"  .{d} = {r.name}\n  {d} = {r.name}\n" for r in realms for d in r.domains)

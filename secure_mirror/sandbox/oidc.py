@@ -18,10 +18,14 @@ import argparse
 import base64
 import hmac
 import json
+import subprocess
+import sys
 import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from secure_mirror.sandbox import procs
 
 TOKEN_PATH, JWKS_PATH = "/oauth2/token", "/oauth2/jwks"
 TOKEN_LIFETIME = 3600
@@ -100,13 +104,13 @@ def make_handler(signer: Signer, clients: dict[str, Path]):
             self.end_headers()
             self.wfile.write(data)
 
-        def do_GET(self):  # noqa: N802 - http.server's name
+        def do_GET(self):  # http.server's name
             if self.path == JWKS_PATH:
                 self._send(200, signer.jwks())
             else:
                 self._send(404, {"error": "not_found"})
 
-        def do_POST(self):  # noqa: N802 - http.server's name
+        def do_POST(self):  # http.server's name
             if self.path != TOKEN_PATH:
                 return self._send(404, {"error": "not_found"})
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8", "replace")
@@ -154,6 +158,28 @@ def serve(folder: Path, port: int, tls_port: int | None = None) -> None:
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
     print(f"serving on {port}" + (f" and {tls_port} (https)" if tls_port else ""), flush=True)
     server.serve_forever()
+
+
+def launch(folder: Path, clients: dict[str, Path], port: int, tls_port: int | None = None) -> subprocess.Popen:
+    """Start :func:`serve` as a process of its own (its log ``folder/oidc.log``) for ``clients`` (client id -> the
+    file holding its secret); :func:`wait_ready` waits until it serves."""
+    (folder / "clients.json").write_text(json.dumps({cid: str(path) for cid, path in clients.items()}))
+    tls = ["--tls-port", str(tls_port)] if tls_port else []
+    return procs.start(
+        [sys.executable, "-m", "secure_mirror.sandbox.oidc", "--dir", str(folder), "--port", str(port), *tls],
+        env=procs.inherited_env("PYTHONPATH"),
+        log=folder / "oidc.log",
+    )
+
+
+def wait_ready(proc: subprocess.Popen, folder: Path, port: int, timeout: float) -> None:
+    procs.wait_until(
+        lambda: procs.tcp_open(port),
+        what="the sandbox's identity provider",
+        timeout=timeout,
+        proc=proc,
+        log=folder / "oidc.log",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

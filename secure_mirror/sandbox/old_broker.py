@@ -224,6 +224,13 @@ def state(sandbox_base: Path) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+def summary(sandbox_base: Path) -> dict | None:
+    """What ``sandbox status`` shows of the old broker, or None when the sandbox has none."""
+    if (found := state(sandbox_base)) is None:
+        return None
+    return {"bootstrap": found["bootstrap"], "version": found["version"], "profile": str(Path(sandbox_base) / PROFILE)}
+
+
 def stop(sandbox_base: Path) -> None:
     """Stop the old broker and its ZooKeeper, if the sandbox has them; the sandbox no longer lists them (its
     status would show them dead), their data folder stays."""

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 import yaml
 
+from secure_mirror.sandbox.hadoop import USER
 from secure_mirror.sandbox.kafka import SSL_PRINCIPAL_RULES
+from secure_mirror.sandbox.kdc import CORP_DOMAIN, CORP_MIRROR, CORP_REALM, CORP_RULES
+from secure_mirror.sandbox.spark_standalone import spark_home
 
 
 def cluster_dict(sb, side: str, alias: str, mechanism: str = "GSSAPI", who: str = "mirror") -> dict:
@@ -73,8 +78,6 @@ def profile_dict(
 
 def corp_profile_dict(sb) -> dict:
     """Both sides as mirror@CORP.TEST, a realm the cluster realms trust; each side's brokers map it by a rule."""
-    from secure_mirror.sandbox.bed import CORP_DOMAIN, CORP_MIRROR, CORP_REALM, CORP_RULES
-
     data = profile_dict(sb)
     data["kerberos"]["realms"][CORP_REALM] = {
         "kdcs": [f"127.0.0.1:{sb.state['corp_kdc_port']}"],
@@ -93,11 +96,6 @@ def yarn_profile_dict(sb, deploy_mode: str, executor_auth: str = "keytab") -> di
     """The mirror on the sandbox's YARN (``deploy_mode`` client or cluster), checkpointing to its HDFS, Spark and
     HDFS logged in as the source side's mirror identity (``mirror`` to Hadoop); ``executor_auth`` on both sides
     (``delegation_token``: executors log in with Kafka delegation tokens, no keytab ships)."""
-    import sys
-
-    from secure_mirror.sandbox.hadoop import USER
-    from secure_mirror.sandbox.spark_standalone import spark_home
-
     cluster = sb.hadoop()
     data = profile_dict(sb)
     source = sb.sides["source"]

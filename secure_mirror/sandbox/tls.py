@@ -11,6 +11,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from secure_mirror.errors import EnvironmentNotReady
+
 VALIDITY = dt.timedelta(days=30)
 
 
@@ -29,6 +31,14 @@ def _write_private(path: Path, data: bytes) -> None:
         fh.write(data)
 
 
+def ec_key(pem: bytes) -> ec.EllipticCurvePrivateKey:
+    """The private key in ``pem`` as this module writes them (PKCS#8, unencrypted, P-256)."""
+    key = serialization.load_pem_private_key(pem, None)
+    if not isinstance(key, ec.EllipticCurvePrivateKey):
+        raise EnvironmentNotReady(f"the sandbox's key is {type(key).__name__}, not the EC key it wrote")
+    return key
+
+
 def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
     return key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
@@ -44,7 +54,7 @@ class CertificateAuthority:
     def load(cls, cert_path: Path, key_path: Path) -> CertificateAuthority:
         """The CA written by :meth:`write_ca` and :meth:`write_key` (to issue more certificates later)."""
         ca = cls.__new__(cls)
-        ca.key = serialization.load_pem_private_key(key_path.read_bytes(), None)
+        ca.key = ec_key(key_path.read_bytes())
         ca.cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
         return ca
 

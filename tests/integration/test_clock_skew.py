@@ -14,7 +14,7 @@ import yaml
 from secure_mirror.preflight import FAIL, PASS, run_preflight
 from secure_mirror.profile import load_profile
 from secure_mirror.sandbox import procs
-from secure_mirror.sandbox.kdc import KDC, Realm
+from secure_mirror.sandbox.kdc import KDC, SandboxRealm
 
 pytestmark = pytest.mark.sandbox
 FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
@@ -37,7 +37,7 @@ def shifted_kdc(sandbox, tmp_path):
         [port] = procs.free_ports(1)
         kdc = KDC(
             base,
-            [Realm(realm, port, [])],
+            [SandboxRealm(realm, port, [])],
             launch_env={"LD_PRELOAD": str(FAKETIME), "FAKETIME": shift, "FAKETIME_DONT_FAKE_MONOTONIC": "1"},
         )
         (base / "kdc.conf").write_text(kdc.kdc_conf())

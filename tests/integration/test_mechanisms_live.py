@@ -80,7 +80,7 @@ def test_console_consumer_and_kcat_read_with_the_rendered_files(sandbox, pair, s
     if side == "target":  # the mirrored topic: the mirror must have run (the test above)
         assert verify(case.profile).ok
     topic = case.topic("m") if side == "source" else f"src.{case.topic('m')}"
-    cluster = getattr(case.profile, side)
+    cluster = case.profile.cluster(side)
     java_props = (
         [f"-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}"] if cluster.mechanism == "OAUTHBEARER" else []
     )

@@ -20,7 +20,7 @@ import yaml
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight import FAIL, PASS, run_preflight
-from secure_mirror.preflight.api_versions import ask
+from secure_mirror.preflight.probes.api_versions import ask
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
 from secure_mirror.sandbox import old_broker

@@ -18,6 +18,8 @@ import pyspark
 from secure_mirror import paths
 
 SOURCES = paths.REPO_ROOT / "jvm" / "sink" / "securemirror" / "sink"
+# As scripts/setup compiles it: every lint an error but [path] (third-party manifests naming jars pyspark lacks).
+JAVAC_LINT = ("-Xlint:all,-path", "-Werror")
 
 
 def _stamp() -> str:
@@ -36,7 +38,7 @@ def sink_conf(folder: Path) -> dict[str, str]:
     kafka_clients = next((paths.deps_dir() / "spark-jars").glob("kafka-clients-*.jar"))
     build, jar = folder / "classes", folder / "secure-mirror-sink.jar"
     pyspark_jars = Path(pyspark.__file__).parent / "jars"
-    javac = ["javac", "-nowarn", "-Xlint:-options", "--release", "17", "-d", str(build)]
+    javac = ["javac", *JAVAC_LINT, "--release", "17", "-d", str(build)]
     subprocess.run(
         [*javac, "-cp", f"{pyspark_jars}/*:{kafka_clients}", *sorted(str(p) for p in SOURCES.glob("*.java"))],
         check=True,

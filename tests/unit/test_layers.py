@@ -57,6 +57,55 @@ def test_no_module_imports_from_a_higher_layer():
     assert upward == []
 
 
+# Inside pre-flight: the probes ask and answer with plain data (never a Check: they do not see the model), the
+# checks ask through them and judge, and the runner runs the checks.
+PREFLIGHT = PACKAGE / "preflight"
+PREFLIGHT_LAYERS = [
+    {"probes"},
+    {"model", "authorizer"},
+    {"checks"},
+    {"workers", "runner", "table", "admin_identity", "__init__"},
+]
+PREFLIGHT_RANK = {name: index for index, names in enumerate(PREFLIGHT_LAYERS) for name in names}
+
+
+def _preflight_layer_of(path: Path) -> str:
+    relative = path.relative_to(PREFLIGHT)
+    return relative.parts[0] if len(relative.parts) > 1 else relative.stem
+
+
+def _imported_preflight_layers(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            parts = node.module.split(".")
+            if parts[:2] == ["secure_mirror", "preflight"]:
+                found |= {parts[2]} if len(parts) > 2 else {alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[2] for a in node.names if a.name.startswith("secure_mirror.preflight.")}
+    return found
+
+
+def test_every_preflight_module_belongs_to_a_sublayer():
+    assert {_preflight_layer_of(path) for path in PREFLIGHT.rglob("*.py")} <= set(PREFLIGHT_RANK)
+
+
+def test_probes_sit_below_checks_and_checks_below_the_runner():
+    upward = sorted(
+        f"{path.relative_to(PACKAGE.parent)} imports secure_mirror.preflight.{name}"
+        for path in PREFLIGHT.rglob("*.py")
+        for name in _imported_preflight_layers(path)
+        if PREFLIGHT_RANK.get(name, -1) > PREFLIGHT_RANK[_preflight_layer_of(path)]
+    )
+    assert upward == []
+
+
+def test_the_preflight_check_sees_a_probe_importing_the_model(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("from secure_mirror.preflight.model import Check\nimport secure_mirror.preflight.checks.base\n")
+    assert _imported_preflight_layers(module) == {"model", "checks"}
+
+
 def test_the_check_sees_an_upward_import(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("from secure_mirror.run.launcher import run_mirror\nimport secure_mirror.verify.scan\n")

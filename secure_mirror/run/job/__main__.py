@@ -9,6 +9,6 @@ if __package__ in (None, ""):  # run as a script by spark-submit: make the packa
     if len(_here.parents) > 3:  # in cluster mode the script is a shipped copy; the package comes with --py-files
         sys.path.insert(0, str(_here.parents[3]))
 
-from secure_mirror.run.job.entry import main  # noqa: E402
+from secure_mirror.run.job.entry import main
 
 sys.exit(main())

@@ -28,13 +28,13 @@ from collections.abc import Callable
 from secure_mirror.errors import EXIT_BAD_INPUT
 from secure_mirror.render.spark import SINK_FORMAT, SINK_KEPT_TOPICS, SINK_REPORT_KEY
 from secure_mirror.run.job.outcome import JobRefused
-from secure_mirror.run.job.sink import Mirror
+from secure_mirror.run.job.sink import StreamingMirror
 
 IGNORED_SOURCE_OPTIONS = ("subscribePattern", "maxOffsetsPerTrigger")  # the topic list replaces the pattern;
 # a continuous query has no triggers to limit
 
 
-class ContinuousMirror(Mirror):
+class ContinuousMirror(StreamingMirror):
     continuous = True
 
     def __init__(self, spark, source_options: dict, sink_options: dict, settings: dict, stop_requested=lambda: False):

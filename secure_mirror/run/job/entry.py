@@ -17,7 +17,7 @@ from secure_mirror.run.job.control import Control
 from secure_mirror.run.job.options import read_options
 from secure_mirror.run.job.outcome import JobRefused, classify
 from secure_mirror.run.job.planning import DeletedTopicWatch
-from secure_mirror.run.job.sink import Mirror
+from secure_mirror.run.job.sink import StreamingMirror
 from secure_mirror.run.login_watch import LoginWatch, job_identities
 
 # Secrets in plan strings: a password/secret/token setting or JAAS option (quoted or up to the next comma) and
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     except JobRefused as refused:
         return control.result(refused.exit_code, "refused", str(refused))
     spark = _session()
-    mirror = None
+    mirror: StreamingMirror | None = None
     try:
         if settings.get("check_cluster_security"):
             context = spark.sparkContext
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise JobRefused(UNTIL_CAUGHT_UP_CONTINUOUS, EXIT_BAD_INPUT)
             mirror = ContinuousMirror(spark, source_options, sink_options, settings, control.stop_requested)
             return control.result(*_run_continuous(mirror, args, control))
-        mirror = Mirror(spark, source_options, sink_options, settings, control.stop_requested)
+        mirror = StreamingMirror(spark, source_options, sink_options, settings, control.stop_requested)
         return control.result(*_run(mirror, args, control))
     except JobRefused as refused:
         return control.result(refused.exit_code, "refused", str(refused))
@@ -97,7 +97,7 @@ def _session():
     return spark
 
 
-def _run(mirror: Mirror, args: argparse.Namespace, control: Control) -> tuple[int, str, str]:
+def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) -> tuple[int, str, str]:
     """Start the query and watch it until it is caught up, stopped or refused: (exit code, status, message)."""
     settings = mirror.settings
     query = mirror.start(args.until_caught_up, args.trigger_interval)
@@ -167,6 +167,6 @@ def _watch_continuous(query, mirror: ContinuousMirror, reporter, stopping) -> tu
     return deleted, new
 
 
-def _failed(error: BaseException, mirror: Mirror | None) -> tuple[int, str, str]:
+def _failed(error: BaseException, mirror: StreamingMirror | None) -> tuple[int, str, str]:
     code, message = classify(error, mirror.refused if mirror is not None else None)
     return code, "failed", message

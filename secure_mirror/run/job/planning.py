@@ -115,6 +115,8 @@ class TopicPlanner:
             targets = self._partition_counts(self.target, [self.target_name(t) for t in new])
             for topic in new:
                 wanted, have = sources[topic], targets[self.target_name(topic)]
+                if wanted is None:  # deleted since the batch read it: as DeletedTopicWatch would tell
+                    raise JobRefused(SOURCE_GONE.format(f"{topic} is no longer on the source"))
                 if have is None:
                     self._create(self.target_name(topic), wanted)
                     have = wanted

@@ -20,7 +20,7 @@ from secure_mirror.run.job.outcome import JobRefused
 from secure_mirror.run.job.planning import TopicPlanner
 
 
-class Mirror:
+class StreamingMirror:
     def __init__(
         self,
         spark,

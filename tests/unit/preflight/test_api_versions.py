@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from secure_mirror.preflight import api_versions as av
+from secure_mirror.preflight.probes import api_versions as av
 
 
 def reply(versions: dict[int, tuple[int, int]], error: int = 0, correlation: int = 1) -> bytes:

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from secure_mirror.preflight import clock
-from secure_mirror.preflight.clock import _context, _der, _integer, _sequence, _string
+from secure_mirror.preflight.probes import clock
+from secure_mirror.preflight.probes.clock import _context, _der, _integer, _sequence, _string
 
 
 def krb_error(stime: str, usec: int | None, code: int) -> bytes:

@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from secure_mirror.preflight import kerberos
+from secure_mirror.preflight.probes import kerberos
 
 
 def keytab_bytes(entries: list[tuple[str, int, int]]) -> bytes:

@@ -132,3 +132,9 @@ def test_unverified_is_not_ok_until_its_proof_passes_or_it_is_accepted():
     text = console.export_text()
     assert "UNVERIFIED: 1 pass, 0 warn, 0 fail, 1 unverified, 0 skipped" in text
     assert "not proven: target.acl.topic-write: prove it" in text
+
+
+def test_passed_is_a_pass_of_that_very_check():
+    report = Report([Check("source.kafka.connect", "pass", "ok"), Check("target.kafka.connect", "warn", "weak")])
+    assert report.passed("source.kafka.connect")
+    assert not report.passed("target.kafka.connect") and not report.passed("source.java.client")

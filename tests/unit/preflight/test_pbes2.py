@@ -7,7 +7,7 @@ import subprocess
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from secure_mirror.preflight.tls import pbes2_encrypted
+from secure_mirror.preflight.probes.tls import pbes2_encrypted
 
 
 def test_pbes2_keys_are_recognised_and_pbes1_plain_keys_are_not(tmp_path):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from secure_mirror.preflight.java_client import java_checks
+from secure_mirror.preflight.checks.connection import java_checks
 from secure_mirror.profile import load_profile
 from tests.support.profiles import profile_data, write_profile
 

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from secure_mirror.preflight.checks import SideChecks, keytab_file, profile_settings, weak_settings
+from secure_mirror.preflight.checks.base import SideChecks
+from secure_mirror.preflight.checks.settings import keytab_file, profile_settings, weak_settings
 from secure_mirror.preflight.model import PASS, WARN, Report
 from secure_mirror.profile import profile_warnings
 from tests.support import profiles as pf
 
 
 def _side(profile, side: str):
-    run = SideChecks(side)
-    weak_settings(run, profile)
-    return run.checks[0]
+    return weak_settings(profile, side)
 
 
 def test_a_plain_profile_passes(tmp_path):

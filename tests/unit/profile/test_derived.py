@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from secure_mirror.preflight.checks import SideChecks, keytab_file
+from secure_mirror.preflight.checks.base import SideChecks
+from secure_mirror.preflight.checks.settings import keytab_file
 from secure_mirror.profile.fields import keytab_exposure
 from secure_mirror.profile.models import keeps_partitions, too_few_partitions
 from tests.support import profiles as pf

@@ -14,7 +14,7 @@ import pytest
 from secure_mirror.cli import main
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.profile import load_profile
-from secure_mirror.render import acls, render_all, render_files, spark, templating
+from secure_mirror.render import acls, krb5, render_all, render_files, spark, templating
 from secure_mirror.render.templating import TemplateFailure
 from tests.support import profiles as pf
 
@@ -255,6 +255,19 @@ def test_template_errors_name_template_and_line_but_not_values():
 def test_templates_found_from_the_package():
     assert (templating.data_dir("templates") / "krb5.conf.j2").is_file()
     assert (templating.data_dir("jaas") / "gssapi.j2").is_file()
+
+
+def test_krb5_written_into_a_folder_is_the_declared_realms_or_the_profiles_own_file(tmp_path):
+    declared = pf.load(tmp_path)
+    (folder := tmp_path / "declared").mkdir()
+    assert krb5.write_into(declared, folder) == str(folder / "krb5.conf")
+    assert (folder / "krb5.conf").read_text(encoding="utf-8") == krb5.krb5_conf(declared)
+    data = pf.profile_data(tmp_path)
+    (own := tmp_path / "own-krb5.conf").write_text("[libdefaults]\n")
+    data["kerberos"] = {"krb5_conf": str(own)}
+    (folder := tmp_path / "own").mkdir()
+    assert krb5.write_into(load_profile(pf.write_profile(tmp_path, data)), folder) == str(own)
+    assert list(folder.iterdir()) == []
 
 
 # -- spark and acls -------------------------------------------------------------------------------------------

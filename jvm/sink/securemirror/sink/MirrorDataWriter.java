@@ -212,16 +212,16 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         }
         if (settings.provenanceAlias != null) {
             String prefix = settings.provenancePrefix;
-            headers.add(prefix + "cluster", ascii(settings.provenanceAlias));
-            headers.add(prefix + "topic", lane.topic.getBytes(StandardCharsets.UTF_8));
-            headers.add(prefix + "partition", ascii(Integer.toString(lane.partition)));
-            headers.add(prefix + "offset", ascii(Long.toString(offset)));
-            headers.add(prefix + "timestamp", ascii(Long.toString(stamp)));
+            headers.add(prefix + "cluster", utf8(settings.provenanceAlias));
+            headers.add(prefix + "topic", utf8(lane.topic));
+            headers.add(prefix + "partition", utf8(Integer.toString(lane.partition)));
+            headers.add(prefix + "offset", utf8(Long.toString(offset)));
+            headers.add(prefix + "timestamp", utf8(Long.toString(stamp)));
         }
         return headers;
     }
 
-    private static byte[] ascii(String text) {
+    private static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 

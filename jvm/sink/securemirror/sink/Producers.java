@@ -2,7 +2,6 @@ package securemirror.sink;
 
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -31,8 +30,12 @@ final class Producers {
     record Idle(KafkaProducer<byte[], byte[]> producer, long next) {
     }
 
+    /** Where an idle producer waits: the settings it was built with and its transactional id. */
+    private record IdleKey(Map<String, Object> settings, String transactionalId) {
+    }
+
     private static final Map<Map<String, Object>, KafkaProducer<byte[], byte[]>> SHARED = new ConcurrentHashMap<>();
-    private static final Map<List<Object>, Idle> IDLE = new ConcurrentHashMap<>();
+    private static final Map<IdleKey, Idle> IDLE = new ConcurrentHashMap<>();
     private static final Map<Map<String, Object>, Admin> ADMINS = new ConcurrentHashMap<>();
     private static final long ASK_SECONDS = 120;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Producers.class);
@@ -65,11 +68,11 @@ final class Producers {
 
     /** The idle producer of a transactional id (taken: no other task gets it), or null. */
     static Idle takeIdle(Map<String, Object> settings, String transactionalId) {
-        return IDLE.remove(List.of(settings, transactionalId));
+        return IDLE.remove(new IdleKey(settings, transactionalId));
     }
 
     static void keepIdle(Map<String, Object> settings, String transactionalId, Idle idle) {
-        Idle before = IDLE.put(List.of(settings, transactionalId), idle);
+        Idle before = IDLE.put(new IdleKey(settings, transactionalId), idle);
         if (before != null && before.producer() != idle.producer()) {
             before.producer().close(Duration.ZERO);
         }
@@ -86,7 +89,8 @@ final class Producers {
         int before = SHARED.size() + IDLE.size() + ADMINS.size();
         SHARED.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey(), current)
             && closed(entry.getValue()));
-        IDLE.entrySet().removeIf(entry -> stale(entry.getKey().get(0), current) && closed(entry.getValue().producer()));
+        IDLE.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey().settings(), current)
+            && closed(entry.getValue().producer()));
         ADMINS.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey(), current)
             && closedAdmin(entry.getValue()));
         int retired = before - (SHARED.size() + IDLE.size() + ADMINS.size());
@@ -94,11 +98,6 @@ final class Producers {
             LOG.info("secure-mirror sink: closed {} Kafka client(s) logged in with an older delegation token; "
                 + "new ones log in with the token this executor holds now", retired);
         }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static boolean stale(Object settings, Map<String, Object> current) {
-        return TokenLogin.sameButLogin((Map<String, Object>) settings, current);
     }
 
     private static boolean closed(KafkaProducer<byte[], byte[]> producer) {

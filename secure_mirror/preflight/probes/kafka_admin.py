@@ -2,7 +2,7 @@
 
 Thin on purpose: every function takes an open client and returns dicts/lists of names, error codes
 (``TOPIC_AUTHORIZATION_FAILED``...) and operation names (``READ``...). What they mean is decided in
-``checks``. Calls are batched (one request for all topics) and bounded by ``timeout`` seconds.
+``preflight.checks``. Calls are batched (one request for all topics) and bounded by ``timeout`` seconds.
 """
 
 from __future__ import annotations
@@ -36,12 +36,35 @@ class Admin:
 
 
 def _code(exc: BaseException) -> str:
-    arg = exc.args[0] if exc.args else None
-    return arg.name() if hasattr(arg, "name") else type(exc).__name__
+    """The KafkaError's code name (``TOPIC_AUTHORIZATION_FAILED``), else the exception's class name."""
+    name = getattr(exc.args[0], "name", None) if exc.args else None
+    return name() if callable(name) else type(exc).__name__
 
 
 def _ops(operations) -> list[str] | None:
     return None if operations is None else sorted(op.name for op in operations)
+
+
+def reason(admin: Admin, exc: BaseException) -> str:
+    """Why a call failed: librdkafka's last client-level error (auth, TLS, transport), else the exception."""
+    return admin.errors[-1] if admin.errors else str(exc)
+
+
+def connect(admin: Admin) -> dict:
+    """{"cluster": describe_cluster's answer} once connected and authenticated, else {"error": why, "librdkafka": the
+    last client-level errors}."""
+    try:
+        return {"cluster": describe_cluster(admin)}
+    except Exception as exc:  # noqa: BLE001 - the reason is in librdkafka's error callback
+        return {"error": reason(admin, exc), "librdkafka": admin.errors[-3:]}
+
+
+def inventory(admin: Admin) -> dict:
+    """{"topics": name -> partitions, "acls": every ACL of the cluster} as an admin sees them, or {"error": why}."""
+    try:
+        return {"topics": list_topics(admin), "acls": describe_acls(admin)}
+    except Exception as exc:  # noqa: BLE001 - any failure is the answer
+        return {"error": reason(admin, exc)}
 
 
 def describe_cluster(admin: Admin) -> dict:
@@ -68,7 +91,7 @@ def describe_topics(admin: Admin, names: list[str]) -> dict[str, dict]:
     futures = admin.client.describe_topics(
         TopicCollection(list(names)), include_authorized_operations=True, request_timeout=admin.timeout
     )
-    out = {}
+    out: dict[str, dict] = {}
     for name, fut in futures.items():
         try:
             desc = fut.result()
@@ -87,7 +110,7 @@ def validate_create(admin: Admin, topics: dict[str, int]) -> dict[str, str | Non
     futures = admin.client.create_topics(
         [NewTopic(t, num_partitions=p) for t, p in topics.items()], validate_only=True, request_timeout=admin.timeout
     )
-    out = {}
+    out: dict[str, str | None] = {}
     for name, fut in futures.items():
         try:
             fut.result()

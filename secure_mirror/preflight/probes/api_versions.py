@@ -16,7 +16,7 @@ import ssl
 import struct
 from dataclasses import dataclass
 
-from secure_mirror.preflight.wire import recv_exactly
+from secure_mirror.preflight.probes.wire import recv_exactly
 
 API_VERSIONS = 18
 METADATA = 3
@@ -86,3 +86,11 @@ def ask(host: str, port: int, tls: ssl.SSLContext | None, timeout: float) -> Bro
                 return parse(recv_exactly(conn, size, ApiVersionsError, "the broker"))
     except (OSError, ssl.SSLError) as exc:
         raise ApiVersionsError(f"cannot ask {host}:{port} for its API versions: {exc}") from None
+
+
+def answer(host: str, port: int, tls: ssl.SSLContext | None, timeout: float) -> dict:
+    """{"apis": BrokerApis} of one broker, or {"error": why it could not be asked}."""
+    try:
+        return {"apis": ask(host, port, tls, timeout)}
+    except ApiVersionsError as exc:
+        return {"error": str(exc)}

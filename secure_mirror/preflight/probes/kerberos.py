@@ -4,6 +4,7 @@ ask for a broker's service ticket; and the typed errors a security engineer reco
 No ``kinit``, no change to the process environment: credentials are acquired with a credential store
 (``client_keytab`` + a ``MEMORY:`` cache named per side), so two sides never share a cache. Which krb5.conf
 the library reads is decided by the process's ``KRB5_CONFIG``: the runner starts one process per side for that.
+``keytab_entries``, ``login`` and ``service_tickets`` answer as plain data (a failure as its kind, sentence and fix).
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ class KerberosFailure(Exception):
         super().__init__(message)
         self.kind, self.fix = kind, fix
 
+    def answer(self) -> dict[str, str]:
+        return {"kind": self.kind, "message": str(self), "fix": self.fix}
+
 
 # ---- keytab (MIT file format 0x0502) ------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -97,7 +101,36 @@ def _keytab_entry(rec: bytes) -> KeytabEntry:
     return KeytabEntry(f"{'/'.join(comps)}@{realm}", kvno, ENCTYPES.get(enctype, f"enctype-{enctype}"))
 
 
+def keytab_entries(path: Path) -> dict:
+    """{"entries": [KeytabEntry, ...]} or {"error": why the file is not a keytab}."""
+    try:
+        return {"entries": read_keytab(path)}
+    except (OSError, ValueError) as exc:
+        return {"error": str(exc)}
+
+
 # ---- tickets ------------------------------------------------------------------------------------------
+def login(principal: str, keytab: Path, cache: str) -> tuple[object | None, dict]:
+    """(credentials, {"lifetime": seconds}) from the KDC, or (None, {"failure": KerberosFailure.answer()})."""
+    try:
+        creds = initial_ticket(principal, keytab, cache)
+    except KerberosFailure as exc:
+        return None, {"failure": exc.answer()}
+    return creds, {"lifetime": creds.lifetime}
+
+
+def service_tickets(creds, service: str, hosts: list[str]) -> dict:
+    """{"hosts": the hosts asked, in order, "failure": None} when the KDC gave a ticket for ``service/host`` of each;
+    else the first refusal as {"failure": {..., "host": host}} (the hosts after it are not asked)."""
+    hosts = sorted(set(hosts))
+    for host in hosts:
+        try:
+            service_ticket(creds, service, host)
+        except KerberosFailure as exc:
+            return {"hosts": hosts, "failure": {**exc.answer(), "host": host}}
+    return {"hosts": hosts, "failure": None}
+
+
 def _signed(code: int) -> int:
     return code - 2**32 if code >= 2**31 else code
 
@@ -122,7 +155,10 @@ def initial_ticket(principal: str, keytab: Path, cache: str):
     """Credentials for ``principal`` from ``keytab`` in the in-memory cache ``cache`` (asks the KDC now)."""
     import gssapi
 
-    store = {b"client_keytab": str(keytab).encode(), b"ccache": f"MEMORY:{cache}".encode()}
+    store: dict[bytes | str, bytes | str] = {
+        b"client_keytab": str(keytab).encode(),
+        b"ccache": f"MEMORY:{cache}".encode(),
+    }
     name = gssapi.Name(principal, gssapi.NameType.kerberos_principal)
     try:
         creds = gssapi.Credentials(name=name, usage="initiate", store=store)

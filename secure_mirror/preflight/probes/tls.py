@@ -1,10 +1,14 @@
-"""TLS with Python's ssl module: does a server's certificate chain to the configured CA and name its host?"""
+"""TLS with Python's ssl module: does a server's certificate chain to the configured CA and name its host? And the
+local TLS files: how many CA certificates a bundle holds, whether the client certificate matches its key."""
 
 from __future__ import annotations
 
 import socket
 import ssl
 from pathlib import Path
+from typing import Any
+
+from secure_mirror.profile.models import Tls
 
 # OpenSSL verify codes worth their own sentence.
 _UNTRUSTED = {2, 18, 19, 20, 21}  # unable to get issuer / self-signed / self-signed in chain / local issuer
@@ -32,12 +36,32 @@ def context(
     return ctx
 
 
+def context_for(settings: Tls) -> ssl.SSLContext:
+    """The context a side's TLS settings make: its PEM CA (else the system's), its client certificate, host names."""
+    password = settings.key_password.resolve() if settings.key_password else None
+    return context(settings.pem_ca, settings.certificate, settings.key, settings.hostname_verification, password)
+
+
+def handshakes(brokers: list[tuple[str, int]], ctx: ssl.SSLContext, timeout: float) -> dict:
+    """{"seen": ["host:port", ...], "failure": None} when every broker completed a handshake; else the first
+    refusal as {"failure": {"kind", "message", "fix", "server"}} (the brokers after it are not asked)."""
+    seen: list[str] = []
+    for host, port in brokers:
+        try:
+            handshake(host, port, ctx, timeout)
+        except TlsFailure as exc:
+            failure = {"kind": exc.kind, "message": str(exc), "fix": exc.fix, "server": f"{host}:{port}"}
+            return {"seen": seen, "failure": failure}
+        seen.append(f"{host}:{port}")
+    return {"seen": seen, "failure": None}
+
+
 def handshake(host: str, port: int, ctx: ssl.SSLContext, timeout: float) -> dict:
     """Complete a TLS handshake; the peer certificate's subject and expiry, or :class:`TlsFailure`."""
     try:
         with socket.create_connection((host, port), timeout=timeout) as sock:
             with ctx.wrap_socket(sock, server_hostname=host) as tls:
-                cert = tls.getpeercert() or {}
+                cert: dict[str, Any] = dict(tls.getpeercert() or {})
                 return {"subject": dict(x[0] for x in cert.get("subject", ())), "not_after": cert.get("notAfter")}
     except ssl.SSLCertVerificationError as exc:
         raise _verify_failure(exc, host) from None
@@ -93,6 +117,24 @@ def _verify_failure(exc: ssl.SSLCertVerificationError, host: str) -> TlsFailure:
         f"the certificate of {host} was refused: {exc.verify_message}",
         "check tls.ca and the broker's certificate chain",
     )
+
+
+def ca_bundle(path: Path) -> dict:
+    """{"count": CA certificates in the PEM file} or {"error": why it is not a PEM CA bundle}."""
+    try:
+        return {"count": ca_certificates(path)}
+    except (OSError, ValueError) as exc:
+        return {"error": str(exc)}
+
+
+def client_certificate(certificate: Path, key: Path, password: bytes | None) -> dict:
+    """{"matches": the certificate is the key's, "pbes2": the key is PBES2-encrypted (asked only when it matches)}, or
+    {"error": why the files cannot be read}."""
+    try:
+        matches = certificate_matches_key(certificate, key, password)
+    except (OSError, ValueError, TypeError) as exc:
+        return {"error": str(exc)}
+    return {"matches": matches, "pbes2": matches and pbes2_encrypted(key)}
 
 
 def ca_certificates(path: Path) -> int:

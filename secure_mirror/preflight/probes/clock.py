@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from secure_mirror.preflight.wire import recv_exactly
+from secure_mirror.preflight.probes.wire import recv_exactly
 
 DEFAULT_MAX_SKEW_S = 300.0  # MIT krb5's and the JDK's default clockskew
 DEFAULT_KDC_PORT = 88
@@ -161,6 +161,17 @@ def measure(kdc: str, principal: str, realm: str, timeout: float = 5.0) -> KdcCl
             raise ClockProbeError(f"cannot ask the KDC {kdc}: {tcp_error}") from None
     kdc_time, resolution, code = krb_error_time(reply)
     return KdcClock(kdc, kdc_time - (sent + received) / 2, (received - sent) / 2 + resolution + STALE_S, code)
+
+
+def measure_all(kdcs: list[str], principal: str, realm: str, timeout: float) -> dict:
+    """{"measured": [KdcClock, ...], "failed": [why, ...]} over ``kdcs``, each asked in turn."""
+    measured, failed = [], []
+    for kdc in kdcs:
+        try:
+            measured.append(measure(kdc, principal, realm, timeout))
+        except ClockProbeError as exc:
+            failed.append(str(exc))
+    return {"measured": measured, "failed": failed}
 
 
 def _ask_tcp(host: str, port: int, request: bytes, timeout: float) -> tuple[float, float, bytes]:

@@ -1,0 +1,179 @@
+"""Audit mode (``--as-admin``): the ACLs that apply to the mirroring principal, read with an admin identity,
+and its effective permission on every selected topic as the broker's authorizer would decide it, naming the
+rule that grants or blocks each operation. The Kafka calls run in the admin's own worker (``collect``, through
+``probes.kafka_admin``); the evaluation (``audit_checks``) is pure, and asks what the identity needs of its ACL plan
+alone (``render.acls.AclPlan.need``).
+"""
+
+from __future__ import annotations
+
+from secure_mirror.kafka.acl import CLUSTER_NAME, Acl, kafka_acls_command
+from secure_mirror.preflight.authorizer import Decision, authorize, principal_matches
+from secure_mirror.preflight.checks.base import SideChecks, check, client_conf
+from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN, Check
+from secure_mirror.preflight.probes import kafka_admin
+from secure_mirror.preflight.probes.wire import local_address
+from secure_mirror.profile.models import Cluster, Profile, Side
+from secure_mirror.render import acls as acl_plans
+from secure_mirror.render.acls import AclPlan, Need
+
+
+# ---- the steps ------------------------------------------------------------------------------------------------------
+def collect(admin_cluster: Cluster, side: Side, timeout: float) -> dict:
+    """Every topic (with partitions) and every ACL of the cluster, as the admin sees them."""
+    return kafka_admin.inventory(kafka_admin.Admin(client_conf(admin_cluster, side), timeout))
+
+
+def audit_side(
+    profile: Profile, side: Side, data: dict, source_topics: dict[str, int], checks: list[Check]
+) -> list[Check]:
+    """The audit of ``side``, evaluated for connections from this machine's address towards its first broker."""
+    host = local_address(*profile.cluster(side).brokers[0])
+    return audit_checks(profile, side, data, source_topics, host, cluster_operations(checks).get(side, ()))
+
+
+def cluster_operations(checks: list[Check]) -> dict[str, tuple[str, ...]]:
+    """Operations on the cluster the audit evaluates per side: IDEMPOTENT_WRITE on the target where pre-flight found
+    the brokers older than Kafka 2.8 (or of a line not known) and it not granted or not reported."""
+    idempotent = next((c for c in checks if c.id == "target.acl.idempotent-write"), None)
+    return {"target": ("IDEMPOTENT_WRITE",)} if idempotent and idempotent.status in (FAIL, UNVERIFIED) else {}
+
+
+# ---- the judgement --------------------------------------------------------------------------------------------------
+def audit_checks(
+    profile: Profile,
+    side: Side,
+    data: dict,
+    source_topics: dict[str, int],
+    host: str,
+    cluster_operations: tuple[str, ...] = (),
+) -> list[Check]:
+    """The needs of ``side`` evaluated against its ACLs as the admin read them; ``cluster_operations`` adds
+    operations on the cluster (IDEMPOTENT_WRITE where brokers before Kafka 2.8 need it)."""
+    if "error" in data:
+        return [
+            check(
+                side,
+                "audit.connect",
+                FAIL,
+                f"the admin identity could not read topics and ACLs: {data['error']}",
+                "give --as-admin an identity with DESCRIBE on the cluster (a super user or an ACL admin)",
+            )
+        ]
+    plan = acl_plans.source_acls(profile) if side == "source" else acl_plans.target_acls(profile)
+    mine = [a for a in data["acls"] if principal_matches(a.principal, plan.principal)]
+    run = SideChecks(side)
+    run.add(
+        "audit.acls",
+        PASS,
+        f"{len(mine)} ACL(s) apply to {plan.principal} (of {len(data['acls'])} on the cluster); "
+        f"evaluated for connections from {host}",
+        details={"acls": mine},
+    )
+    selected = profile.selection().select(list(source_topics))
+    if side == "source" and not selected:
+        run.add(
+            "audit.topics",
+            FAIL,
+            "mirror.topics selects none of the cluster's topics (seen as admin)",
+            "fix mirror.topics.include/exclude",
+        )
+        return run.checks
+    needs = audit_needs(profile, plan, selected, data["topics"], cluster_operations)
+    run.extend(*(evaluate(plan, need, mine, host) for need in needs))
+    return run.checks
+
+
+def audit_needs(
+    profile: Profile, plan: AclPlan, selected: list[str], topics: dict[str, int], cluster_operations: tuple[str, ...]
+) -> list[Need]:
+    """What the audit evaluates on ``plan``'s side, each asked of the plan: the selected source topics (source), or
+    their target topics (``topics``: those the target has), exactly_once's transactional ids and position groups,
+    and ``cluster_operations``."""
+    if plan.side == "source":
+        needs = [("READ", "TOPIC", selected), ("DESCRIBE", "TOPIC", selected)]
+        needs += [("READ", "GROUP", [acl_plans.spark_group(profile)])]
+    else:
+        targets = [profile.target_topic(t) for t in selected]
+        absent = [t for t in targets if t not in topics]
+        needs = [("WRITE", "TOPIC", targets), ("DESCRIBE", "TOPIC", targets), ("CREATE", "TOPIC", absent)]
+        if profile.mirror.delivery.exactly_once:  # the sink's transactions and the positions it commits with them
+            ids = acl_plans.transactional_ids(profile, selected)
+            needs += [
+                ("WRITE", "TRANSACTIONAL_ID", ids),
+                ("DESCRIBE", "TRANSACTIONAL_ID", ids),
+                ("READ", "GROUP", ids),
+                ("READ", "TOPIC", targets),
+            ]
+    needs += [(operation, "CLUSTER", [CLUSTER_NAME]) for operation in cluster_operations]
+    return [plan.need(operation, resource_type, names) for operation, resource_type, names in needs]
+
+
+def evaluate(plan: AclPlan, need: Need, acls: list[Acl], host: str) -> Check:
+    """``audit.<resource>-<operation>``: ``need`` as the authorizer decides it over ``acls`` for ``host``."""
+    operation, kind = need.operation, need.resource_type.lower()
+    what = f"audit.{kind}-{operation.lower().replace('_', '-')}"
+    if not need.names:
+        return check(plan.side, what, PASS, f"nothing needs {operation}")
+    decisions = decide(plan.principal, need, acls, host)
+    denied = {n: d for n, d in decisions.items() if not d.allowed}
+    rules = sorted({d.reason for d in decisions.values()})
+    reasons = {n: d.reason for n, d in list(decisions.items())[:100]}
+    if denied:
+        return denial(plan, what, need, denied)
+    hosts = sorted({d.rule.host for d in decisions.values() if d.rule and d.rule.host != "*"})
+    if hosts:  # allowed, but only from where the grant names: executors elsewhere would be refused
+        return check(
+            plan.side,
+            what,
+            WARN,
+            f"{operation} on {len(need.names)} {kind}(s) is granted for connections "
+            f"from {', '.join(hosts)} only (valid for this host only): {'; '.join(rules[:3])}",
+            f"grant it for every host the job's driver and executors run on (--allow-host '*' or each host); "
+            f"this audit evaluated connections from {host}",
+            details={"decisions": reasons, "hosts": hosts},
+        )
+    finding = f"{operation} on {len(need.names)} {kind}(s): {'; '.join(rules[:3])}"
+    return check(plan.side, what, PASS, finding, details={"decisions": reasons})
+
+
+def decide(principal: str, need: Need, acls: list[Acl], host: str) -> dict[str, Decision]:
+    """The authorizer's decision per name of ``need`` (CREATE on the cluster also allows creating any topic)."""
+    decisions = {
+        n: authorize(
+            acls, principal=principal, host=host, operation=need.operation, resource_type=need.resource_type, name=n
+        )
+        for n in need.names
+    }
+    if need.operation == "CREATE":
+        cluster_wide = authorize(
+            acls, principal=principal, host=host, operation="CREATE", resource_type="CLUSTER", name=CLUSTER_NAME
+        )
+        decisions = {n: cluster_wide if (not d.allowed and cluster_wide.allowed) else d for n, d in decisions.items()}
+    return decisions
+
+
+def denial(plan: AclPlan, what: str, need: Need, denied: dict[str, Decision]) -> Check:
+    """The failing audit check: remove the DENY rules that decided, add the plan's grants where no rule applied."""
+    bootstrap = plan.cluster.first_broker
+    deny_rules = [d.rule for d in denied.values() if d.rule is not None]
+    commands = [kafka_acls_command(rule, bootstrap, remove=True) for rule in dict.fromkeys(deny_rules)]
+    grants = list(dict.fromkeys(need.grant_for(name) for name, d in denied.items() if d.rule is None))
+    commands += [kafka_acls_command(a, bootstrap) for a in grants]
+    sample = "; ".join(f"{n}: {d.reason}" for n, d in list(denied.items())[:3])
+    fix = (
+        "remove the DENY rule(s) and/or add the grant(s): "
+        + commands[0]
+        + (f" (+{len(commands) - 1} more)" if len(commands) > 1 else "")
+    )
+    return check(
+        plan.side,
+        what,
+        FAIL,
+        f"{plan.principal} is denied {need.operation} on {len(denied)} of {len(need.names)} "
+        f"{need.resource_type.lower()}(s): {sample}",
+        fix,
+        acls=grants,
+        commands=commands,
+        details={"denied": {n: d.reason for n, d in list(denied.items())[:100]}, "deny_rules": deny_rules},
+    )

@@ -1,0 +1,259 @@
+"""The target, once the source's topics are known: the renamed topics' partitions (``topics.partitions``), and
+whether the identity may DESCRIBE, WRITE and CREATE them (``acl.topic-*``), write idempotently
+(``acl.idempotent-write``) and, with exactly_once, use its transactional ids (``acl.transactional-id``). Each step
+asks through ``probes``; the pure ``*_check`` functions judge the answers and name a missing grant as the target's
+ACL plan holds it (``render.acls.AclPlan.need``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from secure_mirror.kafka.acl import CLUSTER_NAME, kafka_acls_command
+from secure_mirror.preflight.checks.acl_fixes import lacking
+from secure_mirror.preflight.checks.base import SideChecks, check, client_conf, listed, planned
+from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, WARN, Check
+from secure_mirror.preflight.probes import api_versions, kafka_admin, tls
+from secure_mirror.profile.models import Cluster, Profile, too_few_partitions
+from secure_mirror.render import acls as acl_plans
+from secure_mirror.render.acls import AclPlan
+
+TRANSACTIONAL_PROBE = "preflight"  # the transactional id pre-flight registers: the prefix and this
+
+
+# ---- the steps: ask, then judge -----------------------------------------------------------------------------------
+def target_side(profile: Profile, timeout: float, source_topics: dict[str, int]) -> list[Check]:
+    """Every target check of the second phase (``source_topics``: the selected source topics -> partitions)."""
+    run = SideChecks("target")
+    plan = acl_plans.target_acls(profile)
+    admin = kafka_admin.Admin(client_conf(profile.target, "target"), timeout)
+    run.extend(*topic_checks(profile, plan, ask_topics(profile, plan, admin, source_topics)))
+    if profile.mirror.delivery.enable_idempotence:
+        if run.status("acl.topic-write") == FAIL:  # one cause, one failure (unverified WRITE does not block this)
+            run.add("acl.idempotent-write", SKIPPED, "skipped: needs target.acl.topic-write to pass")
+        else:
+            run.extend(idempotent_check(plan, ask_idempotence(profile.target, admin, timeout)))
+    if profile.mirror.delivery.exactly_once:
+        [probe] = planned(plan, ("WRITE",), "TRANSACTIONAL_ID", [profile.transactional_prefix + TRANSACTIONAL_PROBE])
+        run.extend(transaction_check(profile, plan, probe, kafka_admin.transaction_probe(admin, probe)))
+    return run.checks
+
+
+def ask_topics(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin, source_topics: dict[str, int]) -> dict:
+    """{"names": target topic -> its source's partitions, "described": their descriptions, "created": the
+    validate_only creation answers of those not described}."""
+    names = {profile.target_topic(t): p for t, p in source_topics.items()}
+    described = kafka_admin.describe_topics(admin, planned(plan, ("DESCRIBE", "WRITE"), "TOPIC", names))
+    absent = planned(plan, ("CREATE",), "TOPIC", [t for t, d in described.items() if "error" in d])
+    created = kafka_admin.validate_create(admin, {t: names[t] for t in absent})
+    return {"names": names, "described": described, "created": created}
+
+
+def ask_idempotence(cluster: Cluster, admin: kafka_admin.Admin, timeout: float) -> dict:
+    """The first broker's API versions ({"apis"} or {"error"}, asked without credentials) and, before Kafka 2.8,
+    the cluster's authorized operations ({"operations"}: None when not reported)."""
+    host, port = cluster.brokers[0]
+    context = tls.context_for(cluster.tls_settings) if cluster.uses_tls else None
+    answer = api_versions.answer(host, port, context, timeout)
+    if "apis" in answer and not answer["apis"].write_allows_idempotence:
+        answer["operations"] = kafka_admin.describe_cluster(admin)["operations"]
+    return answer
+
+
+# ---- the judgement --------------------------------------------------------------------------------------------------
+@dataclass
+class TargetTopics:
+    """What ``ask_topics`` found, sorted into what the checks judge."""
+
+    names: dict[str, int]  # target topic -> the partitions of its source
+    exists: dict[str, dict]  # described: partitions and operations
+    created: dict[str, str | None]  # validate_only answers
+    to_create: list[str]
+    hidden: list[str]  # the identity may not describe them
+
+    @classmethod
+    def of(cls, answers: dict) -> TargetTopics:
+        described, created = answers["described"], answers["created"]
+        exists = {t: d for t, d in described.items() if "error" not in d}
+        exists_hidden = [t for t, code in created.items() if code == "TOPIC_ALREADY_EXISTS"]
+        to_create = [t for t, code in created.items() if code != "TOPIC_ALREADY_EXISTS"]
+        hidden = exists_hidden + [t for t in to_create if described[t]["error"] == "TOPIC_AUTHORIZATION_FAILED"]
+        return cls(answers["names"], exists, created, to_create, hidden)
+
+
+def topic_checks(profile: Profile, plan: AclPlan, answers: dict) -> list[Check]:
+    """``topics.partitions`` and ``acl.topic-describe``, ``-write``, ``-create`` from ``ask_topics``'s answers."""
+    topics = TargetTopics.of(answers)
+    return [
+        partitions_check(profile, topics),
+        describe_check(plan, topics),
+        write_check(plan, topics),
+        create_check(plan, topics),
+    ]
+
+
+def partitions_check(profile: Profile, topics: TargetTopics) -> Check:
+    exists, names = topics.exists, topics.names
+    differ = sorted(t for t, d in exists.items() if d["partitions"] != names[t])
+    fewer = [t for t in differ if too_few_partitions(profile.mirror.keep_partition, names[t], exists[t]["partitions"])]
+    if fewer:  # the job would write to partitions that do not exist
+        sample = ", ".join(f"{t} ({exists[t]['partitions']} vs {names[t]})" for t in fewer[:5])
+        return check(
+            "target",
+            "topics.partitions",
+            FAIL,
+            f"mirror.keep_partition is true but {len(fewer)} target topic(s) have "
+            f"fewer partitions than their source: {sample}",
+            "add partitions on the target (kafka-topics --alter --partitions N), or set mirror.keep_partition: auto",
+        )
+    if differ:
+        sample = ", ".join(f"{t} ({exists[t]['partitions']} vs {names[t]})" for t in differ[:5])
+        return check(
+            "target",
+            "topics.partitions",
+            WARN,
+            f"{len(differ)} target topic(s) have a partition count other than their source's: {sample}",
+            "add partitions on the target (kafka-topics --alter --partitions N) if records must keep their partition",
+        )
+    finding = f"{len(exists)} existing target topic(s) match their source's partition count; {len(topics.to_create)} to create"
+    return check("target", "topics.partitions", PASS, finding)
+
+
+def describe_check(plan: AclPlan, topics: TargetTopics) -> Check:
+    if not topics.hidden:
+        return check(
+            "target",
+            "acl.topic-describe",
+            PASS,
+            f"{plan.principal} may DESCRIBE all {len(topics.names)} target topic(s)",
+        )
+    hidden = sorted(topics.hidden)
+    finding = f"{plan.principal} may not DESCRIBE {len(hidden)} target topic(s): {listed(hidden)}"
+    return lacking(plan, "acl.topic-describe", plan.need("DESCRIBE", "TOPIC", hidden), finding)
+
+
+def write_check(plan: AclPlan, topics: TargetTopics) -> Check:
+    """WRITE is reported for existing topics only (before Kafka 2.3 not at all), and pre-flight writes nothing: what
+    it cannot ask is unverified, proven by the audit."""
+    exists, to_create = topics.exists, sorted(topics.to_create)
+    no_write = sorted(t for t, d in exists.items() if d["operations"] is not None and "WRITE" not in d["operations"])
+    unasked = sorted(t for t, d in exists.items() if d["operations"] is None)  # brokers before Kafka 2.3
+    if no_write:
+        finding = (
+            f"{plan.principal} may not WRITE {len(no_write)} of {len(exists)} existing target topic(s): "
+            f"{listed(no_write)}"
+        )
+        return lacking(plan, "acl.topic-write", plan.need("WRITE", "TOPIC", no_write), finding)
+    if unasked:
+        finding = (
+            f"the brokers, older than Kafka 2.3, report no authorized operations: WRITE on {len(unasked)} existing "
+            f"target topic(s) ({listed(unasked)}) cannot be asked without writing"
+            + (f", nor on the {len(to_create)} still to create" if to_create else "")
+        )
+        resources = (unasked + to_create)[:100]
+    elif to_create:
+        existing = f"WRITE holds on the {len(exists)} existing one(s); " if exists else ""
+        finding = (
+            f"{existing}WRITE on the {len(to_create)} target topic(s) still to create ({listed(to_create)}) "
+            "cannot be asked before they exist"
+        )
+        resources = to_create[:100]
+    else:
+        return check(
+            "target", "acl.topic-write", PASS, f"{plan.principal} may WRITE all {len(exists)} existing target topic(s)"
+        )
+    return check(
+        "target",
+        "acl.topic-write",
+        UNVERIFIED,
+        finding,
+        PROVE_WITH_AUDIT,
+        proven_by="target.audit.topic-write",
+        details={"resources": resources},
+    )
+
+
+def create_check(plan: AclPlan, topics: TargetTopics) -> Check:
+    created, to_create = topics.created, sorted(topics.to_create)
+    no_create = [t for t in to_create if created[t] == "TOPIC_AUTHORIZATION_FAILED"]
+    other = [t for t in to_create if created[t] not in (None, "TOPIC_AUTHORIZATION_FAILED")]
+    if no_create:
+        finding = f"{plan.principal} may not CREATE {len(no_create)} missing target topic(s): {listed(no_create)}"
+        return lacking(plan, "acl.topic-create", plan.need("CREATE", "TOPIC", no_create), finding)
+    if other:
+        return check(
+            "target",
+            "acl.topic-create",
+            FAIL,
+            f"the broker would refuse to create {listed(other)}: {created[other[0]]}",
+            "create the topics yourself, or fix the broker's topic policy",
+        )
+    if to_create:
+        finding = (
+            f"{plan.principal} may CREATE the {len(to_create)} missing target topic(s) "
+            f"({listed(to_create)}); checked with validate_only, nothing was created"
+        )
+        return check("target", "acl.topic-create", PASS, finding)
+    return check("target", "acl.topic-create", PASS, "every target topic exists; nothing to create")
+
+
+def idempotent_check(plan: AclPlan, answer: dict) -> Check:
+    """Since Kafka 2.8 (KIP-679) WRITE on a topic allows the idempotent producer; before, it needs IDEMPOTENT_WRITE
+    on the cluster. The line comes from the API versions the first broker offers (``ask_idempotence``)."""
+    what, proof = "acl.idempotent-write", "target.audit.cluster-idempotent-write"
+    if "error" in answer:
+        finding = (
+            f"the brokers' Kafka line is not known ({answer['error']}): whether the "
+            "idempotent producer needs IDEMPOTENT_WRITE on the cluster is not known"
+        )
+        return check("target", what, UNVERIFIED, finding, PROVE_WITH_AUDIT, proven_by=proof)
+    apis = answer["apis"]
+    if apis.write_allows_idempotence:
+        finding = (
+            f"the brokers run {apis.line} (they offer DescribeCluster), where "
+            "WRITE on the target topics allows the idempotent producer (KIP-679); no IDEMPOTENT_WRITE needed"
+        )
+        return check("target", what, PASS, finding)
+    need, operations = plan.need("IDEMPOTENT_WRITE", "CLUSTER", [CLUSTER_NAME]), answer["operations"]
+    if operations is None:
+        grant = need.grants[0]
+        command = kafka_acls_command(grant, plan.cluster.first_broker)
+        finding = (
+            f"the brokers run {apis.line}: the idempotent producer needs "
+            "IDEMPOTENT_WRITE on the cluster, and such brokers do not report whether it is granted"
+        )
+        fix = f"grant it ({command}), then {PROVE_WITH_AUDIT}"
+        return check("target", what, UNVERIFIED, finding, fix, acls=[grant], commands=[command], proven_by=proof)
+    if "IDEMPOTENT_WRITE" in operations or "ALL" in operations:
+        finding = (
+            f"the brokers run {apis.line}, where the idempotent producer needs "
+            f"IDEMPOTENT_WRITE on the cluster: {plan.principal} has it"
+        )
+        return check("target", what, PASS, finding)
+    finding = (
+        f"the brokers run {apis.line}, where the idempotent producer needs IDEMPOTENT_WRITE on the cluster, "
+        f"which {plan.principal} lacks"
+    )
+    return lacking(plan, what, need, finding)
+
+
+def transaction_check(profile: Profile, plan: AclPlan, probe: str, code: str | None) -> Check:
+    """exactly_once: the sink's transactional producers need WRITE on the ids under ``Profile.transactional_prefix``
+    (asked by registering ``probe``, one such id: ``code`` is the broker's answer; the audit checks the grants)."""
+    prefix = profile.transactional_prefix
+    how = f" (asked by registering the transactional id {probe}, which writes no record)"
+    if code is None:
+        return check(
+            "target", "acl.transactional-id", PASS, f"{plan.principal} may use the transactional ids {prefix}*{how}"
+        )
+    if code == "TRANSACTIONAL_ID_AUTHORIZATION_FAILED":
+        finding = f"{plan.principal} may not WRITE the transactional ids {prefix}* that exactly_once needs{how}"
+        return lacking(plan, "acl.transactional-id", plan.need("WRITE", "TRANSACTIONAL_ID", [probe]), finding)
+    return check(
+        "target",
+        "acl.transactional-id",
+        UNVERIFIED,
+        f"registering the transactional id {probe} got {code}: whether "
+        f"{plan.principal} may use the ids {prefix}* is not known",
+        PROVE_WITH_AUDIT,
+        proven_by="target.audit.transactional_id-write",
+    )

@@ -1,0 +1,144 @@
+"""A side's first phase (``preflight/checks/sides.py``) over answering probes: the checks in the order they are
+reported, and one cause, one failure (what a failed check stops is skipped, naming it, and is not asked)."""
+
+from __future__ import annotations
+
+import pytest
+
+from secure_mirror.preflight.checks import connection, sides
+from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, Check
+from secure_mirror.preflight.probes import clock, files, kafka_admin, kerberos, tls
+from secure_mirror.preflight.probes.clock import KdcClock
+from secure_mirror.preflight.probes.kerberos import KeytabEntry
+
+SIDES = ("source", "target")
+KDC_DOWN = {"kind": "kdc-unreachable", "message": "no KDC of SOURCE.TEST answered", "fix": "check the KDCs"}
+
+
+class Probes:
+    """Every probe of the first phase answering as a healthy source would; ``asked`` records the network calls."""
+
+    def __init__(self, monkeypatch):
+        self.asked: list[str] = []
+        self.login: dict = {"lifetime": 36000}
+        self.ca: dict = {"count": 1}
+        self.connect: dict = {"cluster": {"cluster_id": "c1", "nodes": [("kafka.source.test", 9093)], "operations": []}}
+        patch = monkeypatch.setattr
+        patch(files, "keytab", lambda path, field: {"exists": True, "readable": True, "uid": 0, "exposure": None})
+        patch(
+            files,
+            "krb5_conf",
+            lambda given: {"path": "/k", "text": "[realms]\n SOURCE.TEST = {\n }\n TARGET.TEST = {\n }\n"},
+        )
+        patch(tls, "ca_bundle", lambda path: self.ca)
+        patch(tls, "context_for", lambda settings: None)
+        patch(
+            clock,
+            "measure_all",
+            self.record("clock", lambda *a: {"measured": [KdcClock("k", 0.1, 1.0, 14)], "failed": []}),
+        )
+        keys = [KeytabEntry(f"mirror/mirror.{s}.test@{s.upper()}.TEST", 2, "aes256-cts-hmac-sha1-96") for s in SIDES]
+        patch(kerberos, "keytab_entries", lambda path: {"entries": keys})
+        patch(
+            kerberos,
+            "login",
+            self.record("login", lambda *a: ("creds" if "lifetime" in self.login else None, self.login)),
+        )
+        patch(
+            kerberos, "service_tickets", self.record("tickets", lambda c, s, hosts: {"hosts": hosts, "failure": None})
+        )
+        patch(tls, "handshakes", self.record("tls", lambda *a: {"seen": ["kafka.source.test:9093"], "failure": None}))
+        patch(connection, "client_conf", lambda cluster, side: {})
+        patch(kafka_admin, "Admin", lambda conf, timeout: "admin")
+        patch(kafka_admin, "connect", self.record("connect", lambda admin: self.connect))
+        patch(kafka_admin, "list_topics", self.record("topics", lambda admin: {"orders.eu": 3, "payments": 1}))
+        described = {"partitions": 3, "operations": ["DESCRIBE", "READ"]}
+        patch(kafka_admin, "describe_topics", lambda admin, names: {n: described for n in names})
+        patch(kafka_admin, "describe_group", lambda admin, group: {"operations": ["READ"]})
+
+    def record(self, name, answer):
+        def called(*args):
+            self.asked.append(name)
+            return answer(*args)
+
+        return called
+
+
+def reported(facts) -> list[tuple[str, str]]:
+    return [(c.id, c.status) for c in facts.checks]
+
+
+FILES = [
+    ("source.config.weak-settings", PASS),
+    ("source.files.keytab", PASS),
+    ("source.kerberos.krb5-conf", PASS),
+    ("source.files.ca", PASS),
+    ("source.kerberos.clock", PASS),
+    ("source.kerberos.keytab", PASS),
+]
+
+
+def test_a_healthy_source(monkeypatch, profile):
+    probes = Probes(monkeypatch)
+    facts = sides.first_phase(profile, "source", 1.0, None)
+    assert reported(facts) == [
+        *FILES,
+        ("source.kerberos.initial-ticket", PASS),
+        ("source.kerberos.service-ticket", PASS),
+        ("source.tls.certificate", PASS),
+        ("source.kafka.connect", PASS),
+        ("source.kerberos.broker-tickets", PASS),
+        ("source.topics.selection", PASS),
+        ("source.acl.topic-describe", PASS),
+        ("source.acl.topic-read", PASS),
+        ("source.acl.group-read", PASS),
+    ]
+    assert (facts.topics, facts.hosts) == ({"orders.eu": 3, "payments": 3}, ["kafka.source.test"])
+    assert probes.asked == ["clock", "login", "tickets", "tls", "connect", "topics"]
+
+
+def test_a_target_lists_no_topics_in_its_first_phase(monkeypatch, profile):
+    probes = Probes(monkeypatch)
+    facts = sides.first_phase(profile, "target", 1.0, None)
+    assert facts.checks[-1].id == "target.kerberos.broker-tickets" and facts.topics is None
+    assert "topics" not in probes.asked
+
+
+def test_a_stopped_kdc_fails_the_ticket_and_skips_the_connection(monkeypatch, profile):
+    probes = Probes(monkeypatch)
+    probes.login = {"failure": KDC_DOWN}
+    facts = sides.first_phase(profile, "source", 1.0, None)
+    assert reported(facts) == [
+        *FILES,
+        ("source.kerberos.initial-ticket", FAIL),
+        ("source.tls.certificate", PASS),
+        ("source.kafka.connect", SKIPPED),
+    ]
+    assert facts.checks[-1] == Check(
+        "source.kafka.connect", SKIPPED, "skipped: needs source.kerberos.initial-ticket to pass"
+    )
+    assert probes.asked == ["clock", "login", "tls"] and facts.topics is None
+
+
+def test_a_bad_ca_skips_the_handshake_and_the_connection(monkeypatch, profile):
+    probes = Probes(monkeypatch)
+    probes.ca = {"error": "no certificate"}
+    facts = sides.first_phase(profile, "source", 1.0, None)
+    assert reported(facts)[-3:] == [
+        ("source.kerberos.service-ticket", PASS),
+        ("source.tls.certificate", SKIPPED),
+        ("source.kafka.connect", SKIPPED),
+    ]
+    assert facts.checks[-2].finding == "skipped: needs source.files.ca to pass"
+    assert facts.checks[-1].finding == "skipped: needs source.tls.certificate to pass"
+    assert "tls" not in probes.asked and "connect" not in probes.asked
+
+
+@pytest.mark.parametrize("side", ["source", "target"])
+def test_a_refused_connection_stops_the_side(monkeypatch, profile, side):
+    probes = Probes(monkeypatch)
+    probes.connect = {"error": "SASL authentication error", "librdkafka": ["SASL authentication error"]}
+    facts = sides.first_phase(profile, side, 1.0, None)
+    assert facts.checks[-1].id == f"{side}.kafka.connect" and facts.checks[-1].status == FAIL
+    assert (facts.topics, facts.hosts) == (None, [])
+    assert probes.asked[-1] == "connect"
