@@ -32,7 +32,7 @@ def run_preflight(
 ) -> Report:
     """Every check for ``sides``; with ``admin`` (side -> the admin's Cluster) also the ACL audit."""
     with tempfile.TemporaryDirectory(prefix="secure-mirror-preflight-") as tmp, ExitStack() as stack:
-        krb5_conf = _krb5_conf(profile, Path(tmp))
+        krb5_conf = krb5.write_into(profile, Path(tmp))
         deadline = STARTUP_S + 12 * timeout
 
         def worker(name: str) -> Worker:
@@ -61,15 +61,6 @@ def run_preflight(
 def _needed(sides: tuple[Side, ...]) -> tuple[Side, ...]:
     """The target's topic names come from the source's topics: checking the target needs the source listed."""
     return SIDES if "target" in sides else sides
-
-
-def _krb5_conf(profile: Profile, tmp: Path) -> str | None:
-    text = krb5.krb5_conf(profile)
-    if text is None:
-        return krb5.krb5_conf_path(profile, tmp)
-    path = tmp / "krb5.conf"
-    path.write_text(text)
-    return str(path)
 
 
 def _result(w: Worker, side: str, deadline: float) -> SideFacts:
