@@ -6,6 +6,7 @@ import argparse
 import json
 
 from secure_mirror.errors import EXIT_OK
+from secure_mirror.kafka import client_support
 from secure_mirror.profile import load_profile
 from secure_mirror.run.lag import format_table, lag
 
@@ -16,6 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = lag(load_profile(args.profile))
+    profile = load_profile(args.profile)
+    client_support.require(profile.mechanisms, "lag")
+    rows = lag(profile)
     print(json.dumps([row.to_dict() for row in rows], indent=2) if args.json else format_table(rows))
     return EXIT_OK

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK, BadInputError
+from secure_mirror.kafka import client_support
 from secure_mirror.preflight import DEFAULT_TIMEOUT, SIDES, render_table, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile, profile_warnings
@@ -46,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     admin = admin_clusters(profile, args.as_admin) if args.as_admin else None
     sides = (args.side,) if args.side else SIDES
+    client_support.require([profile.cluster(side).mechanism for side in sides], "preflight")
     report = run_preflight(profile, sides=sides, timeout=args.timeout, admin=admin)
     if args.write_acls:
         write_acls(report, Path(args.write_acls), sides)

@@ -6,6 +6,7 @@ import argparse
 import re
 import sys
 
+from secure_mirror.kafka import client_support
 from secure_mirror.profile import load_profile, profile_warnings, refuse_warnings
 from secure_mirror.run.launcher import RunOptions, run_mirror
 
@@ -68,6 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)
     warnings = profile_warnings(profile)
+    client_support.require(profile.mechanisms, "run")
     if args.strict and args.skip_preflight:  # pre-flight fails on them otherwise (config.weak-settings)
         refuse_warnings(args.profile, warnings)
     for warning in warnings:

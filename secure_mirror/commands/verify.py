@@ -6,6 +6,7 @@ import argparse
 import json
 
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK
+from secure_mirror.kafka import client_support
 from secure_mirror.profile import load_profile
 from secure_mirror.verify import verify
 
@@ -16,6 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = verify(load_profile(args.profile))
+    profile = load_profile(args.profile)
+    client_support.require(profile.mechanisms, "verify")
+    result = verify(profile)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
     return EXIT_OK if result.ok else EXIT_FAILED

@@ -1009,6 +1009,11 @@ class Profile(Strict):
         return self.source if side == "source" else self.target
 
     @property
+    def mechanisms(self) -> list[str | None]:
+        """Each side's SASL mechanism (None: no SASL), for what a client of both sides must support."""
+        return [cluster.mechanism for cluster in self.clusters().values()]
+
+    @property
     def token_sides(self) -> list[Side]:
         """The sides ("source", "target") whose executors log in with a Kafka delegation token (``executor_auth``)."""
         return [side for side, cluster in self.clusters().items() if cluster.uses_delegation_token]
