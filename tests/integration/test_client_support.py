@@ -83,3 +83,21 @@ def test_pypis_wheel_serves_a_scram_profile(pypi_wheel, tmp_path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(str(pypi_wheel))
+
+
+def test_doctor_names_what_pypis_wheel_lacks(pypi_wheel, tmp_path):
+    result = _run(["doctor"], pypi_wheel, tmp_path)
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert "MISS SASL GSSAPI: its librdkafka cannot use SASL GSSAPI" in result.stdout
+    assert "ok   SASL SCRAM-SHA-512: provided by librdkafka" in result.stdout
+
+
+def test_doctor_is_ready_here_and_names_missing_jars(tmp_path):
+    ready = _run(["doctor", "--json"], tmp_path, tmp_path)
+    assert ready.returncode == 0, ready.stdout + ready.stderr
+    env_less = subprocess.run(
+        [*CLI, "doctor"], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO), "SECURE_MIRROR_DEPS": str(tmp_path / "none")},
+    )  # fmt: skip
+    assert env_less.returncode == 4
+    assert f"MISS the mirror's sink: not in {tmp_path / 'none' / 'spark-jars'}" in env_less.stdout
