@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from secure_mirror.commands import outputs
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.profile import load_profile, profile_warnings, refuse_warnings
 from secure_mirror.profile.policy import printable
@@ -20,6 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--force", action="store_true", help="replace an existing non-empty --out folder")
     parser.add_argument("--strict", action="store_true", help="warnings are errors too (exit 2, nothing rendered)")
+    parser.add_argument("--json", action="store_true", help="print the rendered files and the warnings as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,9 +30,16 @@ def run(args: argparse.Namespace) -> int:
     warnings = profile_warnings(profile)
     if args.strict:
         refuse_warnings(args.profile, warnings)
-    for warning in warnings:
+    for warning in [] if args.json else warnings:
         print(f"warning: {warning}", file=sys.stderr)
     files = render_all(profile, args.out, force=args.force)
+    if args.json:
+        entries = [
+            outputs.RenderedEntry(path=f.path, purpose=f.purpose, secret=f.secret, mode=f"{f.mode:04o}") for f in files
+        ]
+        warned = [outputs.Warning.of(w) for w in warnings]
+        print(outputs.dump(outputs.RenderOutput(out=str(Path(args.out).absolute()), files=entries, warnings=warned)))
+        return EXIT_OK
     secret = sum(1 for rendered in files if rendered.secret)
     out = printable(args.out)
     print(f"rendered {len(files)} files into {out} ({secret} with secrets, mode 0600); see {out}/MANIFEST.md")

@@ -1,18 +1,21 @@
 """secure-mirror validate PROFILE: report every problem of a profile at once (exit 2), or summarise it with its
-warnings (``--strict``: warnings are problems too)."""
+warnings (``--strict``: warnings are problems too; ``--json``: either as ``schema/validate-output.schema.json``)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from secure_mirror.errors import EXIT_OK
-from secure_mirror.profile import Profile, Side, load_profile, profile_warnings, refuse_warnings
+from secure_mirror.commands import outputs
+from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_OK
+from secure_mirror.profile import Profile, ProfileError, Side, load_profile, profile_warnings, refuse_warnings
+from secure_mirror.profile.models import UnmappedPrincipal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("profile", help="the profile YAML file")
     parser.add_argument("--strict", action="store_true", help="warnings are errors too (exit 2)")
+    parser.add_argument("--json", action="store_true", help="print the result (or every problem) as JSON")
 
 
 def summary(profile: Profile) -> str:
@@ -27,11 +30,43 @@ def summary(profile: Profile) -> str:
     )
 
 
+def _side(profile: Profile, name: Side) -> outputs.SideSummary:
+    cluster = profile.cluster(name)
+    try:
+        principal: str | None = cluster.kafka_principal
+    except UnmappedPrincipal:
+        principal = None
+    return outputs.SideSummary(
+        alias=cluster.alias,
+        security_protocol=cluster.security_protocol,
+        mechanism=cluster.mechanism,
+        principal=principal,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    profile = load_profile(args.profile)
-    warnings = profile_warnings(profile)
-    if args.strict:
-        refuse_warnings(args.profile, warnings)
+    try:
+        profile = load_profile(args.profile)
+        warnings = profile_warnings(profile)
+        if args.strict:
+            refuse_warnings(args.profile, warnings)
+    except ProfileError as exc:
+        if not args.json:
+            raise
+        print(outputs.dump(outputs.ValidateOutput(ok=False, problems=exc.problems, warnings=[])))
+        return EXIT_BAD_INPUT
+    if args.json:
+        result = outputs.ValidateOutput(
+            ok=True,
+            problems=[],
+            warnings=[outputs.Warning.of(w) for w in warnings],
+            source=_side(profile, "source"),
+            target=_side(profile, "target"),
+            subscribe_pattern=profile.selection().java_pattern(),
+            rename=profile.mirror.rename.rule,
+        )
+        print(outputs.dump(result))
+        return EXIT_OK
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"profile OK: {summary(profile)}")
