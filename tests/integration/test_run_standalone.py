@@ -126,7 +126,9 @@ def test_one_keytab_for_both_sides_ships_under_both_names_to_standalone_executor
 
 def test_a_cluster_without_authentication_and_encryption_is_refused_before_any_task(sandbox, tmp_path):
     """A standalone cluster that leaves Spark's own connections open: the job refuses (exit 5, one sentence naming
-    the settings and the profile's way out) before an executor runs a task or fetches a keytab."""
+    the settings and the profile's way out) before it creates a Spark context, so no executor starts (an executor
+    fetches the shipped keytabs at its start, before any task: the CI pre-run of a check made on the running context
+    found one fetched on a loaded machine)."""
     with SparkStandalone(tmp_path / "spark", workers=1, cores=1, memory="1g", secure=False) as cluster:
         spark = _spark_on(cluster)
         with MirrorCase(sandbox, tmp_path, mirror={"spark": spark}) as case:
@@ -137,6 +139,8 @@ def test_a_cluster_without_authentication_and_encryption_is_refused_before_any_t
             said = proc.stdout + proc.stderr
             assert "spark.authenticate=true and spark.network.crypto.enabled=true missing" in said, said
             assert "mirror.spark.require_encrypted_cluster" in said and "Traceback" not in said, said
+            status = cluster.status()  # refused before a Spark context existed: the master never saw the job
+            assert not status["activeapps"] + status["completedapps"], status
             for folder in cluster.executor_dirs():
                 assert not (folder / "source-mirror.keytab").exists(), sorted(p.name for p in folder.iterdir())
                 assert "Running task" not in (folder / "stderr").read_text(errors="replace")

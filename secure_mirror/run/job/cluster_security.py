@@ -3,8 +3,10 @@
 On a standalone or Kubernetes master the job's Kafka options (passwords included) reach executors in task closures,
 and shipped keytabs are fetched from the driver, over Spark's own connections. Render turns their protection on for
 YARN, which makes the secret per application; elsewhere the cluster's operators share the secret in its Spark
-configuration (``spark-defaults.conf``), which only the running context shows whole. The job asks it before any
-task is scheduled and refuses to go on without ``spark.authenticate`` and one of ``SPARK_NETWORK_ENCRYPTION``.
+configuration (``spark-defaults.conf``), which spark-submit merges into the driver's configuration. The job asks
+it before it creates its Spark context (a standalone master would start executors, and they fetch the shipped
+keytabs at their start), and again of the running context, and refuses to go on without ``spark.authenticate`` and
+one of ``SPARK_NETWORK_ENCRYPTION``.
 """
 
 from __future__ import annotations

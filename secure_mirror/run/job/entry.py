@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         source_options, sink_options, settings = read_options(Path(args.options_dir))
     except JobRefused as refused:
         return control.result(refused.exit_code, "refused", str(refused))
+    if (early := _refused_before_start(settings)) is not None:  # no context yet: no executor was asked for
+        return control.result(early.exit_code, "refused", str(early))
     spark = _session()
     mirror: StreamingMirror | None = None
     try:
@@ -75,6 +77,20 @@ def main(argv: list[str] | None = None) -> int:
         if mirror is not None:
             mirror.planner.close()
         spark.stop()
+
+
+def _refused_before_start(settings: dict) -> JobRefused | None:
+    """The cluster-security refusal, asked of spark-submit's configuration (spark-defaults.conf merged in) before a
+    Spark context exists: once one does, a standalone master starts executors, which fetch the shipped files (the
+    keytabs) at their start, before any task, over the very connections the check is about."""
+    if not settings.get("check_cluster_security"):
+        return None
+    from pyspark import SparkConf, SparkContext
+
+    SparkContext._ensure_initialized()  # the driver JVM's gateway, without a context: SparkConf then loads spark.*
+    conf = SparkConf()
+    problem = cluster_security_problem(conf.get("spark.master") or "", conf.get)
+    return JobRefused(problem) if problem is not None else None
 
 
 def _stop_on_signals(control: Control) -> None:
