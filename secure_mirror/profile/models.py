@@ -561,6 +561,16 @@ class Rename(Strict):
         assert self.template is not None  # _template refuses rule: template without one
         return self.template
 
+    @property
+    def mm2_separator(self) -> str | None:
+        """The separator of MirrorMaker 2's DefaultReplicationPolicy that names topics as this rule does
+        (``{source_alias}<separator>{topic}``), or None when none does (identity, or another template)."""
+        template = self.template_text
+        if template.startswith("{source_alias}") and template.endswith("{topic}"):
+            separator = template.removeprefix("{source_alias}").removesuffix("{topic}")
+            return separator if separator and "{" not in separator else None
+        return None
+
 
 def _check_template(template: str | None) -> None:
     if not template:
@@ -1047,8 +1057,7 @@ class Profile(Strict):
     def mm2_target_topics(self) -> tuple[str, ...]:
         """MirrorMaker 2's own topics on the target named after the source alias (its checkpoints and the source's
         heartbeats), which a prefix grant on the target must not cover (:func:`topics.prefix_covers_reserved`)."""
-        alias, start, end = self.source.alias, self.target_topic_pieces[0], self.target_topic_pieces[-1]
-        separator = start[len(alias) :] if start.startswith(alias) and start != alias and not end else "."
+        alias, separator = self.source.alias, self.mirror.rename.mm2_separator or "."
         return (f"{alias}{separator}checkpoints{separator}internal", f"{alias}{separator}heartbeats")
 
     @property

@@ -280,10 +280,9 @@ def target_acls(profile: Profile) -> AclPlan:
 
 
 def mm2_internal_separator(profile: Profile) -> str:
-    """The separator in MirrorMaker 2's checkpoints and offset-syncs topic names (its replication policy's)."""
-    from secure_mirror.render.mm2 import replication_policy
-
-    return replication_policy(profile)[0].get("replication.policy.separator", ".")
+    """The separator in MirrorMaker 2's checkpoints and offset-syncs topic names (its replication policy's; the
+    identity policy and a disabled flow keep MirrorMaker 2's default '.')."""
+    return profile.mirror.rename.mm2_separator or "."
 
 
 def _offset_syncs(plan: AclPlan, profile: Profile) -> AclPlan:

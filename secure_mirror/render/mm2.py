@@ -27,10 +27,8 @@ def replication_policy(profile: Profile) -> tuple[dict[str, str], str | None]:
     template = profile.mirror.rename.template_text
     if template == "{topic}":
         return {"replication.policy.class": IDENTITY_POLICY}, None
-    if template.startswith("{source_alias}") and template.endswith("{topic}"):
-        separator = template.removeprefix("{source_alias}").removesuffix("{topic}")
-        if separator and "{" not in separator:
-            return {"replication.policy.class": DEFAULT_POLICY, "replication.policy.separator": separator}, None
+    if (separator := profile.mirror.rename.mm2_separator) is not None:
+        return {"replication.policy.class": DEFAULT_POLICY, "replication.policy.separator": separator}, None
     return {}, (
         f"the rename template {template!r} has no MirrorMaker 2 replication policy "
         f"(only {{topic}} and {{source_alias}}<separator>{{topic}} do); this flow is disabled"
