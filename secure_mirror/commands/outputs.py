@@ -10,16 +10,6 @@ from pydantic import BaseModel
 from secure_mirror.profile.warnings import ProfileWarning
 
 
-class Warning(BaseModel):
-    field: str
-    finding: str
-    fix: str
-
-    @classmethod
-    def of(cls, warning: ProfileWarning) -> Warning:
-        return cls(field=warning.field, finding=warning.finding, fix=warning.fix)
-
-
 class SideSummary(BaseModel):
     alias: str
     security_protocol: str
@@ -32,7 +22,7 @@ class ValidateOutput(BaseModel):
 
     ok: bool
     problems: list[str]
-    warnings: list[Warning]
+    warnings: list[ProfileWarning]
     source: SideSummary | None = None
     target: SideSummary | None = None
     subscribe_pattern: str | None = None
@@ -51,7 +41,7 @@ class RenderOutput(BaseModel):
 
     out: str
     files: list[RenderedEntry]
-    warnings: list[Warning]
+    warnings: list[ProfileWarning]
 
 
 SHAPES: dict[str, type[BaseModel]] = {"validate": ValidateOutput, "render": RenderOutput}

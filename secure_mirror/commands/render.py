@@ -37,8 +37,7 @@ def run(args: argparse.Namespace) -> int:
         entries = [
             outputs.RenderedEntry(path=f.path, purpose=f.purpose, secret=f.secret, mode=f"{f.mode:04o}") for f in files
         ]
-        warned = [outputs.Warning.of(w) for w in warnings]
-        print(outputs.dump(outputs.RenderOutput(out=str(Path(args.out).absolute()), files=entries, warnings=warned)))
+        print(outputs.dump(outputs.RenderOutput(out=str(Path(args.out).absolute()), files=entries, warnings=warnings)))
         return EXIT_OK
     secret = sum(1 for rendered in files if rendered.secret)
     out = printable(args.out)

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         result = outputs.ValidateOutput(
             ok=True,
             problems=[],
-            warnings=[outputs.Warning.of(w) for w in warnings],
+            warnings=warnings,
             source=_side(profile, "source"),
             target=_side(profile, "target"),
             subscribe_pattern=profile.selection().java_pattern(),
