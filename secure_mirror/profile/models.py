@@ -64,12 +64,17 @@ SPARK_NETWORK_ENCRYPTION = (
 )
 
 
-def protected_option(key: str) -> bool:
-    """True when ``key``, or the part after any prefix (``producer.``, ``<alias>.admin.``), is a protected key:
+def option_matches(pattern: re.Pattern[str], key: str) -> bool:
+    """True when ``key``, or the part after any prefix (``producer.``, ``<alias>.admin.``), matches ``pattern``:
     MirrorMaker 2 and Kafka apply ``<alias>.producer.sasl.jaas.config`` as the producer's login module. Compared
     without case, as Spark's option map compares keys (``kafka.SASL.JAAS.CONFIG`` is ``kafka.sasl.jaas.config``)."""
     parts = key.lower().split(".")
-    return any(PROTECTED_OPTION.match(".".join(parts[i:])) for i in range(len(parts)))
+    return any(pattern.match(".".join(parts[i:])) for i in range(len(parts)))
+
+
+def protected_option(key: str) -> bool:
+    """True when ``key`` sets a protected key (:data:`PROTECTED_OPTION`), after any prefix (:func:`option_matches`)."""
+    return option_matches(PROTECTED_OPTION, key)
 
 
 def _option_keys(value: dict[str, Any], protected: Any, owner: str) -> dict[str, Any]:

@@ -17,7 +17,15 @@ from pathlib import Path
 
 from secure_mirror.profile.fields import secret_file_exposure, secret_file_fix
 from secure_mirror.profile.loader import ProfileError
-from secure_mirror.profile.models import ALL_TOPICS_KEY, Cluster, GssapiSasl, OAuthSasl, PasswordSasl, Profile
+from secure_mirror.profile.models import (
+    ALL_TOPICS_KEY,
+    Cluster,
+    GssapiSasl,
+    OAuthSasl,
+    PasswordSasl,
+    Profile,
+    option_matches,
+)
 from secure_mirror.profile.policy import printable, shorten
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.profile.secrets import SecretRef
@@ -153,8 +161,7 @@ CLASS_LOADING_OPTION = re.compile(r"^(metric\.reporters|interceptor\.classes|sec
 
 
 def class_loading_option(key: str) -> bool:
-    parts = key.lower().split(".")
-    return any(CLASS_LOADING_OPTION.match(".".join(parts[i:])) for i in range(len(parts)))
+    return option_matches(CLASS_LOADING_OPTION, key)
 
 
 def _class_loading(field: str, options: Mapping[str, object], processes: str) -> Iterator[ProfileWarning]:
