@@ -26,20 +26,22 @@ LAYERS = [
 RANK = {name: index for index, names in enumerate(LAYERS) for name in names}
 
 
-def _layer_of(path: Path) -> str:
-    relative = path.relative_to(PACKAGE)
+def _layer_of(path: Path, root: Path = PACKAGE) -> str:
+    """The layer of ``path`` below ``root``: its first folder, or its own name."""
+    relative = path.relative_to(root)
     return relative.parts[0] if len(relative.parts) > 1 else relative.stem
 
 
-def _imported_layers(path: Path) -> set[str]:
-    found = set()
+def _imported_layers(path: Path, package: str = "secure_mirror") -> set[str]:
+    """The layers below ``package`` (``secure_mirror``, ``secure_mirror.preflight``) that ``path`` imports."""
+    prefix, depth, found = package.split("."), len(package.split(".")), set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             parts = node.module.split(".")
-            if parts[0] == "secure_mirror":
-                found |= {parts[1]} if len(parts) > 1 else {alias.name for alias in node.names}
+            if parts[:depth] == prefix:
+                found |= {parts[depth]} if len(parts) > depth else {alias.name for alias in node.names}
         elif isinstance(node, ast.Import):
-            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("secure_mirror.")}
+            found |= {a.name.split(".")[depth] for a in node.names if a.name.startswith(f"{package}.")}
     return found
 
 
@@ -69,33 +71,16 @@ PREFLIGHT_LAYERS = [
 PREFLIGHT_RANK = {name: index for index, names in enumerate(PREFLIGHT_LAYERS) for name in names}
 
 
-def _preflight_layer_of(path: Path) -> str:
-    relative = path.relative_to(PREFLIGHT)
-    return relative.parts[0] if len(relative.parts) > 1 else relative.stem
-
-
-def _imported_preflight_layers(path: Path) -> set[str]:
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            parts = node.module.split(".")
-            if parts[:2] == ["secure_mirror", "preflight"]:
-                found |= {parts[2]} if len(parts) > 2 else {alias.name for alias in node.names}
-        elif isinstance(node, ast.Import):
-            found |= {a.name.split(".")[2] for a in node.names if a.name.startswith("secure_mirror.preflight.")}
-    return found
-
-
 def test_every_preflight_module_belongs_to_a_sublayer():
-    assert {_preflight_layer_of(path) for path in PREFLIGHT.rglob("*.py")} <= set(PREFLIGHT_RANK)
+    assert {_layer_of(path, PREFLIGHT) for path in PREFLIGHT.rglob("*.py")} <= set(PREFLIGHT_RANK)
 
 
 def test_probes_sit_below_checks_and_checks_below_the_runner():
     upward = sorted(
         f"{path.relative_to(PACKAGE.parent)} imports secure_mirror.preflight.{name}"
         for path in PREFLIGHT.rglob("*.py")
-        for name in _imported_preflight_layers(path)
-        if PREFLIGHT_RANK.get(name, -1) > PREFLIGHT_RANK[_preflight_layer_of(path)]
+        for name in _imported_layers(path, "secure_mirror.preflight")
+        if PREFLIGHT_RANK.get(name, -1) > PREFLIGHT_RANK[_layer_of(path, PREFLIGHT)]
     )
     assert upward == []
 
@@ -103,7 +88,7 @@ def test_probes_sit_below_checks_and_checks_below_the_runner():
 def test_the_preflight_check_sees_a_probe_importing_the_model(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("from secure_mirror.preflight.model import Check\nimport secure_mirror.preflight.checks.base\n")
-    assert _imported_preflight_layers(module) == {"model", "checks"}
+    assert _imported_layers(module, "secure_mirror.preflight") == {"model", "checks"}
 
 
 def test_the_check_sees_an_upward_import(tmp_path):
