@@ -324,8 +324,8 @@ def mm2_target_acls(profile: Profile) -> AclPlan:
 templating.register_filter("acl_arguments", lambda acl: kafka_acls_arguments(acl, sh))
 
 
-def apply_acls_script(profile: Profile, out_dir: Path) -> str:
-    plans = [source_acls(profile), target_acls(profile)]
+def apply_acls_script(plans: list[AclPlan], out_dir: Path) -> str:
+    """``apply-acls.sh`` granting the job's ``plans`` (its source and target plans)."""
     return templating.render(
         "templates/apply-acls.sh.j2",
         plans=plans,

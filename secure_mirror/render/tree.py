@@ -140,8 +140,15 @@ def _hadoop_files(profile: Profile) -> list[RenderedFile]:
     ]
 
 
-def _other_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
-    source_plan, target_plan = acls.source_acls(profile), acls.target_acls(profile)
+ACL_FILE_PURPOSES = {
+    "source.acls.json": "ACLs the mirror identity needs on the source",
+    "target.acls.json": "ACLs the mirror identity needs on the target",
+    "mm2-source.acls.json": "ACLs MirrorMaker 2 needs on the source (only if mm2/mm2.properties is used)",
+    "mm2-target.acls.json": "ACLs MirrorMaker 2 needs on the target (only if mm2/mm2.properties is used)",
+}
+
+
+def _other_files(profile: Profile, out_dir: Path, plans: dict[str, acls.AclPlan]) -> list[RenderedFile]:
     files = [
         RenderedFile(
             "mm2/mm2.properties",
@@ -153,21 +160,10 @@ def _other_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
             "the same mirror for MirrorMaker 2 (connect-mirror-maker.sh)",
             holds_secret(profile.source) or holds_secret(profile.target),
         ),
-        RenderedFile("acls/source.acls.json", source_plan.to_json(), "ACLs the mirror identity needs on the source"),
-        RenderedFile("acls/target.acls.json", target_plan.to_json(), "ACLs the mirror identity needs on the target"),
-        RenderedFile(
-            "acls/mm2-source.acls.json",
-            acls.mm2_source_acls(profile).to_json(),
-            "ACLs MirrorMaker 2 needs on the source (only if mm2/mm2.properties is used)",
-        ),
-        RenderedFile(
-            "acls/mm2-target.acls.json",
-            acls.mm2_target_acls(profile).to_json(),
-            "ACLs MirrorMaker 2 needs on the target (only if mm2/mm2.properties is used)",
-        ),
+        *(RenderedFile(f"acls/{name}", plan.to_json(), ACL_FILE_PURPOSES[name]) for name, plan in plans.items()),
         RenderedFile(
             "acls/apply-acls.sh",
-            acls.apply_acls_script(profile, out_dir),
+            acls.apply_acls_script([plans["source.acls.json"], plans["target.acls.json"]], out_dir),
             "kafka-acls.sh commands granting those ACLs, for review",
             executable=True,
         ),
@@ -180,17 +176,18 @@ def _other_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
 def render_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
     """Every file (content in memory), as seen from its final location ``out_dir``; writes nothing."""
     out_dir = Path(out_dir).resolve()
+    plans = acls.all_plans(profile)  # each plan made (and checked against the privilege rule) once
     files = [
         *_cluster_files(profile, "source", out_dir),
         *_cluster_files(profile, "target", out_dir),
         *_spark_files(profile, out_dir),
         *_hadoop_files(profile),
-        *_other_files(profile, out_dir),
+        *_other_files(profile, out_dir, plans),
     ]
-    return [*files, *_manifest_files(profile, files)]
+    return [*files, *_manifest_files(profile, files, plans)]
 
 
-def _manifest_files(profile: Profile, files: list[RenderedFile]) -> list[RenderedFile]:
+def _manifest_files(profile: Profile, files: list[RenderedFile], plans: dict[str, acls.AclPlan]) -> list[RenderedFile]:
     entries = [{"path": f.path, "purpose": f.purpose, "secret": f.secret, "mode": f"{f.mode:04o}"} for f in files]
     entries.append(
         {
@@ -204,7 +201,7 @@ def _manifest_files(profile: Profile, files: list[RenderedFile]) -> list[Rendere
         "profile": {"source": profile.source.alias, "target": profile.target.alias},
         "grants": [
             {"file": f"acls/{name}", "side": plan.side, "principal": plan.principal, "covers": acls.plan_in_words(plan)}
-            for name, plan in acls.all_plans(profile).items()
+            for name, plan in plans.items()
         ],
         "files": entries
         + [
