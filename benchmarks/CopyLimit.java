@@ -26,35 +26,42 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * (the {@code kafka.*} options render wrote for Spark's source and for the mirror's sink), so it runs with the
  * same security, batching and compression as the contenders it bounds.
  *
- * <p>Usage: {@code CopyLimit source-options.json sink-options.json source-topic target-topic threads}
+ * <p>Usage: {@code CopyLimit source-options.json sink-options.json source-topics target-topics threads}, the topics
+ * comma-separated, each source topic copied into the target topic at the same place in the list; the topics'
+ * partitions, in order, are dealt to the loops in turn.
  */
 public final class CopyLimit {
     public static void main(String[] args) throws Exception {
         Map<String, Object> consumer = kafkaSettings(args[0]);
         Map<String, Object> producer = kafkaSettings(args[1]);
-        String source = args[2];
-        String target = args[3];
+        String[] sources = args[2].split(",");
+        String[] targets = args[3].split(",");
         int threads = Integer.parseInt(args[4]);
         consumer.put("enable.auto.commit", "false");
         consumer.remove("group.id");
-        List<Integer> partitions = new ArrayList<>();
+        Map<String, String> targetOf = new HashMap<>();
+        List<TopicPartition> partitions = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> meta = consumer(consumer)) {
-            for (PartitionInfo info : meta.partitionsFor(source)) {
-                partitions.add(info.partition());
+            for (int t = 0; t < sources.length; t++) {
+                targetOf.put(sources[t], targets[t]);
+                List<TopicPartition> ofTopic = new ArrayList<>();
+                for (PartitionInfo info : meta.partitionsFor(sources[t])) {
+                    ofTopic.add(new TopicPartition(sources[t], info.partition()));
+                }
+                ofTopic.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
+                partitions.addAll(ofTopic);
             }
         }
         AtomicReference<Throwable> failed = new AtomicReference<>();
         List<Thread> loops = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
             List<TopicPartition> mine = new ArrayList<>();
-            for (int p : partitions) {
-                if (p % threads == i) {
-                    mine.add(new TopicPartition(source, p));
-                }
+            for (int j = i; j < partitions.size(); j += threads) {
+                mine.add(partitions.get(j));
             }
             Thread loop = new Thread(() -> {
                 try {
-                    copy(consumer, producer, mine, target);
+                    copy(consumer, producer, mine, targetOf);
                 } catch (Throwable t) {
                     failed.compareAndSet(null, t);
                 }
@@ -72,7 +79,7 @@ public final class CopyLimit {
     }
 
     private static void copy(Map<String, Object> consumerSettings, Map<String, Object> producerSettings,
-            List<TopicPartition> mine, String target) {
+            List<TopicPartition> mine, Map<String, String> targetOf) {
         if (mine.isEmpty()) {
             return;
         }
@@ -86,6 +93,7 @@ public final class CopyLimit {
             while (!done(in, ends)) {
                 ConsumerRecords<byte[], byte[]> batch = in.poll(Duration.ofMillis(500));
                 for (ConsumerRecord<byte[], byte[]> r : batch) {
+                    String target = targetOf.get(r.topic());
                     out.send(new ProducerRecord<>(target, r.partition(), r.timestamp(), r.key(), r.value(), r.headers()),
                         (meta, error) -> {
                             if (error != null) {

@@ -248,19 +248,7 @@ class Bench:
     def copy_limit_argv(self, rendered: Path) -> list[str]:
         if self.copier is None:
             self.copier = compile_copy_limit(self.work)
-        return [
-            paths.java_executable(),
-            "-Xmx1g",
-            f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}",
-            "-cp",
-            f"{self.copier}:{paths.kafka_classpath()}",
-            "CopyLimit",
-            str(rendered / "spark" / "source-options.json"),
-            str(rendered / "spark" / "sink-options.json"),
-            self.topic,
-            self.target_topic,
-            str(TASK_SLOTS),
-        ]
+        return copy_limit_argv(self.copier, rendered, [self.topic], TASK_SLOTS)
 
     def forget_mirrormaker2(self) -> None:
         """Delete MirrorMaker 2's internal topics on both clusters, so that every repeat starts from scratch (it
@@ -319,6 +307,23 @@ def exactly_once_prefix(profile: Path) -> str | None:
     return model.transactional_prefix if model.mirror.delivery.exactly_once else None
 
 
+def copy_limit_argv(copier: Path, rendered: Path, topics: list[str], threads: int) -> list[str]:
+    """The copy limit over ``topics`` (each into its renamed target topic) with ``threads`` consumer-producer loops."""
+    return [
+        paths.java_executable(),
+        "-Xmx1g",
+        f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}",
+        "-cp",
+        f"{copier}:{paths.kafka_classpath()}",
+        "CopyLimit",
+        str(rendered / "spark" / "source-options.json"),
+        str(rendered / "spark" / "sink-options.json"),
+        ",".join(topics),
+        ",".join(target_of(t) for t in topics),
+        str(threads),
+    ]
+
+
 def compile_copy_limit(work: Path) -> Path:
     out = work / "copy-limit-classes"
     out.mkdir(exist_ok=True)
@@ -337,21 +342,27 @@ def proc_stat(pid: str) -> list[str] | None:
     return text[text.rindex(")") + 2 :].split()  # fields from the state on (the name may hold blanks)
 
 
-def tree_cpu_seconds(root: int) -> float:
-    """User + system CPU seconds of process ``root`` and all its descendants (followed by parent id, so a child
-    that starts a session of its own, as the job's launcher does, still counts), reaped children's included, from
-    /proc."""
+def process_tree(root: int) -> dict[int, list[str]]:
+    """The /proc stat fields (from the state on) of process ``root`` and all its descendants, followed by parent id,
+    so a child that starts a session of its own, as the job's launcher does, still counts."""
     stats = {int(pid): fields for pid in os.listdir("/proc") if pid.isdigit() and (fields := proc_stat(pid))}
     children: dict[int, list[int]] = {}
     for pid, fields in stats.items():
         children.setdefault(int(fields[1]), []).append(pid)  # field 4 of stat: the parent id
-    total, todo = 0, [root]
+    tree, todo = {}, [root]
     while todo:
         pid = todo.pop()
         if pid in stats:
-            total += sum(int(v) for v in stats[pid][11:15])  # utime, stime, cutime, cstime
+            tree[pid] = stats[pid]
         todo += children.get(pid, [])
-    return total / CLOCK_TICKS
+    return tree
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU seconds of process ``root`` and all its descendants (:func:`process_tree`), reaped
+    children's included, from /proc."""
+    tree = process_tree(root)
+    return sum(int(v) for fields in tree.values() for v in fields[11:15]) / CLOCK_TICKS  # utime, stime, cu-, cs-
 
 
 def broker_cpu(sb: Sandbox) -> float:

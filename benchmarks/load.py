@@ -41,8 +41,11 @@ def values(seed: int, count: int = 4096, mean_size: int = 1024) -> list[bytes]:
     return out
 
 
-def produce_load(conf: dict, topic: str, records: int, *, seed: int = 1, rate: float | None = None) -> float:
+def produce_load(
+    conf: dict, topic: str | list[str], records: int, *, seed: int = 1, rate: float | None = None
+) -> float:
     """Produce ``records`` keyed records with a few headers and varied JSON values (:func:`values`); seconds taken.
+    Over a list of topics, record i goes to topic i modulo their number.
 
     With ``rate`` (records/s) the producer paces itself (for latency runs); each record's timestamp is its
     create time, which the latency measurement compares with the target's log-append time."""
@@ -60,12 +63,13 @@ def produce_load(conf: dict, topic: str, records: int, *, seed: int = 1, rate: f
         }
     )
     payloads = values(seed)
+    topics = [topic] if isinstance(topic, str) else topic
     start = time.monotonic()
     for i in range(records):
         while True:
             try:
                 producer.produce(
-                    topic,
+                    topics[i % len(topics)],
                     key=b"k%09d" % i,
                     value=payloads[i % len(payloads)],
                     headers=[("bench", b"1"), ("seq", b"%d" % i), ("created-ms", b"%d" % int(time.time() * 1000))],
@@ -84,20 +88,22 @@ def produce_load(conf: dict, topic: str, records: int, *, seed: int = 1, rate: f
     return time.monotonic() - start
 
 
-def append_times(conf: dict, topic: str, counts: list[int], since_ms: int) -> list[int]:
+def append_times(conf: dict, topic: str | list[str], counts: list[int], since_ms: int) -> list[int]:
     """For each of ``counts``, the first millisecond (at or after ``since_ms``) by which that many records of
-    ``topic`` (a LogAppendTime topic) had been appended, found in the brokers' time index (ListOffsets by
-    timestamp, a binary search over time): the target's own clock, the same for every contender."""
+    ``topic`` (a LogAppendTime topic, or all of a list of them) had been appended, found in the brokers' time index
+    (ListOffsets by timestamp, a binary search over time): the target's own clock, the same for every contender."""
     from confluent_kafka import Consumer, TopicPartition
 
     consumer = Consumer({**conf, "group.id": "secure-mirror-src-tgt-bench", "enable.auto.commit": False})
     try:
-        partitions = list(consumer.list_topics(topic, timeout=10).topics[topic].partitions)
-        ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions}
+        topics = [topic] if isinstance(topic, str) else topic
+        metadata = consumer.list_topics(timeout=10).topics
+        partitions = [(t, p) for t in topics for p in metadata[t].partitions]
+        ends = partition_end_offsets(conf, partitions)
 
         def appended_before(when: int) -> int:
-            found = consumer.offsets_for_times([TopicPartition(topic, p, when) for p in partitions], timeout=10)
-            return sum(tp.offset if tp.offset >= 0 else ends[tp.partition] for tp in found)
+            found = consumer.offsets_for_times([TopicPartition(t, p, when) for t, p in partitions], timeout=30)
+            return sum(tp.offset if tp.offset >= 0 else ends[(tp.topic, tp.partition)] for tp in found)
 
         out = []
         for count in counts:
@@ -191,3 +197,51 @@ def delete_groups(conf: dict, groups: list[str]) -> None:
             future.result(timeout=30)
         except Exception:  # noqa: BLE001 - GROUP_ID_NOT_FOUND: nothing to forget
             pass
+
+
+def partition_end_offsets(conf: dict, partitions: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+    """(topic, partition) -> its end offset, in one ListOffsets round (a partition without a leader yet, or of a
+    topic not there yet, 0). For many partitions at once: :func:`end_offsets` asks one partition per request."""
+    from confluent_kafka import TopicPartition
+    from confluent_kafka.admin import OffsetSpec
+
+    wanted = {TopicPartition(t, p): OffsetSpec.latest() for t, p in partitions}
+    out = {}
+    for tp, future in _admin(conf).list_offsets(wanted, request_timeout=30).items():
+        try:
+            out[(tp.topic, tp.partition)] = max(future.result(timeout=60).offset, 0)
+        except Exception:  # noqa: BLE001 - no leader or no topic yet: nothing there
+            out[(tp.topic, tp.partition)] = 0
+    return out
+
+
+def end_offset_sum(conf: dict, partitions: dict[str, int]) -> int:
+    """The sum of the end offsets of ``partitions`` (topic -> partition count), in one ListOffsets round."""
+    return sum(partition_end_offsets(conf, [(t, p) for t, count in partitions.items() for p in range(count)]).values())
+
+
+def prefixed_groups(conf: dict, prefix: str) -> list[str]:
+    """The consumer groups whose id starts with ``prefix``."""
+    listed = _admin(conf).list_consumer_groups(request_timeout=30).result(timeout=60)
+    return sorted(g.group_id for g in listed.valid if g.group_id.startswith(prefix))
+
+
+def prefixed_group_positions(conf: dict, prefix: str, topics: set[str]) -> int:
+    """The sum of the offsets every group named ``prefix...`` holds for any of ``topics``: how many source records
+    an exactly_once mirror committed to the target, whichever groups its sink commits its source positions in (all
+    asked at once, not one group after the other)."""
+    from confluent_kafka import ConsumerGroupTopicPartitions
+
+    admin = _admin(conf)
+    futures = [
+        admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(g)], require_stable=True)[g]
+        for g in prefixed_groups(conf, prefix)
+    ]
+    total = 0
+    for future in futures:
+        try:
+            held = future.result(timeout=60)
+        except Exception:  # noqa: BLE001 - a group gone or still loading: nothing committed yet
+            continue
+        total += sum(tp.offset for tp in held.topic_partitions or [] if tp.topic in topics and tp.offset >= 0)
+    return total

@@ -24,19 +24,46 @@ def _wait(futures: dict, timeout: float) -> None:
         fut.result(timeout=timeout)
 
 
+# Kafka's controller turns one request into at most this many metadata records, else refuses all of it
+# (POLICY_VIOLATION: "Unable to perform excessively large batch operation", ``QuorumController.MAX_RECORDS_PER_USER_OP``;
+# "Excessively large number of partitions per request" past as many partitions), validate_only too. Creating a topic
+# makes one record for the topic, one per partition and one per config entry; deleting one, one record.
+MAX_RECORDS_PER_REQUEST = 10_000
+
+
+def record_batches(
+    topics: dict[str, int], extra: int = 0, limit: int = MAX_RECORDS_PER_REQUEST
+) -> list[dict[str, int]]:
+    """``topics`` (name -> partitions) in order, cut into creation requests of at most ``limit`` records each (a topic
+    and its partitions, plus ``extra`` config records per topic); a topic over the limit alone gets a request of its
+    own, for the broker to refuse it by name."""
+    batches: list[dict[str, int]] = []
+    total = limit + 1
+    for name, partitions in topics.items():
+        weight = 1 + max(partitions, 1) + extra
+        if total + weight > limit:
+            batches.append({})
+            total = 0
+        batches[-1][name] = partitions
+        total += weight
+    return batches
+
+
 def create_topics(
     conf: dict, topics: dict[str, int], timeout: float = 30.0, config: dict[str, str] | None = None
 ) -> None:
     from confluent_kafka.admin import NewTopic
 
     admin = _admin(conf)  # keep the client referenced until its futures are done
-    new = [NewTopic(t, num_partitions=p, replication_factor=1, config=dict(config or {})) for t, p in topics.items()]
-    _wait(admin.create_topics(new, operation_timeout=timeout), timeout)
+    for batch in record_batches(topics, len(config or {})):
+        new = [NewTopic(t, num_partitions=p, replication_factor=1, config=dict(config or {})) for t, p in batch.items()]
+        _wait(admin.create_topics(new, operation_timeout=timeout), timeout)
 
 
 def delete_topics(conf: dict, topics: list[str], timeout: float = 30.0) -> None:
     admin = _admin(conf)
-    _wait(admin.delete_topics(topics, operation_timeout=timeout), timeout)
+    for start in range(0, len(topics), MAX_RECORDS_PER_REQUEST):
+        _wait(admin.delete_topics(topics[start : start + MAX_RECORDS_PER_REQUEST], operation_timeout=timeout), timeout)
 
 
 def list_topics(conf: dict, timeout: float = 30.0) -> dict[str, int]:

@@ -158,9 +158,13 @@ def spark_group(profile: Profile) -> str:
 
 
 def transactional_ids(profile: Profile, topics: Iterable[str]) -> list[str]:
-    """exactly_once: the sink's transactional id (also its position group's name) for partition 0 of each source
-    topic: ``Profile.transactional_prefix`` + ``<topic>-<partition>`` (docs/exactly-once.md)."""
-    return [f"{profile.transactional_prefix}{topic}-0" for topic in topics]
+    """exactly_once: sample names of the sink's transactional ids and position groups (docs/exactly-once.md), all
+    under ``Profile.transactional_prefix``: a producer per partition's id and group ``<topic>-<partition>`` (for
+    partition 0 of each source topic), a producer per task's id ``task#<i>`` (task 0) and a topic's position group
+    ``topic#<topic>``."""
+    prefix = profile.transactional_prefix
+    names = [f"{prefix}{topic}-0" for topic in topics]
+    return [*names, f"{prefix}task#0", *(f"{prefix}topic#{topic}" for topic in topics)] if names else []
 
 
 def kafka_principal(cluster: Cluster) -> str:

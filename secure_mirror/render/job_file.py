@@ -12,7 +12,7 @@ import json
 
 from secure_mirror.profile.job_settings import profile_fingerprint
 from secure_mirror.profile.models import SIDES, GssapiSasl, Profile
-from secure_mirror.render.spark import shipped_keytab, ships_keytab
+from secure_mirror.render.spark import shipped_keytab, ships_keytab, source_format
 
 
 def identities(profile: Profile) -> list[dict[str, str]]:
@@ -36,6 +36,7 @@ def job_settings(profile: Profile) -> dict:
         "source_alias": profile.source.alias,
         "checkpoint_location": profile.mirror.checkpoint_location,
         "trigger": profile.mirror.spark.trigger,
+        "source_format": source_format(profile),
         "continuous_interval_ms": profile.mirror.spark.continuous_interval_ms,
         "check_cluster_security": profile.mirror.spark.checks_cluster_security,
         "fingerprint": profile_fingerprint(profile),

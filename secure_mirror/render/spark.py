@@ -55,7 +55,8 @@ CONTINUOUS_FETCH_WAIT_MS = "10"  # continuous trigger, unless source.client_opti
 
 
 def source_options(profile: Profile) -> dict[str, str]:
-    """Options for ``spark.readStream.format("kafka")``."""
+    """Options for ``spark.readStream.format(source_format(profile))``: Spark's Kafka source's names, which the
+    mirror's own source reads alike, plus its own ``mirror.`` ones."""
     options = _kafka_options(profile, profile.source, "source")
     options.update(
         {
@@ -73,7 +74,22 @@ def source_options(profile: Profile) -> dict[str, str]:
         options.setdefault("kafka.fetch.max.wait.ms", CONTINUOUS_FETCH_WAIT_MS)
     if profile.mirror.spark.max_offsets_per_trigger:
         options["maxOffsetsPerTrigger"] = str(profile.mirror.spark.max_offsets_per_trigger)
+    if source_format(profile) == SOURCE_FORMAT:  # the mirror's own source (jvm/sink SourceSettings) reads these too
+        if profile.mirror.spark.tasks:
+            options["mirror.tasks"] = str(profile.mirror.spark.tasks)
+        if profile.source.uses_delegation_token:  # executors' consumers log in with Spark's token for "source"
+            options.update({"mirror.token-cluster": "source", "mirror.token-mechanism": TOKEN_MECHANISM})
     return options
+
+
+SOURCE_FORMAT = "securemirror.source.MirrorSource"  # jvm/sink: the mirror's own micro-batch source
+
+
+def source_format(profile: Profile) -> str:
+    """The Spark source the job reads with: the mirror's own for micro-batches unless the profile asks for Spark's
+    Kafka source (``mirror.spark.source: kafka``); Spark's for a continuous trigger, which the mirror's lacks."""
+    spark = profile.mirror.spark
+    return SOURCE_FORMAT if spark.source == "mirror" and not profile.mirror.continuous else "kafka"
 
 
 TOKEN_MECHANISM = "SCRAM-SHA-512"  # how executors log in with a delegation token (the brokers enable it)
@@ -102,6 +118,8 @@ def sink_options(profile: Profile) -> dict[str, str]:
     )
     if delivery.exactly_once:
         options["mirror.transactional-prefix"] = profile.transactional_prefix
+        if source_format(profile) == SOURCE_FORMAT:  # its task i reads the same partitions in every batch
+            options["mirror.producer-per"] = "task"
     if profile.target.uses_delegation_token:  # the sink logs in with Spark's token for "target"
         options.update({"mirror.token-cluster": "target", "mirror.token-mechanism": TOKEN_MECHANISM})
     if profile.mirror.provenance_headers:

@@ -116,6 +116,8 @@ def batch_line(progress: dict, batch: dict | None, target_pieces: list[str]) -> 
         "byte-count": 0,
         **(batch_figures(batch) if batch else {}),
         "batch-duration-ms": (progress.get("durationMs") or {}).get("triggerExecution"),
+        # Spark's phases of the batch (latestOffset, queryPlanning, getBatch, addBatch, walCommit, commitOffsets, ...)
+        "duration-ms": dict(progress.get("durationMs") or {}),
         "records-behind": sum(behind.values()),
         "partitions": partitions,
     }

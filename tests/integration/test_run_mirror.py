@@ -231,5 +231,25 @@ def test_exactly_once_mirrors_what_a_read_committed_source_reader_sees(sandbox, 
             )
             assert len(source) == expected and not any(r["key"].startswith(b"a") for r in source)
             assert keys(target) == keys(source), attempt
+        # the mirror's own source gave the sink a producer per task: its positions are in the topic's group
+        prefix, target_topic = case.profile.transactional_prefix, case.profile.target_topic(topic)
+        positions = sandbox.admin("target", _positions, f"{prefix}topic#{topic}", target_topic, 2)
+        assert sorted(positions) == [(target_topic, 0), (target_topic, 1)], positions
+        assert all(offset > 0 for offset in positions.values()), positions
+        for p in (0, 1):  # no producer per partition: its groups hold nothing
+            assert sandbox.admin("target", _positions, f"{prefix}{topic}-{p}", target_topic, 2) == {}
         result = verify(case.profile)
         assert result.ok, result.to_dict()
+
+
+def _positions(conf: dict, group: str, topic: str, partitions: int) -> dict[tuple[str, int], int]:
+    """The committed offsets of ``group`` (the sink's positions) on ``topic``'s partitions, read as that group's
+    consumer would (never joining it)."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({**conf, "group.id": group, "enable.auto.commit": False, "isolation.level": "read_committed"})
+    try:
+        found = consumer.committed([TopicPartition(topic, p) for p in range(partitions)], timeout=60)
+    finally:
+        consumer.close()
+    return {(tp.topic, tp.partition): tp.offset for tp in found if tp.offset >= 0}

@@ -142,6 +142,11 @@ def test_broker_bounces_under_a_supervised_job_lose_nothing(stopped_then_bounced
     assert outcome.verify_duplicated == outcome.duplicated
 
 
+# Issue 26: exactly-once at scale, with the mirror's own source (a task reads many partitions) and a transactional
+# producer per task (jvm/sink TaskTransaction): the exactly_once cases run over a topic of this many partitions.
+EOS_PARTITIONS = 200
+
+
 def _exactly_once(data: dict) -> None:
     data["mirror"].setdefault("delivery", {})["guarantee"] = "exactly_once"
 
@@ -152,7 +157,9 @@ def test_exactly_once_through_driver_kills_and_broker_bounces_loses_and_duplicat
     bounces = [(side, hard) for side in ("source", "target") for hard in ((False, True) if LONG else (True,))]
     done = []
     try:
-        with MirrorUnderLoad(sandbox, tmp_path, rate=RATE, name="exactly", profile_hook=_exactly_once) as load:
+        with MirrorUnderLoad(
+            sandbox, tmp_path, rate=RATE, name="exactly", profile_hook=_exactly_once, partitions=EOS_PARTITIONS
+        ) as load:
             load.start_job()
             for kill in range(KILLS):
                 load.wait_for_batches(1)
@@ -217,7 +224,13 @@ def test_exactly_once_on_standalone_with_executors_killed_mid_batch(sandbox, tmp
             )
 
         with MirrorUnderLoad(
-            sandbox, tmp_path, rate=RATE, name="executors", profile_hook=standalone, env=cluster.client_env()
+            sandbox,
+            tmp_path,
+            rate=RATE,
+            name="executors",
+            profile_hook=standalone,
+            env=cluster.client_env(),
+            partitions=EOS_PARTITIONS,
         ) as load:
             load.start_job(supervise=True, max_restarts=5)
             killed = []

@@ -17,7 +17,7 @@ import pyspark
 
 from secure_mirror import paths
 
-SOURCES = paths.REPO_ROOT / "jvm" / "sink" / "securemirror" / "sink"
+SOURCES = paths.REPO_ROOT / "jvm" / "sink" / "securemirror"  # its packages: sink and source
 # As scripts/setup compiles it: every lint an error but [path] (third-party manifests naming jars pyspark lacks).
 JAVAC_LINT = ("-Xlint:all,-path", "-Werror")
 
@@ -25,7 +25,7 @@ JAVAC_LINT = ("-Xlint:all,-path", "-Werror")
 def _stamp() -> str:
     """scripts/setup's stamp of the sink: the sources, then the connector's and the virtualenv's stamps."""
     stamps = paths.deps_dir() / "stamps"
-    data = b"".join(p.read_bytes() for p in sorted(SOURCES.glob("*.java")))
+    data = b"".join(p.read_bytes() for p in sorted(SOURCES.glob("*/*.java")))
     data += (stamps / "mvn-spark-connector").read_bytes() + (stamps / "venv").read_bytes()
     return hashlib.sha256(data).hexdigest()[:16]
 
@@ -40,7 +40,7 @@ def sink_conf(folder: Path) -> dict[str, str]:
     pyspark_jars = Path(pyspark.__file__).parent / "jars"
     javac = ["javac", *JAVAC_LINT, "--release", "17", "-d", str(build)]
     subprocess.run(
-        [*javac, "-cp", f"{pyspark_jars}/*:{kafka_clients}", *sorted(str(p) for p in SOURCES.glob("*.java"))],
+        [*javac, "-cp", f"{pyspark_jars}/*:{kafka_clients}", *sorted(str(p) for p in SOURCES.glob("*/*.java"))],
         check=True,
         capture_output=True,
     )

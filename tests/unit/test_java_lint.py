@@ -67,6 +67,6 @@ def test_the_tools_compile_without_a_lint_warning(tmp_path, jars):
 
 
 @pytest.mark.jvm
-def test_the_sink_compiles_without_a_lint_warning(tmp_path):
+def test_the_sink_and_source_compile_without_a_lint_warning(tmp_path):
     kafka_clients = next((paths.deps_dir() / "spark-jars").glob("kafka-clients-*.jar"))
-    _lint(sorted(SINK_SOURCES.glob("*.java")), f"{_class_path('pyspark')}:{kafka_clients}", tmp_path)
+    _lint(sorted(SINK_SOURCES.glob("*/*.java")), f"{_class_path('pyspark')}:{kafka_clients}", tmp_path)

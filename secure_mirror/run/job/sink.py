@@ -102,7 +102,8 @@ class StreamingMirror:
         return {row["topic"] for row in frame.select("topic").distinct().collect()}
 
     def start(self, until_caught_up: bool, trigger_interval: str):
-        stream = self.spark.readStream.format("kafka").options(**self.source_options).load()
+        source = self.settings.get("source_format", "kafka")  # a job.json rendered before the mirror's own source
+        stream = self.spark.readStream.format(source).options(**self.source_options).load()
         writer = (
             stream.writeStream.foreachBatch(self.write_batch)
             .option("checkpointLocation", self.checkpoint)

@@ -178,6 +178,7 @@ def test_batch_line_is_the_metrics_file_line():
         "records-behind": 5,
     }
     assert [row["records-behind"] for row in line["partitions"]] == [5, 0]
+    assert line["duration-ms"] == {"triggerExecution": 1500}  # Spark's phases, as its progress has them
     assert batch_line(PROGRESS, None, ["src.", ""])["partitions"] == []  # a batch the job did not record
 
 

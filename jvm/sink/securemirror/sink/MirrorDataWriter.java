@@ -33,13 +33,16 @@ import org.apache.spark.unsafe.types.UTF8String;
  */
 final class MirrorDataWriter implements DataWriter<InternalRow> {
     private final SinkSettings settings;
+    private final int slot;
+    private TaskTransaction task;  // exactly_once with a producer per task: begun with the first lane
     private Map<String, Object> client;  // the producers' settings, with the delegation token current at first use
     private final Map<String, Lane> lanes = new HashMap<>();
     private Lane last;
     private KafkaProducer<byte[], byte[]> shared;
 
-    MirrorDataWriter(SinkSettings settings) {
+    MirrorDataWriter(SinkSettings settings, int slot) {
         this.settings = settings;
+        this.slot = slot;
     }
 
     /** The clients' settings, read when the first producer is needed (as late as possible: a delegation token is
@@ -74,7 +77,12 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
             this.kept = settings.kept.contains(topic);
             this.figures = new Figures(topic, partition, target, kept);
             this.transactionalId = settings.exactlyOnce ? settings.transactionalId(topic, partition) : null;
-            this.producer = settings.exactlyOnce ? begin() : sharedProducer();
+            if (settings.producerPerTask) {
+                this.producer = task().producer;
+                this.committed = task.position(topic, partition, target, kept);
+            } else {
+                this.producer = settings.exactlyOnce ? begin() : sharedProducer();
+            }
         }
 
         private KafkaProducer<byte[], byte[]> begin() throws IOException {
@@ -158,6 +166,13 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         }
     }
 
+    private TaskTransaction task() throws IOException {
+        if (task == null) {
+            task = new TaskTransaction(settings, client(), slot);
+        }
+        return task;
+    }
+
     private KafkaProducer<byte[], byte[]> sharedProducer() {
         if (shared == null) {
             shared = Producers.shared(client());
@@ -227,7 +242,18 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
 
     @Override
     public WriterCommitMessage commit() throws IOException {
-        if (settings.exactlyOnce) {
+        if (task != null) {
+            task.producer.flush();
+            List<TaskTransaction.Written> written = new ArrayList<>();
+            for (Lane lane : lanes.values()) {
+                lane.check();
+                if (lane.figures.records > 0) {
+                    written.add(new TaskTransaction.Written(lane.topic, lane.partition, lane.target, lane.kept,
+                                                            lane.figures.lastOffset + 1));
+                }
+            }
+            task.commit(written);
+        } else if (settings.exactlyOnce) {
             for (Lane lane : lanes.values()) {
                 lane.commit();
             }
@@ -248,7 +274,9 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
 
     @Override
     public void abort() {
-        if (settings.exactlyOnce) {
+        if (task != null) {
+            task.abort();
+        } else if (settings.exactlyOnce && !settings.producerPerTask) {
             lanes.values().forEach(Lane::abort);
         } else if (shared != null && lanes.values().stream().anyMatch(lane -> lane.failure != null)) {
             Producers.evict(client(), shared);
@@ -257,7 +285,9 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
 
     @Override
     public void close() {
-        if (settings.exactlyOnce) {
+        if (task != null) {
+            task.close();
+        } else if (settings.exactlyOnce && !settings.producerPerTask) {
             lanes.values().forEach(Lane::close);
         }
     }

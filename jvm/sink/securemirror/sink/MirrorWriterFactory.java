@@ -16,12 +16,12 @@ final class MirrorWriterFactory implements DataWriterFactory, StreamingDataWrite
 
     @Override
     public DataWriter<InternalRow> createWriter(int partitionId, long taskId) {
-        return new MirrorDataWriter(settings);
+        return new MirrorDataWriter(settings, partitionId);
     }
 
     @Override
     public DataWriter<InternalRow> createWriter(int partitionId, long taskId, long epochId) {
-        return new MirrorDataWriter(settings);
+        return new MirrorDataWriter(settings, partitionId);
     }
 
     @Override

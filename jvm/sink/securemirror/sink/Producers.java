@@ -2,6 +2,7 @@ package securemirror.sink;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -11,6 +12,8 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
@@ -30,12 +33,18 @@ final class Producers {
     record Idle(KafkaProducer<byte[], byte[]> producer, long next) {
     }
 
+    /** A task's transactional producer between two tasks of its slot, and the next source offset of each lane it
+     * committed (by {@link TaskTransaction#laneKey}). */
+    record IdleTask(KafkaProducer<byte[], byte[]> producer, Map<String, Long> next) {
+    }
+
     /** Where an idle producer waits: the settings it was built with and its transactional id. */
     private record IdleKey(Map<String, Object> settings, String transactionalId) {
     }
 
     private static final Map<Map<String, Object>, KafkaProducer<byte[], byte[]>> SHARED = new ConcurrentHashMap<>();
     private static final Map<IdleKey, Idle> IDLE = new ConcurrentHashMap<>();
+    private static final Map<IdleKey, IdleTask> IDLE_TASKS = new ConcurrentHashMap<>();
     private static final Map<Map<String, Object>, Admin> ADMINS = new ConcurrentHashMap<>();
     private static final long ASK_SECONDS = 120;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Producers.class);
@@ -78,6 +87,17 @@ final class Producers {
         }
     }
 
+    static IdleTask takeIdleTask(Map<String, Object> settings, String transactionalId) {
+        return IDLE_TASKS.remove(new IdleKey(settings, transactionalId));
+    }
+
+    static void keepIdleTask(Map<String, Object> settings, String transactionalId, IdleTask idle) {
+        IdleTask before = IDLE_TASKS.put(new IdleKey(settings, transactionalId), idle);
+        if (before != null && before.producer() != idle.producer()) {
+            before.producer().close(Duration.ZERO);
+        }
+    }
+
     /**
      * Close and forget every client built with another login for the same target (an older delegation token: the
      * driver obtained a newer one, which reached this executor); a new connection with the old token would fail
@@ -86,14 +106,16 @@ final class Producers {
      * shared producer (it read the older token just before) fails and Spark runs it again, with the newer one.
      */
     static void retireOlderLogins(Map<String, Object> current) {
-        int before = SHARED.size() + IDLE.size() + ADMINS.size();
+        int before = SHARED.size() + IDLE.size() + IDLE_TASKS.size() + ADMINS.size();
         SHARED.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey(), current)
             && closed(entry.getValue()));
         IDLE.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey().settings(), current)
             && closed(entry.getValue().producer()));
+        IDLE_TASKS.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey().settings(), current)
+            && closed(entry.getValue().producer()));
         ADMINS.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey(), current)
             && closedAdmin(entry.getValue()));
-        int retired = before - (SHARED.size() + IDLE.size() + ADMINS.size());
+        int retired = before - (SHARED.size() + IDLE.size() + IDLE_TASKS.size() + ADMINS.size());
         if (retired > 0) {
             LOG.info("secure-mirror sink: closed {} Kafka client(s) logged in with an older delegation token; "
                 + "new ones log in with the token this executor holds now", retired);
@@ -119,6 +141,29 @@ final class Producers {
             .partitionsToOffsetAndMetadata().get(ASK_SECONDS, TimeUnit.SECONDS);
         OffsetAndMetadata held = offsets.get(key);
         return held == null ? -1 : held.offset();
+    }
+
+    /**
+     * The next source offset the target holds for a source partition whose position may be in any of several groups
+     * (each with the key it uses there), or -1: the largest, as a position only ever moves forward. One request,
+     * read stable (a position in a transaction still open is waited for, never read).
+     */
+    static long committedMax(Map<String, Object> settings, Map<String, TopicPartition> where)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Admin admin = ADMINS.computeIfAbsent(settings, Producers::admin);
+        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+        where.forEach((group, key) -> specs.put(group, new ListConsumerGroupOffsetsSpec().topicPartitions(List.of(key))));
+        ListConsumerGroupOffsetsResult result = admin.listConsumerGroupOffsets(
+            specs, new ListConsumerGroupOffsetsOptions().requireStable(true));
+        long found = -1;
+        for (Map.Entry<String, TopicPartition> entry : where.entrySet()) {
+            OffsetAndMetadata held = result.partitionsToOffsetAndMetadata(entry.getKey())
+                .get(ASK_SECONDS, TimeUnit.SECONDS).get(entry.getValue());
+            if (held != null) {
+                found = Math.max(found, held.offset());
+            }
+        }
+        return found;
     }
 
     private static Admin admin(Map<String, Object> settings) {

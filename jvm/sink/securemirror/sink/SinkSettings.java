@@ -25,6 +25,9 @@ import org.apache.spark.sql.types.StructType;
  * <li>{@value #GUARANTEE}: {@code at_least_once} (default) or {@code exactly_once};</li>
  * <li>{@value #TRANSACTIONAL_PREFIX}: with exactly_once, the start of the transactional ids (and consumer groups)
  *     of the source partitions, which append {@code <topic>-<partition>};</li>
+ * <li>{@value #PRODUCER_PER}: with exactly_once, {@code partition} (default: a transactional producer per source
+ *     partition) or {@code task} (one per write task, for a source whose task {@code i} reads the same partitions in
+ *     every batch of a query, as the mirror's own source does: {@link TaskTransaction});</li>
  * <li>{@value #REPORT_KEY}: the key under which {@link Reports} keeps a batch write's figures (a streaming write's
  *     epoch: {@code <key>-<epoch>});</li>
  * <li>{@value #TOKEN_CLUSTER} and {@value #TOKEN_MECHANISM}: when set, the producers log in with the Kafka
@@ -43,12 +46,13 @@ public final class SinkSettings implements Serializable {
     public static final String GUARANTEE = "mirror.guarantee";
     public static final String TRANSACTIONAL_PREFIX = "mirror.transactional-prefix";
     public static final String REPORT_KEY = "mirror.report-key";
+    public static final String PRODUCER_PER = "mirror.producer-per";
     public static final String TOKEN_CLUSTER = "mirror.token-cluster";
     public static final String TOKEN_MECHANISM = "mirror.token-mechanism";
     public static final String EXACTLY_ONCE = "exactly_once";
     public static final String AT_LEAST_ONCE = "at_least_once";
 
-    static final StructType SOURCE_ROW = new StructType()
+    public static final StructType SOURCE_ROW = new StructType()
         .add("key", DataTypes.BinaryType).add("value", DataTypes.BinaryType)
         .add("topic", DataTypes.StringType).add("partition", DataTypes.IntegerType)
         .add("offset", DataTypes.LongType).add("timestamp", DataTypes.TimestampType)
@@ -63,6 +67,7 @@ public final class SinkSettings implements Serializable {
     final String provenancePrefix;
     final boolean exactlyOnce;
     final String transactionalPrefix;
+    final boolean producerPerTask;
     final String reportKey;
     final String tokenCluster;
     final String tokenMechanism;
@@ -87,6 +92,11 @@ public final class SinkSettings implements Serializable {
         if (exactlyOnce && (transactionalPrefix == null || transactionalPrefix.isEmpty())) {
             throw new IllegalArgumentException("exactly_once needs " + TRANSACTIONAL_PREFIX);
         }
+        String per = options.getOrDefault(PRODUCER_PER, "partition");
+        if (!per.equals("partition") && !per.equals("task")) {
+            throw new IllegalArgumentException(PRODUCER_PER + " must be partition or task, not " + per);
+        }
+        producerPerTask = exactlyOnce && per.equals("task");
         reportKey = options.get(REPORT_KEY);
         tokenCluster = options.get(TOKEN_CLUSTER);
         tokenMechanism = options.getOrDefault(TOKEN_MECHANISM, "SCRAM-SHA-512");
@@ -146,6 +156,19 @@ public final class SinkSettings implements Serializable {
     /** The transactional id, and consumer group on the target, of one source partition (exactly_once). */
     String transactionalId(String sourceTopic, int sourcePartition) {
         return transactionalPrefix + sourceTopic + "-" + sourcePartition;
+    }
+
+    /**
+     * The transactional id of write task {@code slot} (exactly_once, one producer per task). A '#' never occurs in a
+     * topic name, so it never meets a per-partition id ({@link #transactionalId}).
+     */
+    String taskTransactionalId(int slot) {
+        return transactionalPrefix + "task#" + slot;
+    }
+
+    /** The group holding the positions of a source topic whose partitions are kept, one offset per partition. */
+    String positionGroup(String sourceTopic) {
+        return transactionalPrefix + "topic#" + sourceTopic;
     }
 
     @Override

@@ -15,7 +15,7 @@ import org.apache.hadoop.security.token.Token;
  * every executor when it obtains a new token. The token's id is the SCRAM user name and its HMAC the password
  * ({@code tokenauth=true}). Neither is ever printed.
  */
-final class TokenLogin {
+public final class TokenLogin {
     static final String SERVICE_PREFIX = "kafka.server.delegation.token.";
     private static final String MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule";
 
@@ -23,7 +23,7 @@ final class TokenLogin {
     }
 
     /** {@code settings} with the token's login in place of the keytab's: a new map whenever the token changes. */
-    static Map<String, Object> apply(Map<String, Object> settings, String cluster, String mechanism) {
+    public static Map<String, Object> apply(Map<String, Object> settings, String cluster, String mechanism) {
         Token<?> token;
         try {
             token = UserGroupInformation.getCurrentUser().getCredentials().getToken(new Text(SERVICE_PREFIX + cluster));
@@ -50,7 +50,7 @@ final class TokenLogin {
     }
 
     /** True when two settings differ only in their login (the same target, an older or newer token). */
-    static boolean sameButLogin(Map<String, Object> one, Map<String, Object> other) {
+    public static boolean sameButLogin(Map<String, Object> one, Map<String, Object> other) {
         Map<String, Object> a = new HashMap<>(one);
         Map<String, Object> b = new HashMap<>(other);
         a.remove("sasl.jaas.config");

@@ -1,0 +1,366 @@
+"""Thousands of partitions (issue 26): the mirror's cost as the partition count grows, beside MirrorMaker 2 and the
+copy limit, on the sandbox.
+
+    scripts/bench --scale [--partitions-list 1000,5000] [--topics-list 1,200] [--records N] [--tasks T] [--seed S]
+                          [--contenders copy_limit,mirrormaker2,...] [--timeout SECONDS] [--out DIR]
+
+For every size (each partition count over each topic count: one topic of 1,000 partitions, 200 topics of 5, ...) the
+source is loaded with the same N records (varied JSON values, seeded, spread over the topics), and every contender
+copies them into freshly created LogAppendTime target topics, in an order shuffled per size (seeded). The contenders
+are those of ``benchmarks/bench.py`` at equal parallelism T: the copy limit (T loops), MirrorMaker 2 (``tasks.max``
+T), and the job (``local[T]``; with the mirror's source ``mirror.spark.tasks: T``) with ``at_least_once`` and
+``exactly_once``, with the mirror's own micro-batch source (``mirror.spark.source: mirror``) and with Spark's Kafka
+source (``kafka``), side by side. Per contender, from a measurement each (see ``benchmarks/scale_probes.py``):
+records/s start to end and steady (the target's append times between 10% and 90% of N), CPU seconds per million
+records of its processes and of the brokers, the time to the first record on the target, the peak used heap of its
+JVMs, the peak count of its established connections to each broker, the KDC's AS_REQ and TGS_REQ lines of its
+principals while it ran, and for the job Spark's time per phase of each micro-batch (its metrics file). A contender
+that has not finished within ``--timeout`` seconds is recorded with the records it got onto the target, and stopped.
+Results: ``<out>/scale.{json,md}`` (the table generated from the json, with the command and seed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks import bench, load
+from benchmarks import scale_probes as probes
+from benchmarks.scale_report import LABELS, markdown
+from secure_mirror.kafka import admin_ops
+from secure_mirror.sandbox import Sandbox
+
+# contender -> (the job's micro-batch source, exactly_once); the copy limit and MirrorMaker 2 are not the job
+JOBS = {
+    "secure_mirror": ("mirror", False),
+    "secure_mirror_exactly_once": ("mirror", True),
+    "secure_mirror_kafka_source": ("kafka", False),
+    "secure_mirror_exactly_once_kafka_source": ("kafka", True),
+}
+CONTENDERS = ["copy_limit", "mirrormaker2", *JOBS]
+POLL_SECONDS = 0.5  # how often the target's end offsets are asked (one ListOffsets round over all partitions)
+EXIT_GRACE = 15.0  # seconds a contender that exited may still take to show its last records
+
+
+def log(text: str) -> None:
+    bench.log(f"scale: {text}")
+
+
+def topic_names(partitions: int, topics: int) -> dict[str, int]:
+    """The source topics of one size: ``partitions`` spread over ``topics`` topics (the first ones one more when it
+    does not divide), named ``scale.p<partitions>.t<topics>.<i>``."""
+    if not 1 <= topics <= partitions:
+        raise ValueError(f"{partitions} partitions cannot be spread over {topics} topics")
+    width = len(str(topics - 1))
+    return {
+        f"scale.p{partitions}.t{topics}.{i:0{width}d}": partitions // topics + (1 if i < partitions % topics else 0)
+        for i in range(topics)
+    }
+
+
+def job_edit(tasks: int, source: str | None = None, exactly_once: bool = False):
+    """The profile of every contender of a size: T task slots (``local[T]``), MirrorMaker 2 with T tasks, and for
+    the job its micro-batch source (with ``mirror``, ``mirror.spark.tasks: T``) and its delivery guarantee."""
+
+    def edit(data: dict) -> None:
+        spark = data["mirror"].setdefault("spark", {})
+        spark["master"] = f"local[{tasks}]"
+        if source is not None:
+            spark["source"] = source
+            if source == "mirror":
+                spark["tasks"] = tasks
+        if exactly_once:
+            bench.exactly_once(data)
+        data["mirror"]["mm2"] = {"properties": {"tasks.max": tasks}}
+
+    return edit
+
+
+class Scale:
+    """One size's source topics and the runs of its contenders on one sandbox."""
+
+    def __init__(self, sb: Sandbox, work: Path, args: argparse.Namespace, seed: int):
+        self.sb, self.work, self.args = sb, work, args
+        self.bench = bench.Bench(sb, work, args.records, 0, seed)  # its profiles, grants, MirrorMaker 2 clean-up
+        self.records, self.runs = args.records, 0
+        self.sources: dict[str, int] = {}
+        self.ports = {side: {p for p in (s.port, s.ssl_port, s.plaintext_port) if p} for side, s in sb.sides.items()}
+        self.principals = {s.mirror_principal for s in sb.sides.values()}
+        self.kdc_log = sb.kdc().log
+        self.copier: Path | None = None
+
+    @property
+    def targets(self) -> dict[str, int]:
+        return {bench.target_of(t): p for t, p in self.sources.items()}
+
+    def conf(self, side: str) -> dict:
+        return self.sb.client_conf(side, "admin")
+
+    # ---- a size -------------------------------------------------------------------------------------------------
+    def set_up(self, partitions: int, topics: int) -> dict[str, Path]:
+        """Create and load the source topics of a size; the profiles of its contenders, granted."""
+        self.sources = topic_names(partitions, topics)
+        self.bench.topic = f"scale.p{partitions}.t{topics}"  # names the profile files
+        include = re.escape(self.bench.topic) + r"\..*"
+        profiles = {}
+        for name in ["mirrormaker2", *JOBS]:
+            source, eos = JOBS.get(name, ("kafka", False))
+
+            def edit(data: dict, source=source, eos=eos) -> None:
+                job_edit(self.args.tasks, source, eos)(data)
+                data["mirror"]["topics"] = {"include": include}
+
+            profiles[name] = self.bench.profile(name, edit=edit)
+        # MirrorMaker 2 and the copy limit take the files render writes for Spark's Kafka source profile (the Spark
+        # option files hold the job's own Kafka settings); the grants of both guarantees cover every contender
+        profiles["rendered"] = self.bench.render(profiles["mirrormaker2"])
+        self.bench.grant(profiles["rendered"])
+        self.bench.grant(self.bench.render(profiles["secure_mirror_exactly_once_kafka_source"]))
+        admin_ops.create_topics(self.conf("source"), self.sources, timeout=120)
+        log(f"loading {self.records} records into {topics} topic(s) of {partitions} partitions in all")
+        self.load_seconds = load.produce_load(
+            self.conf("source"), list(self.sources), self.records, seed=self.args.seed
+        )
+        return profiles
+
+    def tear_down(self) -> None:
+        bench.delete_and_wait(self.conf("source"), list(self.sources))
+        bench.delete_and_wait(self.conf("target"), list(self.targets))
+        self.bench.forget_mirrormaker2()
+
+    def fresh_targets(self) -> None:
+        """New target topics whose records carry the target's append time (the steady rate's clock)."""
+        conf = self.conf("target")
+        bench.delete_and_wait(conf, list(self.targets))
+        for _ in range(60):
+            present = admin_ops.list_topics(conf)
+            missing = {t: p for t, p in self.targets.items() if t not in present}
+            if not missing:
+                return
+            try:
+                admin_ops.create_topics(conf, missing, timeout=120, config={"message.timestamp.type": "LogAppendTime"})
+            except Exception:  # noqa: BLE001 - the broker may still be deleting the old ones
+                time.sleep(0.5)
+        raise RuntimeError("could not re-create the target topics")
+
+    def held(self) -> int:
+        return load.end_offset_sum(self.conf("target"), self.targets)
+
+    def committed(self, prefix: str) -> int:
+        return load.prefixed_group_positions(self.conf("target"), prefix, set(self.targets))
+
+    # ---- a contender ----------------------------------------------------------------------------------------------
+    def contender(self, name: str, files: dict[str, Path]) -> dict:
+        if name == "copy_limit":
+            if self.copier is None:
+                self.copier = bench.compile_copy_limit(self.work)
+            argv = bench.copy_limit_argv(self.copier, files["rendered"], list(self.sources), self.args.tasks)
+            return self.measure(name, argv)
+        if name == "mirrormaker2":
+            self.bench.forget_mirrormaker2()
+            return self.measure(name, bench.mirrormaker2_argv(files["rendered"]))
+        run_dir = self.work / f"run-{name}-{self.runs}"
+        argv = self.bench.job_argv(files[name], run_dir, "--until-caught-up")
+        prefix = bench.exactly_once_prefix(files[name])
+        if prefix and (earlier := load.prefixed_groups(self.conf("target"), prefix)):
+            load.delete_groups(self.conf("target"), earlier)  # earlier positions would make the sink skip everything
+        return self.measure(name, argv, prefix, run_dir / "metrics.jsonl")
+
+    def measure(self, name: str, argv: list[str], prefix: str | None = None, metrics: Path | None = None) -> dict:
+        self.fresh_targets()
+        log_file = self.work / f"{name}-{self.runs}.log"
+        self.runs += 1
+        kdc_from = self.kdc_log.stat().st_size
+        brokers_before, load_average = bench.broker_cpu(self.sb), os.getloadavg()[0]
+        wall_start, since_ms = time.time(), int(time.time() * 1000) - 1000
+        with open(log_file, "w") as fh:
+            started = time.monotonic()
+            proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=bench.REPO, start_new_session=True)
+        sampler = probes.Sampler(proc.pid, self.ports)
+        sampler.start()
+        try:
+            end = self.wait(proc, started, prefix)
+            own = bench.tree_cpu_seconds(proc.pid) if proc.poll() is None else 0.0
+            end["cpu_seconds"] = max(own, sampler.cpu_seconds)  # the sampler's last reading if it is gone
+            end["broker_cpu_seconds"] = bench.broker_cpu(self.sb) - brokers_before
+        finally:
+            sampler.stop()
+            bench.stop(proc)
+            left = sampler.stop_leftovers()
+        figures = self.figures(end, since_ms)
+        figures.update(sampler.figures(), load_average_at_start=load_average, log=log_file.name)
+        figures["kdc"] = probes.kdc_requests(probes.read_from(self.kdc_log, kdc_from), self.principals)
+        if left:
+            figures["processes_left_running"] = left
+        if metrics is not None:
+            lines = probes.metrics_lines(metrics)
+            figures["batches"] = len(lines)
+            figures["batch_phases"] = probes.batch_phases(lines)
+            figures.update(bench.job_phases(metrics, wall_start, wall_start + end["seconds"], figures["records"]))
+        return figures
+
+    def wait(self, proc: subprocess.Popen, started: float, prefix: str | None) -> dict:
+        """Until the target holds all N records (exactly_once: committed), the time limit passes, or the contender
+        has exited and nothing more arrives; never raises for a contender that does not finish."""
+        first, exited = None, None
+        while True:
+            held = self.held()
+            now = time.monotonic()
+            if held and first is None:
+                first = now
+            end = {"seconds": now - started, "first_record_seconds": None if first is None else first - started}
+            committed = self.committed(prefix) if prefix and held >= self.records else None
+            if held >= self.records and (prefix is None or (committed or 0) >= self.records):
+                return {**end, "finished": True, "held": held, "committed": committed}
+            code = proc.poll()
+            exited = exited or (now if code is not None else None)
+            why = None
+            if now - started > self.args.timeout:
+                why = f"not finished within the time limit of {self.args.timeout:.0f} s"
+            elif exited is not None and now - exited > EXIT_GRACE:
+                why = f"exited with status {code} before the target held every record"
+            if why:
+                committed = self.committed(prefix) if prefix else None
+                return {**end, "finished": False, "why": why, "held": held, "committed": committed}
+            time.sleep(POLL_SECONDS)
+
+    def figures(self, end: dict, since_ms: int) -> dict:
+        """The run's figures over the records it got onto the target (all N when it finished)."""
+        count = self.records if end["finished"] else (end["committed"] if end["committed"] is not None else end["held"])
+        out = {
+            "finished": end["finished"],
+            **({"why": end["why"]} if not end["finished"] else {}),
+            "records": count,
+            "records_on_target_end_offsets": end["held"],
+            "seconds": end["seconds"],
+            "first_record_seconds": end["first_record_seconds"],
+            "records_per_second": count / end["seconds"],
+            "cpu_seconds": end["cpu_seconds"],
+            "broker_cpu_seconds": end["broker_cpu_seconds"],
+        }
+        if count:
+            out["cpu_seconds_per_million"] = end["cpu_seconds"] / count * 1e6
+            out["broker_cpu_seconds_per_million"] = end["broker_cpu_seconds"] / count * 1e6
+        if count >= 10:
+            t10, t90 = load.append_times(
+                self.conf("target"), list(self.targets), [int(0.1 * count), int(0.9 * count)], since_ms
+            )
+            out["steady_records_per_second"] = 0.8 * count / max((t90 - t10) / 1000, 1e-3)
+        return out
+
+
+def run_size(scale: Scale, partitions: int, topics: int, shuffle: random.Random) -> dict:
+    files = scale.set_up(partitions, topics)
+    order = shuffle.sample(scale.args.contenders, len(scale.args.contenders))
+    out = {"partitions": partitions, "topics": topics, "records": scale.records, "order": order}
+    out["load_seconds"], out["contenders"] = scale.load_seconds, {}
+    try:
+        for name in order:
+            log(f"{partitions} partitions over {topics} topic(s): {name}")
+            try:
+                figures = scale.contender(name, files)
+            except Exception as exc:  # noqa: BLE001 - recorded; the other contenders still run
+                figures = {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
+            out["contenders"][name] = figures
+            log(f"{name}: {json.dumps({k: v for k, v in figures.items() if not isinstance(v, dict)})[:600]}")
+    finally:
+        scale.tear_down()
+    return out
+
+
+def run(args: argparse.Namespace, command: str) -> dict:
+    result = {
+        "command": command,
+        "seed": args.seed,
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
+        "parameters": {
+            "records": args.records,
+            "partitions_list": args.partitions_list,
+            "topics_list": args.topics_list,
+            "tasks": args.tasks,
+            "timeout_seconds": args.timeout,
+            "contenders": args.contenders,
+            "values": "varied JSON, about 1 KiB (a third to twice)",
+            "sample_interval_seconds": 1.0,
+        },
+        "sizes": [],
+    }
+    shuffle = random.Random(args.seed)
+    work = Path(tempfile.mkdtemp(prefix="secure-mirror-scale-"))
+    keep = True
+    try:
+        log("starting the sandbox")
+        sb = Sandbox.up(work / "sandbox")
+        try:
+            scale = Scale(sb, work, args, args.seed)
+            for partitions in args.partitions_list:
+                for topics in args.topics_list:
+                    result["sizes"].append(run_size(scale, partitions, topics, shuffle))
+                    write(result, args.out)  # what is measured so far, should a later size fail
+        finally:
+            load._ADMINS.clear()  # the kept admin clients go before the brokers they talk to
+            sb.down()
+        keep = any(not c.get("finished") for s in result["sizes"] for c in s["contenders"].values())
+    finally:
+        if keep:
+            log(f"the contenders' logs are kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return result
+
+
+def write(result: dict, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "scale.json").write_text(json.dumps(result, indent=2))
+    (out / "scale.md").write_text(markdown(result))
+
+
+def numbers(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part.strip()]
+
+
+def contender_names(text: str) -> list[str]:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [n for n in names if n not in CONTENDERS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown contender(s) {', '.join(unknown)}; known: {', '.join(CONTENDERS)}")
+    return names
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--partitions-list", type=numbers, default=[1000, 5000], help="partition counts (1000,5000)")
+    parser.add_argument("--topics-list", type=numbers, default=[1, 200], help="topic counts they are spread over")
+    parser.add_argument("--records", type=int, default=300_000, help="records per size")
+    parser.add_argument("--tasks", type=int, default=bench.TASK_SLOTS, help="the job's tasks, MirrorMaker 2's too")
+    parser.add_argument("--contenders", type=contender_names, default=CONTENDERS, help=", ".join(LABELS))
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds a contender may take per size")
+    parser.add_argument("--out", type=Path, default=bench.RESULTS)
+    parser.add_argument("--seed", type=int, default=int(os.environ.get("SECURE_MIRROR_SEED", "0")) or None)
+    args = parser.parse_args(argv)
+    # a SIGTERM unwinds like Ctrl-C: every contender, leftover process and the sandbox are stopped on the way out
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    given = list(argv if argv is not None else sys.argv[1:])
+    if args.seed is None:
+        args.seed = random.SystemRandom().randrange(1, 2**31)
+        given += ["--seed", str(args.seed)]
+    log(f"seed {args.seed} (--seed {args.seed} repeats the data and the run order)")
+    result = run(args, " ".join(["scripts/bench", "--scale", *given]))
+    write(result, args.out)
+    print(markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,309 @@
+"""What the scale benchmark (``benchmarks/scale.py``) samples from a running contender and reads after it, each
+from where the figure lives:
+
+- heap: the used (and committed) heap of each of the contender's JVMs, from the JVM's own performance counters (the
+  hsperfdata file ``jstat -gc`` reads: the sum of every generation space's ``used``, of every generation's
+  ``capacity``), and ``jcmd <pid> GC.heap_info`` for a JVM without that file; sampled about once a second, so a
+  peak between two samples is missed;
+- connections: the ESTABLISHED TCP connections of the contender's processes (their socket inodes under
+  ``/proc/<pid>/fd``) whose remote port is one of a broker's, from ``/proc/net/tcp`` and ``tcp6``;
+- KDC requests: the ``AS_REQ`` and ``TGS_REQ`` lines the sandbox's ``krb5kdc`` appended to its log while the
+  contender ran, by client principal;
+- the job's micro-batch phases: Spark's ``durationMs`` of each batch, which ``secure-mirror run`` writes into its
+  metrics file (``duration-ms``).
+
+The parsers take text or bytes and are tested on literal samples (tests/unit/test_bench_scale.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import re
+import signal
+import statistics
+import struct
+import subprocess
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+from benchmarks import bench
+
+MIB = 1024 * 1024
+HSPERF_MAGIC = b"\xca\xfe\xc0\xc0"
+HEAP_SPACE = re.compile(r"^sun\.gc\.generation\.\d+\.space\.\d+\.used$")
+HEAP_COMMITTED = re.compile(r"^sun\.gc\.generation\.\d+\.capacity$")
+# GC.heap_info's heap lines (G1, Parallel, Serial, ZGC); Metaspace and class space are not heap
+HEAP_INFO_LINE = re.compile(
+    r"^\s*(?:garbage-first heap|PSYoungGen|ParOldGen|def new generation|tenured generation|ZHeap)\b.*$", re.MULTILINE
+)
+HEAP_INFO_FIGURE = re.compile(r"\b(used|total|capacity) (\d+)([KMG])")
+UNITS = {"K": 1024, "M": MIB, "G": 1024 * MIB}
+ESTABLISHED = "01"
+KDC_REQUEST = re.compile(r"\b(AS_REQ|TGS_REQ)\b")
+KDC_CLIENT = re.compile(r"([^\s,{}()]+@[^\s,]+) for ")
+PHASES = ("latestOffset", "queryPlanning", "getBatch", "addBatch", "walCommit", "commitOffsets", "triggerExecution")
+
+
+# ---- heap --------------------------------------------------------------------------------------------------------
+def parse_hsperfdata(data: bytes) -> dict[str, int]:
+    """The scalar long counters of a HotSpot performance data file (``/tmp/hsperfdata_<user>/<pid>``): its
+    prologue (magic, byte order, ..., the first entry's offset at byte 24, the entry count at 28), then entries each
+    with its length, name offset, vector length, type, flags, units, variability and data offset."""
+    if data[:4] != HSPERF_MAGIC:
+        raise ValueError("not a HotSpot performance data file")
+    order = "<" if data[4] == 1 else ">"
+    offset, count = struct.unpack_from(order + "ii", data, 24)
+    out = {}
+    for _ in range(count):
+        length, name_at, vector, kind, _flags, _units, _variability, data_at = struct.unpack_from(
+            order + "iiibbbbi", data, offset
+        )
+        if length <= 0:
+            break
+        start = offset + name_at
+        name = data[start : data.index(b"\0", start)].decode("ascii", "replace")
+        if vector == 0 and kind == ord("J"):
+            out[name] = struct.unpack_from(order + "q", data, offset + data_at)[0]
+        offset += length
+    return out
+
+
+def heap_of_counters(counters: dict[str, int]) -> dict[str, int]:
+    """Used and committed heap bytes from a JVM's counters (what ``jstat -gc`` sums: eden, survivors, old)."""
+    return {
+        "used": sum(v for k, v in counters.items() if HEAP_SPACE.match(k)),
+        "committed": sum(v for k, v in counters.items() if HEAP_COMMITTED.match(k)),
+    }
+
+
+def parse_heap_info(text: str) -> dict[str, int]:
+    """Used and committed heap bytes from ``jcmd <pid> GC.heap_info`` (committed: the heap lines' ``total``, ZGC's
+    ``capacity``)."""
+    out = {"used": 0, "committed": 0}
+    for line in HEAP_INFO_LINE.findall(text):
+        for name, number, unit in HEAP_INFO_FIGURE.findall(line):
+            out["used" if name == "used" else "committed"] += int(number) * UNITS[unit]
+    return out
+
+
+def jvm_heap(pid: int) -> dict[str, int] | None:
+    """The used and committed heap of JVM ``pid`` now: its performance counters, else ``jcmd``; None if neither."""
+    perf = Path("/tmp") / f"hsperfdata_{pwd.getpwuid(os.getuid()).pw_name}" / str(pid)
+    try:
+        return heap_of_counters(parse_hsperfdata(perf.read_bytes()))
+    except (OSError, ValueError, struct.error):
+        pass
+    try:
+        out = subprocess.run(["jcmd", str(pid), "GC.heap_info"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = parse_heap_info(out)
+    return found if found["used"] else None
+
+
+# ---- connections ---------------------------------------------------------------------------------------------------
+def parse_proc_net_tcp(text: str) -> list[tuple[int, str, int]]:
+    """(remote port, state, socket inode) of each socket listed in ``/proc/net/tcp`` or ``tcp6``."""
+    out = []
+    for line in text.splitlines()[1:]:
+        fields = line.split()
+        if len(fields) < 10:
+            continue
+        out.append((int(fields[2].rsplit(":", 1)[1], 16), fields[3], int(fields[9])))
+    return out
+
+
+def socket_inodes(pids) -> set[int]:
+    """The inodes of the sockets processes ``pids`` hold open."""
+    found = set()
+    for pid in pids:
+        try:
+            names = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for name in names:
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{name}")
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                found.add(int(target[8:-1]))
+    return found
+
+
+def count_connections(sockets: list[tuple[int, str, int]], inodes: set[int], ports: dict[str, set[int]]) -> dict:
+    """Per side (``ports``: side -> the ports of its broker), the established connections among ``inodes``."""
+    counts = {side: 0 for side in ports}
+    for remote_port, state, inode in sockets:
+        if state != ESTABLISHED or inode not in inodes:
+            continue
+        for side, side_ports in ports.items():
+            if remote_port in side_ports:
+                counts[side] += 1
+    return counts
+
+
+def tcp_sockets() -> list[tuple[int, str, int]]:
+    out = []
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            out += parse_proc_net_tcp(Path(name).read_text())
+        except OSError:
+            continue
+    return out
+
+
+# ---- the KDC ---------------------------------------------------------------------------------------------------------
+def kdc_requests(text: str, clients: set[str]) -> dict[str, int]:
+    """Counts of the KDC log's ``AS_REQ`` and ``TGS_REQ`` lines in ``text``: those of the contender (its client
+    principal is one of ``clients``), and those of anyone else (the benchmark's admin, the brokers). An AS exchange
+    with pre-authentication is two requests (``NEEDED_PREAUTH``, then ``ISSUE``); requests that were refused are
+    counted as ``..._refused``."""
+    counts: Counter[str] = Counter()
+    for line in text.splitlines():
+        request = KDC_REQUEST.search(line)
+        if not request:
+            continue
+        client = KDC_CLIENT.search(line, request.end())
+        who = "mirror" if client and client.group(1) in clients else "others"
+        kind = request.group(1).lower()
+        counts[f"{who}_{kind}"] += 1
+        if ": ISSUE: " not in line and "NEEDED_PREAUTH" not in line:
+            counts[f"{who}_{kind}_refused"] += 1
+    keys = [f"{w}_{k}{r}" for w in ("mirror", "others") for k in ("as_req", "tgs_req") for r in ("", "_refused")]
+    return {key: counts[key] for key in keys}
+
+
+def read_from(path: Path, offset: int) -> str:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            return fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+# ---- the job's micro-batches ----------------------------------------------------------------------------------------
+def batch_phases(lines: list[dict]) -> dict:
+    """Per Spark phase (``PHASES``) over the job's batches (its metrics file's lines): median, max and total ms.
+    A metrics file without ``duration-ms`` (older job) still gives ``triggerExecution``."""
+    per_phase: dict[str, list[int]] = {}
+    for line in lines:
+        phases = dict(line.get("duration-ms") or {})
+        if not phases and line.get("batch-duration-ms") is not None:
+            phases = {"triggerExecution": line["batch-duration-ms"]}
+        for phase in PHASES:
+            if phases.get(phase) is not None:
+                per_phase.setdefault(phase, []).append(int(phases[phase]))
+    return {
+        phase: {"median_ms": statistics.median(v), "max_ms": max(v), "total_ms": sum(v), "batches": len(v)}
+        for phase, v in per_phase.items()
+    }
+
+
+def metrics_lines(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue  # a line being written when the job was stopped
+    return out
+
+
+# ---- the sampler ----------------------------------------------------------------------------------------------------
+class Sampler(threading.Thread):
+    """Every ``interval`` seconds while a contender runs: its process tree, the peak used heap of its JVMs (summed at
+    each sample, and per JVM), its established connections to each side's broker (peak per side and of both), and
+    its CPU seconds so far (kept for a contender whose processes are gone by the time it is read). Remembers every
+    process of the tree it saw (pid and start time), so that they can be stopped after the run."""
+
+    def __init__(self, root: int, ports: dict[str, set[int]], interval: float = 1.0):
+        super().__init__(daemon=True, name="scale-sampler")
+        self.root, self.ports, self.interval = root, ports, interval
+        self.seen: dict[int, str] = {}  # pid -> start time (field 22 of stat), to tell a reused pid
+        self.jvms: set[int] = set()
+        self.peak_heap, self.peak_heap_by_jvm, self.peak_committed = 0, {}, 0
+        self.peak_connections = {**{side: 0 for side in ports}, "total": 0}
+        self.cpu_seconds, self.samples, self.failures = 0.0, 0, 0
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        while not self._done.is_set():
+            try:
+                self.sample()
+                self.samples += 1
+            except Exception:  # noqa: BLE001 - a process gone between two reads; the next sample counts
+                self.failures += 1
+            self._done.wait(self.interval)
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join(30)
+
+    def sample(self) -> None:
+        tree = bench.process_tree(self.root)
+        if not tree:
+            return
+        for pid, fields in tree.items():
+            self.seen.setdefault(pid, fields[19])
+        self.cpu_seconds = sum(int(v) for fields in tree.values() for v in fields[11:15]) / bench.CLOCK_TICKS
+        heap = committed = 0
+        for pid in tree:
+            if not _is_jvm(pid):
+                continue
+            self.jvms.add(pid)
+            found = jvm_heap(pid)
+            if found:
+                heap, committed = heap + found["used"], committed + found["committed"]
+                self.peak_heap_by_jvm[pid] = max(self.peak_heap_by_jvm.get(pid, 0), found["used"])
+        self.peak_heap, self.peak_committed = max(self.peak_heap, heap), max(self.peak_committed, committed)
+        counts = count_connections(tcp_sockets(), socket_inodes(tree), self.ports)
+        for side, count in counts.items():
+            self.peak_connections[side] = max(self.peak_connections[side], count)
+        self.peak_connections["total"] = max(self.peak_connections["total"], sum(counts.values()))
+
+    def figures(self) -> dict:
+        return {
+            "peak_heap_used_mib": round(self.peak_heap / MIB, 1),
+            "peak_heap_used_mib_per_jvm": sorted(round(v / MIB, 1) for v in self.peak_heap_by_jvm.values()),
+            "peak_heap_committed_mib": round(self.peak_committed / MIB, 1),
+            "jvms": len(self.jvms),
+            "peak_connections": dict(self.peak_connections),
+            "samples": self.samples,
+            "sample_failures": self.failures,
+        }
+
+    def stop_leftovers(self, grace: float = 10.0) -> list[int]:
+        """SIGTERM, then SIGKILL, the processes of the tree still alive (the same pid and start time)."""
+        alive = [pid for pid, start in self.seen.items() if _started(pid) == start]
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for pid in alive:
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
+            deadline = time.monotonic() + grace
+            while time.monotonic() < deadline and (alive := [p for p in alive if _started(p) == self.seen[p]]):
+                time.sleep(0.2)
+            if not alive:
+                break
+        return alive
+
+
+def _started(pid: int) -> str | None:
+    fields = bench.proc_stat(str(pid))
+    return fields[19] if fields and fields[0] != "Z" else None
+
+
+def _is_jvm(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip() == "java"
+    except OSError:
+        return False

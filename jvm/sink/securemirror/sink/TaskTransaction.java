@@ -1,0 +1,137 @@
+package securemirror.sink;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * exactly_once with one transactional producer per write task ({@code mirror.producer-per: task}), for a source
+ * whose task {@code i} reads the same source partitions in every batch of a query (the mirror's own source: a
+ * partition always goes to the same slot). The transactional id is the task's ({@link SinkSettings#taskTransactionalId}),
+ * so {@code initTransactions} fences an older attempt of the same task and aborts what it left open; all the task's
+ * records and all its partitions' positions go in one transaction.
+ * <p>
+ * Where a partition's position lives: for a topic whose partitions are kept, as the offset of the same partition of
+ * its target topic in the topic's position group ({@link SinkSettings#positionGroup}): one group per topic, committed
+ * with one request per topic and batch; otherwise in the partition's own group, as with a producer per partition.
+ * A position is read from both places, stable, and the larger is taken (it only moves forward), so a checkpoint
+ * written by a producer per partition resumes here without a record twice.
+ * <p>
+ * After a commit the producer waits with the positions it committed for the slot's next task on this executor
+ * (no {@code initTransactions}, no reads). If another executor took the id in between, the broker has fenced it: the
+ * task's writes fail, nothing becomes visible, and the retry starts afresh.
+ */
+final class TaskTransaction {
+    private final SinkSettings settings;
+    private final Map<String, Object> client;
+    private final String transactionalId;
+    private final Map<String, Long> known;
+    final KafkaProducer<byte[], byte[]> producer;
+    private boolean done;
+
+    TaskTransaction(SinkSettings settings, Map<String, Object> client, int slot) throws IOException {
+        this.settings = settings;
+        this.client = client;
+        this.transactionalId = settings.taskTransactionalId(slot);
+        Producers.IdleTask idle = Producers.takeIdleTask(client, transactionalId);
+        KafkaProducer<byte[], byte[]> kept = idle == null ? null : resumed(idle.producer());
+        this.known = kept == null ? new HashMap<>() : new HashMap<>(idle.next());
+        this.producer = kept != null ? kept : started(Producers.transactional(client, transactionalId), slot);
+    }
+
+    /** An idle producer's next transaction, or null when it cannot begin one (then the task starts afresh). */
+    private static KafkaProducer<byte[], byte[]> resumed(KafkaProducer<byte[], byte[]> idle) {
+        try {
+            idle.beginTransaction();
+            return idle;
+        } catch (RuntimeException unusable) {
+            idle.close(Duration.ZERO);
+            return null;
+        }
+    }
+
+    /** A new producer: {@code initTransactions} fences older ones with its id and aborts what they left open. */
+    private static KafkaProducer<byte[], byte[]> started(KafkaProducer<byte[], byte[]> own, int slot) throws IOException {
+        try {
+            own.initTransactions();
+            own.beginTransaction();
+            return own;
+        } catch (RuntimeException error) {
+            own.close(Duration.ZERO);
+            throw new IOException("could not start the transaction of task " + slot + ": " + error, error);
+        }
+    }
+
+    static String laneKey(String topic, int partition) {
+        return topic + "\0" + partition;
+    }
+
+    /** Where a lane's position is committed: group and key. */
+    private Map.Entry<String, TopicPartition> place(String topic, int partition, String target, boolean kept) {
+        return kept ? Map.entry(settings.positionGroup(topic), new TopicPartition(target, partition))
+                    : Map.entry(settings.transactionalId(topic, partition), new TopicPartition(target, 0));
+    }
+
+    /** The next source offset the target holds for a source partition, or -1. */
+    long position(String topic, int partition, String target, boolean kept) throws IOException {
+        Long mine = known.get(laneKey(topic, partition));
+        if (mine != null) {
+            return mine;
+        }
+        Map<String, TopicPartition> where = new HashMap<>();
+        where.put(settings.transactionalId(topic, partition), new TopicPartition(target, 0));
+        if (kept) {
+            where.put(settings.positionGroup(topic), new TopicPartition(target, partition));
+        }
+        try {
+            return Producers.committedMax(client, where);
+        } catch (InterruptedException error) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading the position of " + topic + "-" + partition, error);
+        } catch (Exception error) {
+            throw new IOException("could not read the position of " + topic + "-" + partition + ": " + error, error);
+        }
+    }
+
+    /** One lane's outcome for the commit: its next source offset, if it wrote records. */
+    record Written(String topic, int partition, String target, boolean kept, long next) {
+    }
+
+    /** Sends every written lane's position into the transaction (one request per group), then commits. */
+    void commit(Iterable<Written> lanes) {
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> positions = new HashMap<>();
+        for (Written lane : lanes) {
+            Map.Entry<String, TopicPartition> at = place(lane.topic(), lane.partition(), lane.target(), lane.kept());
+            positions.computeIfAbsent(at.getKey(), group -> new HashMap<>()).put(at.getValue(),
+                new OffsetAndMetadata(lane.next(), "source " + lane.topic() + "-" + lane.partition()));
+            known.put(laneKey(lane.topic(), lane.partition()), lane.next());
+        }
+        positions.forEach((group, offsets) ->
+            producer.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata(group)));
+        producer.commitTransaction();
+        done = true;
+    }
+
+    void abort() {
+        try {
+            producer.abortTransaction();
+        } catch (RuntimeException ignored) {
+            // fenced or broken: closing is all that is left, and a newer task aborts what this one left open
+        }
+    }
+
+    /** After commit: the producer waits for the slot's next task; otherwise it is closed. */
+    void close() {
+        if (done) {
+            Producers.keepIdleTask(client, transactionalId, new Producers.IdleTask(producer, Map.copyOf(known)));
+        } else {
+            producer.close(Duration.ofSeconds(5));
+        }
+    }
+}

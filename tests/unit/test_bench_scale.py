@@ -1,0 +1,275 @@
+"""The scale benchmark's pure parts (benchmarks/scale.py, scale_probes.py, scale_report.py): what it reads from
+/proc/net/tcp, a JVM's performance counters, jcmd, the KDC's log and the job's metrics file, and the table it
+writes, on literal samples."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from benchmarks import scale, scale_report
+from benchmarks import scale_probes as probes
+
+PROC_NET_TCP = """\
+  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:9C40 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1001 1 0000000000000000 100 0 0 10 0
+   1: 0100007F:D431 0100007F:9C40 01 00000000:00000000 02:000AE6A5 00000000     0        0 2001 2 0000000000000000 20 4 30 10 -1
+   2: 0100007F:D432 0100007F:9C40 01 00000000:00000000 02:000AE6A5 00000000     0        0 2002 2 0000000000000000 20 4 30 10 -1
+   3: 0100007F:D433 0100007F:9C4A 01 00000000:00000000 02:000AE6A5 00000000     0        0 2003 2 0000000000000000 20 4 30 10 -1
+   4: 0100007F:D434 0100007F:9C4A 06 00000000:00000000 03:00001000 00000000     0        0 0 3 0000000000000000
+   5: 0100007F:D435 0100007F:9C4A 01 00000000:00000000 02:000AE6A5 00000000     0        0 3005 2 0000000000000000 20 4 30 10 -1
+   6: 0100007F:9C40 0100007F:D431 01 00000000:00000000 02:000AE6A5 00000000     0        0 4001 2 0000000000000000 20 4 30 10 -1
+"""
+PORTS = {"source": {40000}, "target": {40010}}  # 0x9C40, 0x9C4A
+
+
+def test_connections_count_the_contenders_established_sockets_to_each_broker():
+    sockets = probes.parse_proc_net_tcp(PROC_NET_TCP)
+    assert sockets[1] == (40000, "01", 2001)
+    # 2001, 2002: to the source broker; 2003: to the target; 3005 is another process's; 4001 the broker's own end
+    assert probes.count_connections(sockets, {2001, 2002, 2003, 4001}, PORTS) == {"source": 2, "target": 1}
+    assert probes.count_connections(sockets, set(), PORTS) == {"source": 0, "target": 0}
+
+
+G1_HEAP_INFO = """\
+12345:
+ garbage-first heap   total 262144K, used 45678K [0x00000000c0000000, 0x0000000100000000)
+  region size 1024K, 20 young (20480K), 2 survivors (2048K)
+ Metaspace       used 12345K, committed 12800K, reserved 1114112K
+  class space    used 1234K, committed 1408K, reserved 1048576K
+"""
+PARALLEL_HEAP_INFO = """\
+678:
+ PSYoungGen      total 76288K, used 3932K [0x000000076b380000, 0x0000000770880000, 0x00000007c0000000)
+  eden space 65536K, 6% used [0x000000076b380000,0x000000076b757108,0x000000076f380000)
+ ParOldGen       total 175104K, used 1024K [0x00000006c1a00000, 0x00000006cc500000, 0x000000076b380000)
+ Metaspace       used 2950K, committed 3072K, reserved 1056768K
+"""
+
+
+def test_jcmd_heap_info_gives_the_heap_not_the_metaspace():
+    assert probes.parse_heap_info(G1_HEAP_INFO) == {"used": 45678 * 1024, "committed": 262144 * 1024}
+    assert probes.parse_heap_info(PARALLEL_HEAP_INFO) == {
+        "used": (3932 + 1024) * 1024,
+        "committed": (76288 + 175104) * 1024,
+    }
+    assert probes.parse_heap_info("678:\nNo such process\n") == {"used": 0, "committed": 0}
+
+
+def _hsperfdata(counters: dict[str, int], strings: dict[str, bytes]) -> bytes:
+    """A little-endian HotSpot performance data file: the 32-byte prologue, then one entry per counter (20-byte
+    header, the name, the data 8-aligned)."""
+    entries = b""
+    items = [(name, ord("J"), 0, struct.pack("<q", v)) for name, v in counters.items()]
+    items += [(name, ord("B"), len(v), v) for name, v in strings.items()]
+    for name, kind, vector, data in items:
+        name_bytes = name.encode() + b"\0"
+        data_at = 20 + len(name_bytes)
+        data_at += -data_at % 8
+        body = name_bytes.ljust(data_at - 20, b"\0") + data
+        entries += struct.pack("<iiibbbbi", 20 + len(body), 20, vector, kind, 0, 1, 3, data_at) + body
+    prologue = b"\xca\xfe\xc0\xc0" + bytes([1, 2, 0, 1]) + struct.pack("<iiqii", 0, 0, 0, 32, len(items))
+    return prologue + entries
+
+
+def test_hsperfdata_counters_give_used_and_committed_heap():
+    counters = {
+        "sun.gc.generation.0.space.0.used": 29360128,  # eden
+        "sun.gc.generation.0.space.2.used": 996112,  # a survivor
+        "sun.gc.generation.1.space.0.used": 173789184,  # old
+        "sun.gc.metaspace.used": 55825504,  # not heap
+        "sun.gc.generation.0.capacity": 80740376,
+        "sun.gc.generation.1.capacity": 217055240,
+        "sun.gc.generation.1.maxCapacity": 536870920,
+    }
+    parsed = probes.parse_hsperfdata(_hsperfdata(counters, {"sun.rt.javaCommand": b"kafka.Kafka\0"}))
+    assert parsed == counters  # the byte-array string is skipped
+    assert probes.heap_of_counters(parsed) == {"used": 204145424, "committed": 297795616}
+    with pytest.raises(ValueError):
+        probes.parse_hsperfdata(b"\0" * 64)
+
+
+# Lines as the sandbox's krb5kdc writes them (the etype lists shortened where they repeat)
+HEAD = "Nov 25 11:27:01 vm krb5kdc[7098](info):"
+AS = "AS_REQ (2 etypes {aes256-cts-hmac-sha1-96(18), aes128-cts-hmac-sha1-96(17)}) 127.0.0.1:"
+TGS = "TGS_REQ (4 etypes {aes256-cts-hmac-sha1-96(18), aes128-cts-hmac-sha1-96(17)}) 127.0.0.1:"
+ISSUE = "ISSUE: authtime 1795606021, etypes {rep=aes256-cts-hmac-sha1-96(18), tkt=aes256-cts-hmac-sha1-96(18)},"
+KDC_LOG = "\n".join(
+    [
+        f"{HEAD} {AS} {ISSUE} kafka/kafka.source.test@SOURCE.TEST for krbtgt/SOURCE.TEST@SOURCE.TEST",
+        f"{HEAD} {AS} {ISSUE} mirror/mirror.source.test@SOURCE.TEST for krbtgt/SOURCE.TEST@SOURCE.TEST",
+        f"{HEAD} {TGS} {ISSUE} mirror/mirror.source.test@SOURCE.TEST for kafka/kafka.source.test@SOURCE.TEST",
+        f"{HEAD} {TGS} {ISSUE} mirror/mirror.target.test@TARGET.TEST for kafka/kafka.target.test@TARGET.TEST",
+        f"{HEAD} {TGS} UNKNOWN_SERVER: authtime 0,  mirror/mirror.target.test@TARGET.TEST for "
+        "kafka/wrong.target.test@TARGET.TEST, Server not found in Kerberos database",
+        f"{HEAD} {TGS} {ISSUE} admin@TARGET.TEST for kafka/kafka.target.test@TARGET.TEST",
+        f"{HEAD} closing down fd 14",
+    ]
+)
+MIRROR = {"mirror/mirror.source.test@SOURCE.TEST", "mirror/mirror.target.test@TARGET.TEST"}
+
+
+def test_kdc_requests_are_counted_per_kind_for_the_mirror_and_for_others():
+    assert probes.kdc_requests(KDC_LOG, MIRROR) == {
+        "mirror_as_req": 1,
+        "mirror_as_req_refused": 0,
+        "mirror_tgs_req": 3,
+        "mirror_tgs_req_refused": 1,
+        "others_as_req": 1,  # a broker's login
+        "others_as_req_refused": 0,
+        "others_tgs_req": 1,  # the harness's admin
+        "others_tgs_req_refused": 0,
+    }
+
+
+def test_kdc_log_is_read_from_where_the_run_started(tmp_path):
+    path = tmp_path / "kdc.log"
+    path.write_text("before\n")
+    start = path.stat().st_size
+    with open(path, "a") as fh:
+        fh.write("during\n")
+    assert probes.read_from(path, start) == "during\n"
+    assert probes.read_from(tmp_path / "missing.log", 0) == ""
+
+
+def test_batch_phases_from_the_metrics_file_lines():
+    lines = [
+        {
+            "batch": 0,
+            "duration-ms": {"latestOffset": 900, "queryPlanning": 40, "addBatch": 5000, "triggerExecution": 6100},
+        },
+        {
+            "batch": 1,
+            "duration-ms": {"latestOffset": 300, "queryPlanning": 20, "addBatch": 3000, "triggerExecution": 3400},
+        },
+        {
+            "batch": 2,
+            "duration-ms": {"latestOffset": 100, "queryPlanning": 10, "addBatch": 1000, "triggerExecution": 1200},
+        },
+    ]
+    phases = probes.batch_phases(lines)
+    assert phases["latestOffset"] == {"median_ms": 300, "max_ms": 900, "total_ms": 1300, "batches": 3}
+    assert phases["triggerExecution"]["median_ms"] == 3400
+    assert "getBatch" not in phases
+    older = probes.batch_phases([{"batch": 0, "batch-duration-ms": 2000}])  # a metrics file without duration-ms
+    assert older == {"triggerExecution": {"median_ms": 2000, "max_ms": 2000, "total_ms": 2000, "batches": 1}}
+
+
+def test_metrics_lines_skip_a_line_cut_short(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    path.write_text('{"batch": 0}\n{"batch": 1}\n{"bat')
+    assert probes.metrics_lines(path) == [{"batch": 0}, {"batch": 1}]
+    assert probes.metrics_lines(tmp_path / "none.jsonl") == []
+
+
+def test_topic_names_spread_the_partitions_over_the_topics():
+    assert scale.topic_names(1000, 1) == {"scale.p1000.t1.0": 1000}
+    names = scale.topic_names(1000, 200)
+    assert len(names) == 200 and set(names.values()) == {5} and "scale.p1000.t200.000" in names
+    uneven = scale.topic_names(10, 4)
+    assert list(uneven.values()) == [3, 3, 2, 2] and sum(uneven.values()) == 10
+    with pytest.raises(ValueError):
+        scale.topic_names(4, 5)
+
+
+def test_the_profile_of_a_contender_holds_the_tasks_source_and_guarantee():
+    data = {"mirror": {"spark": {"master": "local[2]"}}}
+    scale.job_edit(4, "mirror", exactly_once=True)(data)
+    assert data["mirror"]["spark"] == {"master": "local[4]", "source": "mirror", "tasks": 4}
+    assert data["mirror"]["delivery"] == {"guarantee": "exactly_once"}
+    assert data["mirror"]["mm2"] == {"properties": {"tasks.max": 4}}
+    kafka = {"mirror": {"spark": {}}}
+    scale.job_edit(2, "kafka")(kafka)
+    assert kafka["mirror"]["spark"] == {"master": "local[2]", "source": "kafka"} and "delivery" not in kafka["mirror"]
+
+
+def test_contender_names_are_checked():
+    assert scale.contender_names("mirrormaker2, secure_mirror_kafka_source") == [
+        "mirrormaker2",
+        "secure_mirror_kafka_source",
+    ]
+    with pytest.raises(Exception, match="unknown contender"):
+        scale.contender_names("mm2")
+
+
+def _figures(**changes) -> dict:
+    figures = {
+        "finished": True,
+        "records": 20000,
+        "records_on_target_end_offsets": 20000,
+        "seconds": 40.0,
+        "first_record_seconds": 12.5,
+        "records_per_second": 500.0,
+        "steady_records_per_second": 1234.4,
+        "cpu_seconds": 30.0,
+        "cpu_seconds_per_million": 1500.0,
+        "broker_cpu_seconds": 10.0,
+        "broker_cpu_seconds_per_million": 500.0,
+        "peak_heap_used_mib": 300.5,
+        "peak_heap_used_mib_per_jvm": [300.5],
+        "peak_heap_committed_mib": 512.0,
+        "jvms": 1,
+        "peak_connections": {"source": 3, "target": 4, "total": 7},
+        "samples": 39,
+        "sample_failures": 0,
+        "kdc": probes.kdc_requests(KDC_LOG, MIRROR),
+        "load_average_at_start": 2.46,
+    }
+    return {**figures, **changes}
+
+
+RESULT = {
+    "command": "scripts/bench --scale --partitions-list 40 --topics-list 4 --records 20000 --seed 7",
+    "seed": 7,
+    "machine": {"platform": "Linux", "cpus": 2, "python": "3.11"},
+    "parameters": {
+        "records": 20000,
+        "partitions_list": [40],
+        "topics_list": [4],
+        "tasks": 2,
+        "timeout_seconds": 600.0,
+        "contenders": ["mirrormaker2", "secure_mirror_kafka_source", "secure_mirror"],
+        "values": "varied JSON",
+        "sample_interval_seconds": 1.0,
+    },
+    "sizes": [
+        {
+            "partitions": 40,
+            "topics": 4,
+            "records": 20000,
+            "order": ["secure_mirror_kafka_source", "mirrormaker2", "secure_mirror"],
+            "load_seconds": 2.5,
+            "contenders": {
+                "secure_mirror_kafka_source": _figures(
+                    finished=False,
+                    why="not finished within the time limit of 600 s",
+                    records=12000,
+                    batches=3,
+                    job_startup_seconds=9.25,
+                    batch_phases=probes.batch_phases(
+                        [{"duration-ms": {"latestOffset": 900, "queryPlanning": 40, "triggerExecution": 6100}}]
+                    ),
+                ),
+                "mirrormaker2": _figures(),
+                "secure_mirror": {"error": "RuntimeError: the job did not start"},
+            },
+        }
+    ],
+}
+
+
+def test_the_markdown_is_generated_from_the_json():
+    text = scale_report.markdown(RESULT)
+    assert f"Command: `{RESULT['command']}` (seed 7)" in text
+    assert "## 40 partitions over 4 topic(s), 20,000 records" in text
+    kafka = "| secure_mirror (spark kafka source), at_least_once"
+    assert f"{kafka} | no: not finished within the time limit of 600 s | 12,000 | 40.0 | 500 |" in text
+    assert "| MirrorMaker 2 | yes | 20,000 | 40.0 | 500 | 1,234 | 12.5 | 1500.0 | 500.0 |" in text
+    assert "| MirrorMaker 2 | 1 | 300 (300) | 512 | 3 | 4 | 1 | 3 | 1 / 1 | 39 | 2.5 |" in text
+    assert f"{kafka} | 3 | 9.2 | 900 / 900 | 40 / 40 | - | - | 6,100 / 6,100 |" in text
+    error = "| secure_mirror (mirror source), at_least_once | error: RuntimeError: the job did not start |"
+    assert error in text
+    for line in text.splitlines():  # every table row has its header's columns
+        if line.startswith("| secure_mirror (mirror source)"):
+            assert line.count("|") == 10
