@@ -35,8 +35,12 @@ PROTECTED_OPTION = re.compile(
     r"^(bootstrap\.servers|security\.protocol|sasl\..*|ssl\..*|client\.dns\.lookup"
     r"|config\.providers(\..*)?)$"
 )
-# Spark conf the profile owns: the connector jars, and Spark's own Kafka clusters (they carry SASL settings).
-PROTECTED_SPARK_CONF = re.compile(r"^(spark\.jars|spark\.kafka\..*)$")
+# Spark conf the profile owns: the connector jars, and Spark's own Kafka settings, which carry SASL settings
+# (spark.kafka.clusters.*) or may come to; only the caches of Spark's Kafka connector are an operator's to tune
+# (issue 26: with mirror.spark.source: kafka at scale, spark.kafka.consumer.cache.capacity), as they bear no identity.
+PROTECTED_SPARK_CONF = re.compile(
+    r"^(spark\.jars|spark\.kafka\.(?!(consumer\.cache|consumer\.fetchedData\.cache|producer\.cache)\.).*)$"
+)
 # Spark's own connections (driver <-> executors: task closures carrying the job's Kafka options, block transfers) and
 # its local spill files, authenticated and AES-encrypted. On YARN Spark makes a secret and a key per application and
 # hands them to the containers in YARN's credentials, so nothing is to configure; elsewhere the cluster's operators

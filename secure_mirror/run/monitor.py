@@ -190,8 +190,16 @@ def status_text(line: dict) -> str:
 
 
 class Reporter:
-    def __init__(self, metrics_file: str | None, interval: float, target_pieces: list[str], stream=None):
+    def __init__(
+        self,
+        metrics_file: str | None,
+        interval: float,
+        target_pieces: list[str],
+        stream=None,
+        publish: Callable[[dict], None] | None = None,
+    ):
         self.metrics_file = metrics_file
+        self.publish = publish  # also hands each line's figures on (run/job/metrics_publisher.py); never raises
         self.interval = interval
         self.pieces = target_pieces
         self.stream = stream or sys.stdout
@@ -227,6 +235,8 @@ class Reporter:
             self._print(f"epoch {self.last_batch}: idle, waiting for new records")
 
     def _write(self, line: dict) -> None:
+        if self.publish is not None:
+            self.publish(line)
         if self.metrics_file:
             with open(self.metrics_file, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps(line) + "\n")

@@ -17,7 +17,7 @@ import pyspark
 
 from secure_mirror import paths
 
-SOURCES = paths.REPO_ROOT / "jvm" / "sink" / "securemirror"  # its packages: sink and source
+SOURCES = paths.REPO_ROOT / "jvm" / "sink" / "securemirror"  # its packages: sink, source and metrics
 # As scripts/setup compiles it: every lint an error but [path] (third-party manifests naming jars pyspark lacks).
 JAVAC_LINT = ("-Xlint:all,-path", "-Werror")
 

@@ -14,6 +14,7 @@ from secure_mirror.run.job.checkpoint_access import Checkpoint, check_fingerprin
 from secure_mirror.run.job.cluster_security import cluster_security_problem
 from secure_mirror.run.job.continuous import ContinuousMirror, NewTopicWatch
 from secure_mirror.run.job.control import Control
+from secure_mirror.run.job.metrics_publisher import MetricsPublisher
 from secure_mirror.run.job.options import read_options
 from secure_mirror.run.job.outcome import JobRefused, classify
 from secure_mirror.run.job.planning import DeletedTopicWatch
@@ -117,7 +118,12 @@ def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) ->
     """Start the query and watch it until it is caught up, stopped or refused: (exit code, status, message)."""
     settings = mirror.settings
     query = mirror.start(args.until_caught_up, args.trigger_interval)
-    reporter = monitor.Reporter(args.metrics_file, args.status_interval, settings["target_topic_pieces"])
+    reporter = monitor.Reporter(
+        args.metrics_file,
+        args.status_interval,
+        settings["target_topic_pieces"],
+        publish=MetricsPublisher(mirror.spark._jvm, settings),
+    )
     logins = LoginWatch(mirror.spark._jvm, job_identities(settings, mirror.source_options, mirror.sink_options))
     deleted = DeletedTopicWatch(query, mirror.planner)
     try:
@@ -144,7 +150,12 @@ def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) ->
 def _run_continuous(mirror: ContinuousMirror, args: argparse.Namespace, control: Control) -> tuple[int, str, str]:
     """The continuous query, started again whenever the source gains a topic the selection takes (it is planned
     first); watched until stopped or refused: (exit code, status, message)."""
-    reporter = monitor.Reporter(args.metrics_file, args.status_interval, mirror.settings["target_topic_pieces"])
+    reporter = monitor.Reporter(
+        args.metrics_file,
+        args.status_interval,
+        mirror.settings["target_topic_pieces"],
+        publish=MetricsPublisher(mirror.spark._jvm, mirror.settings),
+    )
     logins = LoginWatch(mirror.spark._jvm, job_identities(mirror.settings, mirror.source_options, mirror.sink_options))
     query = deleted = None
     try:

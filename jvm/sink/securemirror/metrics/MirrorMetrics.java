@@ -1,0 +1,117 @@
+package securemirror.metrics;
+
+import java.lang.management.ManagementFactory;
+import java.util.HashMap;
+import java.util.Map;
+
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The mirror job's figures where dashboards look, fed by the job's driver once per batch (or continuous epoch):
+ * MirrorMaker 2's MBeans on the JVM's platform MBean server ({@link Names#objectName}: JMX, the Prometheus JMX
+ * exporter, Kafka's JmxTool) and a source of Spark's metrics system ({@link SparkMetricsSource}: Spark's JmxSink,
+ * PrometheusServlet, ...). The figures are the ones the mirror's sink reported for the batch, which the job's monitor
+ * also writes to its metrics file. Publishing never fails the caller: {@link #update} says what went wrong instead.
+ */
+public final class MirrorMetrics {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Map<Names, PartitionFigures> PARTITIONS = new HashMap<>();
+    private static SparkMetricsSource spark;
+    private static String sparkProblem;
+
+    private MirrorMetrics() {
+    }
+
+    /**
+     * Adds one batch's figures: {@code {"source": <alias>, "target": <alias>, "partitions": [{"topic": <target
+     * topic>, "partition": <n>, "record-count": <n>, "byte-count": <n>, "record-age-ms-min": <ms>, ...-avg, ...-max,
+     * "replication-latency-ms-min": <ms>, ...-avg, ...-max}, ...]}} (the ages and latencies may be left out).
+     *
+     * @return null when every figure was published, or one sentence saying what could not be
+     */
+    public static synchronized String update(String json) {
+        JsonNode batch;
+        try {
+            batch = JSON.readTree(json);
+        } catch (JsonProcessingException error) {
+            return "the batch's figures were not read: " + error.getOriginalMessage();
+        }
+        long now = System.currentTimeMillis();
+        String problem = null;
+        for (JsonNode row : batch.path("partitions")) {
+            try {
+                problem = first(problem, add(batch, row, now));
+            } catch (RuntimeException error) {
+                problem = first(problem, "a partition's figures were not published: " + error.getMessage());
+            }
+        }
+        return first(problem, sparkProblem);
+    }
+
+    /** The object names of the MBeans published so far (for the job's tests and logs). */
+    public static synchronized String[] objectNames() {
+        return PARTITIONS.keySet().stream().map(names -> names.objectName().toString()).sorted()
+            .toArray(String[]::new);
+    }
+
+    private static String add(JsonNode batch, JsonNode row, long now) {
+        Names names = new Names(batch.path("source").asText(""), batch.path("target").asText(""),
+            row.path("topic").asText(""), row.path("partition").asInt(-1));
+        PartitionFigures figures = PARTITIONS.get(names);
+        String problem = null;
+        if (figures == null) {
+            figures = new PartitionFigures(now);
+            PARTITIONS.put(names, figures);
+            problem = publish(names, figures);
+        }
+        figures.add(now, row.path("record-count").asLong(0), row.path("byte-count").asLong(0),
+            spread(row, PartitionFigures.AGE), spread(row, PartitionFigures.LATENCY));
+        return problem;
+    }
+
+    private static String publish(Names names, PartitionFigures figures) {
+        String problem = null;
+        try {
+            if (spark == null && sparkProblem == null) {
+                SparkMetricsSource source = new SparkMetricsSource();
+                if (source.register()) {
+                    spark = source;
+                }
+            }
+            if (spark != null) {
+                spark.add(names, figures);
+            }
+        } catch (RuntimeException | LinkageError error) {
+            sparkProblem = "Spark's metrics system refused the figures: " + error;
+        }
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = names.objectName();
+            if (server.isRegistered(name)) {
+                server.unregisterMBean(name);
+            }
+            server.registerMBean(new PartitionMBean(figures), name);
+        } catch (JMException | RuntimeException error) {
+            problem = "the JMX MBean " + names.objectName() + " was not registered: " + error;
+        }
+        return problem;
+    }
+
+    private static PartitionFigures.Spread spread(JsonNode row, String figure) {
+        JsonNode min = row.get(figure + "-min"), avg = row.get(figure + "-avg"), max = row.get(figure + "-max");
+        if (min == null || avg == null || max == null || !min.isNumber() || !avg.isNumber() || !max.isNumber()) {
+            return PartitionFigures.Spread.NONE;
+        }
+        return new PartitionFigures.Spread(min.asDouble(), avg.asDouble(), max.asDouble());
+    }
+
+    private static String first(String problem, String another) {
+        return problem != null ? problem : another;
+    }
+}

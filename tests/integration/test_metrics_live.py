@@ -1,0 +1,228 @@
+"""The job's figures where dashboards look, read back from a real ``secure-mirror run`` on the sandbox.
+
+One short run mirrors 300 records (two topics, three partitions) with the profile's ``mirror.spark.conf`` turning on
+Spark's PrometheusServlet and JmxSink on the driver (its UI on a free port) and the driver's JMX on a free loopback
+port (no authentication: loopback only, in this test). While it runs:
+
+- Spark's Prometheus endpoint (``/metrics/prometheus`` on the UI port) has the job's source, and after
+  monitoring/prometheus.yml's relabelling it holds MirrorMaker 2's series per topic-partition with the records
+  mirrored (``record-count``), the bytes the sink reported (``byte-count``, as in the metrics file), rates, ages and
+  latencies;
+- Kafka's JmxTool reads MirrorMaker 2's MBeans (``kafka.connect.mirror:type=MirrorSourceConnector,source=src,
+  target=tgt,topic=<target topic>,partition=<n>``) with the same figures, and Spark's JmxSink's copy of the source;
+  monitoring/jmx-exporter.yml's rule names them as the dashboard reads them;
+- no name or tag holds anything but the aliases, a target topic and a partition: none of the job's options.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import socket
+import subprocess
+import urllib.request
+from collections import Counter
+
+import pytest
+
+from secure_mirror import paths
+from tests.support.exposition import jmx_exporter, jmx_tool_properties, parse_text, relabelled, scrape_job
+from tests.support.mirror_case import CLI, MirrorCase, caught_up, records, wait_for
+from tests.support.sink_jar import sink_conf
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.jvm]
+SERIES = "kafka_connect_mirror_mirrorsourceconnector_"
+PRODUCED = {"a": (200, 2), "b": (100, 1)}  # topic: (records, partitions)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _loopback_jmx(port: int) -> str:
+    """The driver's JMX on loopback only, without authentication (acceptable in this test, never elsewhere)."""
+    return " ".join(
+        f"-D{key}={value}"
+        for key, value in {
+            "com.sun.management.jmxremote.port": port,
+            "com.sun.management.jmxremote.rmi.port": port,
+            "com.sun.management.jmxremote.host": "127.0.0.1",
+            "java.rmi.server.hostname": "127.0.0.1",
+            "com.sun.management.jmxremote.authenticate": "false",
+            "com.sun.management.jmxremote.ssl": "false",
+        }.items()
+    )
+
+
+def _spark_conf(ui: int, jmx: int) -> dict:
+    return {
+        "spark.ui.port": ui,
+        "spark.metrics.namespace": "secure-mirror",
+        "spark.metrics.conf.driver.sink.prometheusServlet.class": "org.apache.spark.metrics.sink.PrometheusServlet",
+        "spark.metrics.conf.driver.sink.prometheusServlet.path": "/metrics/prometheus",
+        "spark.metrics.conf.driver.sink.jmx.class": "org.apache.spark.metrics.sink.JmxSink",
+        "spark.driver.extraJavaOptions": _loopback_jmx(jmx),
+    }
+
+
+def _expected(case) -> dict[tuple[str, str], int]:
+    """(target topic, partition) -> records produced to it (tests/support/mirror_case.records: i % partitions)."""
+    return {
+        (case.profile.target_topic(case.topic(name)), str(p)): sum(1 for i in range(count) if i % parts == p)
+        for name, (count, parts) in PRODUCED.items()
+        for p in range(parts)
+    }
+
+
+def _scrape(ui: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{ui}/metrics/prometheus", timeout=10) as answer:
+        return answer.read().decode()
+
+
+def _normalized(expected: dict[tuple[str, str], int]) -> dict[tuple[str, str], int]:
+    """The target topics as Spark's PrometheusServlet spells them in a name (each '.' or '-' read as '_')."""
+    return {(topic.replace(".", "_").replace("-", "_"), p): n for (topic, p), n in expected.items()}
+
+
+def _when_counted(ui: int, expected: dict[tuple[str, str], int]) -> str | None:
+    """The endpoint's text once it counts every record of ``expected``."""
+    try:
+        text = _scrape(ui)
+    except OSError:  # the driver's UI is not up yet
+        return None
+    return text if _counted(_mm2_series(text), "record_count") == _normalized(expected) else None
+
+
+def _mm2_series(text: str) -> dict:
+    rules = scrape_job("secure-mirror-spark")["metric_relabel_configs"]
+    return {key: value for key, value in relabelled(parse_text(text), rules).items() if key[0].startswith(SERIES)}
+
+
+def _counted(series: dict, attribute: str) -> dict[tuple[str, str], float]:
+    return {
+        (dict(labels)["topic"], dict(labels)["partition"]): value
+        for (name, labels), value in series.items()
+        if name == SERIES + attribute
+    }
+
+
+def _jmx_tool(port: int) -> str:
+    res = subprocess.run(
+        [paths.java_executable(), "-cp", paths.kafka_classpath(), "org.apache.kafka.tools.JmxTool"]
+        + ["--jmx-url", f"service:jmx:rmi:///jndi/rmi://127.0.0.1:{port}/jmxrmi", "--one-time", "true"]
+        + ["--report-format", "properties", "--object-name", "kafka.connect.mirror:type=MirrorSourceConnector,*"]
+        + ["--object-name", "metrics:name=secure-mirror.driver.kafka.connect.mirror.*,type=gauges"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    return res.stdout
+
+
+def _option_texts(case, folder) -> set[str]:
+    """Every key and every longer value of the job's rendered source and sink options (JAAS lines, keytab paths)."""
+    out = folder / "rendered"
+    subprocess.run([*CLI, "render", str(case.profile_path), "--out", str(out)], check=True, capture_output=True)
+    texts: set[str] = set()
+    for name in ("source-options.json", "sink-options.json"):
+        for key, value in json.loads((out / "spark" / name).read_text()).items():
+            texts |= {key} | ({str(value)} if len(str(value)) >= 8 else set())
+    return texts
+
+
+@pytest.fixture(scope="module")
+def exposed(sandbox, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("metrics-live")
+    ui, jmx = _free_port(), _free_port()
+    conf = {**_spark_conf(ui, jmx), **sink_conf(folder)}
+    with MirrorCase(sandbox, folder, mirror={"spark": {"master": "local[2]", "conf": conf}}) as case:
+        case.create({name: parts for name, (_, parts) in PRODUCED.items()})
+        for name, (count, parts) in PRODUCED.items():
+            case.produce(name, records(count, parts, name))
+        expected, metrics = _expected(case), folder / "metrics.jsonl"
+        argv = case.run_argv(folder / "run", "--trigger-interval", "1 second", "--metrics-file", str(metrics))
+        with open(folder / "job.out", "w") as out, open(folder / "job.err", "w") as err:
+            job = subprocess.Popen(argv, stdout=out, stderr=err)
+        try:
+            wait_for(lambda: caught_up(case.profile, {case.topic(n) for n in PRODUCED}), 180, "the mirror to catch up")
+            text = wait_for(lambda: _when_counted(ui, expected), 60, "every record counted at the Prometheus endpoint")
+            jmx_text = _jmx_tool(jmx)
+        finally:
+            job.send_signal(signal.SIGTERM)
+            job.wait(timeout=120)
+        yield {
+            "case": case,
+            "expected": expected,
+            "text": text,
+            "jmx": jmx_tool_properties(jmx_text),
+            "lines": [json.loads(line) for line in metrics.read_text().splitlines()],
+            "exit": job.returncode,
+            "err": (folder / "job.err").read_text(),
+            "options": _option_texts(case, folder),
+        }
+
+
+def _bytes_in_metrics_file(lines: list[dict]) -> Counter:
+    found: Counter = Counter()
+    for line in lines:
+        for row in line["partitions"]:
+            found[(row["target-topic"], str(row["partition"]))] += row.get("byte-count", 0)
+    return found
+
+
+def test_the_prometheus_endpoint_holds_mirrormaker2s_figures(exposed):
+    assert exposed["exit"] == 0, exposed["err"][-3000:]
+    assert "not all published" not in exposed["err"]
+    series = _mm2_series(exposed["text"])
+    assert _counted(series, "record_count") == _normalized(exposed["expected"])
+    sizes = _normalized(_bytes_in_metrics_file(exposed["lines"]))
+    assert _counted(series, "byte_count") == sizes and all(sizes.values())
+    assert all(value > 0 for value in _counted(series, "record_rate").values())
+    for key, low in _counted(series, "replication_latency_ms_min").items():
+        assert 0 <= low <= _counted(series, "replication_latency_ms_max")[key]
+        assert 0 <= _counted(series, "record_age_ms_min")[key] <= _counted(series, "record_age_ms_max")[key]
+    assert {dict(labels)["source"] for _, labels in series} == {"src"}
+    assert {dict(labels)["target"] for _, labels in series} == {"tgt"}
+
+
+def test_jmx_holds_mirrormaker2s_mbeans_and_sparks_copy(exposed):
+    beans, expected = exposed["jmx"], exposed["expected"]
+    mm2 = {name: value for name, value in beans.items() if name[0].startswith("kafka.connect.mirror:")}
+    counts = {}
+    for (name, attribute), value in mm2.items():
+        keys = [pair.split("=") for pair in name.partition(":")[2].split(",")]
+        assert [k for k, _ in keys] == ["type", "source", "target", "topic", "partition"]  # MirrorMaker 2's, in order
+        tags = dict(keys)
+        assert (tags["type"], tags["source"], tags["target"]) == ("MirrorSourceConnector", "src", "tgt")
+        if attribute == "record-count":
+            counts[(tags["topic"], tags["partition"])] = value
+    assert counts == expected  # the exact target topic names
+    assert len(mm2) == 12 * len(expected) and not any(math.isnan(v) for (_, a), v in mm2.items() if "rate" in a)
+    spark = {
+        name: value
+        for (name, attribute), value in beans.items()
+        if name.startswith("metrics:") and attribute == "Value"
+    }
+    prefix = "metrics:name=secure-mirror.driver.kafka.connect.mirror.MirrorSourceConnector.source.src.target.tgt"
+    assert {name: value for name, value in spark.items() if name.endswith(".record-count,type=gauges")} == {
+        f"{prefix}.topic.{topic}.partition.{p}.record-count,type=gauges": n for (topic, p), n in expected.items()
+    }  # Spark's JmxSink: its Dropwizard JmxReporter's copy of the job's source
+    exported = jmx_exporter(mm2)  # what the dashboard reads, as the JMX exporter with our rules names it
+    assert len(exported) == len(mm2)
+    assert {
+        (dict(labels)["topic"], dict(labels)["partition"]): value
+        for (name, labels), value in exported.items()
+        if name == SERIES + "record_count"
+    } == expected
+
+
+def test_no_option_reaches_a_name_or_a_tag(exposed):
+    series = _mm2_series(exposed["text"])
+    names = [line.split("{")[0] for line in exposed["text"].splitlines() if "kafka_connect_mirror" in line]
+    names += [name for name, _ in exposed["jmx"]] + [value for _, labels in series for _, value in labels]
+    assert len(names) > 2 * 12 * 3 and any(text.endswith("sasl.jaas.config") for text in exposed["options"])
+    assert sorted({text for text in exposed["options"] for name in names if text in name}) == []

@@ -1,0 +1,64 @@
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.TreeMap;
+
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+/**
+ * Prints, one line each, the MBeans under {@code kafka.connect.mirror} after one topic-partition was mirrored:
+ * {@code <domain>:<key properties in their order>}, then {@code <attribute> <type> <value>} lines. With {@code mm2}
+ * MirrorMaker 2's own metrics make them (its MirrorSourceMetrics, reached by reflection; on the Kafka jars), with
+ * {@code ours} the mirror's ({@code securemirror.metrics.MirrorMetrics.update} of the JSON in the second argument; on
+ * pyspark's jars and the sink's classes). tests/unit/run/test_mirror_metrics_jvm.py compares the two.
+ */
+public class MetricNames {
+    public static void main(String[] args) throws Exception {
+        if (args[0].equals("mm2")) {
+            mm2();
+        } else {
+            Class<?> metrics = Class.forName("securemirror.metrics.MirrorMetrics");
+            for (int i = 1; i < args.length; i++) {
+                Object problem = metrics.getMethod("update", String.class).invoke(null, args[i]);
+                System.out.println("problem " + problem);
+            }
+        }
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        Map<String, ObjectName> found = new TreeMap<>();
+        for (ObjectName name : server.queryNames(new ObjectName("kafka.connect.mirror:*"), null)) {
+            found.put(name.getDomain() + ":" + name.getKeyPropertyListString(), name);
+        }
+        for (Map.Entry<String, ObjectName> entry : found.entrySet()) {
+            System.out.println("mbean " + entry.getKey());
+            for (MBeanAttributeInfo attribute : server.getMBeanInfo(entry.getValue()).getAttributes()) {
+                Object value = server.getAttribute(entry.getValue(), attribute.getName());
+                System.out.println("attribute " + attribute.getName() + " " + attribute.getType() + " " + value);
+            }
+        }
+    }
+
+    /** MirrorMaker 2's metrics of a task replicating src's orders-0 to tgt, after one record of 100 bytes. */
+    private static void mm2() throws Exception {
+        Class<?> config = Class.forName("org.apache.kafka.connect.mirror.MirrorSourceTaskConfig");
+        Object task = config.getConstructor(Map.class).newInstance(Map.of(
+            "name", "MirrorSourceConnector", "connector.class", "MirrorSourceConnector", "source.cluster.alias", "src", "target.cluster.alias", "tgt",
+            "task.assigned.partitions", "orders-0"));
+        Method make = config.getDeclaredMethod("metrics");
+        make.setAccessible(true);
+        Object metrics = make.invoke(task);
+        Class<?> partition = Class.forName("org.apache.kafka.common.TopicPartition");
+        Object remote = partition.getConstructor(String.class, int.class).newInstance("src.orders", 0);
+        call(metrics, "countRecord", new Class<?>[] {partition}, remote);
+        call(metrics, "recordBytes", new Class<?>[] {partition, long.class}, remote, 100L);
+        call(metrics, "recordAge", new Class<?>[] {partition, long.class}, remote, 20L);
+        call(metrics, "replicationLatency", new Class<?>[] {partition, long.class}, remote, 30L);
+    }
+
+    private static void call(Object target, String name, Class<?>[] types, Object... args) throws Exception {
+        Method method = target.getClass().getDeclaredMethod(name, types);
+        method.setAccessible(true);
+        method.invoke(target, args);
+    }
+}

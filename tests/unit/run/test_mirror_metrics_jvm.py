@@ -1,0 +1,141 @@
+"""The job's MBeans and Spark metrics (jvm/sink securemirror.metrics) against MirrorMaker 2's own: the same object
+name, keys in the same order, the same attributes of the same type, the same values for the same record; batches
+combined as documented; and nothing but an alias, a target topic or a partition number in a name.
+
+MirrorMaker 2's side is its real MirrorSourceMetrics from the Kafka jars in .deps (Kafka 4.2's connect-mirror), run
+by tests/support/MetricNames.java, which prints what each side registered on the platform MBean server."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from pathlib import Path
+
+import pyspark
+import pytest
+
+from secure_mirror import paths
+from tests.support.sink_jar import JAVAC_LINT
+
+pytestmark = pytest.mark.jvm
+METRICS = paths.REPO_ROOT / "jvm" / "sink" / "securemirror" / "metrics"
+PROGRAM = paths.REPO_ROOT / "tests" / "support" / "MetricNames.java"
+PYSPARK_JARS = f"{Path(pyspark.__file__).parent / 'jars'}/*"
+MBEAN = "kafka.connect.mirror:type=MirrorSourceConnector,source=src,target=tgt,topic=src.orders,partition=0"
+
+
+@pytest.fixture(scope="module")
+def classes(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("metrics-classes")
+    javac = str(Path(paths.java_executable()).with_name("javac"))
+    sources = sorted(str(p) for p in METRICS.glob("*.java"))
+    res = subprocess.run(
+        [javac, *JAVAC_LINT, "--release", "17", "-d", str(out), "-cp", PYSPARK_JARS, *sources],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert res.returncode == 0, res.stderr[-4000:]
+    return out
+
+
+def _mbeans(class_path: str, *args: str) -> tuple[list[str], dict[str, dict[str, tuple[str, float]]]]:
+    """(problems, {mbean: {attribute: (type, value)}}) as MetricNames.java prints them."""
+    res = subprocess.run(
+        [paths.java_executable(), "-cp", class_path, str(PROGRAM), *args], capture_output=True, text=True, timeout=120
+    )
+    assert res.returncode == 0, res.stderr[-4000:]
+    problems, beans, current = [], {}, None
+    for line in res.stdout.splitlines():
+        kind, _, rest = line.partition(" ")
+        if kind == "problem":
+            problems.append(rest)
+        elif kind == "mbean":
+            current = beans.setdefault(rest, {})
+        elif kind == "attribute" and current is not None:
+            name, kind_of, value = rest.split(" ")
+            current[name] = (kind_of, float(value))
+    return problems, beans
+
+
+def _batch(*rows: dict, source: str = "src", target: str = "tgt") -> str:
+    return json.dumps({"source": source, "target": target, "partitions": list(rows)})
+
+
+def _row(records: int, size: int, age: tuple[int, int, int] | None, latency: tuple[int, int, int] | None, **extra):
+    row = {"topic": "src.orders", "partition": 0, "record-count": records, "byte-count": size, **extra}
+    for name, spread in (("record-age-ms", age), ("replication-latency-ms", latency)):
+        if spread is not None:
+            row.update({f"{name}-min": spread[0], f"{name}-avg": spread[1], f"{name}-max": spread[2]})
+    return row
+
+
+def test_the_mbean_is_mirrormaker2s_for_the_same_record(classes):
+    _, mm2 = _mbeans(paths.kafka_classpath(), "mm2")
+    problems, ours = _mbeans(f"{classes}:{PYSPARK_JARS}", "ours", _batch(_row(1, 100, (20, 20, 20), (30, 30, 30))))
+    assert problems == ["null"]
+    mm2 = {name: bean for name, bean in mm2.items() if "type=MirrorSourceConnector" in name}
+    assert list(mm2) == list(ours) == [MBEAN]  # domain, type and tags, in Kafka's JmxReporter's order
+    assert {a: t for a, (t, _) in mm2[MBEAN].items()} == {a: t for a, (t, _) in ours[MBEAN].items()}
+    for attribute, (_, value) in mm2[MBEAN].items():  # rates: one record over Kafka's shortest span, 30 s
+        assert ours[MBEAN][attribute][1] == pytest.approx(value, rel=1e-3), attribute
+
+
+def test_batches_combine_into_totals_spreads_and_the_latest_value(classes):
+    problems, beans = _mbeans(
+        f"{classes}:{PYSPARK_JARS}",
+        "ours",
+        _batch(_row(100, 5000, (10, 40, 90), (20, 50, 100))),
+        _batch(_row(300, 9000, (5, 20, 30), (15, 25, 60))),
+        _batch({**_row(7, 70, None, None), "partition": 1}),  # a continuous epoch: no latency, no ages here
+    )
+    assert problems == ["null"] * 3
+    bean = {name: value for name, (_, value) in beans[MBEAN].items()}
+    assert (bean["record-count"], bean["byte-count"]) == (400, 14000)
+    assert (bean["record-rate"], bean["byte-rate"]) == (pytest.approx(400 / 30), pytest.approx(14000 / 30))
+    assert (bean["record-age-ms-min"], bean["record-age-ms-max"]) == (5, 90)
+    assert bean["record-age-ms-avg"] == pytest.approx((40 * 100 + 20 * 300) / 400)  # weighted by records
+    assert (bean["replication-latency-ms-min"], bean["replication-latency-ms-max"]) == (15, 100)
+    assert (bean["record-age-ms"], bean["replication-latency-ms"]) == (20, 25)  # the latest batch's average
+    other = {name: value for name, (_, value) in beans[MBEAN.replace("partition=0", "partition=1")].items()}
+    assert other["record-count"] == 7
+    assert all(math.isnan(other[name]) for name in other if name.startswith(("record-age", "replication-latency")))
+
+
+BAD = [  # (a partition row's fields, the batch's aliases): each refused, none echoed
+    ({"topic": "a,b=c"}, {}),
+    ({"topic": 'x",kafka.sasl.jaas.config=secret'}, {}),
+    ({"topic": "ok"}, {"source": "sr c"}),
+    ({"topic": "ok"}, {"target": "keytab=/etc/x.keytab"}),
+    ({"topic": "ok", "partition": -1}, {}),
+]
+
+
+def test_nothing_but_an_alias_a_topic_or_a_partition_reaches_a_name(classes):
+    bad = [_batch({**_row(1, 10, None, None), **row}, **aliases) for row, aliases in BAD]
+    good = _row(1, 10, None, None, **{"kafka.sasl.jaas.config": "secret", "mirror.password": "secret"})
+    problems, beans = _mbeans(f"{classes}:{PYSPARK_JARS}", "ours", *bad, _batch(good))
+    assert all(p.startswith("a partition's figures were not published") for p in problems[:-1])
+    assert len(problems) == len(BAD) + 1 and problems[-1] == "null"
+    assert list(beans) == [MBEAN]  # only the good row's, with none of its extra keys
+    assert "secret" not in "".join(problems) and "keytab" not in "".join(problems)
+    assert set(beans[MBEAN]) == {
+        "record-count",
+        "record-rate",
+        "record-age-ms",
+        "record-age-ms-max",
+        "record-age-ms-min",
+        "record-age-ms-avg",
+        "byte-count",
+        "byte-rate",
+        "replication-latency-ms",
+        "replication-latency-ms-max",
+        "replication-latency-ms-min",
+        "replication-latency-ms-avg",
+    }
+
+
+def test_unreadable_figures_are_a_problem_not_an_error(classes):
+    problems, beans = _mbeans(f"{classes}:{PYSPARK_JARS}", "ours", "{not json")
+    assert problems[0].startswith("the batch's figures were not read") and beans == {}
