@@ -46,6 +46,7 @@ class Check:
 @dataclass
 class Report:
     checks: list[Check] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)  # how long each part took (``runner.Laps``)
 
     def ok(self, strict: bool = False, accept_unverified: bool = False) -> bool:
         """No failure (with ``strict``, no warning) and nothing unverified that the audit did not prove (unless
@@ -86,6 +87,7 @@ class Report:
             "counts": counts,
             "checks": [asdict(check) for check in self.checks],
             "missing_acls": {side: [acl.to_dict() for acl in self.missing_acls(side)] for side in sides},
+            "seconds": self.seconds,
         }
 
     def to_json(self) -> str:

@@ -8,7 +8,7 @@ alone (``render.acls.AclPlan.need``).
 from __future__ import annotations
 
 from secure_mirror.kafka.acl import CLUSTER_NAME, Acl, kafka_acls_command
-from secure_mirror.preflight.authorizer import Decision, authorize, principal_matches
+from secure_mirror.preflight.authorizer import Decision, authorize, authorize_all, principal_matches
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf
 from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN, Check
 from secure_mirror.preflight.probes import kafka_admin
@@ -139,12 +139,14 @@ def evaluate(plan: AclPlan, need: Need, acls: list[Acl], host: str) -> Check:
 
 def decide(principal: str, need: Need, acls: list[Acl], host: str) -> dict[str, Decision]:
     """The authorizer's decision per name of ``need`` (CREATE on the cluster also allows creating any topic)."""
-    decisions = {
-        n: authorize(
-            acls, principal=principal, host=host, operation=need.operation, resource_type=need.resource_type, name=n
-        )
-        for n in need.names
-    }
+    decisions = authorize_all(
+        acls,
+        principal=principal,
+        host=host,
+        operation=need.operation,
+        resource_type=need.resource_type,
+        names=need.names,
+    )
     if need.operation == "CREATE":
         cluster_wide = authorize(
             acls, principal=principal, host=host, operation="CREATE", resource_type="CLUSTER", name=CLUSTER_NAME
@@ -158,7 +160,8 @@ def denial(plan: AclPlan, what: str, need: Need, denied: dict[str, Decision]) ->
     bootstrap = plan.cluster.first_broker
     deny_rules = [d.rule for d in denied.values() if d.rule is not None]
     commands = [kafka_acls_command(rule, bootstrap, remove=True) for rule in dict.fromkeys(deny_rules)]
-    grants = list(dict.fromkeys(need.grant_for(name) for name, d in denied.items() if d.rule is None))
+    grant_of = dict(zip(need.names, need.grants, strict=True))  # ``Need.grant_for``, without a search per name
+    grants = list(dict.fromkeys(grant_of[name] for name, d in denied.items() if d.rule is None))
     commands += [kafka_acls_command(a, bootstrap) for a in grants]
     sample = "; ".join(f"{n}: {d.reason}" for n, d in list(denied.items())[:3])
     fix = (

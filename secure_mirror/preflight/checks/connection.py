@@ -41,10 +41,21 @@ def connect(run: SideChecks, cluster: Cluster, timeout: float) -> Connected | No
 
 
 def java_client_checks(
-    profile: Profile, reached: list[Side], folder: Path, krb5_conf: str | None, timeout: float, sides: tuple[Side, ...]
+    profile: Profile,
+    reached: list[Side],
+    folder: Path,
+    krb5_conf: str | None,
+    timeout: float,
+    sides: tuple[Side, ...],
+    jvm: java_client.Started | None = None,
 ) -> list[Check]:
-    """The Java client on the sides librdkafka reached (one cause, one failure), and the delegation tokens."""
-    answers = java_client.probe(profile, reached, folder, krb5_conf, timeout) if reached else {}
+    """The Java client on the sides librdkafka reached (one cause, one failure), and the delegation tokens; asked of
+    ``jvm`` when the runner started it ahead (and sent it each side as librdkafka reached it), else of a JVM started
+    now."""
+    if jvm is not None:
+        answers = jvm.answers(reached)
+    else:
+        answers = java_client.probe(profile, reached, folder, krb5_conf, timeout) if reached else {}
     return java_checks(profile, answers, sides)
 
 

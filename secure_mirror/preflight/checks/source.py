@@ -10,6 +10,7 @@ broker authorizes a real Fetch and JoinGroup)."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from secure_mirror.preflight.checks.acl_fixes import lacking
@@ -45,15 +46,17 @@ def ask(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict:
         return {"visible": visible}
     named = planned(plan, ("DESCRIBE",), "TOPIC", named_literals(profile, set(visible)))
     [group] = planned(plan, ("READ",), "GROUP", [acl_plans.spark_group(profile)])
-    described = kafka_admin.describe_topics(admin, selected)
-    unasked = [t for t in selected if unreported(described[t])]
-    return {
-        "visible": visible,
-        "named": {"names": named, "described": kafka_admin.describe_topics(admin, named) if named else {}},
-        "described": described,
-        "fetched": kafka_admin.fetch_probe(admin, unasked, group) if unasked else {},
-        "group": ask_group(profile, admin, group),
-    }
+    with ThreadPoolExecutor(1) as pool:  # the group's coordinator may still be loading: it is asked meanwhile
+        group_described = pool.submit(kafka_admin.describe_group, admin, group)
+        described = kafka_admin.describe_topics(admin, selected)
+        unasked = [t for t in selected if unreported(described[t])]
+        answers = {
+            "visible": visible,
+            "named": {"names": named, "described": kafka_admin.describe_topics(admin, named) if named else {}},
+            "described": described,
+            "fetched": kafka_admin.fetch_probe(admin, unasked, group) if unasked else {},
+        }
+        return {**answers, "group": ask_group(profile, admin, group, group_described.result())}
 
 
 def named_literals(profile: Profile, visible: set[str]) -> list[str]:
@@ -63,10 +66,11 @@ def named_literals(profile: Profile, visible: set[str]) -> list[str]:
     return [name for name in named if selection.matches(name)]
 
 
-def ask_group(profile: Profile, admin: kafka_admin.Admin, group: str) -> dict:
-    """{"name", "described": its description} and, when the brokers report no operations (before Kafka 2.3),
-    {"joined": {"topic", "code": ``join_probe``'s answer} for the first selected topic, or None without one}."""
-    described = kafka_admin.describe_group(admin, group)
+def ask_group(profile: Profile, admin: kafka_admin.Admin, group: str, described: dict | None = None) -> dict:
+    """{"name", "described": its description (``described``: already asked)} and, when the brokers report no
+    operations (before Kafka 2.3), {"joined": {"topic", "code": ``join_probe``'s answer} for the first selected
+    topic, or None without one}."""
+    described = kafka_admin.describe_group(admin, group) if described is None else described
     answer: dict[str, Any] = {"name": group, "described": described}
     if unreported(described):
         selected = profile.selection().select(sorted(kafka_admin.list_topics(admin)))
@@ -154,12 +158,13 @@ def access_checks(plan: AclPlan, selected: list[str], described: dict, fetched: 
     visible = [t for t in selected if "error" not in described[t]]
     no_describe = [t for t in selected if "error" in described[t]]
     how = OLD_BROKER if any(unreported(described[t]) for t in selected) else ""
-    readable = [
+    readable = {
         t for t in visible if (fetched.get(t) is None if t in fetched else "READ" in described[t]["operations"])
-    ]
+    }
     refused = "TOPIC_AUTHORIZATION_FAILED"
-    no_read = [t for t in visible if t not in readable and fetched.get(t, refused) == refused]
-    unanswered = [t for t in visible if t not in readable and t not in no_read]
+    unread = [t for t in visible if t not in readable]
+    no_read = [t for t in unread if fetched.get(t, refused) == refused]
+    unanswered = [t for t in unread if fetched.get(t, refused) != refused]
     if no_describe:
         finding = f"{plan.principal} may not DESCRIBE {len(no_describe)} selected topic(s): {listed(no_describe)}"
         describe = lacking(plan, "acl.topic-describe", plan.need("DESCRIBE", "TOPIC", no_describe), finding)

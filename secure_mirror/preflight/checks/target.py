@@ -15,18 +15,21 @@ from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED,
 from secure_mirror.preflight.probes import api_versions, kafka_admin, tls
 from secure_mirror.profile.models import Cluster, Profile, too_few_partitions
 from secure_mirror.render import acls as acl_plans
-from secure_mirror.render.acls import AclPlan
+from secure_mirror.render.acls import AclPlan, NotPlanned
 
 TRANSACTIONAL_PROBE = "preflight"  # the transactional id pre-flight registers: the prefix and this
 
 
 # ---- the steps: ask, then judge -----------------------------------------------------------------------------------
-def target_side(profile: Profile, timeout: float, source_topics: dict[str, int]) -> list[Check]:
-    """Every target check of the second phase (``source_topics``: the selected source topics -> partitions)."""
+def target_side(
+    profile: Profile, timeout: float, source_topics: dict[str, int], known: dict[str, dict] | None = None
+) -> list[Check]:
+    """Every target check of the second phase (``source_topics``: the selected source topics -> partitions;
+    ``known``: the descriptions ``ask_existing`` made in the first phase)."""
     run = SideChecks("target")
     plan = acl_plans.target_acls(profile)
     admin = kafka_admin.Admin(client_conf(profile.target, "target"), timeout)
-    run.extend(*topic_checks(profile, plan, ask_topics(profile, plan, admin, source_topics)))
+    run.extend(*topic_checks(profile, plan, ask_topics(profile, plan, admin, source_topics, known or {})))
     if profile.mirror.delivery.enable_idempotence:
         if run.status("acl.topic-write") == FAIL:  # one cause, one failure (unverified WRITE does not block this)
             run.add("acl.idempotent-write", SKIPPED, "skipped: needs target.acl.topic-write to pass")
@@ -38,11 +41,56 @@ def target_side(profile: Profile, timeout: float, source_topics: dict[str, int])
     return run.checks
 
 
-def ask_topics(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin, source_topics: dict[str, int]) -> dict:
-    """{"names": target topic -> its source's partitions, "described": their descriptions, "created": the
-    validate_only creation answers of those not described}."""
+def ask_existing(profile: Profile, admin: kafka_admin.Admin) -> dict[str, dict]:
+    """First phase, while the source lists its topics: the descriptions of the target topics the identity sees that
+    the selection would write (a topic whose name, less the rename, the selection picks), as ``describe_topics``
+    gives them, less those that answered an error. The second phase describes only the names these do not cover."""
+    plan, pieces = acl_plans.target_acls(profile), profile.target_topic_pieces
+    if len(pieces) != 2:  # the rename repeats the topic: no speculation
+        return {}
+    selection, (head, tail) = profile.selection(), pieces
+    try:
+        visible = kafka_admin.list_topics(admin)
+    except Exception:  # noqa: BLE001 - a head start only: the second phase asks what is not known, and judges
+        return {}
+    candidates = [
+        name
+        for name in visible
+        if name.startswith(head)
+        and name.endswith(tail)
+        and len(name) > len(head) + len(tail)
+        and selection.matches(source := name[len(head) : len(name) - len(tail)])
+        and profile.target_topic(source) == name
+    ]
+    try:
+        described = kafka_admin.describe_topics(admin, granted(plan, ("DESCRIBE", "WRITE"), candidates))
+    except Exception:  # noqa: BLE001 - a head start only: the second phase asks what is not known, and judges
+        return {}
+    return {name: answer for name, answer in described.items() if "error" not in answer}  # errors: asked again
+
+
+def granted(plan: AclPlan, operations: tuple[str, ...], names: list[str]) -> list[str]:
+    """Those of the topics ``names`` on which ``plan`` grants each of ``operations`` (pre-flight asks the brokers
+    about nothing else)."""
+    found = []
+    for name in names:
+        try:
+            planned(plan, operations, "TOPIC", [name])
+        except NotPlanned:
+            continue
+        found.append(name)
+    return found
+
+
+def ask_topics(
+    profile: Profile, plan: AclPlan, admin: kafka_admin.Admin, source_topics: dict[str, int], known: dict[str, dict]
+) -> dict:
+    """{"names": target topic -> its source's partitions, "described": their descriptions (those ``known`` has from
+    the first phase, the others asked now), "created": the validate_only creation answers of those not described}."""
     names = {profile.target_topic(t): p for t, p in source_topics.items()}
-    described = kafka_admin.describe_topics(admin, planned(plan, ("DESCRIBE", "WRITE"), "TOPIC", names))
+    asked = planned(plan, ("DESCRIBE", "WRITE"), "TOPIC", names)
+    fresh = kafka_admin.describe_topics(admin, [t for t in asked if t not in known])
+    described = {t: known[t] if t in known else fresh[t] for t in asked}
     absent = planned(plan, ("CREATE",), "TOPIC", [t for t, d in described.items() if "error" in d])
     created = kafka_admin.validate_create(admin, {t: names[t] for t in absent})
     return {"names": names, "described": described, "created": created}

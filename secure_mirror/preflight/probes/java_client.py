@@ -24,16 +24,87 @@ from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
 PROBE = paths.REPO_ROOT / "jvm" / "tools" / "JavaClientProbe.java"
 
 
+MISSING = ["missing", "Java or Kafka's jars (.deps/kafka/lib) are not installed here"]
+
+
 def probe(profile: Profile, sides: list[Side], folder: Path, krb5_conf: str | None, timeout: float) -> dict[Side, list]:
     """side -> ["ok", cluster id, brokers, operations] or ["error", class, message] (or ["missing", why])."""
-    java = shutil.which(paths.java_executable())
-    if java is None or not PROBE.exists() or not any(paths.kafka_lib_dir().glob("kafka-clients-*.jar")):
-        return {side: ["missing", "Java or Kafka's jars (.deps/kafka/lib) are not installed here"] for side in sides}
-    requests = "".join(f"{side}\t{_write(folder, profile, side)}{_token_request(profile, side)}\n" for side in sides)
+    with Started(profile, folder, krb5_conf, timeout) as jvm:
+        return jvm.answers(sides)
+
+
+class Started:
+    """The probe's JVM, started before it is asked: the JVM's start and the compilation of the probe's source (about
+    1.5 s of CPU, at every run) overlap the other checks. It takes one request per line on stdin and answers each in
+    turn: ``send`` a side as soon as librdkafka reached it, then ``answers`` collects them (the JVM ends once told
+    there is nothing more); leaving the ``with`` kills a JVM still running."""
+
+    def __init__(self, profile: Profile, folder: Path, krb5_conf: str | None, timeout: float):
+        self.profile, self.folder, self.timeout = profile, folder, timeout
+        self.sent: list[Side] = []
+        self.proc: subprocess.Popen | None = None
+        java = shutil.which(paths.java_executable())
+        if java is None or not PROBE.exists() or not any(paths.kafka_lib_dir().glob("kafka-clients-*.jar")):
+            return
+        with withheld_from_children():
+            self.proc = subprocess.Popen(
+                _argv(java, profile, krb5_conf, timeout),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+            )
+
+    def __enter__(self) -> Started:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
+
+    def send(self, side: Side) -> None:
+        """Ask about ``side`` now (its properties file is written, 0600, into pre-flight's folder)."""
+        if self.proc is None or self.proc.stdin is None or side in self.sent:
+            return
+        self.sent.append(side)
+        path = _write(self.folder, self.profile, side)
+        try:
+            self.proc.stdin.write(f"{side}\t{path}{_token_request(self.profile, side)}\n")
+            self.proc.stdin.flush()
+        except OSError:  # the JVM ended: ``answers`` says how
+            pass
+
+    def answers(self, sides: list[Side]) -> dict[Side, list]:
+        """side -> the probe's answer for each of ``sides`` (sent now if not yet); none: the JVM is stopped."""
+        if not sides:
+            self.close()
+            return {}
+        if self.proc is None:
+            return {side: MISSING for side in sides}
+        for side in sides:
+            self.send(side)
+        limit = 60 + 4 * self.timeout * len(sides)
+        try:
+            out, _ = self.proc.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            self.close()
+            return {side: ["error", "Timeout", f"no answer within {limit:g}s"] for side in sides}
+        answers = {line.split("\t")[0]: line.split("\t")[1:] for line in out.splitlines() if "\t" in line}
+        code = self.proc.returncode
+        return {side: answers.get(side, ["error", "NoAnswer", f"the JVM exited with {code}"]) for side in sides}
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()
+
+
+def _argv(java: str, profile: Profile, krb5_conf: str | None, timeout: float) -> list[str]:
     options = [f"-Djava.security.krb5.conf={krb5_conf}"] if krb5_conf else []
     urls = sorted({c.sasl.token_endpoint_url for c in profile.clusters().values() if isinstance(c.sasl, OAuthSasl)})
     options += [f"-D{OAUTH_ALLOWED_URLS}={','.join(urls)}"] if urls else []
-    argv = [
+    return [
         java,
         "-Xmx256m",
         "-XX:TieredStopAtLevel=1",
@@ -43,22 +114,6 @@ def probe(profile: Profile, sides: list[Side], folder: Path, krb5_conf: str | No
         str(PROBE),
         str(int(timeout * 1000)),
     ]
-    try:
-        with withheld_from_children():
-            done = subprocess.run(
-                argv,
-                input=requests,
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                timeout=60 + 4 * timeout * len(sides),
-                check=False,
-            )
-    except subprocess.TimeoutExpired:
-        return {side: ["error", "Timeout", f"no answer within {60 + 4 * timeout * len(sides):g}s"] for side in sides}
-    answers = {line.split("\t")[0]: line.split("\t")[1:] for line in done.stdout.splitlines() if "\t" in line}
-    return {side: answers.get(side, ["error", "NoAnswer", f"the JVM exited with {done.returncode}"]) for side in sides}
 
 
 def _token_request(profile: Profile, side: Side) -> str:

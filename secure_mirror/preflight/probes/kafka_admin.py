@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from secure_mirror.kafka.acl import Acl
+from secure_mirror.kafka.admin_ops import record_batches
 from secure_mirror.kafka.oauth import token_served
 
 RETRIABLE = {"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR"}
@@ -105,11 +106,10 @@ def validate_create(admin: Admin, topics: dict[str, int]) -> dict[str, str | Non
     """name -> None when the broker would create the topic, else the error code (validate_only: nothing is created)."""
     from confluent_kafka.admin import NewTopic
 
-    if not topics:
-        return {}
-    futures = admin.client.create_topics(
-        [NewTopic(t, num_partitions=p) for t, p in topics.items()], validate_only=True, request_timeout=admin.timeout
-    )
+    futures = {}
+    for batch in record_batches(topics):  # the controller refuses a request of too many records, validate_only too
+        new = [NewTopic(t, num_partitions=p) for t, p in batch.items()]
+        futures.update(admin.client.create_topics(new, validate_only=True, request_timeout=admin.timeout))
     out: dict[str, str | None] = {}
     for name, fut in futures.items():
         try:

@@ -97,11 +97,15 @@ def test_a_healthy_source(monkeypatch, profile):
     assert probes.asked == ["clock", "login", "tickets", "tls", "connect", "topics"]
 
 
-def test_a_target_lists_no_topics_in_its_first_phase(monkeypatch, profile):
+def test_a_target_describes_the_topics_it_already_has_in_its_first_phase(monkeypatch, profile):
+    """No check yet (the target's topic checks need the source's topics): the descriptions of the target topics the
+    identity sees that the selection would write, for the second phase, asked while the source lists its topics."""
     probes = Probes(monkeypatch)
+    monkeypatch.setattr(kafka_admin, "list_topics", probes.record("topics", lambda admin: {"src.orders.eu": 3, "x": 1}))
     facts = sides.first_phase(profile, "target", 1.0, None)
     assert facts.checks[-1].id == "target.kerberos.broker-tickets" and facts.topics is None
-    assert "topics" not in probes.asked
+    assert facts.described == {"src.orders.eu": {"partitions": 3, "operations": ["DESCRIBE", "READ"]}}
+    assert probes.asked[-3:] == ["connect", "tickets", "topics"]  # tickets: its brokers beyond the bootstrap ones
 
 
 def test_a_stopped_kdc_fails_the_ticket_and_skips_the_connection(monkeypatch, profile):
