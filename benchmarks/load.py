@@ -226,22 +226,33 @@ def prefixed_groups(conf: dict, prefix: str) -> list[str]:
     return sorted(g.group_id for g in listed.valid if g.group_id.startswith(prefix))
 
 
-def prefixed_group_positions(conf: dict, prefix: str, topics: set[str]) -> int:
-    """The sum of the offsets every group named ``prefix...`` holds for any of ``topics``: how many source records
-    an exactly_once mirror committed to the target, whichever groups its sink commits its source positions in (all
-    asked at once, not one group after the other)."""
-    from confluent_kafka import ConsumerGroupTopicPartitions
+def prefixed_group_positions(conf: dict, prefix: str, partitions: dict[str, int]) -> int:
+    """The sum of the offsets every group named ``prefix...`` holds for the target topics ``partitions`` (topic ->
+    partition count): how many source records an exactly_once mirror committed to the target, whichever groups its
+    sink commits its source positions in (docs/exactly-once.md: a topic's group ``<prefix>topic#<source topic>``
+    holds one offset per partition of its target topic; a partition's group ``<prefix><source topic>-<n>`` one on
+    partition 0). The partitions are named in each request (this librdkafka's process dies when asked for all of a
+    group's offsets), and all groups are asked at once, not one after the other."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 
     admin = _admin(conf)
-    futures = [
-        admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(g)], require_stable=True)[g]
-        for g in prefixed_groups(conf, prefix)
-    ]
+    futures = []
+    for group in prefixed_groups(conf, prefix):
+        rest = group[len(prefix) :]
+        if rest.startswith("topic#"):
+            source = rest[len("topic#") :]
+            asked = [TopicPartition(t, p) for t, n in partitions.items() if t.endswith(source) for p in range(n)]
+        else:
+            source = rest.rsplit("-", 1)[0]
+            asked = [TopicPartition(t, 0) for t in partitions if t.endswith(source)]
+        if asked:
+            request = [ConsumerGroupTopicPartitions(group, asked)]
+            futures.append(admin.list_consumer_group_offsets(request, require_stable=True)[group])
     total = 0
     for future in futures:
         try:
             held = future.result(timeout=60)
         except Exception:  # noqa: BLE001 - a group gone or still loading: nothing committed yet
             continue
-        total += sum(tp.offset for tp in held.topic_partitions or [] if tp.topic in topics and tp.offset >= 0)
+        total += sum(tp.offset for tp in held.topic_partitions or [] if tp.topic in partitions and tp.offset >= 0)
     return total

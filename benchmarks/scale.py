@@ -158,7 +158,7 @@ class Scale:
         return load.end_offset_sum(self.conf("target"), self.targets)
 
     def committed(self, prefix: str) -> int:
-        return load.prefixed_group_positions(self.conf("target"), prefix, set(self.targets))
+        return load.prefixed_group_positions(self.conf("target"), prefix, self.targets)
 
     # ---- a contender ----------------------------------------------------------------------------------------------
     def contender(self, name: str, files: dict[str, Path]) -> dict:
