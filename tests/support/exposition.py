@@ -14,6 +14,20 @@ import yaml
 from secure_mirror import paths
 
 MONITORING = paths.REPO_ROOT / "monitoring"
+ATTRIBUTES = [  # MirrorMaker 2's MirrorSourceConnector attributes (connect/mirror MirrorSourceMetrics)
+    "record-count",
+    "record-rate",
+    "record-age-ms",
+    "record-age-ms-max",
+    "record-age-ms-min",
+    "record-age-ms-avg",
+    "byte-count",
+    "byte-rate",
+    "replication-latency-ms",
+    "replication-latency-ms-max",
+    "replication-latency-ms-min",
+    "replication-latency-ms-avg",
+]
 Series = tuple[str, tuple[tuple[str, str], ...]]  # (name, sorted labels)
 LINE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$")
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')

@@ -7,22 +7,8 @@ from __future__ import annotations
 import json
 import re
 
-from tests.support.exposition import MONITORING, jmx_exporter, parse_text, relabelled, scrape_job
+from tests.support.exposition import ATTRIBUTES, MONITORING, jmx_exporter, parse_text, relabelled, scrape_job
 
-ATTRIBUTES = [  # MirrorMaker 2's MirrorSourceConnector attributes (connect/mirror MirrorSourceMetrics)
-    "record-count",
-    "record-rate",
-    "record-age-ms",
-    "record-age-ms-max",
-    "record-age-ms-min",
-    "record-age-ms-avg",
-    "byte-count",
-    "byte-rate",
-    "replication-latency-ms",
-    "replication-latency-ms-max",
-    "replication-latency-ms-min",
-    "replication-latency-ms-avg",
-]
 SERIES = {f"kafka_connect_mirror_mirrorsourceconnector_{a.replace('-', '_')}" for a in ATTRIBUTES}
 LABELS = {"source", "target", "topic", "partition"}
 

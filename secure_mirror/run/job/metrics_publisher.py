@@ -14,17 +14,11 @@ from __future__ import annotations
 import json
 import sys
 
-# Per topic-partition, what the JVM takes from a metrics line's partition row (MirrorMaker 2's names)
-PUBLISHED_FIGURES = (
-    "record-count",
-    "byte-count",
-    "record-age-ms-min",
-    "record-age-ms-avg",
-    "record-age-ms-max",
-    "replication-latency-ms-min",
-    "replication-latency-ms-avg",
-    "replication-latency-ms-max",
-)
+from secure_mirror.run.monitor import SINK_FIGURES
+
+# Per topic-partition, what the JVM takes from a metrics line's partition row (MirrorMaker 2's names): the sink's
+# figures but its own skipped-count, which MirrorMaker 2 has no name for
+PUBLISHED_FIGURES = tuple(name for name in SINK_FIGURES if name != "skipped-count")
 
 
 def cluster_aliases(settings: dict) -> tuple[str, str] | None:

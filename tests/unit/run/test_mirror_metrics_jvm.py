@@ -16,6 +16,7 @@ import pyspark
 import pytest
 
 from secure_mirror import paths
+from tests.support.exposition import ATTRIBUTES
 from tests.support.sink_jar import JAVAC_LINT
 
 pytestmark = pytest.mark.jvm
@@ -120,20 +121,7 @@ def test_nothing_but_an_alias_a_topic_or_a_partition_reaches_a_name(classes):
     assert len(problems) == len(BAD) + 1 and problems[-1] == "null"
     assert list(beans) == [MBEAN]  # only the good row's, with none of its extra keys
     assert "secret" not in "".join(problems) and "keytab" not in "".join(problems)
-    assert set(beans[MBEAN]) == {
-        "record-count",
-        "record-rate",
-        "record-age-ms",
-        "record-age-ms-max",
-        "record-age-ms-min",
-        "record-age-ms-avg",
-        "byte-count",
-        "byte-rate",
-        "replication-latency-ms",
-        "replication-latency-ms-max",
-        "replication-latency-ms-min",
-        "replication-latency-ms-avg",
-    }
+    assert set(beans[MBEAN]) == set(ATTRIBUTES)
 
 
 def test_unreadable_figures_are_a_problem_not_an_error(classes):
