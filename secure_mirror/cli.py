@@ -17,7 +17,22 @@ from types import ModuleType
 from typing import NoReturn
 
 from secure_mirror import __version__
-from secure_mirror.commands import demo, doctor, lag, preflight, render, run, sandbox, schema, validate, verify
+from secure_mirror.commands import (
+    bundle,
+    demo,
+    doctor,
+    failover,
+    groups,
+    lag,
+    preflight,
+    render,
+    reverse,
+    run,
+    sandbox,
+    schema,
+    validate,
+    verify,
+)
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, SecureMirrorError
 
 # name -> (the module implementing it, one-line help); every command is imported here, none found at run time.
@@ -31,7 +46,11 @@ COMMANDS: dict[str, tuple[ModuleType, str]] = {
     "run": (run, "run the mirror job (pre-flight first)"),
     "lag": (lag, "show per-partition lag of the mirror"),
     "verify": (verify, "compare source and target over the mirrored range"),
+    "groups": (groups, "show consumer groups' source offsets, their translation and the target's offsets"),
+    "failover": (failover, "move consumer groups to the target: a last translation and commit, and the cut-over"),
+    "reverse": (reverse, "write the profile of the way back (B -> A), names mapped back, loop-safe"),
     "doctor": (doctor, "tell what this machine has and lacks to run a mirror, each with the fix"),
+    "bundle": (bundle, "write the wheel, its Python dependencies and the connector jars for an offline install"),
 }
 
 

@@ -8,6 +8,7 @@ import json
 from pydantic import BaseModel
 
 from secure_mirror.profile.warnings import ProfileWarning
+from secure_mirror.run.groups.report import GroupsOutput
 
 
 class SideSummary(BaseModel):
@@ -44,7 +45,7 @@ class RenderOutput(BaseModel):
     warnings: list[ProfileWarning]
 
 
-SHAPES: dict[str, type[BaseModel]] = {"validate": ValidateOutput, "render": RenderOutput}
+SHAPES: dict[str, type[BaseModel]] = {"validate": ValidateOutput, "render": RenderOutput, "groups": GroupsOutput}
 
 
 def schema_text(name: str) -> str:

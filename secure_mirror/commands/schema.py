@@ -1,5 +1,5 @@
-"""secure-mirror schema [--of profile|validate|render]: print a JSON Schema: the profile's (for editors and CI
-checks), or the shape of ``validate --json`` / ``render --json``. All are committed in schema/."""
+"""secure-mirror schema [--of profile|validate|render|groups]: print a JSON Schema: the profile's (for editors and CI
+checks), or the shape of ``validate --json`` / ``render --json`` / ``groups --json``. All are committed in schema/."""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import re
 import string
 from pathlib import Path
@@ -10,7 +12,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from secure_mirror.errors import BadInputError
-from secure_mirror.profile import kafka_names, policy, topics
+from secure_mirror.profile import cycles, groups, kafka_names, policy, topics
 from secure_mirror.profile.fields import (
     CertificateFile,
     InputFile,
@@ -646,6 +648,62 @@ class Delivery(Strict):
         return self.guarantee == "exactly_once"
 
 
+class SparkJars(Strict):
+    """Where the job gets Spark's Kafka connector (spark-sql-kafka-0-10 for Spark 4.0.0, Scala 2.13, and the jars it
+    needs): from ``local_dir``; else resolved by Spark at start (``spark.jars.packages``) from ``repositories`` or the
+    Ivy settings file, Maven Central when neither is named. A checkout set up by scripts/setup uses its ``.deps``
+    unless repositories or Ivy settings are named."""
+
+    repositories: list[str] = Field(
+        default_factory=list,
+        description="Maven repositories Spark resolves the connector from (spark.jars.repositories), e.g. an "
+        "internal proxy; credentials belong in an Ivy settings file, never in the URL",
+    )
+    ivy_settings: InputFile | None = Field(
+        None, description="an Ivy settings file for the resolution (spark.jars.ivySettings)"
+    )
+    local_dir: Path | None = Field(
+        None, description="a folder holding the connector's jars (a bundle's jars/): no resolution, nothing fetched"
+    )
+
+    @field_validator("repositories")
+    @classmethod
+    def _repositories(cls, value: list[str]) -> list[str]:
+        for index, url in enumerate(value):
+            if not re.fullmatch(r"(https?|file)://[^\s,@]+", url):
+                raise Problem(
+                    str(index),
+                    "must be an http(s):// or file:// URL without a comma or user@ (spark-submit's argument list "
+                    "shows it; put credentials in an Ivy settings file and name it in ivy_settings)",
+                )
+        return value
+
+    @field_validator("local_dir")
+    @classmethod
+    def _local_dir(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        if value is None:
+            return None
+        base = (info.context or {}).get("base_dir")
+        path = value.expanduser() if value.expanduser().is_absolute() or base is None else Path(base) / value
+        if (info.context or {}).get("check_files") and not any(path.glob("spark-sql-kafka-0-10_2.13-*.jar")):
+            raise ValueError(
+                f"{shorten(str(path))} holds no spark-sql-kafka-0-10_2.13-*.jar; name the folder of the connector's "
+                "jars (secure-mirror bundle writes them into its jars/)"
+            )
+        return path
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SparkJars:
+        if self.local_dir is not None and self.resolves:
+            raise Problem("local_dir", "name either local_dir or repositories/ivy_settings, not both")
+        return self
+
+    @property
+    def resolves(self) -> bool:
+        """True when the profile asks Spark to resolve the connector from named repositories or Ivy settings."""
+        return bool(self.repositories) or self.ivy_settings is not None
+
+
 class Spark(Strict):
     master: str = "local[2]"
     deploy_mode: Literal["client", "cluster"] = "client"
@@ -676,6 +734,7 @@ class Spark(Strict):
         description="with trigger continuous: ms between epoch commits (a stop or crash re-sends at most the records "
         "since the last one)",
     )
+    jars: SparkJars = Field(default_factory=SparkJars, description="where the job gets Spark's Kafka connector")
 
     require_encrypted_cluster: bool = Field(
         True,
@@ -757,6 +816,65 @@ class MirrorMaker2(Strict):
 KeepPartition = Literal["auto"] | bool
 
 
+MM2_GROUPS_EXCLUDED = groups.MM2_GROUPS_EXCLUDED
+
+
+class Groups(Strict):
+    """Consumer groups whose committed offsets follow the mirror (issue 28): off unless ``include`` is given. Each
+    include piece is granted as written, so it is a literal group id or a prefix ``prefix.*`` (:mod:`.groups`)."""
+
+    include: str | None = Field(
+        None,
+        description="consumer groups whose committed offsets follow the mirror, as Java regexes a Kafka ACL can "
+        "express: a literal group id (app\\.orders) or a prefix (app\\..*); a comma means 'or'. A general "
+        "regex and .* (every group) are refused. Off when not given",
+    )
+    exclude: str = Field(
+        MM2_GROUPS_EXCLUDED,
+        description="Java regexes of groups never synced (default: MirrorMaker 2's groups.exclude); the mirror's "
+        "own groups (secure-mirror-*) are always excluded",
+    )
+    sync_interval_seconds: int = Field(
+        5, ge=1, le=3600, description="seconds between translations of the groups' offsets onto the target"
+    )
+
+    @field_validator("include")
+    @classmethod
+    def _include(cls, value: str | None) -> str | None:
+        pieces = topics.split_patterns(value or "")
+        problems = [p for piece in pieces if (p := topics.check_pattern(piece) or groups.piece_problem(piece))]
+        if problems:
+            raise ValueError("; ".join(problems))
+        return value
+
+    @field_validator("exclude")
+    @classmethod
+    def _exclude(cls, value: str) -> str:
+        problems = [p for piece in topics.split_patterns(value) if (p := topics.check_pattern(piece))]
+        if problems:
+            raise ValueError("; ".join(problems))
+        return value
+
+    @model_validator(mode="after")
+    def _named_groups_are_synced(self) -> Groups:
+        if excluded := self.selection().excluded_literals():
+            raise Problem(
+                "include",
+                f"names {', '.join(map(repr, excluded))}, which mirror.groups.exclude (or the mirror's own "
+                f"{groups.MIRROR_GROUPS}*) excludes: it would never be synced; remove it, or narrow "
+                "mirror.groups.exclude",
+            )
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.include and topics.split_patterns(self.include))
+
+    def selection(self) -> groups.GroupSelection:
+        """The groups selected (whole name, Java regex; never the mirror's own); selects nothing when disabled."""
+        return groups.GroupSelection.parse(self.include or "", self.exclude)
+
+
 def keeps_partitions(keep_partition: KeepPartition, source_partitions: int, target_partitions: int) -> bool:
     """Whether records keep their partition number on the target topic: with ``true`` always (the job refuses a
     target with fewer partitions: :func:`too_few_partitions`), with ``auto`` when both topics have as many, never with
@@ -767,6 +885,36 @@ def keeps_partitions(keep_partition: KeepPartition, source_partitions: int, targ
 def too_few_partitions(keep_partition: KeepPartition, source_partitions: int, target_partitions: int) -> bool:
     """``keep_partition: true`` with a target topic that lacks some of the source's partitions (refused)."""
     return keep_partition is True and target_partitions < source_partitions
+
+
+class Heartbeats(Strict):
+    """MirrorMaker 2's heartbeats, written to the target's ``heartbeats`` topic while the flow is alive
+    (docs/heartbeats.md)."""
+
+    interval_seconds: int = Field(
+        1, ge=0, le=3600, description="seconds between heartbeats (MirrorMaker 2's default 1); 0 turns them off"
+    )
+    stale_after_seconds: int = Field(
+        60,
+        ge=1,
+        le=86400,
+        description="lag and verify flag the flow when its newest heartbeat is older than this; the job stops "
+        "heartbeating while one trigger runs longer",
+    )
+
+    @model_validator(mode="after")
+    def _stale_after_an_interval(self) -> Heartbeats:
+        if self.enabled and self.stale_after_seconds <= self.interval_seconds:
+            raise Problem(
+                "stale_after_seconds",
+                f"must be more than interval_seconds ({self.interval_seconds}), or every flow would look stale "
+                "between two heartbeats; raise it, e.g. to 10 times the interval",
+            )
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        return self.interval_seconds > 0
 
 
 class Mirror(Strict):
@@ -786,6 +934,8 @@ class Mirror(Strict):
     delivery: Delivery = Field(default_factory=Delivery)
     spark: Spark = Field(default_factory=Spark)
     mm2: MirrorMaker2 = Field(default_factory=MirrorMaker2)
+    groups: Groups = Field(default_factory=Groups)
+    heartbeats: Heartbeats = Field(default_factory=Heartbeats)
 
     @field_validator("checkpoint_location")
     @classmethod
@@ -794,6 +944,17 @@ class Mirror(Strict):
         if "://" in value or Path(value).is_absolute() or base is None:
             return policy.check(value)
         return policy.check(str(Path(base) / value))
+
+    @model_validator(mode="after")
+    def _groups_need_acknowledged_offsets(self) -> Mirror:
+        if self.groups.enabled and self.delivery.acks == "0":
+            raise Problem(
+                "groups",
+                "group offsets follow the mirror through the target offsets the brokers acknowledge, and acks: 0 "
+                "acknowledges none (no offset map could be written); set mirror.delivery.acks: all, or drop "
+                "mirror.groups.include",
+            )
+        return self
 
     @model_validator(mode="after")
     def _continuous_is_at_least_once(self) -> Mirror:
@@ -1000,6 +1161,21 @@ class Profile(Strict):
         return self
 
     @model_validator(mode="after")
+    def _group_topics_fit(self) -> Profile:
+        """With ``mirror.groups`` the target gets the offset map and checkpoints topics, named after the source's
+        alias: Kafka must accept the names (the alias's characters are legal; its length may not be)."""
+        if not self.mirror.groups.enabled:
+            return self
+        names = (topics.offset_map_topic(self.source.alias), topics.checkpoints_topic(self.source.alias))
+        if long := [name for name in names if len(name) > topics.MAX_TOPIC_LENGTH]:
+            raise Problem(
+                "source.alias",
+                f"with mirror.groups the target gets the topic {shorten(long[0], 80)}, over Kafka's limit of "
+                f"{topics.MAX_TOPIC_LENGTH} characters; shorten source.alias",
+            )
+        return self
+
+    @model_validator(mode="after")
     def _token_mode_fits(self) -> Profile:
         """delegation_token needs what Spark's token support needs; every problem is reported with its fix."""
         problems = [
@@ -1060,7 +1236,11 @@ class Profile(Strict):
         return self.hadoop is not None or any(cluster.mechanism == "GSSAPI" for cluster in (self.source, self.target))
 
     def selection(self) -> topics.TopicSelection:
-        return self.mirror.topics.selection()
+        """The topics mirrored: ``mirror.topics``, less those the rename rule says came from the target
+        (:mod:`~secure_mirror.profile.cycles`, MirrorMaker 2's ``isCycle``)."""
+        chosen, rename = self.mirror.topics.selection(), self.mirror.rename
+        cycle = cycles.cycle_pattern(rename.template_text, self.source.alias, self.target.alias, rename.mm2_separator)
+        return chosen if cycle is None else dataclasses.replace(chosen, exclude=(*chosen.exclude, cycle))
 
     @property
     def target_topic_pieces(self) -> list[str]:
@@ -1093,3 +1273,10 @@ class Profile(Strict):
         target consumer group holding that partition's position: the sink appends ``<topic>-<partition>``
         (docs/exactly-once.md). Under the group prefix, so the group grant covers the groups."""
         return f"{self.group_prefix}-eos-"
+
+    @property
+    def job_key(self) -> str:
+        """Eight hex digits telling this mirror job from others between the same two clusters (from its checkpoint
+        location, the query's identity): exactly_once's per-task transactional ids carry it
+        (``<transactional_prefix>task#<job_key>#<task>``), so two jobs never fence each other."""
+        return hashlib.sha256(self.mirror.checkpoint_location.encode()).hexdigest()[:8]

@@ -23,6 +23,7 @@ from functools import cached_property
 from secure_mirror.profile import javaregex
 
 INTERNAL_TOPICS = "__.*"
+HEARTBEATS_TOPIC = "heartbeats"  # MirrorMaker 2's (ReplicationPolicy.heartbeatsTopic()), on the target
 MAX_TOPIC_LENGTH = 249  # Kafka's limit (Topic.MAX_NAME_LENGTH)
 LEGAL_TOPIC = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
 # Names that belong to Kafka, Kafka Connect, MirrorMaker 2 or Schema Registry, never to an application's data: the job
@@ -44,6 +45,18 @@ ALWAYS_EXCLUDED = (*(pattern for pattern, _ in RESERVED_TOPICS), REPLICA_TOPICS)
 RESERVED_PREFIXES = ("__", ".", "_confluent", "mm2-")
 RESERVED_NAMES = ("heartbeats", "connect-configs", "connect-offsets", "connect-status", "_schemas")
 _LITERAL = re.compile(r"^(?:[A-Za-z0-9_-]|\\[.-])+$")
+
+
+def offset_map_topic(source_alias: str) -> str:
+    """The target topic where the sink records its source-to-target offset map (docs/offset-map.md): a reserved
+    ``*.internal`` name, so no mirror copies it."""
+    return f"secure_mirror.offset-map.{source_alias}.internal"
+
+
+def checkpoints_topic(source_alias: str) -> str:
+    """MirrorMaker 2's checkpoints topic on the target (``<source alias>.checkpoints.internal``), which
+    ``RemoteClusterUtils.translateOffsets`` reads."""
+    return f"{source_alias}.checkpoints.internal"
 
 
 def split_patterns(text: str) -> list[str]:

@@ -1,20 +1,25 @@
 """The ACLs the mirroring identities need: READ+DESCRIBE on the source topics (and READ on Spark's consumer
 groups), WRITE+DESCRIBE+CREATE on the target topics, and READ on the target topics and the group prefix there
-so that `verify` can read back what was written. MirrorMaker 2 (run from mm2/mm2.properties) gets its own
+so that `verify` can read back what was written. With ``mirror.groups`` (:func:`group_sync_source`,
+:func:`group_sync_target`): DESCRIBE on the synced groups on the source, READ+DESCRIBE on them on the target, and the
+offset map and checkpoints topics on the target. MirrorMaker 2 (run from mm2/mm2.properties) gets its own
 plans, rendered into separate files, so that the Spark job's identity is granted no more than the job needs.
 
 The privilege rule (README, Security model; :func:`binding_problems` states it as code, and render refuses a plan that
 breaks it): every binding names the mirror's own principal, never one holding '*'; a TOPIC binding covers only topics
 the selection and rename can name: a LITERAL name is a selected topic (or its target name), a PREFIXED grant is an
 include prefix (or its target prefix) that covers no internal or reserved topic (``topics.prefix_covers_reserved``),
-and TOPIC '*' is rendered only when the profile sets ``mirror.topics.grant_all_topics``. An include pattern that no
+and TOPIC '*' is rendered only when the profile sets ``mirror.topics.grant_all_topics``; a LITERAL grant on an
+internal topic names one the identity itself keeps (``AclPlan.own_topics``: MirrorMaker 2's in its plans, the offset
+map and checkpoints topics with ``mirror.groups``); a GROUP binding covers the mirror's own groups or the groups
+``mirror.groups.include`` names (never every group). An include pattern that no
 binding can express within that rule (a general regex, a prefix covering internal or reserved topics, a prefix whose
 target names share no prefix) gets no grant here: pre-flight resolves it into the topic names that need LITERAL ACLs
 and says so, and the MANIFEST and apply-acls.sh say why.
 
 What an identity needs on concrete resources is asked of its plan alone (:meth:`AclPlan.need`, which refuses what the
 plan does not hold): pre-flight's checks and the ``--as-admin`` audit name their missing grants from it, and ask the
-brokers about the sample names made here (:func:`spark_group`, :func:`transactional_ids`)."""
+brokers about the sample names made here (:func:`spark_group`, :func:`transactional_ids`, :func:`group_samples`)."""
 
 from __future__ import annotations
 
@@ -42,6 +47,15 @@ MM2_SOURCE_TOPIC_OPERATIONS = SOURCE_TOPIC_OPERATIONS + ("DESCRIBE_CONFIGS",)
 MM2_TARGET_TOPIC_OPERATIONS = TARGET_TOPIC_OPERATIONS + ("DESCRIBE_CONFIGS", "ALTER_CONFIGS")
 # Its own topics: it creates them, writes and reads them back, and checks their cleanup policy.
 MM2_INTERNAL_TOPIC_OPERATIONS = ("CREATE", "DESCRIBE", "DESCRIBE_CONFIGS", "READ", "WRITE")
+# mirror.groups (issue 28). Source: OffsetFetch and DescribeGroups need DESCRIBE on the group (DESCRIBE on the topics
+# the source grant holds). Target: OffsetCommit needs READ on the group and on the topic (the verify grant's READ on
+# the target topics), DescribeGroups (active members?) DESCRIBE; the sink keeps the offset map and the checkpoints
+# topic (it creates, writes and reads them back).
+SYNC_SOURCE_GROUP_OPERATIONS = ("DESCRIBE",)
+SYNC_TARGET_GROUP_OPERATIONS = ("READ", "DESCRIBE")
+SYNC_TARGET_TOPIC_OPERATIONS = ("READ",)  # on the mirrored target topics: held by VERIFY_TOPIC_OPERATIONS
+SYNC_OWN_TOPIC_OPERATIONS = ("CREATE", "DESCRIBE", "WRITE", "READ")
+MM2_OWN_TOPIC = "MirrorMaker 2's own internal topic"
 
 
 @dataclass(frozen=True)
@@ -91,11 +105,13 @@ class AclPlan:
     principal: str
     bindings: list[Acl] = field(default_factory=list)
     unresolved: list[Unresolved] = field(default_factory=list)
-    own_topics: list[str] = field(default_factory=list)  # MirrorMaker 2's own internal topics, granted by name
+    # Internal topics the identity itself keeps, granted by name (LITERAL) -> what each is, in words.
+    own_topics: dict[str, str] = field(default_factory=dict)
     # Needed only where the brokers are older than Kafka 2.8 (KIP-679: the idempotent producer needs IDEMPOTENT_WRITE
     # on the cluster), which render cannot know: never rendered; pre-flight asks the brokers' line and names them.
     older_brokers: list[Acl] = field(default_factory=list)
     topic_pieces: tuple[str, ...] = ("", "")  # a source topic's name on this side is topic.join(topic_pieces)
+    notes: list[str] = field(default_factory=list)  # why grants beyond the topics' exist (apply-acls.sh comments)
 
     def need(self, operation: str, resource_type: str, names: Iterable[str]) -> Need:
         """The plan's grant of ``operation`` on each of ``names``; :class:`NotPlanned` when the plan holds none."""
@@ -114,9 +130,10 @@ class AclPlan:
             return Acl(principal=self.principal, operation=operation, resource_type="TOPIC", resource_name=name)
         raise NotPlanned(f"the {self.side} ACL plan grants {self.principal} no {operation} on {resource_type} {name}")
 
-    def allow_own_topic(self, operations: tuple[str, ...], name: str) -> None:
-        """Grant on a topic the identity itself keeps (MirrorMaker 2's internal topics): LITERAL, by its name."""
-        self.own_topics.append(name)
+    def allow_own_topic(self, operations: tuple[str, ...], name: str, what: str = MM2_OWN_TOPIC) -> None:
+        """Grant on an internal topic the identity itself keeps (MirrorMaker 2's; the offset map and checkpoints
+        topics of ``mirror.groups``): LITERAL, by its name; ``what`` says whose it is (the MANIFEST's words)."""
+        self.own_topics[name] = what
         self.allow(operations, "TOPIC", name, "LITERAL")
 
     def allow(self, operations: tuple[str, ...], resource_type: str, name: str, pattern: str) -> None:
@@ -160,11 +177,12 @@ def spark_group(profile: Profile) -> str:
 def transactional_ids(profile: Profile, topics: Iterable[str]) -> list[str]:
     """exactly_once: sample names of the sink's transactional ids and position groups (docs/exactly-once.md), all
     under ``Profile.transactional_prefix``: a producer per partition's id and group ``<topic>-<partition>`` (for
-    partition 0 of each source topic), a producer per task's id ``task#<i>`` (task 0) and a topic's position group
+    partition 0 of each source topic), a producer per task's id ``task#<job_key>#<i>`` (task 0) and a topic's position group
     ``topic#<topic>``."""
     prefix = profile.transactional_prefix
     names = [f"{prefix}{topic}-0" for topic in topics]
-    return [*names, f"{prefix}task#0", *(f"{prefix}topic#{topic}" for topic in topics)] if names else []
+    task = f"{prefix}task#{profile.job_key}#0"
+    return [*names, task, *(f"{prefix}topic#{topic}" for topic in topics)] if names else []
 
 
 def kafka_principal(cluster: Cluster) -> str:
@@ -236,6 +254,8 @@ def binding_problems(plan: AclPlan, profile: Profile) -> list[str]:
             problems.append(f"{where} is granted to {acl.principal}, not to the mirror's own principal")
         if acl.resource_type != "TOPIC" and "*" in acl.resource_name:
             problems.append(f"{where} names '*'")
+        if acl.resource_type == "GROUP" and (why := group_binding_problem(acl, plan, profile)):
+            problems.append(f"{where} {why}")
         if acl.resource_type != "TOPIC":
             continue
         if acl.pattern_type == "LITERAL" and acl.resource_name == "*":
@@ -255,7 +275,7 @@ def source_acls(profile: Profile) -> AclPlan:
         AclPlan("source", profile.source, kafka_principal(profile.source)), profile, SOURCE_TOPIC_OPERATIONS
     )
     plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
-    return checked(plan, profile)
+    return checked(group_sync_source(plan, profile), profile)
 
 
 def target_acls(profile: Profile) -> AclPlan:
@@ -280,7 +300,7 @@ def target_acls(profile: Profile) -> AclPlan:
                 resource_name=CLUSTER_NAME,
             )
         )
-    return checked(plan, profile)
+    return checked(heartbeats_target(group_sync_target(plan, profile), profile), profile)
 
 
 def mm2_internal_separator(profile: Profile) -> str:
@@ -321,8 +341,77 @@ def mm2_target_acls(profile: Profile) -> AclPlan:
     ]
     for name in internal:
         plan.allow_own_topic(MM2_INTERNAL_TOPIC_OPERATIONS, name)
-    plan.allow(("READ", "DESCRIBE"), "GROUP", f"{alias}-mm2", "LITERAL")
+    plan.allow(("READ", "DESCRIBE"), "GROUP", mm2_group(profile), "LITERAL")
     return checked(_offset_syncs(plan, profile), profile)
+
+
+# ---- mirror.groups: the synced groups' offsets (issue 28) ------------------------------------------------------------
+def _synced_groups(plan: AclPlan, profile: Profile, operations: tuple[str, ...]) -> AclPlan:
+    """``operations`` on each group include piece as written: LITERAL a group id, PREFIXED a prefix (validate
+    refused every other piece: a regex, every group). The group ids are the same on both sides."""
+    for resource in profile.mirror.groups.selection().resources():
+        plan.allow(operations, "GROUP", resource.value, resource.pattern_type)
+    return plan
+
+
+def group_sync_source(plan: AclPlan, profile: Profile) -> AclPlan:
+    """With ``mirror.groups``: DESCRIBE on the synced groups, to fetch their committed offsets and see their members."""
+    if not profile.mirror.groups.enabled:
+        return plan
+    plan.notes.append("Groups: DESCRIBE on the consumer groups mirror.groups syncs (their committed offsets).")
+    return _synced_groups(plan, profile, SYNC_SOURCE_GROUP_OPERATIONS)
+
+
+def sync_topics(profile: Profile) -> dict[str, str]:
+    """The internal topics the sink keeps on the target with ``mirror.groups`` -> what each is, in words."""
+    alias = profile.source.alias
+    return {
+        topics.offset_map_topic(alias): "the mirror's own internal topic: its offset map",
+        topics.checkpoints_topic(alias): "the mirror's own internal topic: checkpoints in MirrorMaker 2's format",
+    }
+
+
+def group_sync_target(plan: AclPlan, profile: Profile) -> AclPlan:
+    """With ``mirror.groups``: READ (commit) and DESCRIBE (members) on the synced groups; READ on the target topics,
+    which the verify grant holds already; the offset map and checkpoints topics, LITERAL."""
+    if not profile.mirror.groups.enabled:
+        return plan
+    plan.notes.append(
+        "Groups: READ + DESCRIBE on the consumer groups mirror.groups syncs (their translated offsets are committed "
+        "here; the commits also need READ on the target topics, granted above), and the offset map and checkpoints "
+        "topics the mirror keeps."
+    )
+    _synced_groups(plan, profile, SYNC_TARGET_GROUP_OPERATIONS)
+    for name, what in sync_topics(profile).items():
+        plan.allow_own_topic(SYNC_OWN_TOPIC_OPERATIONS, name, what)
+    return plan
+
+
+def group_samples(profile: Profile) -> list[str]:
+    """The synced group ids pre-flight asks the brokers about and the audit evaluates: each literal include, and for
+    each prefix a name under it that a LITERAL grant on the prefix alone would not cover (no false pass)."""
+    return [
+        resource.value if resource.kind == "literal" else f"{resource.value}secure-mirror-preflight"
+        for resource in profile.mirror.groups.selection().resources()
+    ]
+
+
+def group_binding_problem(acl: Acl, plan: AclPlan, profile: Profile) -> str | None:
+    """Why a GROUP binding goes beyond the groups the profile needs: the mirror's own (its group prefix, MirrorMaker
+    2's ``<alias>-mm2``) or, with ``mirror.groups``, a group include piece as written; never every group."""
+    if acl.pattern_type == "PREFIXED" and not acl.resource_name:
+        return "covers every group"
+    if (acl.resource_name, acl.pattern_type) in ((profile.group_prefix, "PREFIXED"), (mm2_group(profile), "LITERAL")):
+        return None
+    synced = {(r.value, r.pattern_type) for r in profile.mirror.groups.selection().resources()}
+    if profile.mirror.groups.enabled and (acl.resource_name, acl.pattern_type) in synced:
+        return None
+    return "names a group that is neither the mirror's own nor one mirror.groups.include names"
+
+
+def mm2_group(profile: Profile) -> str:
+    """MirrorMaker 2's Connect worker group in dedicated mode."""
+    return f"{profile.source.alias}-mm2"
 
 
 templating.register_filter("acl_arguments", lambda acl: kafka_acls_arguments(acl, sh))
@@ -350,7 +439,7 @@ def _covers(acl: Acl, plan: AclPlan) -> str:
         )
     if acl.pattern_type == "PREFIXED":
         return f"every {kind} whose name starts with {acl.resource_name}"
-    own = " (MirrorMaker 2's own internal topic)" if acl.resource_name in plan.own_topics else ""
+    own = f" ({plan.own_topics[acl.resource_name]})" if acl.resource_name in plan.own_topics else ""
     return f"the {kind} {acl.resource_name} only{own}"
 
 
@@ -379,3 +468,23 @@ def all_plans(profile: Profile) -> dict[str, AclPlan]:
         "mm2-source.acls.json": mm2_source_acls(profile),
         "mm2-target.acls.json": mm2_target_acls(profile),
     }
+
+
+# ---- mirror.heartbeats: MirrorMaker 2's heartbeats topic on the target (docs/heartbeats.md) ---------------------------
+HEARTBEAT_TOPIC_OPERATIONS = ("WRITE", "DESCRIBE", "CREATE", "READ")  # the job writes and creates; lag and verify read
+
+
+def heartbeats_target(plan: AclPlan, profile: Profile) -> AclPlan:
+    """With heartbeats on: the target's ``heartbeats`` topic, LITERAL and by that name alone (an own topic of the
+    identity; the reserved name is granted nowhere else): the job's driver creates it and writes to it, lag and
+    verify read the newest heartbeat back."""
+    if not profile.mirror.heartbeats.enabled:
+        return plan
+    plan.notes.append(
+        "Heartbeats: WRITE + DESCRIBE + CREATE + READ on the heartbeats topic, LITERAL (MirrorMaker 2's format; the "
+        "job writes one every mirror.heartbeats.interval_seconds while the flow is alive, lag and verify read it)."
+    )
+    plan.allow_own_topic(
+        HEARTBEAT_TOPIC_OPERATIONS, topics.HEARTBEATS_TOPIC, "MirrorMaker 2's heartbeats topic (docs/heartbeats.md)"
+    )
+    return plan

@@ -18,6 +18,7 @@ from secure_mirror import paths
 from secure_mirror.profile.job_settings import OPTION_FILES, PROVENANCE_PREFIX
 from secure_mirror.profile.models import SPARK_INTERNAL_SECURITY, Cluster, GssapiSasl, OAuthSasl, Profile
 from secure_mirror.profile.principals import parse_principal
+from secure_mirror.profile.topics import offset_map_topic
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import json_inline, jvm_option, option_text
 from secure_mirror.render.hadoop_conf import FOLDER as HADOOP_FOLDER
@@ -96,11 +97,13 @@ TOKEN_MECHANISM = "SCRAM-SHA-512"  # how executors log in with a delegation toke
 SINK_FORMAT = "securemirror.sink.MirrorSink"  # jvm/sink: the mirror's own Spark sink (its jar is a connector jar)
 SINK_KEPT_TOPICS = "mirror.keep-partition-topics"  # per batch, set by the job: the source topics keeping partitions
 SINK_REPORT_KEY = "mirror.report-key"  # per batch, set by the job: where the sink leaves the batch's figures
+SINK_OFFSET_MAP = "mirror.offset-map-topic"  # where the sink records its offset map (docs/offset-map.md)
 
 
 def sink_options(profile: Profile) -> dict[str, str]:
     """Options for the mirror's sink (``SINK_FORMAT``): the target producer's settings and identity (``kafka.``),
-    the rename rule, provenance headers and the delivery guarantee (``mirror.``, see jvm/sink SinkSettings)."""
+    the rename rule, provenance headers, the delivery guarantee and, when groups follow the mirror, the offset map's
+    topic (``mirror.``, see jvm/sink SinkSettings)."""
     delivery = profile.mirror.delivery
     options = _kafka_options(profile, profile.target, "target")
     options.update(
@@ -118,12 +121,16 @@ def sink_options(profile: Profile) -> dict[str, str]:
     )
     if delivery.exactly_once:
         options["mirror.transactional-prefix"] = profile.transactional_prefix
+        options["mirror.job-key"] = profile.job_key
         if source_format(profile) == SOURCE_FORMAT:  # its task i reads the same partitions in every batch
             options["mirror.producer-per"] = "task"
     if profile.target.uses_delegation_token:  # the sink logs in with Spark's token for "target"
         options.update({"mirror.token-cluster": "target", "mirror.token-mechanism": TOKEN_MECHANISM})
     if profile.mirror.provenance_headers:
         options.update({"mirror.provenance-alias": profile.source.alias, "mirror.provenance-prefix": PROVENANCE_PREFIX})
+    if profile.mirror.groups.enabled:  # groups follow the mirror: the sink records where each record went
+        options[SINK_OFFSET_MAP] = offset_map_topic(profile.source.alias)
+    options.update(heartbeat_options(profile))  # for the job's driver (docs/heartbeats.md); the sink ignores them
     return options
 
 
@@ -153,7 +160,7 @@ def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
     conf = {key: option_text(value) for key, value in spark.conf.items()}
     if spark.secures_internal_traffic:
         conf.update(SPARK_INTERNAL_SECURITY)
-    conf["spark.jars"] = ",".join(str(jar) for jar in paths.spark_connector_jars())
+    conf.update(jar_conf(profile))
     urls = sorted(
         {c.sasl.token_endpoint_url for c in (profile.source, profile.target) if isinstance(c.sasl, OAuthSasl)}
     )
@@ -166,6 +173,26 @@ def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
         conf[key] = _java_options(krb5_path, urls, spark.conf.get(key), jaas_file)
     conf.update(delegation_token_conf(profile))
     return {key: value for key, value in conf.items() if value != ""}
+
+
+def jar_conf(profile: Profile) -> dict[str, str]:
+    """Where the job's jars come from: the mirror's sink is always a local jar (the wheel's, or setup's in a
+    checkout); Spark's Kafka connector comes from ``mirror.spark.jars.local_dir``, else from a checkout's ``.deps``
+    (scripts/setup) unless the profile names repositories or Ivy settings, else Spark resolves it at start
+    (``spark.jars.packages``, the pinned Spark's coordinates) from those, or Maven Central."""
+    jars = profile.mirror.spark.jars
+    local = paths.jars_in(jars.local_dir) if jars.local_dir else []
+    if not local and not jars.resolves:
+        local = paths.spark_connector_jars()
+    conf = {"spark.jars": ",".join(str(jar) for jar in sorted([paths.sink_jar(), *local], key=lambda jar: jar.name))}
+    if local:
+        return conf
+    conf["spark.jars.packages"] = paths.CONNECTOR_PACKAGE
+    if jars.repositories:
+        conf["spark.jars.repositories"] = ",".join(jars.repositories)
+    if jars.ivy_settings:
+        conf["spark.jars.ivySettings"] = str(jars.ivy_settings)
+    return conf
 
 
 def _driver_jaas(profile: Profile, out_dir: Path) -> str | None:
@@ -238,12 +265,13 @@ def spark_submit(profile: Profile, out_dir: Path) -> str:
     shipping = ships_files(profile)
     cluster_mode = spark.deploy_mode == "cluster"
     files = shipped_files(profile, out_dir) if shipping else {}
+    conf = spark_conf(profile, out_dir)
     return templating.render(
         "templates/spark-submit.sh.j2",
         master=spark.master,
         deploy_mode=spark.deploy_mode,
-        jars=",".join(str(jar) for jar in paths.spark_connector_jars()),
-        conf={k: v for k, v in spark_conf(profile, out_dir).items() if k != "spark.jars"},
+        jars=conf["spark.jars"],
+        conf={k: v for k, v in conf.items() if k != "spark.jars"},
         files=[str(out_dir / "spark" / name) for name in files],
         copies={name: local for name, local in files.items() if Path(local) != out_dir / "spark" / name},
         spark_dir=str(out_dir / "spark"),
@@ -268,4 +296,20 @@ def _hadoop_submit(profile: Profile, out_dir: Path) -> dict[str, str] | None:
         "principal": profile.hadoop.principal,
         "keytab": str(profile.hadoop.keytab),
         "submit_opts": jvm_option(f"-Djava.security.krb5.conf={krb5}", "krb5.conf path") if krb5 else "",
+    }
+
+
+HEARTBEAT_INTERVAL = "mirror.heartbeats-interval-seconds"
+HEARTBEAT_STALE_AFTER = "mirror.heartbeats-stale-after-seconds"
+HEARTBEAT_ALIASES = "mirror.heartbeats-aliases"  # JSON [source alias, target alias]
+
+
+def heartbeat_options(profile: Profile) -> dict[str, str]:
+    """What the job's driver needs to write MirrorMaker 2's heartbeats (``run/heartbeat_writer.py``): the flow's
+    aliases, the interval (0: off) and how long one trigger may run before they stop."""
+    beats = profile.mirror.heartbeats
+    return {
+        HEARTBEAT_INTERVAL: str(beats.interval_seconds),
+        HEARTBEAT_STALE_AFTER: str(beats.stale_after_seconds),
+        HEARTBEAT_ALIASES: json_inline([profile.source.alias, profile.target.alias]),
     }

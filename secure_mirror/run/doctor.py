@@ -20,9 +20,13 @@ from secure_mirror.kafka import client_support
 
 MECHANISMS = ("GSSAPI", "SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN", "OAUTHBEARER")
 KRB5_TOOLS = ("kinit", "klist", "kvno")
-CONNECTOR_JARS = ("spark-sql-kafka-0-10", "spark-token-provider-kafka-0-10", "kafka-clients", "commons-pool2")
-SINK_JAR = "secure-mirror-sink.jar"
+CONNECTOR_JARS = paths.CONNECTOR_JARS
+SINK_JAR = paths.SINK_JAR
 SETUP = "run scripts/setup in a clone of secure-mirror"
+WHEEL = (
+    "install secure-mirror from a wheel built in a checkout set up by scripts/setup (pip wheel . or secure-mirror "
+    "bundle: the wheel carries the sink), or set SECURE_MIRROR_DEPS to such a checkout's .deps"
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,9 @@ def ask() -> dict[str, object]:
         "java": _java_version(),
         "pyspark": _pyspark_version(),
         "jars": [jar.name for jar in paths.spark_connector_jars()],
+        "jar_folder": str(paths.deps_dir() / "spark-jars") if paths.uses_deps() else None,
+        "sink": str(paths.sink_jar()) if paths.sink_jar().is_file() else None,
+        "sink_looked": str(paths.sink_jar().parent),
         "hadoop_conf_dir": os.environ.get("HADOOP_CONF_DIR"),
     }
 
@@ -82,7 +89,8 @@ def judge(answers: dict) -> list[Item]:
         *_krb5_items(answers["krb5_tools"]),
         _java_item(answers["java"]),
         _pyspark_item(answers["pyspark"]),
-        *_jar_items(answers["jars"]),
+        *_jar_items(answers["jars"], answers["jar_folder"]),
+        _sink_item(answers["sink"], answers["sink_looked"], answers["jar_folder"] is not None),
         _hadoop_item(answers["hadoop_conf_dir"]),
     ]
 
@@ -131,14 +139,26 @@ def _pyspark_item(version: str | None) -> Item:
     return Item("pyspark", True, f"pyspark {version}")
 
 
-def _jar_items(jars: list[str]) -> list[Item]:
-    folder = paths.deps_dir() / "spark-jars"
+def _jar_items(jars: list[str], folder: str | None) -> list[Item]:
+    """The connector's jars: in ``folder`` (``.deps``) when one is used; else Spark resolves them when the job starts,
+    or the profile names a folder of them (``mirror.spark.jars``)."""
+    if folder is None:
+        how = (
+            f"resolved by Spark when the job starts (spark.jars.packages {paths.CONNECTOR_PACKAGE}, from Maven "
+            "Central or mirror.spark.jars.repositories / ivy_settings), or from mirror.spark.jars.local_dir"
+        )
+        return [Item("Spark's Kafka connector", True, how, required=False)]
     wanted = [(f"jar {name}", [jar for jar in jars if jar.startswith(name)]) for name in CONNECTOR_JARS]
-    wanted.append(("the mirror's sink", [jar for jar in jars if jar == SINK_JAR]))
     return [
-        Item(name, True, str(folder / found[0])) if found else Item(name, False, f"not in {folder}", SETUP)
+        Item(name, True, str(Path(folder) / found[0])) if found else Item(name, False, f"not in {folder}", SETUP)
         for name, found in wanted
     ]
+
+
+def _sink_item(sink: str | None, looked: str, checkout: bool) -> Item:
+    if sink is not None:
+        return Item("the mirror's sink", True, sink)
+    return Item("the mirror's sink", False, f"not in {looked}", SETUP if checkout else WHEEL)
 
 
 def _hadoop_item(conf_dir: str | None) -> Item:

@@ -1,7 +1,9 @@
 """Per topic-partition lag of the mirror: the source's end offset against the offset the checkpoint committed.
 
 The table is the one Kafka's consumer offset checker prints (Group Topic Partition Offset LogEnd Lag). It reads
-only the checkpoint folder and the source cluster, so it works while the job runs and after it stopped.
+only the checkpoint folder and the source cluster, so it works while the job runs and after it stopped. With
+heartbeats on, :func:`lag_heartbeat` also reads the flow's newest heartbeat on the target and flags it when it is
+older than ``mirror.heartbeats.stale_after_seconds``, traffic or not (docs/heartbeats.md).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from dataclasses import asdict, dataclass
 from secure_mirror.profile.models import Profile
 from secure_mirror.run import checkpoint
 from secure_mirror.run.clients import SideClients, watermarks
+from secure_mirror.run.heartbeat_reader import flow_heartbeat
+from secure_mirror.run.heartbeats import HeartbeatState
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,14 @@ def lag(profile: Profile) -> list[LagRow]:
     with SideClients(profile) as clients:
         ends = clients.call("source", watermarks, sorted({t for t, _ in committed}), profile.selection().java_pattern())
     return lag_rows(profile, ends, committed)
+
+
+def lag_heartbeat(profile: Profile) -> HeartbeatState | None:
+    """The flow's newest heartbeat on the target, judged (None when the profile turns heartbeats off)."""
+    if not profile.mirror.heartbeats.enabled:
+        return None
+    with SideClients(profile) as clients:
+        return flow_heartbeat(profile, clients)
 
 
 def format_table(rows: list[LagRow]) -> str:

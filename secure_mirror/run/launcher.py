@@ -29,6 +29,7 @@ from secure_mirror.profile.secrets import withheld_from_children
 from secure_mirror.render import render_all
 from secure_mirror.run import checkpoint, control_folder
 from secure_mirror.run.control_folder import ControlFolder
+from secure_mirror.run.groups import sync as group_sync
 
 BACKOFF_START, BACKOFF_MAX = 2.0, 60.0
 
@@ -206,7 +207,12 @@ def _run(profile: Profile, options: RunOptions, folder: Path) -> int:
     folders.make(Path(metrics).parent, "--metrics-file's folder", mode=0o777)
     log = folder / "job.log"
     print(f"secure-mirror run: job log {log}, metrics {metrics}", file=sys.stderr)
-    return supervise(script, job_arguments(options, metrics), ControlFolder(folder), log, options)
+    groups = group_sync.start(profile)  # in this process, wherever the driver runs (docs/failover.md)
+    try:
+        return supervise(script, job_arguments(options, metrics), ControlFolder(folder), log, options)
+    finally:
+        if groups is not None:
+            groups.stop()
 
 
 def job_arguments(options: RunOptions, metrics: str) -> list[str]:

@@ -5,8 +5,11 @@ Each line is one batch. Its figures carry MirrorMaker 2's names where they apply
 ``replication-latency-ms-{min,avg,max}`` (from the record's timestamp to the target's acknowledgement), all
 gathered by the mirror's sink while it writes (no second pass over the data, no ``observe``). Under ``partitions``,
 per topic-partition: the offsets the batch covered, the sink's figures for it (``record-count``, ``byte-count``,
-``skipped-count`` - records an exactly_once replay found already on the target - ages and latencies), and
-``records-behind`` (the source's end offset minus the offset the batch reached).
+``skipped-count`` - records an exactly_once replay found already on the target, or that came from the target
+(the loop filter, docs/provenance.md) - ages and latencies), and
+``records-behind`` (the source's end offset minus the offset the batch reached). With heartbeats on, each line and
+status line also has the age of the newest heartbeat the target acknowledged (``heartbeat-age-ms``, docs/heartbeats.md),
+and the loop that watches the query tells the heartbeat writer when the query proved alive.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import json
 import sys
 import time
 from collections.abc import Callable
+
+from secure_mirror.run.heartbeats import age_text
 
 
 def records_behind(progress: dict) -> dict[tuple[str, int], int]:
@@ -176,6 +181,11 @@ def epoch_status(line: dict) -> str:
     )
 
 
+def with_heartbeat(text: str, line: dict) -> str:
+    """``text`` and the heartbeat's age when the line has one (heartbeats on)."""
+    return f"{text}, {age_text(line['heartbeat-age-ms'])}" if "heartbeat-age-ms" in line else text
+
+
 def status_text(line: dict) -> str:
     seconds = max((line["batch-duration-ms"] or 0) / 1000, 1e-3)
     # Spark's input rate spans the time since the previous batch: a first (or only) batch has none, not 0/s
@@ -207,6 +217,7 @@ class Reporter:
         self.last_batch = -1
         self.last_print = 0.0
         self.last_text = ""
+        self.heart = None  # a run.heartbeat_writer.HeartbeatWriter, set by watch() when heartbeats are on
 
     def report(self, query, mirror) -> None:
         if getattr(mirror, "continuous", False):
@@ -217,22 +228,36 @@ class Reporter:
             if progress.get("batchId", -1) <= self.last_batch:
                 continue
             self.last_batch = progress["batchId"]
-            line = batch_line(progress, mirror.batches.pop(self.last_batch, None), self.pieces)
+            self._alive()
+            line = self._aged(batch_line(progress, mirror.batches.pop(self.last_batch, None), self.pieces))
             if line["record-count"] or line["partitions"]:
                 self._write(line)
-                self._print(status_text(line))
+                self._print(with_heartbeat(status_text(line), line))
         if time.monotonic() - self.last_print > self.interval and self.last_text:
-            self._print(f"batch {self.last_batch}: idle, waiting for new records")
+            idle = self._aged({})
+            self._print(with_heartbeat(f"batch {self.last_batch}: idle, waiting for new records", idle))
+
+    def _alive(self) -> None:
+        if self.heart is not None:
+            self.heart.alive()
+
+    def _aged(self, line: dict) -> dict:
+        """``line`` with ``heartbeat-age-ms`` when heartbeats are on."""
+        if self.heart is not None and self.heart.enabled:
+            line["heartbeat-age-ms"] = self.heart.age_ms()
+        return line
 
     def report_epochs(self, mirror) -> None:
         for batch in mirror.epochs():
             self.last_batch = batch["epoch"]
-            line = epoch_line(batch, self.pieces)
+            self._alive()  # an epoch committed
+            line = self._aged(epoch_line(batch, self.pieces))
             if line["record-count"] is None or line["record-count"] or line["partitions"]:
                 self._write(line)
-                self._print(epoch_status(line))
+                self._print(with_heartbeat(epoch_status(line), line))
         if time.monotonic() - self.last_print > self.interval and self.last_text:
-            self._print(f"epoch {self.last_batch}: idle, waiting for new records")
+            idle = self._aged({})
+            self._print(with_heartbeat(f"epoch {self.last_batch}: idle, waiting for new records", idle))
 
     def _write(self, line: dict) -> None:
         if self.publish is not None:
@@ -262,11 +287,35 @@ def _stop_between_batches(query, timeout: float = 600.0) -> None:
     query.stop()
 
 
+def _heartbeat_writer(mirror):
+    """The driver's heartbeat writer for ``mirror`` (None without the sink's options or when they are off)."""
+    from secure_mirror.run.heartbeat_writer import HeartbeatWriter
+
+    options = getattr(mirror, "sink_options", None)
+    spark = getattr(mirror, "spark", None)
+    if not isinstance(options, dict) or spark is None:
+        return None
+    writer = HeartbeatWriter(spark._jvm, options)
+    return writer if writer.enabled else None
+
+
+def _beat(query, mirror, reporter: Reporter) -> None:
+    """Tell the heartbeat writer whether the query waits between triggers (the last one completed), then let it beat.
+    A continuous query's trigger never ends: its epochs tell (``report_epochs``)."""
+    heart = reporter.heart
+    if heart is None:
+        return
+    if not getattr(mirror, "continuous", False) and not (query.status or {}).get("isTriggerActive", True):
+        heart.alive()
+    heart.tick()
+
+
 def watch(query, mirror, reporter: Reporter, stop_requested: Callable[[], bool]) -> bool:
     """Report progress until the query ends; True when it was stopped on request."""
     from pyspark.errors import StreamingQueryException
 
     stopped = False
+    reporter.heart = _heartbeat_writer(mirror)
     try:
         while query.isActive:
             if stop_requested():
@@ -280,7 +329,12 @@ def watch(query, mirror, reporter: Reporter, stop_requested: Callable[[], bool])
             except StreamingQueryException:
                 break
             reporter.report(query, mirror)
+            _beat(query, mirror, reporter)
         reporter.report(query, mirror)
+        if reporter.heart is not None and not stopped and query.exception() is None:
+            reporter.heart.tick(force=True)  # caught up (--until-caught-up): the flow was alive to its end
     finally:
         reporter.finish()
+        if reporter.heart is not None:
+            reporter.heart.close()
     return stopped

@@ -88,7 +88,7 @@ def read(location: str, profile: Profile | None) -> Snapshot:
             paths.java_executable(),
             *java_options,
             "-cp",
-            f"{conf}:{_compiled(jars)}:{jars}/*",
+            f"{conf}:{paths.tools_jar() or _compiled(jars)}:{jars}/*",  # the wheel's, else compiled from jvm/tools
             "HdfsCheckpointRead",
             location,
             profile.hadoop.principal,

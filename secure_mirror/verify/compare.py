@@ -5,6 +5,10 @@ checkpoint committed. Its target is the renamed topic: the same partition when t
 (``Mirror.keeps_partitions``, the rule the job writes by), else the whole topic. Both sides are read once into
 order-independent digests (:mod:`secure_mirror.verify.digest`); only when digests differ is a second pass made
 to fetch a few example records of what is missing, extra or duplicated.
+
+With heartbeats on, the result also holds the flow's newest heartbeat on the target (``VerifyResult.heartbeat``,
+docs/heartbeats.md): a ``heartbeat: STALE`` line when it is older than ``mirror.heartbeats.stale_after_seconds``,
+even when no record moved. It flags a flow that is not alive; ``ok`` (and the exit code) stay about the records.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from secure_mirror.profile.job_settings import PROVENANCE_PREFIX
 from secure_mirror.profile.models import Profile
 from secure_mirror.run import checkpoint
 from secure_mirror.run.clients import SideClients, watermarks
+from secure_mirror.run.heartbeat_reader import flow_heartbeat
+from secure_mirror.run.heartbeats import HeartbeatState
 from secure_mirror.verify import scan
 from secure_mirror.verify.digest import DEFAULT_CELLS, Digest, difference
 
@@ -54,6 +60,7 @@ class VerifyResult:
     comparisons: list[Comparison]
     not_mirrored: list[dict]  # source partitions the checkpoint does not know yet (created after the last batch)
     batch: int
+    heartbeat: HeartbeatState | None = None  # None: heartbeats off
 
     @property
     def ok(self) -> bool:
@@ -67,6 +74,7 @@ class VerifyResult:
             "target_records": sum(c.target_records for c in self.comparisons),
             "comparisons": [c.to_dict() for c in self.comparisons],
             "not_mirrored": self.not_mirrored,
+            **({"heartbeat": self.heartbeat.to_dict()} if self.heartbeat is not None else {}),
         }
 
     def text(self) -> str:
@@ -95,6 +103,8 @@ class VerifyResult:
             f"verify: {verdict}: {total['source_records']} source records, {total['target_records']} "
             f"target records over {len(self.comparisons)} comparisons (checkpoint batch {self.batch})"
         )
+        if self.heartbeat is not None:
+            lines.append(self.heartbeat.text())
         return "\n".join(lines)
 
 
@@ -169,14 +179,29 @@ def _verify(profile: Profile, batch: int, committed: dict, initial: dict, cells:
         source_marks = clients.call("source", watermarks, topics, profile.selection().java_pattern())
         target_marks = clients.call("target", watermarks, sorted({profile.target_topic(t) for t in topics}))
         plan = plan_ranges(profile, committed, initial, source_marks, target_marks)
+        keep = provenance_rules(profile, clients.call("target", scan.cluster_id))
         with ThreadPoolExecutor(2) as pool:
-            source = pool.submit(clients.call, "source", scan.scan, plan.source_ranges, None, cells)
-            target = pool.submit(clients.call, "target", scan.scan, plan.target_ranges, PROVENANCE_PREFIX, cells)
+            source = pool.submit(clients.call, "source", scan.scan, plan.source_ranges, None, cells, keep["source"])
+            target = pool.submit(
+                clients.call, "target", scan.scan, plan.target_ranges, PROVENANCE_PREFIX, cells, keep["target"]
+            )
             source_digests, target_digests = source.result(), target.result()
         comparisons, differences = _compare(plan, source_digests, target_digests, cells)
         if differences:
-            _explain(clients, plan, comparisons, differences, examples)
-    return VerifyResult(comparisons, plan.not_mirrored, batch)
+            _explain(clients, plan, comparisons, differences, examples, keep)
+        heartbeat = flow_heartbeat(profile, clients)
+    return VerifyResult(comparisons, plan.not_mirrored, batch, heartbeat)
+
+
+def provenance_rules(profile: Profile, target_id: str | None) -> dict[str, tuple[str, str, str] | None]:
+    """What each side compares (``scan.provenance_keeps``): on the source, not the records that came from the target
+    (the sink skips them, docs/provenance.md); on the target, with kept names (identity) and provenance headers, only
+    the records this flow wrote (its last ``secure-mirror.cluster`` header names the source), since applications and
+    the way back write the same topics."""
+    source = (scan.NOT_FROM, f"{PROVENANCE_PREFIX}cluster-id", target_id) if target_id else None
+    shared = profile.mirror.rename.rule == "identity" and profile.mirror.provenance_headers
+    target = (scan.LAST_FROM, f"{PROVENANCE_PREFIX}cluster", profile.source.alias) if shared else None
+    return {"source": source, "target": target}
 
 
 def _compare(plan: _Plan, source: dict, target: dict, cells: int):
@@ -196,11 +221,11 @@ def _compare(plan: _Plan, source: dict, target: dict, cells: int):
 
 
 def _explain(
-    clients: SideClients, plan: _Plan, comparisons: list[Comparison], differences: dict, examples: int
+    clients: SideClients, plan: _Plan, comparisons: list[Comparison], differences: dict, examples: int, keep: dict
 ) -> None:
     ids = {ident for _c, diff in differences.values() for ident in diff}
-    in_source = clients.call("source", scan.find, plan.source_ranges, ids, None)
-    in_target = clients.call("target", scan.find, plan.target_ranges, ids, PROVENANCE_PREFIX)
+    in_source = clients.call("source", scan.find, plan.source_ranges, ids, None, keep=keep["source"])
+    in_target = clients.call("target", scan.find, plan.target_ranges, ids, PROVENANCE_PREFIX, keep=keep["target"])
     for comparison, diff in differences.values():
         for ident, times in sorted(diff.items(), key=lambda item: -abs(item[1])):
             if times > 0:

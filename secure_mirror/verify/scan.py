@@ -1,7 +1,10 @@
 """Reading offset ranges of one cluster with confluent-kafka, one record at a time (run in ``call_isolated``).
 
 A range is ``(topic, partition, start, end, group)``: records with start <= offset < end are fed into the
-digest of ``group`` (a source partition, or a whole topic when partitions were not kept).
+digest of ``group`` (a source partition, or a whole topic when partitions were not kept). A ``keep`` rule
+(:func:`provenance_keeps`) leaves out records by their provenance headers (docs/provenance.md): on the source those
+that came from the target (the sink never writes them back), on a target topic the flow shares with other writers
+(kept names) those another cluster wrote.
 """
 
 from __future__ import annotations
@@ -13,6 +16,37 @@ from secure_mirror.kafka.oauth import token_served
 from secure_mirror.verify.digest import DEFAULT_CELLS, PRIME, Digest, record_hash
 
 IDLE_TIMEOUT = 60.0
+NOT_FROM = "not-from"  # keep a record none of whose <name> headers is <value>
+LAST_FROM = "last-from"  # keep a record whose last <name> header is <value>
+
+
+def provenance_keeps(headers, rule: tuple[str, str, str] | None) -> bool:
+    """Whether a record with ``headers`` ((name, bytes) pairs) is compared under ``rule``: None (every record),
+    ``(NOT_FROM, name, value)`` or ``(LAST_FROM, name, value)``."""
+    if rule is None:
+        return True
+    kind, name, value = rule
+    found = [header_value for header_name, header_value in headers or () if header_name == name]
+    wanted = value.encode("utf-8")
+    if kind == NOT_FROM:
+        return wanted not in found
+    return bool(found) and found[-1] == wanted
+
+
+def cluster_id(conf: dict, timeout: float = 30.0) -> str | None:
+    """The cluster's Kafka cluster id, from its metadata."""
+    consumer = _consumer_of(conf)
+    try:
+        return consumer.list_topics(timeout=timeout).cluster_id
+    finally:
+        consumer.close()
+
+
+def _consumer_of(conf: dict):
+    from confluent_kafka import Consumer
+
+    settings = {"group.id": "secure-mirror-verify", **conf, "logger": LOG, "enable.auto.commit": False}
+    return token_served(Consumer(settings), conf)
 
 
 def _each_record(conf: dict, ranges: list[tuple], handle) -> None:
@@ -74,15 +108,20 @@ def _done(consumer, todo: dict, key: tuple) -> None:
 
 
 def scan(
-    conf: dict, ranges: list[tuple], ignore_prefix: str | None = None, cells: int = DEFAULT_CELLS
+    conf: dict,
+    ranges: list[tuple],
+    ignore_prefix: str | None = None,
+    cells: int = DEFAULT_CELLS,
+    keep: tuple[str, str, str] | None = None,
 ) -> dict[object, Digest]:
-    """group -> Digest of the records in ``ranges``."""
+    """group -> Digest of the records in ``ranges`` that ``keep`` keeps."""
     digests: dict[object, Digest] = {}
     for *_tp, group in ranges:
         digests.setdefault(group, Digest(cells))
 
     def handle(group, message) -> None:
-        digests[group].add(record_hash(message.key(), message.value(), message.headers(), ignore_prefix))
+        if provenance_keeps(message.headers(), keep):
+            digests[group].add(record_hash(message.key(), message.value(), message.headers(), ignore_prefix))
 
     _each_record(conf, ranges, handle)
     return digests
@@ -99,12 +138,19 @@ def _text(data: bytes | None, limit: int = 60) -> str | None:
 
 
 def find(
-    conf: dict, ranges: list[tuple], ids: set[int], ignore_prefix: str | None = None, per_id: int = 2
+    conf: dict,
+    ranges: list[tuple],
+    ids: set[int],
+    ignore_prefix: str | None = None,
+    per_id: int = 2,
+    keep: tuple[str, str, str] | None = None,
 ) -> dict[int, list[dict]]:
     """id -> up to ``per_id`` records (as short text) whose ``record_hash % PRIME`` is one of ``ids``."""
     hits: dict[int, list[dict]] = {}
 
     def handle(_group, message) -> None:
+        if not provenance_keeps(message.headers(), keep):
+            return
         ident = record_hash(message.key(), message.value(), message.headers(), ignore_prefix) % PRIME
         if ident in ids and len(hits.setdefault(ident, [])) < per_id:
             hits[ident].append(

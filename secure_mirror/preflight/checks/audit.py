@@ -89,7 +89,7 @@ def audit_needs(
 ) -> list[Need]:
     """What the audit evaluates on ``plan``'s side, each asked of the plan: the selected source topics (source), or
     their target topics (``topics``: those the target has), exactly_once's transactional ids and position groups,
-    and ``cluster_operations``."""
+    ``mirror.groups``' groups and topics, and ``cluster_operations``; one need per operation and resource type."""
     if plan.side == "source":
         needs = [("READ", "TOPIC", selected), ("DESCRIBE", "TOPIC", selected)]
         needs += [("READ", "GROUP", [acl_plans.spark_group(profile)])]
@@ -105,8 +105,31 @@ def audit_needs(
                 ("READ", "GROUP", ids),
                 ("READ", "TOPIC", targets),
             ]
+    needs += group_sync_needs(profile, plan.side, selected, topics)
     needs += [(operation, "CLUSTER", [CLUSTER_NAME]) for operation in cluster_operations]
-    return [plan.need(operation, resource_type, names) for operation, resource_type, names in needs]
+    merged: dict[tuple[str, str], list[str]] = {}
+    for operation, resource_type, names in needs:
+        merged.setdefault((operation, resource_type), []).extend(names)
+    return [plan.need(operation, kind, list(dict.fromkeys(names))) for (operation, kind), names in merged.items()]
+
+
+def group_sync_needs(
+    profile: Profile, side: str, selected: list[str], topics: dict[str, int]
+) -> list[tuple[str, str, list[str]]]:
+    """``mirror.groups``: DESCRIBE on the synced groups (source); READ and DESCRIBE on them, READ on the target
+    topics, and DESCRIBE, WRITE, READ (CREATE while missing) on the offset map and checkpoints topics (target)."""
+    if not profile.mirror.groups.enabled:
+        return []
+    samples = acl_plans.group_samples(profile)
+    if side == "source":
+        return [(operation, "GROUP", samples) for operation in acl_plans.SYNC_SOURCE_GROUP_OPERATIONS]
+    own = list(acl_plans.sync_topics(profile))
+    targets = [profile.target_topic(t) for t in selected]
+    needs = [(operation, "GROUP", samples) for operation in acl_plans.SYNC_TARGET_GROUP_OPERATIONS]
+    needs += [(operation, "TOPIC", targets) for operation in acl_plans.SYNC_TARGET_TOPIC_OPERATIONS]
+    for operation in acl_plans.SYNC_OWN_TOPIC_OPERATIONS:  # CREATE while missing
+        needs.append((operation, "TOPIC", [t for t in own if operation != "CREATE" or t not in topics]))
+    return needs
 
 
 def evaluate(plan: AclPlan, need: Need, acls: list[Acl], host: str) -> Check:

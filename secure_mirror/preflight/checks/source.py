@@ -1,6 +1,7 @@
 """The source: the topics the selection picks (``topics.selection``), and whether the identity may DESCRIBE them
 (``acl.topic-describe``, ``acl.topic-describe-named`` for a topic named literally but hidden), READ them
-(``acl.topic-read``) and READ the consumer groups Spark will use (``acl.group-read``). ``ask`` puts every question
+(``acl.topic-read``), READ the consumer groups Spark will use (``acl.group-read``) and, with ``mirror.groups``,
+DESCRIBE the synced groups (``acl.group-describe``, ``checks.groups``). ``ask`` puts every question
 to the brokers through ``probes.kafka_admin``; the pure ``*_check`` functions judge the answers, and name a missing
 grant as the source's ACL plan holds it (``render.acls.AclPlan.need``).
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from secure_mirror.preflight.checks import groups as group_checks
 from secure_mirror.preflight.checks.acl_fixes import lacking
 from secure_mirror.preflight.checks.base import check, listed, planned
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, WARN, Check
@@ -56,6 +58,8 @@ def ask(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict:
             "described": described,
             "fetched": kafka_admin.fetch_probe(admin, unasked, group) if unasked else {},
         }
+        if profile.mirror.groups.enabled:  # mirror.groups: DESCRIBE on the synced groups
+            answers["synced_groups"] = group_checks.ask_source(profile, plan, admin)
         return {**answers, "group": ask_group(profile, admin, group, group_described.result())}
 
 
@@ -102,6 +106,7 @@ def judge(profile: Profile, plan: AclPlan, answers: dict) -> list[Check]:
         *filter(None, [named_check(plan, named["names"], named["described"])]),
         *access_checks(plan, selected, answers["described"], answers["fetched"]),
         group_check(profile, plan, answers["group"]),
+        *([group_checks.source_check(profile, plan, answers["synced_groups"])] if "synced_groups" in answers else []),
     ]
 
 

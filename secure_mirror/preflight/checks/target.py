@@ -1,6 +1,8 @@
 """The target, once the source's topics are known: the renamed topics' partitions (``topics.partitions``), and
 whether the identity may DESCRIBE, WRITE and CREATE them (``acl.topic-*``), write idempotently
-(``acl.idempotent-write``) and, with exactly_once, use its transactional ids (``acl.transactional-id``). Each step
+(``acl.idempotent-write``), with exactly_once use its transactional ids (``acl.transactional-id``) and, with
+``mirror.groups``, commit the synced groups' offsets and keep the offset map and checkpoints topics
+(``acl.group-read``, ``acl.topic-read``, ``acl.group-topics``: ``checks.groups``). Each step
 asks through ``probes``; the pure ``*_check`` functions judge the answers and name a missing grant as the target's
 ACL plan holds it (``render.acls.AclPlan.need``)."""
 
@@ -9,14 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from secure_mirror.kafka.acl import CLUSTER_NAME, kafka_acls_command
+from secure_mirror.preflight.checks import groups as group_checks
 from secure_mirror.preflight.checks.acl_fixes import lacking
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf, listed, planned
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, WARN, Check
 from secure_mirror.preflight.probes import api_versions, kafka_admin, tls
 from secure_mirror.profile.models import Cluster, Profile, too_few_partitions
+from secure_mirror.profile.topics import HEARTBEATS_TOPIC
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.render.acls import AclPlan, NotPlanned
 
+HEARTBEATS_CHECK = "acl.heartbeats-topic"
 TRANSACTIONAL_PROBE = "preflight"  # the transactional id pre-flight registers: the prefix and this
 
 
@@ -29,7 +34,19 @@ def target_side(
     run = SideChecks("target")
     plan = acl_plans.target_acls(profile)
     admin = kafka_admin.Admin(client_conf(profile.target, "target"), timeout)
-    run.extend(*topic_checks(profile, plan, ask_topics(profile, plan, admin, source_topics, known or {})))
+    answers = ask_topics(profile, plan, admin, source_topics, known or {})
+    run.extend(*topic_checks(profile, plan, answers))
+    if profile.mirror.groups.enabled:  # commit the synced groups' offsets, keep the offset map and checkpoints
+        topics = TargetTopics.of(answers)
+        asked = group_checks.ask_target(profile, plan, admin)
+        run.extend(*group_checks.target_checks(profile, plan, topics.exists, topics.to_create, asked))
+    if profile.mirror.heartbeats.enabled:  # the heartbeats topic (docs/heartbeats.md)
+        beats = group_checks.ask_own_topics(plan, admin, [HEARTBEATS_TOPIC])
+        purpose = "its heartbeats (MirrorMaker 2's heartbeats topic, docs/heartbeats.md)"
+        judged = group_checks.group_topics_check(
+            plan, beats["topics"], beats["created"], HEARTBEATS_CHECK, purpose, "mirror.heartbeats"
+        )
+        run.extend(judged)
     if profile.mirror.delivery.enable_idempotence:
         if run.status("acl.topic-write") == FAIL:  # one cause, one failure (unverified WRITE does not block this)
             run.add("acl.idempotent-write", SKIPPED, "skipped: needs target.acl.topic-write to pass")

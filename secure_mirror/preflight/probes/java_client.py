@@ -21,10 +21,11 @@ from secure_mirror.profile.secrets import withheld_from_children
 from secure_mirror.render import java_properties
 from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
 
-PROBE = paths.REPO_ROOT / "jvm" / "tools" / "JavaClientProbe.java"
-
-
-MISSING = ["missing", "Java or Kafka's jars (.deps/kafka/lib) are not installed here"]
+MISSING = [
+    "missing",
+    "Java or Kafka's Java client is not on this machine (a checkout's .deps/kafka/lib; installed: the jars in "
+    "mirror.spark.jars.local_dir, or in Spark's Ivy folder once a run resolved them)",
+]
 
 
 def probe(profile: Profile, sides: list[Side], folder: Path, krb5_conf: str | None, timeout: float) -> dict[Side, list]:
@@ -44,11 +45,12 @@ class Started:
         self.sent: list[Side] = []
         self.proc: subprocess.Popen | None = None
         java = shutil.which(paths.java_executable())
-        if java is None or not PROBE.exists() or not any(paths.kafka_lib_dir().glob("kafka-clients-*.jar")):
+        command = paths.java_probe_command(profile.mirror.spark.jars.local_dir)
+        if java is None or command is None:
             return
         with withheld_from_children():
             self.proc = subprocess.Popen(
-                _argv(java, profile, krb5_conf, timeout),
+                _argv(java, command, profile, krb5_conf, timeout),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -100,7 +102,7 @@ class Started:
             self.proc.communicate()
 
 
-def _argv(java: str, profile: Profile, krb5_conf: str | None, timeout: float) -> list[str]:
+def _argv(java: str, command: list[str], profile: Profile, krb5_conf: str | None, timeout: float) -> list[str]:
     options = [f"-Djava.security.krb5.conf={krb5_conf}"] if krb5_conf else []
     urls = sorted({c.sasl.token_endpoint_url for c in profile.clusters().values() if isinstance(c.sasl, OAuthSasl)})
     options += [f"-D{OAUTH_ALLOWED_URLS}={','.join(urls)}"] if urls else []
@@ -109,9 +111,7 @@ def _argv(java: str, profile: Profile, krb5_conf: str | None, timeout: float) ->
         "-Xmx256m",
         "-XX:TieredStopAtLevel=1",
         *options,
-        "-cp",
-        paths.kafka_classpath(),
-        str(PROBE),
+        *command,
         str(int(timeout * 1000)),
     ]
 

@@ -136,6 +136,26 @@ def describe_group(admin: Admin, group: str) -> dict:
             time.sleep(0.3)
 
 
+def describe_groups(admin: Admin, groups: list[str]) -> dict[str, dict]:
+    """``describe_group``'s answer for each of ``groups``, asked together (a group still loading is asked again)."""
+    deadline = time.monotonic() + admin.timeout
+    answers: dict[str, dict] = {}
+    waiting = list(dict.fromkeys(groups))
+    while waiting:
+        futures = admin.client.describe_consumer_groups(
+            waiting, include_authorized_operations=True, request_timeout=admin.timeout
+        )
+        for group, fut in futures.items():
+            try:
+                answers[group] = {"operations": _ops(fut.result().authorized_operations)}
+            except Exception as exc:  # noqa: BLE001 - per-group errors are data here
+                answers[group] = {"error": _code(exc)}
+        waiting = [g for g in waiting if answers[g].get("error") in RETRIABLE and time.monotonic() < deadline]
+        if waiting:
+            time.sleep(0.3)
+    return {group: answers[group] for group in groups}
+
+
 def describe_acls(admin: Admin) -> list[Acl]:
     """Every ACL of the cluster (needs DESCRIBE on the cluster); librdkafka's BROKER resource type is CLUSTER."""
     from confluent_kafka.admin import (

@@ -1,14 +1,18 @@
-"""Target topics: their names, their creation, the keep-partition decision; and source topics that went away."""
+"""Target topics: their names, their creation, the keep-partition decision, the offset map's topic; and source topics
+that went away."""
 
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable
 
 from secure_mirror.profile.models import keeps_partitions, too_few_partitions
 from secure_mirror.profile.topics import target_name_problem
+from secure_mirror.render.spark import SINK_OFFSET_MAP
 from secure_mirror.run import monitor
+from secure_mirror.run.job import offset_map_topic
 from secure_mirror.run.job.options import kafka_properties
 from secure_mirror.run.job.outcome import SOURCE_GONE, JobRefused
 
@@ -51,6 +55,7 @@ class TopicPlanner:
         self.pieces = settings["target_topic_pieces"]
         self.keep_mode = settings["keep_partition"]
         self.keep: dict[str, bool] = {}
+        self.offset_map: str | None = sink_options.get(SINK_OFFSET_MAP) or None  # created with the first plan
 
     def target_name(self, topic: str) -> str:
         return topic.join(self.pieces)
@@ -81,17 +86,24 @@ class TopicPlanner:
                 ) from None
         return counts
 
-    def _create(self, topic: str, partitions: int) -> None:
+    def _create(self, topic: str, partitions: int, configs: dict[str, str] | None = None) -> bool:
+        """Creates a target topic; False when it exists already."""
         from py4j.protocol import Py4JJavaError
 
         optional = self.jvm.java.util.Optional
         new = self.jvm.org.apache.kafka.clients.admin.NewTopic(topic, optional.of(partitions), optional.empty())
+        if configs:
+            settings = self.jvm.java.util.HashMap()
+            for key, value in configs.items():
+                settings.put(key, value)
+            new = new.configs(settings)
         try:
             self.target.createTopics(self._java_list([new])).all().get()
+            return True
         except Py4JJavaError as error:
             name = _cause_name(error)
             if name == "TopicExistsException":
-                return
+                return False
             if name in ("TopicAuthorizationException", "ClusterAuthorizationException"):
                 raise JobRefused(
                     f"target topic {topic} does not exist and the target identity may not create it "
@@ -102,6 +114,33 @@ class TopicPlanner:
                 raise  # the query fails; --supervise starts it again
             raise JobRefused(f"could not create target topic {topic}: {name}") from None
 
+    def _create_offset_map(self, topics: list[str]) -> None:
+        """The offset map's topic, before the sink first writes to it (docs/offset-map.md), with a retention that
+        covers the source topics' (those of the first batch)."""
+        if self.offset_map is None or not topics:
+            return
+        retention = self.source_retention(topics)
+        if self._create(self.offset_map, 1, offset_map_topic.topic_configs(retention)):
+            if (note := offset_map_topic.unread_note(self.offset_map, retention)) is not None:
+                print(note, file=sys.stderr, flush=True)
+        self.offset_map = None  # created, or there already
+
+    def source_retention(self, topics: list[str]) -> dict[str, offset_map_topic.SourceRetention | None]:
+        """Each source topic's retention, None where the source would not say (no DESCRIBE_CONFIGS, an error)."""
+        resource = self.jvm.org.apache.kafka.common.config.ConfigResource
+        keys = {topic: resource(resource.Type.TOPIC, topic) for topic in topics}
+        futures = self.source.describeConfigs(self._java_list(keys.values())).values()
+        found: dict[str, offset_map_topic.SourceRetention | None] = {}
+        for topic, key in keys.items():
+            try:
+                config = futures.get(key).get()
+                found[topic] = offset_map_topic.SourceRetention(
+                    str(config.get("cleanup.policy").value()), int(config.get("retention.ms").value())
+                )
+            except Exception:  # noqa: BLE001 - a topic it may not describe: its retention is unknown
+                found[topic] = None
+        return found
+
     def plan(self, topics: set[str]) -> dict[str, bool]:
         new = sorted(t for t in topics if t not in self.keep)
         for topic in new:  # validate checked every name it could know; a regex or prefix can select longer ones
@@ -110,6 +149,7 @@ class TopicPlanner:
                     f"source topic {topic} would be mirrored as {self.target_name(topic)}, which {problem}; "
                     "exclude it with mirror.topics.exclude, or choose a rename rule that gives a legal name"
                 )
+        self._create_offset_map(new)  # once every name is known to be legal: nothing is created for a refused plan
         if new:
             sources = self._partition_counts(self.source, new)
             targets = self._partition_counts(self.target, [self.target_name(t) for t in new])

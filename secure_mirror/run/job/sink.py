@@ -18,6 +18,7 @@ from secure_mirror.run.checkpoint import initial_offsets_file, offset_log_offset
 from secure_mirror.run.job.checkpoint_access import Checkpoint
 from secure_mirror.run.job.outcome import JobRefused
 from secure_mirror.run.job.planning import TopicPlanner
+from secure_mirror.run.provenance import cluster_ids
 
 
 class StreamingMirror:
@@ -35,6 +36,7 @@ class StreamingMirror:
         self.checkpoint = sink_options.get("checkpointLocation") or settings["checkpoint_location"]
         self.settings = settings
         self.planner = TopicPlanner(spark._jvm, source_options, sink_options, settings)
+        self.sink_options.update(cluster_ids(self.planner))  # provenance and the loop filter (run/provenance.py)
         self.checkpoint_files = Checkpoint(spark, self.checkpoint)
         self.batches: dict[int, dict] = {}  # batch id -> times, partition plan and offset ranges, read by the monitor
         self.refused: JobRefused | None = None

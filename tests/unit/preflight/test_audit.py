@@ -182,7 +182,7 @@ def test_the_target_audit_names_deny_rules_and_the_plans_grants(eos):
     )
     idempotent = acl("IDEMPOTENT_WRITE", "CLUSTER", "kafka-cluster")
     assert found["target.audit.cluster-idempotent-write"].acls == plan.older_brokers == [idempotent]
-    ids = [f"{PREFIX}orders.eu-0", f"{PREFIX}payments-0", f"{PREFIX}task#0"]
+    ids = [f"{PREFIX}orders.eu-0", f"{PREFIX}payments-0", f"{PREFIX}task#{eos.job_key}#0"]
     ids += [f"{PREFIX}topic#orders.eu", f"{PREFIX}topic#payments"]  # a producer per task's names (exactly-once.md)
     assert list(found["target.audit.transactional_id-write"].details["decisions"]) == ids
     assert list(found["target.audit.group-read"].details["decisions"]) == ids

@@ -229,7 +229,8 @@ def test_checks_from_first_phase_descriptions_are_those_asked_all_at_once(monkey
     known = target.ask_existing(profile, "admin")
     in_two = target.target_side(profile, 1.0, source_topics, known)
     assert in_two == at_once
-    first, second = asked.described
+    first, second, *own = asked.described
+    assert own == [["heartbeats"]]  # the mirror's own heartbeats topic, asked on its own
     assert set(first) == {n for n, s in states.items() if s[0] in SEEN and n != "src.other"}
     assert set(second) == {f"src.{t}" for t in source_topics} - set(known)
     assert set(known) == {n for n, s in states.items() if s[0] == "visible" and n != "src.other"}

@@ -270,10 +270,11 @@ def test_a_kafka_line_not_known_leaves_idempotence_unverified(target_plan):
 # ---- exactly_once's transactional ids -------------------------------------------------------------------------------
 @pytest.fixture
 def eos(tmp_path):
-    return pf.load(tmp_path, delivery={"guarantee": "exactly_once"})
+    return pf.load(tmp_path, delivery={"guarantee": "exactly_once"}, heartbeats=NO_HEARTBEATS)
 
 
 PREFIX = "secure-mirror-src-tgt-eos-"
+NO_HEARTBEATS = {"interval_seconds": 0}  # the step tests below ask nothing about the heartbeats topic
 PROBE = f"{PREFIX}preflight"
 HOW = f" (asked by registering the transactional id {PROBE}, which writes no record)"
 
@@ -313,7 +314,11 @@ class Asked:
         monkeypatch.setattr(target.kafka_admin, "Admin", lambda conf, timeout: "admin")
         monkeypatch.setattr(target.tls, "context_for", lambda settings: "tls context")
         monkeypatch.setattr(target.kafka_admin, "describe_topics", self.record("describe", lambda a, n: described))
-        monkeypatch.setattr(target.kafka_admin, "validate_create", self.record("create", lambda a, t: created))
+        monkeypatch.setattr(
+            target.kafka_admin,
+            "validate_create",
+            self.record("create", lambda a, t: {n: c for n, c in created.items() if n in t}),
+        )
         monkeypatch.setattr(
             target.kafka_admin, "transaction_probe", self.record("transaction", lambda a, i: transaction)
         )
@@ -347,7 +352,7 @@ def test_a_failed_write_skips_the_idempotent_producer_without_asking(monkeypatch
 
 
 def test_without_idempotence_nor_transactions_nothing_more_is_asked(monkeypatch, tmp_path):
-    profile = pf.load(tmp_path, delivery={"enable_idempotence": False})
+    profile = pf.load(tmp_path, delivery={"enable_idempotence": False}, heartbeats=NO_HEARTBEATS)
     asked = Asked(monkeypatch, {"src.orders.eu": {"partitions": 3, "operations": WRITABLE}}, {})
     found = target.target_side(profile, 1.0, {"orders.eu": 3})
     assert [c.id for c in found] == [
@@ -359,8 +364,33 @@ def test_without_idempotence_nor_transactions_nothing_more_is_asked(monkeypatch,
     assert asked.calls == ["describe", "create"]
 
 
-def test_before_kafka_2_8_the_clusters_operations_are_asked(monkeypatch, profile):
+def test_before_kafka_2_8_the_clusters_operations_are_asked(monkeypatch, tmp_path):
+    profile = pf.load(tmp_path, heartbeats=NO_HEARTBEATS)
     asked = Asked(monkeypatch, {"src.orders.eu": {"partitions": 3, "operations": WRITABLE}}, {}, apis=KAFKA_2_5)
     found = target.target_side(profile, 1.0, {"orders.eu": 3})
     assert found[-1].id == "target.acl.idempotent-write" and found[-1].status == FAIL
     assert asked.calls == ["describe", "create", "api_versions", "cluster"]
+
+
+@pytest.mark.parametrize(
+    ("heartbeats", "created", "status"),
+    [
+        ({"partitions": 1, "operations": ["DESCRIBE", "WRITE", "READ"]}, {}, PASS),
+        ({"partitions": 1, "operations": ["DESCRIBE", "READ"]}, {}, FAIL),  # no WRITE on it
+        ({"error": "TOPIC_AUTHORIZATION_FAILED"}, {}, FAIL),  # not even DESCRIBE
+        ({"error": "UNKNOWN_TOPIC_OR_PART"}, {"heartbeats": None}, UNVERIFIED),  # to create: WRITE unknown
+        ({"error": "UNKNOWN_TOPIC_OR_PART"}, {"heartbeats": "TOPIC_AUTHORIZATION_FAILED"}, FAIL),  # no CREATE
+    ],
+)
+def test_the_heartbeats_topic_is_asked_about_and_judged(monkeypatch, tmp_path, heartbeats, created, status):
+    """With heartbeats on (the default), the identity must DESCRIBE, CREATE (when missing) and WRITE the target's
+    heartbeats topic; a grant it lacks fails with the plan's grant, WRITE on a topic still to create is unverified."""
+    profile = pf.load(tmp_path, delivery={"enable_idempotence": False})
+    described = {"src.orders.eu": {"partitions": 3, "operations": WRITABLE}, "heartbeats": heartbeats}
+    asked = Asked(monkeypatch, described, created)
+    found = {c.id: c for c in target.target_side(profile, 1.0, {"orders.eu": 3})}
+    beats = found["target.acl.heartbeats-topic"]
+    assert beats.status == status, beats
+    if status == FAIL:
+        assert "heartbeats" in beats.finding and "kafka-acls" in beats.fix
+    assert asked.calls[:2] == ["describe", "create"] and "describe" in asked.calls[2:]

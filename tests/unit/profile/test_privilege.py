@@ -80,9 +80,11 @@ def test_all_topics_with_the_key_grants_on_star_and_says_so(tmp_path):
     assert {(b.resource_name, b.pattern_type) for b in source.bindings if b.resource_type == "TOPIC"} == {
         ("*", "LITERAL")
     }
-    assert {(b.resource_name, b.pattern_type) for b in target.bindings if b.resource_type == "TOPIC"} == {
-        ("*", "LITERAL")
-    }
+    assert {
+        (b.resource_name, b.pattern_type)
+        for b in target.bindings
+        if b.resource_type == "TOPIC" and b.resource_name not in target.own_topics  # heartbeats: its own, by name
+    } == {("*", "LITERAL")}
     manifest = {f.path: f.content for f in render_files(profile, tmp_path / "out")}["MANIFEST.md"]
     assert "every topic, Kafka's internal topics included (\\_\\_consumer\\_offsets" in manifest
 
@@ -107,7 +109,11 @@ def test_a_selection_of_internal_topics_is_refused(tmp_path, include, why):
 def test_a_prefix_covering_internal_topics_gets_no_prefixed_grant(tmp_path):
     profile = load(tmp_path, topics={"include": "_.*,h.*,orders\\..*"}, rename={"rule": "identity"})
     for plan in (acls.source_acls(profile), acls.target_acls(profile)):
-        topics = {(b.resource_name, b.pattern_type) for b in plan.bindings if b.resource_type == "TOPIC"}
+        topics = {
+            (b.resource_name, b.pattern_type)
+            for b in plan.bindings
+            if b.resource_type == "TOPIC" and b.resource_name not in plan.own_topics  # heartbeats: by its name
+        }
         assert topics == {("orders.", "PREFIXED")}
         assert [(u.pattern, u.reason) for u in plan.unresolved] == [
             ("_.*", "would be a PREFIXED grant on '_', which also covers internal or reserved topics"),
@@ -268,6 +274,22 @@ TEMPLATES = [
     "{topic}",
 ]
 names = st.text(alphabet="ab*-_.", min_size=1, max_size=6)
+# mirror.groups include pieces: literal ids and prefixes (granted as written), and what no grant may express.
+GROUP_PIECES = [
+    "app\\.orders",
+    "billing",
+    "app\\..*",
+    "a.*",
+    "c.*",
+    "_.*",
+    ".*",
+    "app.orders",
+    "(eu|us)-readers",
+    "\\*",
+    "x\\*.*",
+    "secure-mirror-x",
+    "console-consumer-1",
+]
 
 
 @st.composite
@@ -299,12 +321,36 @@ def generated(draw, tmp):
     literal = "l" * draw(st.integers(1, 249))
     pieces = draw(st.lists(st.sampled_from([*PIECES, literal]), min_size=1, max_size=3))
     data["mirror"]["topics"] = {"include": ",".join(pieces), "grant_all_topics": draw(st.booleans())}
+    if draw(st.integers(0, 2)) == 0:
+        pieces = draw(st.lists(st.sampled_from(GROUP_PIECES), min_size=1, max_size=2))
+        data["mirror"]["groups"] = {"include": ",".join(pieces)}
     rule = draw(st.sampled_from(["identity", "alias_prefix", "template"]))
     data["mirror"]["rename"] = {
         "rule": rule,
         **({"template": draw(st.sampled_from(TEMPLATES))} if rule == "template" else {}),
     }
     return data
+
+
+def _group_grants(profile: Profile) -> set[tuple[str, str]]:
+    """(name, pattern) of every GROUP binding the job's plans may hold, read independently: the mirror's own prefix,
+    MirrorMaker 2's worker group and, with mirror.groups, each include piece as written."""
+    own = {(f"secure-mirror-{profile.source.alias}-{profile.target.alias}", "PREFIXED")}
+    own.add((f"{profile.source.alias}-mm2", "LITERAL"))
+    for piece in (profile.mirror.groups.include or "").split(","):
+        piece = piece.strip()
+        if piece.endswith(".*"):
+            own.add((re.sub(r"\\(.)", r"\1", piece[:-2]), "PREFIXED"))
+        elif piece:
+            own.add((re.sub(r"\\(.)", r"\1", piece), "LITERAL"))
+    return own
+
+
+def _sync_topics(profile: Profile) -> set[str]:
+    alias = profile.source.alias
+    if not profile.mirror.groups.include:
+        return set()
+    return {f"secure_mirror.offset-map.{alias}.internal", f"{alias}.checkpoints.internal"}
 
 
 def _covers_internal(name: str, pattern: str) -> list[str]:
@@ -320,7 +366,7 @@ def scratch(tmp_path_factory):
 
 def test_no_generated_profile_renders_a_grant_beyond_the_rule(scratch, monkeypatch):
     monkeypatch.setenv("SM_TEST_CLIENT_SECRET", "s3cret")
-    outcomes = {"refused": 0, "rendered": 0}
+    outcomes = {"refused": 0, "rendered": 0, "rendered with groups": 0}
 
     @seed(SEED)
     @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -333,11 +379,19 @@ def test_no_generated_profile_renders_a_grant_beyond_the_rule(scratch, monkeypat
             outcomes["refused"] += 1
             return
         outcomes["rendered"] += 1
+        outcomes["rendered with groups"] += profile.mirror.groups.enabled
         opted_in = profile.mirror.topics.grant_all_topics
-        for plan in acls.all_plans(profile).values():
-            own = set(plan.own_topics)  # MirrorMaker 2's own topics, granted by name in its plans only
+        groups = _group_grants(profile)
+        plans = acls.all_plans(profile)
+        assert set(plans["source.acls.json"].own_topics) == set()
+        heartbeats = {"heartbeats"} if profile.mirror.heartbeats.enabled else set()  # docs/heartbeats.md
+        assert set(plans["target.acls.json"].own_topics) == _sync_topics(profile) | heartbeats  # groups: if synced
+        for plan in plans.values():
+            own = set(plan.own_topics)  # internal topics the identity keeps, granted by name
             for binding in plan.bindings:
                 assert "*" not in binding.principal, binding
+                if binding.resource_type == "GROUP":
+                    assert binding.resource_name and (binding.resource_name, binding.pattern_type) in groups, binding
                 if binding.resource_type != "TOPIC":
                     assert "*" not in binding.resource_name, binding
                     continue
@@ -353,6 +407,7 @@ def test_no_generated_profile_renders_a_grant_beyond_the_rule(scratch, monkeypat
     check()
     print(f"generated profiles: {outcomes}", file=sys.stderr)
     assert outcomes["rendered"] >= 20 and outcomes["refused"] >= 20, outcomes  # both sides of the rule were tried
+    assert outcomes["rendered with groups"] >= 3, outcomes
 
 
 def test_the_all_topics_grant_warns_and_strict_refuses(tmp_path, capsys):

@@ -306,7 +306,7 @@ def test_acls_for_regex_and_template(tmp_path, monkeypatch):
     profile = load_profile(pf.write_profile(tmp_path, _case("yarn-cluster", tmp_path, monkeypatch)))
     source, target = acls.source_acls(profile), acls.target_acls(profile)
     assert [u.pattern for u in source.unresolved] == [u.pattern for u in target.unresolved] == ["(eu|us)\\.sales"]
-    topics = [b for b in target.bindings if b.resource_type == "TOPIC"]
+    topics = [b for b in target.bindings if b.resource_type == "TOPIC" and b.resource_name not in target.own_topics]
     assert {(b.resource_name, b.pattern_type) for b in topics} == {
         ("mirror.orders", "PREFIXED"),
         ("mirror.payments", "LITERAL"),
@@ -339,7 +339,8 @@ def test_mirrormaker2_acls_are_separate_and_name_its_internal_topics_and_group(t
         f"mm2-offset-syncs.{tgt}.internal"
     }  # offset-syncs live on the source by default
     assert ("READ", "GROUP", f"{src}-mm2") in mm2
-    assert not {name for _, _, name in job} & internal  # the Spark job's identity gets none of MM2's topics
+    # the Spark job's identity gets none of MM2's topics but the heartbeats it writes too (docs/heartbeats.md)
+    assert {name for _, _, name in job} & internal == {"heartbeats"}
     assert not {op for op, _, _ in job} & {"ALTER_CONFIGS", "DESCRIBE_CONFIGS"}
 
 

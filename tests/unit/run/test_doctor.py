@@ -11,8 +11,11 @@ READY = {
     "krb5_tools": {tool: f"/usr/bin/{tool}" for tool in doctor.KRB5_TOOLS},
     "java": "17.0.15",
     "pyspark": "4.0.0",
-    "jars": ["commons-pool2-2.12.0.jar", "kafka-clients-3.9.0.jar", "secure-mirror-sink.jar",
+    "jars": ["commons-pool2-2.12.0.jar", "kafka-clients-3.9.0.jar",
              "spark-sql-kafka-0-10_2.13-4.0.0.jar", "spark-token-provider-kafka-0-10_2.13-4.0.0.jar"],
+    "jar_folder": "/repo/.deps/spark-jars",
+    "sink": "/repo/.deps/spark-jars/secure-mirror-sink.jar",
+    "sink_looked": "/repo/.deps/spark-jars",
     "hadoop_conf_dir": None,
 }  # fmt: skip
 
@@ -36,7 +39,7 @@ def test_a_client_without_gssapi_is_not_ready_and_says_how():
 
 
 def test_no_client_old_java_no_tools_no_jars():
-    answers = {**READY, "client": "confluent-kafka cannot be imported (x)", "java": "11.0.2", "jars": [],
+    answers = {**READY, "client": "confluent-kafka cannot be imported (x)", "java": "11.0.2", "jars": [], "sink": None,
                "krb5_tools": {"kinit": None, "klist": "/usr/bin/klist", "kvno": None}}  # fmt: skip
     names = [name for name, _, _ in _missing(answers)]
     assert names == ["confluent-kafka", "kinit", "kvno", "java", "jar spark-sql-kafka-0-10",
@@ -45,3 +48,15 @@ def test_no_client_old_java_no_tools_no_jars():
     assert ("java", "Java 11.0.2", "install Java 17 or later (Spark 4 and Kafka 4 need it) and set JAVA_HOME") in (
         _missing(answers)
     )
+
+
+def test_an_installed_package_has_spark_resolve_the_connector_and_needs_its_own_sink():
+    installed = {**READY, "jars": [], "jar_folder": None, "sink": None, "sink_looked": "/site/secure_mirror/_data/jars"}
+    items = {item.name: item for item in doctor.judge(installed)}
+    connector = items["Spark's Kafka connector"]
+    assert (connector.ok, connector.required) == (True, False)
+    assert "spark.jars.packages org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.0" in connector.found
+    [(name, found, fix)] = _missing(installed)
+    assert (name, found) == ("the mirror's sink", "not in /site/secure_mirror/_data/jars")
+    assert fix.startswith("install secure-mirror from a wheel built in a checkout set up by scripts/setup")
+    assert doctor.ready(doctor.judge({**installed, "sink": "/site/secure_mirror/_data/jars/secure-mirror-sink.jar"}))

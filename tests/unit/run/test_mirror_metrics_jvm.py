@@ -80,7 +80,9 @@ def test_the_mbean_is_mirrormaker2s_for_the_same_record(classes):
     assert list(mm2) == list(ours) == [MBEAN]  # domain, type and tags, in Kafka's JmxReporter's order
     assert {a: t for a, (t, _) in mm2[MBEAN].items()} == {a: t for a, (t, _) in ours[MBEAN].items()}
     for attribute, (_, value) in mm2[MBEAN].items():  # rates: one record over Kafka's shortest span, 30 s
-        assert ours[MBEAN][attribute][1] == pytest.approx(value, rel=1e-3), attribute
+        # Kafka's rate also counts the milliseconds between the record and the read (more on a loaded machine)
+        tolerance = 0.05 if attribute.endswith("-rate") else 1e-3
+        assert ours[MBEAN][attribute][1] == pytest.approx(value, rel=tolerance), attribute
 
 
 def test_batches_combine_into_totals_spreads_and_the_latest_value(classes):

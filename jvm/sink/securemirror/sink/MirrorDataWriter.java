@@ -1,7 +1,6 @@
 package securemirror.sink;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,6 +29,11 @@ import org.apache.spark.unsafe.types.UTF8String;
  * with the same id and aborts what it left open; then the lane reads the next source offset the target already
  * holds (committed with the records, in the consumer group of the same name) and skips rows before it; at
  * commit it sends the new position into the transaction and commits records and position together.
+ * <p>
+ * With an offset map topic ({@link SinkSettings#offsetMapTopic}), each lane whose partition is kept also notes which
+ * source offsets it wrote at which target offsets ({@link OffsetMap}); once the write's records are acknowledged, its
+ * segments go to the map topic: into the transaction before its commit with exactly_once, so map and records commit
+ * or abort together; sent and flushed before the task reports its commit otherwise.
  */
 final class MirrorDataWriter implements DataWriter<InternalRow> {
     private final SinkSettings settings;
@@ -64,6 +68,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         final boolean kept;
         final Figures figures;
         final String transactionalId;
+        final OffsetMap map;  // null unless the partition is kept and the sink keeps an offset map
         KafkaProducer<byte[], byte[]> producer;
         long committed = -1;
         boolean done;
@@ -76,10 +81,12 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
             this.target = settings.targetTopic(topic);
             this.kept = settings.kept.contains(topic);
             this.figures = new Figures(topic, partition, target, kept);
+            this.map = kept && settings.offsetMapTopic != null ? new OffsetMap() : null;
             this.transactionalId = settings.exactlyOnce ? settings.transactionalId(topic, partition) : null;
             if (settings.producerPerTask) {
                 this.producer = task().producer;
-                this.committed = task.position(topic, partition, target, kept);
+                this.committed = task.position(topic, partition, target, kept,
+                    kept ? producer.partitionsFor(target).size() : 0);
             } else {
                 this.producer = settings.exactlyOnce ? begin() : sharedProducer();
             }
@@ -120,9 +127,18 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
 
         @Override
         public void onCompletion(RecordMetadata metadata, Exception exception) {
-            if (exception != null && failure == null) {
-                failure = exception;
+            if (exception != null) {
+                if (failure == null) {
+                    failure = exception;
+                }
+            } else if (map != null) {
+                map.acknowledged(metadata.hasOffset() ? metadata.offset() : -1);
             }
+        }
+
+        /** Sends the lane's offset map segments (after its records are acknowledged); how many. */
+        int sendMap(KafkaProducer<byte[], byte[]> to, Callback callback) {
+            return map == null ? 0 : map.send(to, settings.offsetMapTopic, topic, partition, target, callback);
         }
 
         void check() throws IOException {
@@ -135,6 +151,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         void commit() throws IOException {
             producer.flush();
             check();
+            sendMap(producer, null);  // in the transaction: a failed send fails its commit
             if (figures.records > 0) {
                 Map<TopicPartition, OffsetAndMetadata> next = Map.of(position(),
                     new OffsetAndMetadata(figures.lastOffset + 1, "source " + topic + "-" + partition));
@@ -204,6 +221,10 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
             lane.figures.skipped(offset);
             return;
         }
+        if (s.provenance.cameFromTarget(row, s.headers)) {  // a loop: read, never written back (docs/provenance.md)
+            lane.figures.skipped(offset);
+            return;
+        }
         long now = System.currentTimeMillis();
         byte[] key = row.isNullAt(s.key) ? null : row.getBinary(s.key);
         byte[] value = row.isNullAt(s.value) ? null : row.getBinary(s.value);
@@ -211,6 +232,9 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         RecordHeaders headers = headers(row, lane, offset, stamp);
         lane.producer.send(new ProducerRecord<>(lane.target, lane.kept ? partition : null, stamp >= 0 ? stamp : null,
                                                 key, value, headers), lane);
+        if (lane.map != null) {
+            lane.map.sent(offset);
+        }
         lane.figures.written(offset, (key == null ? 0 : key.length) + (value == null ? 0 : value.length),
                              stamp >= 0 ? stamp : now, now);
     }
@@ -225,19 +249,8 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
                             header.isNullAt(1) ? null : header.getBinary(1));
             }
         }
-        if (settings.provenanceAlias != null) {
-            String prefix = settings.provenancePrefix;
-            headers.add(prefix + "cluster", utf8(settings.provenanceAlias));
-            headers.add(prefix + "topic", utf8(lane.topic));
-            headers.add(prefix + "partition", utf8(Integer.toString(lane.partition)));
-            headers.add(prefix + "offset", utf8(Long.toString(offset)));
-            headers.add(prefix + "timestamp", utf8(Long.toString(stamp)));
-        }
+        settings.provenance.addTo(headers, lane.topic, lane.partition, offset, stamp);
         return headers;
-    }
-
-    private static byte[] utf8(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
@@ -252,6 +265,9 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
                                                             lane.figures.lastOffset + 1));
                 }
             }
+            for (Lane lane : lanes.values()) {
+                lane.sendMap(task.producer, null);  // in the transaction: a failed send fails its commit
+            }
             task.commit(written);
         } else if (settings.exactlyOnce) {
             for (Lane lane : lanes.values()) {
@@ -262,6 +278,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
             for (Lane lane : lanes.values()) {
                 lane.check();
             }
+            writeMap();
         }
         long now = System.currentTimeMillis();
         List<Figures> figures = new ArrayList<>();
@@ -270,6 +287,22 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
             figures.add(lane.figures);
         }
         return new SinkCommit(figures);
+    }
+
+    /** at_least_once: the lanes' map segments, sent once their records are acknowledged, and acknowledged in turn. */
+    private void writeMap() throws IOException {
+        OffsetMap.Failure failed = new OffsetMap.Failure();
+        int sent = 0;
+        for (Lane lane : lanes.values()) {
+            sent += lane.sendMap(shared, failed);
+        }
+        if (sent > 0) {
+            shared.flush();
+            if (failed.first != null) {
+                throw new IOException("writing the offset map to " + settings.offsetMapTopic + " failed: "
+                                      + failed.first, failed.first);
+            }
+        }
     }
 
     @Override

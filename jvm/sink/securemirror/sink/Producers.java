@@ -150,20 +150,43 @@ final class Producers {
      */
     static long committedMax(Map<String, Object> settings, Map<String, TopicPartition> where)
             throws InterruptedException, ExecutionException, TimeoutException {
-        Admin admin = ADMINS.computeIfAbsent(settings, Producers::admin);
-        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
-        where.forEach((group, key) -> specs.put(group, new ListConsumerGroupOffsetsSpec().topicPartitions(List.of(key))));
-        ListConsumerGroupOffsetsResult result = admin.listConsumerGroupOffsets(
-            specs, new ListConsumerGroupOffsetsOptions().requireStable(true));
+        Map<String, List<TopicPartition>> asked = new HashMap<>();
+        where.forEach((group, key) -> asked.put(group, List.of(key)));
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> held = committedAll(settings, asked);
         long found = -1;
         for (Map.Entry<String, TopicPartition> entry : where.entrySet()) {
-            OffsetAndMetadata held = result.partitionsToOffsetAndMetadata(entry.getKey())
-                .get(ASK_SECONDS, TimeUnit.SECONDS).get(entry.getValue());
-            if (held != null) {
-                found = Math.max(found, held.offset());
+            OffsetAndMetadata offset = held.get(entry.getKey()).get(entry.getValue());
+            if (offset != null) {
+                found = Math.max(found, offset.offset());
             }
         }
         return found;
+    }
+
+    /**
+     * The stable committed offsets of many groups in one call (Kafka's admin client asks each coordinator once for
+     * all of its groups): for each group, the named partitions, or all it holds when the list is null.
+     */
+    static Map<String, Map<TopicPartition, OffsetAndMetadata>> committedAll(
+            Map<String, Object> settings, Map<String, List<TopicPartition>> asked)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Admin admin = ADMINS.computeIfAbsent(settings, Producers::admin);
+        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+        asked.forEach((group, keys) -> specs.put(group,
+            keys == null ? new ListConsumerGroupOffsetsSpec() : new ListConsumerGroupOffsetsSpec().topicPartitions(keys)));
+        ListConsumerGroupOffsetsResult result = admin.listConsumerGroupOffsets(
+            specs, new ListConsumerGroupOffsetsOptions().requireStable(true));
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> held = new HashMap<>();
+        for (String group : asked.keySet()) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            result.partitionsToOffsetAndMetadata(group).get(ASK_SECONDS, TimeUnit.SECONDS).forEach((key, offset) -> {
+                if (offset != null) {
+                    offsets.put(key, offset);
+                }
+            });
+            held.put(group, offsets);
+        }
+        return held;
     }
 
     private static Admin admin(Map<String, Object> settings) {

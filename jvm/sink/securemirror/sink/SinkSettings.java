@@ -30,6 +30,10 @@ import org.apache.spark.sql.types.StructType;
  *     every batch of a query, as the mirror's own source does: {@link TaskTransaction});</li>
  * <li>{@value #REPORT_KEY}: the key under which {@link Reports} keeps a batch write's figures (a streaming write's
  *     epoch: {@code <key>-<epoch>});</li>
+ * <li>{@value #OFFSET_MAP}: when set, the target topic where the sink records, for each source partition whose
+ *     partition is kept, which source offsets it wrote at which target offsets ({@link OffsetMap},
+ *     docs/offset-map.md): in the write's transaction with exactly_once, after the write is acknowledged
+ *     otherwise;</li>
  * <li>{@value #TOKEN_CLUSTER} and {@value #TOKEN_MECHANISM}: when set, the producers log in with the Kafka
  *     delegation token Spark obtained for that cluster id ({@code spark.kafka.clusters.<id>}), read at each task
  *     from the process's Hadoop credentials ({@link TokenLogin}), instead of the {@code kafka.sasl.jaas.config}
@@ -45,8 +49,10 @@ public final class SinkSettings implements Serializable {
     public static final String PROVENANCE_PREFIX = "mirror.provenance-prefix";
     public static final String GUARANTEE = "mirror.guarantee";
     public static final String TRANSACTIONAL_PREFIX = "mirror.transactional-prefix";
+    public static final String JOB_KEY = "mirror.job-key";
     public static final String REPORT_KEY = "mirror.report-key";
     public static final String PRODUCER_PER = "mirror.producer-per";
+    public static final String OFFSET_MAP = "mirror.offset-map-topic";
     public static final String TOKEN_CLUSTER = "mirror.token-cluster";
     public static final String TOKEN_MECHANISM = "mirror.token-mechanism";
     public static final String EXACTLY_ONCE = "exactly_once";
@@ -65,10 +71,13 @@ public final class SinkSettings implements Serializable {
     final HashSet<String> kept;
     final String provenanceAlias;
     final String provenancePrefix;
+    final Provenance provenance;  // provenance headers and the loop filter (Provenance.java)
     final boolean exactlyOnce;
     final String transactionalPrefix;
+    final String jobKey;
     final boolean producerPerTask;
     final String reportKey;
+    final String offsetMapTopic;
     final String tokenCluster;
     final String tokenMechanism;
     final int key, value, topic, partition, offset, timestamp, headers;
@@ -83,12 +92,14 @@ public final class SinkSettings implements Serializable {
         kept = new HashSet<>(json(options, KEPT, List.of()));
         provenanceAlias = options.get(PROVENANCE_ALIAS);
         provenancePrefix = options.getOrDefault(PROVENANCE_PREFIX, "secure-mirror.");
+        provenance = Provenance.of(options);
         String guarantee = options.getOrDefault(GUARANTEE, AT_LEAST_ONCE);
         if (!guarantee.equals(AT_LEAST_ONCE) && !guarantee.equals(EXACTLY_ONCE)) {
             throw new IllegalArgumentException(GUARANTEE + " must be at_least_once or exactly_once, not " + guarantee);
         }
         exactlyOnce = guarantee.equals(EXACTLY_ONCE);
         transactionalPrefix = options.get(TRANSACTIONAL_PREFIX);
+        jobKey = options.get(JOB_KEY);
         if (exactlyOnce && (transactionalPrefix == null || transactionalPrefix.isEmpty())) {
             throw new IllegalArgumentException("exactly_once needs " + TRANSACTIONAL_PREFIX);
         }
@@ -98,6 +109,8 @@ public final class SinkSettings implements Serializable {
         }
         producerPerTask = exactlyOnce && per.equals("task");
         reportKey = options.get(REPORT_KEY);
+        String map = options.get(OFFSET_MAP);
+        offsetMapTopic = map == null || map.isEmpty() ? null : map;
         tokenCluster = options.get(TOKEN_CLUSTER);
         tokenMechanism = options.getOrDefault(TOKEN_MECHANISM, "SCRAM-SHA-512");
         key = column(schema, "key", DataTypes.BinaryType, true);
@@ -160,10 +173,11 @@ public final class SinkSettings implements Serializable {
 
     /**
      * The transactional id of write task {@code slot} (exactly_once, one producer per task). A '#' never occurs in a
-     * topic name, so it never meets a per-partition id ({@link #transactionalId}).
+     * topic name, so it never meets a per-partition id ({@link #transactionalId}). With {@value #JOB_KEY}, the id
+     * carries the job's key, so two jobs between the same clusters never fence each other's tasks.
      */
     String taskTransactionalId(int slot) {
-        return transactionalPrefix + "task#" + slot;
+        return transactionalPrefix + "task#" + (jobKey == null ? "" : jobKey + "#") + slot;
     }
 
     /** The group holding the positions of a source topic whose partitions are kept, one offset per partition. */

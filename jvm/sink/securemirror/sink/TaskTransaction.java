@@ -3,6 +3,7 @@ package securemirror.sink;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -32,6 +33,8 @@ final class TaskTransaction {
     private final Map<String, Object> client;
     private final String transactionalId;
     private final Map<String, Long> known;
+    /** Positions read for this task, by kept source topic (not carried to the slot's next task: {@link #known} is). */
+    private final Map<String, Map<Integer, Long>> read = new HashMap<>();
     final KafkaProducer<byte[], byte[]> producer;
     private boolean done;
 
@@ -78,25 +81,58 @@ final class TaskTransaction {
                     : Map.entry(settings.transactionalId(topic, partition), new TopicPartition(target, 0));
     }
 
-    /** The next source offset the target holds for a source partition, or -1. */
-    long position(String topic, int partition, String target, boolean kept) throws IOException {
+    /**
+     * The next source offset the target holds for a source partition, or -1. For a kept topic, the first lane of the
+     * topic in this task reads every partition's position of the topic in one call (its position group, whole, and
+     * the per-partition groups of an earlier producer per partition), so a task meeting thousands of partitions
+     * asks once per topic, not once per partition.
+     */
+    long position(String topic, int partition, String target, boolean kept, int partitions) throws IOException {
         Long mine = known.get(laneKey(topic, partition));
         if (mine != null) {
             return mine;
         }
-        Map<String, TopicPartition> where = new HashMap<>();
-        where.put(settings.transactionalId(topic, partition), new TopicPartition(target, 0));
-        if (kept) {
-            where.put(settings.positionGroup(topic), new TopicPartition(target, partition));
-        }
         try {
-            return Producers.committedMax(client, where);
+            if (kept) {
+                Map<Integer, Long> topicPositions = read.get(topic);
+                if (topicPositions == null) {
+                    topicPositions = topicPositions(topic, target, Math.max(partitions, partition + 1));
+                    read.put(topic, topicPositions);
+                }
+                return topicPositions.getOrDefault(partition, -1L);
+            }
+            return Producers.committedMax(client,
+                Map.of(settings.transactionalId(topic, partition), new TopicPartition(target, 0)));
         } catch (InterruptedException error) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while reading the position of " + topic + "-" + partition, error);
         } catch (Exception error) {
             throw new IOException("could not read the position of " + topic + "-" + partition + ": " + error, error);
         }
+    }
+
+    /** Every partition's position of a kept topic: the larger of its position group's and its own group's. */
+    private Map<Integer, Long> topicPositions(String topic, String target, int partitions) throws Exception {
+        Map<String, List<TopicPartition>> asked = new HashMap<>();
+        String group = settings.positionGroup(topic);
+        asked.put(group, null);
+        for (int partition = 0; partition < partitions; partition++) {
+            asked.put(settings.transactionalId(topic, partition), List.of(new TopicPartition(target, 0)));
+        }
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> held = Producers.committedAll(client, asked);
+        Map<Integer, Long> found = new HashMap<>();
+        held.get(group).forEach((key, offset) -> {
+            if (key.topic().equals(target)) {
+                found.merge(key.partition(), offset.offset(), Math::max);
+            }
+        });
+        for (int partition = 0; partition < partitions; partition++) {
+            OffsetAndMetadata own = held.get(settings.transactionalId(topic, partition)).get(new TopicPartition(target, 0));
+            if (own != null) {
+                found.merge(partition, own.offset(), Math::max);
+            }
+        }
+        return found;
     }
 
     /** One lane's outcome for the commit: its next source offset, if it wrote records. */

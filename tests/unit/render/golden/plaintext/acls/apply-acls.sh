@@ -23,6 +23,7 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
 
 # ---- target cluster tgt: principal User:ANONYMOUS
 # Topics: WRITE + DESCRIBE, and CREATE so missing target topics can be created.
+# Heartbeats: WRITE + DESCRIBE + CREATE + READ on the heartbeats topic, LITERAL (MirrorMaker 2's format; the job writes one every mirror.heartbeats.interval_seconds while the flow is alive, lag and verify read it).
 : "${TARGET_ADMIN_CONFIG:?set it to an admin client config for the target cluster}"
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:ANONYMOUS --allow-host '*' --operation Write --topic orders --resource-pattern-type prefixed
@@ -42,3 +43,11 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
   --add --allow-principal User:ANONYMOUS --allow-host '*' --operation Read --topic payments --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:ANONYMOUS --allow-host '*' --operation Read --group secure-mirror-src-tgt --resource-pattern-type prefixed
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:ANONYMOUS --allow-host '*' --operation Write --topic heartbeats --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:ANONYMOUS --allow-host '*' --operation Describe --topic heartbeats --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:ANONYMOUS --allow-host '*' --operation Create --topic heartbeats --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:ANONYMOUS --allow-host '*' --operation Read --topic heartbeats --resource-pattern-type literal

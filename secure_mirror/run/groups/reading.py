@@ -1,0 +1,216 @@
+"""What group sync and failover ask the clusters, with confluent-kafka, as one side's mirror identity: the source's
+groups and their committed offsets, the target's offset map, groups and offsets, and the writes (checkpoints, group
+commits). Plain data in and out; the decisions are in :mod:`secure_mirror.run.groups.decide`.
+
+Each function runs in a worker process of its side (:class:`SideWorker`: the identity's own Kerberos environment,
+as ``secure_mirror.kafka.isolated`` does per call) that stays up between calls, so a sync pass costs requests, not a
+process start and a login; the clients are kept in the worker between calls. Committed offsets are always asked for
+named partitions: librdkafka's ListConsumerGroupOffsets without them ends the process.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from typing import Any, TypeVar
+
+from secure_mirror.kafka.admin_ops import LOG
+from secure_mirror.kafka.identity import KafkaIdentity
+from secure_mirror.kafka.isolated import IsolatedCallError
+from secure_mirror.kafka.oauth import token_served
+from secure_mirror.profile.secrets import withheld_from_children
+from secure_mirror.profile.topics import TopicSelection
+from secure_mirror.run.groups import checkpoints, offset_map
+
+T = TypeVar("T")
+TIMEOUT = 30.0
+_CLIENTS: dict[str, Any] = {}  # in the worker: its admin client and its map consumer, kept between calls
+
+
+class SideWorker:
+    """A process acting as one identity, kept for many calls: ``worker.call(fn, *args)`` runs ``fn(conf, *args)``."""
+
+    def __init__(self, identity: KafkaIdentity):
+        self.identity = identity
+        with withheld_from_children():
+            self.pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=get_context("spawn"),
+                initializer=_apply_env,
+                initargs=(identity.env(),),
+            )
+
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
+        with withheld_from_children():
+            future = self.pool.submit(_guarded, fn, self.identity.conf, *args)
+        return future.result()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _apply_env(env: dict[str, str]) -> None:
+    os.environ.update(env)
+
+
+def _guarded(fn: Callable[..., T], conf: dict, *args: Any) -> T:
+    try:
+        return fn(conf, *args)
+    except Exception as exc:  # noqa: BLE001 - library exceptions may not pickle; carry their text and code
+        _CLIENTS.clear()  # start again with new clients
+        code = next((a.name() for a in getattr(exc, "args", ()) if callable(getattr(a, "name", None))), None)
+        raise IsolatedCallError(f"{type(exc).__name__}: {exc}", code) from None
+
+
+def _admin(conf: dict):
+    if "admin" not in _CLIENTS:
+        from confluent_kafka.admin import AdminClient
+
+        _CLIENTS["admin"] = token_served(AdminClient({**conf, "logger": LOG}), conf)
+    return _CLIENTS["admin"]
+
+
+def _error_text(exc: BaseException) -> str:
+    inner = exc.args[0] if exc.args else exc
+    return inner.str() if hasattr(inner, "str") else str(exc)
+
+
+def topic_partitions(conf: dict, selection: TopicSelection | None, names: list[str] | None = None) -> dict[str, int]:
+    """Topic -> partition count, of the topics ``selection`` selects and/or those in ``names`` that exist."""
+    metadata = _admin(conf).list_topics(timeout=TIMEOUT)
+    wanted = set(names or ())
+    return {
+        name: len(topic.partitions)
+        for name, topic in metadata.topics.items()
+        if topic.error is None and (name in wanted or (selection is not None and selection.matches(name)))
+    }
+
+
+def group_ids(conf: dict, selection: TopicSelection) -> list[str]:
+    """The groups of the cluster that ``selection`` selects."""
+    listed = _admin(conf).list_consumer_groups(request_timeout=TIMEOUT).result(timeout=TIMEOUT)
+    return sorted({g.group_id for g in listed.valid if selection.matches(g.group_id)})
+
+
+def describe_groups(conf: dict, groups: list[str], partitions: dict[str, int]) -> dict[str, dict]:
+    """group -> {state, members, offsets: {(topic, partition): (offset, metadata)}, error} for the partitions of
+    ``partitions`` (topic -> count) the group committed an offset on."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+
+    admin, out = _admin(conf), {}
+    named = [TopicPartition(t, p) for t, count in sorted(partitions.items()) for p in range(count)]
+    described = admin.describe_consumer_groups(groups, request_timeout=TIMEOUT) if groups else {}
+    for group in groups:
+        entry: dict[str, Any] = {"state": "Unknown", "members": 0, "offsets": {}, "error": None}
+        out[group] = entry
+        try:
+            description = described[group].result(timeout=TIMEOUT)
+            entry["state"] = description.state.name.title() if description.state is not None else "Unknown"
+            entry["members"] = len(description.members)
+            if named:
+                request = [ConsumerGroupTopicPartitions(group, named)]
+                answer = admin.list_consumer_group_offsets(request, request_timeout=TIMEOUT)[group].result(TIMEOUT)
+                entry["offsets"] = {
+                    (tp.topic, tp.partition): (tp.offset, tp.metadata or "")
+                    for tp in answer.topic_partitions
+                    if tp.error is None and tp.offset >= 0
+                }
+        except Exception as exc:  # noqa: BLE001 - one group's refusal (GROUP_AUTHORIZATION_FAILED) is its own row
+            entry["error"] = _error_text(exc)
+    return out
+
+
+def read_map(conf: dict, topic: str, positions: dict[int, int]) -> tuple[list[offset_map.Segment], dict[int, int], int]:
+    """The offset map's records from ``positions`` (partition -> next offset; new partitions from their start) to
+    its end, read_committed, assigned (no group is joined or committed): (segments as tuples, the new positions,
+    records that are not segments)."""
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
+
+    metadata = _admin(conf).list_topics(topic, timeout=TIMEOUT).topics.get(topic)
+    if metadata is None or metadata.error is not None:
+        return [], dict(positions), 0
+    if "map" not in _CLIENTS:
+        settings = {"enable.auto.commit": False, "enable.partition.eof": True, "isolation.level": "read_committed"}
+        _CLIENTS["map"] = token_served(Consumer({**conf, **settings, "logger": LOG}), conf)
+    consumer = _CLIENTS["map"]
+    partitions = sorted(metadata.partitions)
+    consumer.assign([TopicPartition(topic, p, positions.get(p, OFFSET_BEGINNING)) for p in partitions])
+    found, bad, new_positions = [], 0, dict(positions)
+    at_end: set[int] = set()
+    deadline = time.monotonic() + TIMEOUT
+    while len(at_end) < len(partitions) and time.monotonic() < deadline:
+        for msg in consumer.consume(1000, 1.0):
+            if msg.error() is not None:
+                if msg.error().code() == KafkaError._PARTITION_EOF:  # the end, as read_committed sees it
+                    at_end.add(msg.partition())
+                    continue
+                raise IsolatedCallError(f"reading the offset map {topic}: {msg.error().str()}", msg.error().name())
+            new_positions[msg.partition()] = msg.offset() + 1
+            try:
+                found.append(offset_map.decode(msg.key(), msg.value()))
+            except offset_map.MapRecordError:
+                bad += 1
+    for tp in consumer.position([TopicPartition(topic, p) for p in partitions]):
+        if tp.offset >= 0:
+            new_positions[tp.partition] = max(tp.offset, new_positions.get(tp.partition, 0))
+    return found, new_positions, bad
+
+
+def write(
+    conf: dict, topic: str, records: list[tuple[bytes, bytes]], commits: dict[str, list[tuple[str, int, int, str]]]
+) -> dict[str, str]:
+    """Write checkpoint records to ``topic`` (created compacted with one partition when missing, as MirrorMaker 2
+    does) and commit ``commits`` (group -> (topic, partition, offset, metadata)); group (or the topic) -> error."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, Producer, TopicPartition
+
+    errors: dict[str, str] = {}
+    if records:
+        try:
+            _ensure_topic(conf, topic)
+            producer = token_served(Producer({**conf, "acks": "all", "logger": LOG}), conf)
+            failed: list[str] = []
+            for key, value in records:
+                producer.produce(topic, value=value, key=key, partition=0, on_delivery=_on_error(failed))
+            left = producer.flush(TIMEOUT)
+            if failed or left:
+                errors[topic] = failed[0] if failed else f"{left} checkpoint records unacknowledged"
+        except Exception as exc:  # noqa: BLE001 - a refused checkpoint topic does not stop the commits
+            errors[topic] = _error_text(exc)
+    admin = _admin(conf)
+    for group, offsets in sorted(commits.items()):
+        request = [ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o, m) for t, p, o, m in offsets])]
+        try:
+            answer = admin.alter_consumer_group_offsets(request, request_timeout=TIMEOUT)[group].result(TIMEOUT)
+            refused = [tp.error.str() for tp in answer.topic_partitions if tp.error is not None]
+            if refused:
+                errors[group] = refused[0]
+        except Exception as exc:  # noqa: BLE001 - each group on its own
+            errors[group] = _error_text(exc)
+    return errors
+
+
+def _on_error(failed: list[str]):
+    def record(err, _msg):
+        if err is not None:
+            failed.append(err.str())
+
+    return record
+
+
+def _ensure_topic(conf: dict, topic: str) -> None:
+    from confluent_kafka import KafkaError
+    from confluent_kafka.admin import NewTopic
+
+    admin = _admin(conf)
+    found = admin.list_topics(topic, timeout=TIMEOUT).topics.get(topic)
+    if found is not None and found.error is None:
+        return
+    new = NewTopic(topic, num_partitions=checkpoints.PARTITIONS, config=dict(checkpoints.TOPIC_CONFIG))
+    try:
+        admin.create_topics([new], operation_timeout=TIMEOUT)[topic].result(TIMEOUT)
+    except Exception as exc:
+        if not (exc.args and getattr(exc.args[0], "code", lambda: None)() == KafkaError.TOPIC_ALREADY_EXISTS):
+            raise

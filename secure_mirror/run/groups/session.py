@@ -1,0 +1,105 @@
+"""Both clusters as group sync, ``groups`` and ``failover`` see them: a worker per side (the mirror's identities), the
+offset map read so far (incrementally), and one :class:`Observation` per pass, which the pure
+:func:`secure_mirror.run.groups.decide.plan` turns into rows, commits and checkpoints."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from secure_mirror.profile.models import Profile
+from secure_mirror.profile.topics import checkpoints_topic, offset_map_topic
+from secure_mirror.run import checkpoint
+from secure_mirror.run.clients import SideClients
+from secure_mirror.run.groups import checkpoints as checkpoint_format
+from secure_mirror.run.groups import decide, reading
+from secure_mirror.run.groups.offset_map import Segment
+from secure_mirror.run.groups.translate import compact
+
+TopicPartition = tuple[str, int]
+
+
+@dataclass
+class Observation:
+    sources: dict[str, decide.GroupOffsets]
+    targets: dict[str, decide.GroupOffsets]
+    facts: dict[str, decide.TopicFacts]
+    maps: dict[TopicPartition, list[Segment]]
+    mirrored_to: dict[TopicPartition, int] = field(default_factory=dict)
+
+    def plan(self) -> decide.Plan:
+        return decide.plan(self.sources, self.targets, self.facts, self.maps, self.mirrored_to)
+
+
+def _groups(answer: dict[str, dict]) -> dict[str, decide.GroupOffsets]:
+    return {
+        group: decide.GroupOffsets(group, entry["state"], entry["members"], entry["offsets"], entry["error"])
+        for group, entry in answer.items()
+    }
+
+
+def mirrored_to(profile: Profile) -> dict[TopicPartition, int]:
+    """The mirror's committed source positions (its checkpoint), {} when it has committed nothing yet."""
+    found = checkpoint.committed_offsets(profile.mirror.checkpoint_location, profile)
+    return dict(found[1]) if found else {}
+
+
+class Session:
+    """``with Session(profile) as session: session.observe()``; the map is read once and then from where it ended."""
+
+    def __init__(self, profile: Profile):
+        self.profile = profile
+        self.map_topic = offset_map_topic(profile.source.alias)
+        self.checkpoints_topic = checkpoints_topic(profile.source.alias)
+        self.positions: dict[int, int] = {}
+        self.maps: dict[TopicPartition, list[Segment]] = {}
+        self.unreadable = 0  # records of the map topic that are not segments
+        self._clients = SideClients(profile)
+        self._workers: dict[str, reading.SideWorker] = {}
+
+    def __enter__(self) -> Session:
+        self._clients.__enter__()
+        for side in ("source", "target"):
+            self._workers[side] = reading.SideWorker(self._clients.identity(side))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for worker in self._workers.values():
+            worker.close()
+        self._clients.__exit__(*exc)
+
+    def read_map(self) -> None:
+        segments, self.positions, bad = self._workers["target"].call(reading.read_map, self.map_topic, self.positions)
+        self.unreadable += bad
+        touched: dict[TopicPartition, list[Segment]] = {}
+        for seg in segments:  # another mirror from this source alias may share the map, to other target names
+            if seg.target_topic == self.profile.target_topic(seg.topic):
+                touched.setdefault((seg.topic, seg.partition), []).append(seg)
+        for tp, new in touched.items():
+            self.maps[tp] = compact([*self.maps.get(tp, []), *new])
+
+    def observe(self, groups: Sequence[str] | None = None) -> Observation:
+        """The groups ``groups`` (None: the source's groups the profile selects) on both clusters, with the map."""
+        source, target, profile = self._workers["source"], self._workers["target"], self.profile
+        positions = mirrored_to(profile)  # before the map: everything below it is in the map read after
+        topics = source.call(reading.topic_partitions, profile.selection())
+        names = (
+            list(groups) if groups is not None else source.call(reading.group_ids, profile.mirror.groups.selection())
+        )
+        sources = _groups(source.call(reading.describe_groups, names, topics))
+        target_topics = target.call(reading.topic_partitions, None, [profile.target_topic(t) for t in topics])
+        self.read_map()
+        targets = _groups(target.call(reading.describe_groups, names, target_topics))
+        facts = decide.topic_facts(topics, target_topics, profile.target_topic, profile.mirror.keeps_partitions)
+        return Observation(sources, targets, facts, self.maps, positions)
+
+    def write(self, written: Sequence[checkpoint_format.Checkpoint], plan: decide.Plan) -> dict[str, str]:
+        """Write ``written`` to the checkpoints topic and the plan's commits; what failed (group or topic -> why)."""
+        records = [checkpoint_format.encode(c) for c in written]
+        commits = {
+            group: [(t, p, offset, metadata) for (t, p), (offset, metadata) in sorted(offsets.items())]
+            for group, offsets in plan.commits.items()
+        }
+        if not records and not commits:
+            return {}
+        return self._workers["target"].call(reading.write, self.checkpoints_topic, records, commits)
