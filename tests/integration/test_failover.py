@@ -223,6 +223,10 @@ def failed_over(request, sandbox, tmp_path_factory):
         render = subprocess.run([*CLI, "render", *cli, "--out", str(folder / "out")], capture_output=True, text=True)
         assert render.returncode == EXIT_OK, render.stderr
         groups = subprocess.run([*CLI, "groups", *cli, "--json"], capture_output=True, text=True, timeout=300)
+        for name, done in (("run", run), ("failover", failover), ("groups", groups)):  # kept for a reader of a failure
+            (folder / f"{name}.out").write_text(done.stdout + done.stderr)
+        segments = sandbox.admin("target", _read_map, offset_map_topic(case.profile.source.alias))
+        (folder / "map.out").write_text("\n".join(segments))
         yield {
             "guarantee": guarantee,
             "case": case,
@@ -235,7 +239,7 @@ def failed_over(request, sandbox, tmp_path_factory):
             "groups": groups,
             "source": sandbox.admin("source", _read_all, topic),
             "read": _or_error(lambda: sandbox.admin("target", _consume_as_group, group, target_topic)),
-            "segments": sandbox.admin("target", _read_map, offset_map_topic(case.profile.source.alias)),
+            "segments": segments,
             "java": _translate_offsets_in_java(folder / "out", case.profile.source.alias, group),
         }
 

@@ -33,7 +33,9 @@ def pass_messages(observation: Observation, plan: decide.Plan, failed: dict[str,
     for row in plan.rows:
         where = f"group {row.group} {row.topic}-{row.partition}"
         if row.state == AHEAD:
-            out.append(f"{PREFIX} {where} is ahead of the mirror ({row.reason}); it is translated once mirrored")
+            out.append(
+                f"{PREFIX} {where} is ahead of the mirror; it is translated once mirrored"
+            )  # once, not per batch
         elif row.state != TRANSLATED:
             out.append(f"{PREFIX} {where} is {WORDS[row.state]}: {row.reason}")
     out += [f"{PREFIX} writing to {name} on the target failed: {why}" for name, why in sorted(failed.items())]

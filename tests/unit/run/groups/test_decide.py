@@ -90,8 +90,7 @@ def test_a_pass_says_each_thing_once():
     observation = _observation({("orders", 0): 5, ("orders", 1): 3}, target_members=0)
     messages = pass_messages(observation, observation.plan(), {"src.checkpoints.internal": "Broker: Topic auth"})
     assert messages == [
-        "secure-mirror run: group sync: group g orders-1 is ahead of the mirror (nothing of this partition is in "
-        "the offset map yet); it is translated once mirrored",
+        "secure-mirror run: group sync: group g orders-1 is ahead of the mirror; it is translated once mirrored",
         "secure-mirror run: group sync: writing to src.checkpoints.internal on the target failed: Broker: Topic auth",
         "secure-mirror run: group sync: group g follows the mirror on the target",
     ]
