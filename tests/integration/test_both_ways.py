@@ -23,7 +23,8 @@ from secure_mirror.verify import verify
 from tests.support.mirror_case import MirrorCase, records
 from tests.support.sink_jar import sink_conf
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
+# slow (about 4 min): three mirror runs, A -> B, B -> A, A -> B; run with -m slow
+pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.slow]
 CLI = [sys.executable, "-m", "secure_mirror"]
 
 

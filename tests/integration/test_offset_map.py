@@ -30,7 +30,8 @@ from tests.support.cluster import produce_transactions, topic_acls
 from tests.support.mirror_case import MirrorCase, wait_for
 from tests.support.sink_jar import sink_conf
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
+# slow (about 3.5 min): two mirror runs; test_failover.py proves the map end to end in the default run
+pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.slow]
 PARTITIONS = 2
 RETENTION_MS = 10 * DAY_MS  # the compacted topic's: longer than the others' (the broker's default, 7 days)
 COMPACTED = {
