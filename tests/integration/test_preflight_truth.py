@@ -21,6 +21,7 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.preflight import FAIL, PASS, UNVERIFIED, WARN, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
+from secure_mirror.profile.topics import HEARTBEATS_TOPIC
 from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = pytest.mark.sandbox
@@ -53,8 +54,13 @@ def run_refused(case: MirrorCase, folder: Path, *extra: str) -> subprocess.Compl
 
 
 def without(case: MirrorCase, side: str, operation: str, resource_type: str = "TOPIC") -> None:
+    """The case's grants less ``operation`` on ``resource_type``; the grants on the mirror's own heartbeats topic
+    stay (a false pass on the mirrored topics is the question, not the heartbeats' own check)."""
     case.acls[side] = [
-        a for a in case.acls[side] if not (a["operation"] == operation and a["resource_type"] == resource_type)
+        a
+        for a in case.acls[side]
+        if not (a["operation"] == operation and a["resource_type"] == resource_type)
+        or a["resource_name"] == HEARTBEATS_TOPIC
     ]
 
 
