@@ -193,7 +193,8 @@ def _or_error(read):
         return str(exc)
 
 
-@pytest.fixture(scope="module", params=["exactly_once", "at_least_once"])
+# at_least_once is marked slow (CI time: each scenario is a whole mirror and failover); run it with -m slow
+@pytest.fixture(scope="module", params=["exactly_once", pytest.param("at_least_once", marks=pytest.mark.slow)])
 def failed_over(request, sandbox, tmp_path_factory):
     guarantee = request.param
     folder = tmp_path_factory.mktemp(f"failover-{guarantee}")
