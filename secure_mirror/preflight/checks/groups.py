@@ -40,11 +40,8 @@ def ask_target(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dic
     """{"groups": the target's description of each sample group, "topics": the offset map's and checkpoints topic's
     descriptions, "created": the validate_only creation answers of those not described}."""
     samples = planned(plan, ("READ", "DESCRIBE"), "GROUP", acl_plans.group_samples(profile))
-    own = planned(plan, ("DESCRIBE", "WRITE", "READ"), "TOPIC", list(acl_plans.sync_topics(profile)))
-    described = kafka_admin.describe_topics(admin, own)
-    absent = planned(plan, ("CREATE",), "TOPIC", [t for t, d in described.items() if "error" in d])
-    created = kafka_admin.validate_create(admin, dict.fromkeys(absent, 1)) if absent else {}
-    return {"groups": kafka_admin.describe_groups(admin, samples), "topics": described, "created": created}
+    own = ask_own_topics(plan, admin, list(acl_plans.sync_topics(profile)))
+    return {"groups": kafka_admin.describe_groups(admin, samples), **own}
 
 
 def ask_own_topics(plan: AclPlan, admin: kafka_admin.Admin, names: list[str]) -> dict:
