@@ -102,7 +102,9 @@ def _assert_spark_connections_secured(apps: set) -> None:
     assert all(any(name.startswith(app.name) and words for name, words in said.items()) for app in apps), said
 
 
-@pytest.mark.parametrize("deploy_mode", ["client", "cluster"])
+# CI time: client mode (a kill -9 mid-stream, then resume from HDFS) is slow; the default run keeps cluster mode, and
+# client mode runs live in the default run through test_yarn_tokens.
+@pytest.mark.parametrize("deploy_mode", [pytest.param("client", marks=pytest.mark.slow), "cluster"])
 def test_mirror_on_yarn_with_hdfs_checkpoint_resumes(sandbox, hadoop, tmp_path, deploy_mode):
     logs = hadoop.base / "nm-logs"
     earlier_apps = set(os.listdir(logs)) if logs.exists() else set()
