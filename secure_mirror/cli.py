@@ -18,6 +18,7 @@ from typing import NoReturn
 
 from secure_mirror import __version__
 from secure_mirror.commands import (
+    acls,
     bundle,
     demo,
     doctor,
@@ -46,6 +47,7 @@ COMMANDS: dict[str, tuple[ModuleType, str]] = {
     "run": (run, "run the mirror job (pre-flight first)"),
     "lag": (lag, "show per-partition lag of the mirror"),
     "verify": (verify, "compare source and target over the mirrored range"),
+    "acls": (acls, "plan the target-side ACLs the source's consumers need after failover (--consumers); never applied"),
     "groups": (groups, "show consumer groups' source offsets, their translation and the target's offsets"),
     "failover": (failover, "move consumer groups to the target: a last translation and commit, and the cut-over"),
     "reverse": (reverse, "write the profile of the way back (B -> A), names mapped back, loop-safe"),

@@ -1,4 +1,5 @@
-"""secure-mirror preflight PROFILE: prove credentials, TLS trust and ACLs on both clusters (exit 0 ok, 1 failed)."""
+"""secure-mirror preflight PROFILE: prove credentials, TLS trust and ACLs on both clusters (exit 0 ok, 1 failed); ``--json``
+as ``schema/preflight-output.schema.json``."""
 
 from __future__ import annotations
 
@@ -6,16 +7,18 @@ import argparse
 import sys
 from pathlib import Path
 
+from secure_mirror.commands import outputs
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK, BadInputError
 from secure_mirror.kafka import client_support
 from secure_mirror.preflight import DEFAULT_TIMEOUT, SIDES, render_table, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
+from secure_mirror.preflight.table import report_output
 from secure_mirror.profile import load_profile, profile_warnings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("profile", help="the profile YAML file")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON (schema --of preflight)")
     parser.add_argument("--side", choices=SIDES, help="check only this side")
     parser.add_argument("--strict", action="store_true", help="warnings fail too (the profile's and the checks')")
     parser.add_argument(
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if args.write_acls:
         write_acls(report, Path(args.write_acls), sides)
     if args.json:
-        sys.stdout.write(report.to_json())
+        print(outputs.dump(report_output(report)))
     else:
         render_table(report)
     return EXIT_OK if report.ok(strict=args.strict, accept_unverified=args.accept_unverified) else EXIT_FAILED

@@ -1,4 +1,5 @@
-"""secure-mirror run PROFILE: pre-flight, then the Spark mirror job (the rendered spark-submit.sh)."""
+"""secure-mirror run PROFILE: pre-flight, then the Spark mirror job (the rendered spark-submit.sh); ``--json``: what
+it prints on stdout as JSON lines (run/json_lines.py, ``schema/run-output.schema.json``)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "target topics that do not exist yet); they are listed",
     )
     parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print pre-flight, start, status lines and the outcome as JSON lines (schema: schema --of run)",
+    )
+    parser.add_argument(
         "--run-dir", help="folder for the job log, metrics and rendered files (default: a new private temporary folder)"
     )
 
@@ -84,5 +90,6 @@ def run(args: argparse.Namespace) -> int:
         skip_preflight=args.skip_preflight,
         strict=args.strict,
         accept_unverified=args.accept_unverified,
+        json_lines=args.json,
     )
     return run_mirror(profile, options, run_dir=args.run_dir)

@@ -1,5 +1,6 @@
-"""secure-mirror schema [--of profile|validate|render|groups]: print a JSON Schema: the profile's (for editors and CI
-checks), or the shape of ``validate --json`` / ``render --json`` / ``groups --json``. All are committed in schema/."""
+"""secure-mirror schema [--of profile|NAME]: print a JSON Schema: the profile's (for editors and CI checks), or the
+shape of ``NAME --json`` (validate, render, groups, lag, verify, doctor, preflight; run: one schema whose ``kind``
+tells its lines apart). All are committed in schema/."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from secure_mirror.errors import BadInputError
-from secure_mirror.profile import cycles, groups, kafka_names, policy, topics
+from secure_mirror.profile import cycles, groups, kafka_names, policy, topic_shape, topics
 from secure_mirror.profile.fields import (
     CertificateFile,
     InputFile,
@@ -917,6 +917,49 @@ class Heartbeats(Strict):
         return self.interval_seconds > 0
 
 
+class TopicShape(Strict):
+    """The target topic takes the source's shape (docs/replica.md): created with the source topic's own configs less
+    ``exclude_configs``, those configs kept in step, and its partitions grown with the source's, every
+    ``interval_seconds`` while the job runs (MirrorMaker 2: 600 s)."""
+
+    sync_configs: bool = Field(
+        True,
+        description="create target topics with the source topic's own configs (less exclude_configs) and keep them in "
+        "step; needs DESCRIBE_CONFIGS on the source topics and ALTER_CONFIGS on the target topics",
+    )
+    exclude_configs: list[str] = Field(
+        default_factory=lambda: list(topic_shape.MM2_EXCLUDED_CONFIGS),
+        description="topic configs never copied, Java regexes matching the whole name (MirrorMaker 2's "
+        "config.properties.exclude default)",
+    )
+    grow_partitions: bool = Field(
+        True,
+        description="add partitions to a target topic whose source grew them, before a record of a new partition is "
+        "written (with keep_partition true or auto); needs ALTER on the target topics",
+    )
+    interval_seconds: int = Field(
+        30,
+        ge=1,
+        le=3600,
+        description="seconds between two comparisons of the source's and target's configs and "
+        "partitions while the job runs",
+    )
+
+    @field_validator("exclude_configs")
+    @classmethod
+    def _java_regexes(cls, value: list[str]) -> list[str]:
+        for i, item in enumerate(value):
+            try:
+                topic_shape.excluded("", [item])
+            except Exception as error:  # noqa: BLE001 - the regex module's reason, in one sentence
+                raise Problem(
+                    f"{i}",
+                    f"{item!r} is not a regex the mirror can evaluate as Java does ({error}); write the "
+                    "config name with its dots escaped (min\\.insync\\.replicas)",
+                ) from None
+        return value
+
+
 class Mirror(Strict):
     topics: Topics
     rename: Rename = Field(default_factory=Rename)
@@ -936,6 +979,7 @@ class Mirror(Strict):
     mm2: MirrorMaker2 = Field(default_factory=MirrorMaker2)
     groups: Groups = Field(default_factory=Groups)
     heartbeats: Heartbeats = Field(default_factory=Heartbeats)
+    topic_shape: TopicShape = Field(default_factory=TopicShape)
 
     @field_validator("checkpoint_location")
     @classmethod

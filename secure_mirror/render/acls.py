@@ -4,6 +4,7 @@ so that `verify` can read back what was written. With ``mirror.groups`` (:func:`
 :func:`group_sync_target`): DESCRIBE on the synced groups on the source, READ+DESCRIBE on them on the target, and the
 offset map and checkpoints topics on the target. MirrorMaker 2 (run from mm2/mm2.properties) gets its own
 plans, rendered into separate files, so that the Spark job's identity is granted no more than the job needs.
+``mirror.topic_shape`` adds its operations on the topics (render/topic_shape_acls.py).
 
 The privilege rule (README, Security model; :func:`binding_problems` states it as code, and render refuses a plan that
 breaks it): every binding names the mirror's own principal, never one holding '*'; a TOPIC binding covers only topics
@@ -37,6 +38,11 @@ from secure_mirror.profile.models import ALL_TOPICS_KEY, Cluster, GssapiSasl, Pr
 from secure_mirror.profile.topics import classify
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import json_text, sh
+from secure_mirror.render.topic_shape_acls import (
+    shape_note,
+    shape_source_operations,
+    shape_target_operations,
+)
 
 SOURCE_TOPIC_OPERATIONS = ("READ", "DESCRIBE")
 TARGET_TOPIC_OPERATIONS = ("WRITE", "DESCRIBE", "CREATE")
@@ -272,9 +278,12 @@ def binding_problems(plan: AclPlan, profile: Profile) -> list[str]:
 
 def source_acls(profile: Profile) -> AclPlan:
     plan = _source_topics(
-        AclPlan("source", profile.source, kafka_principal(profile.source)), profile, SOURCE_TOPIC_OPERATIONS
+        AclPlan("source", profile.source, kafka_principal(profile.source)),
+        profile,
+        SOURCE_TOPIC_OPERATIONS + shape_source_operations(profile),
     )
     plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
+    plan.notes.extend(filter(None, [shape_note("source", profile)]))
     return checked(group_sync_source(plan, profile), profile)
 
 
@@ -286,8 +295,9 @@ def target_acls(profile: Profile) -> AclPlan:
     plan = _target_topics(
         AclPlan("target", profile.target, kafka_principal(profile.target)),
         profile,
-        TARGET_TOPIC_OPERATIONS + VERIFY_TOPIC_OPERATIONS,
+        TARGET_TOPIC_OPERATIONS + VERIFY_TOPIC_OPERATIONS + shape_target_operations(profile),
     )
+    plan.notes.extend(filter(None, [shape_note("target", profile)]))
     plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
     if profile.mirror.delivery.exactly_once:
         plan.allow(TRANSACTIONAL_ID_OPERATIONS, "TRANSACTIONAL_ID", profile.transactional_prefix, "PREFIXED")

@@ -41,6 +41,7 @@ def job_settings(profile: Profile) -> dict:
         "check_cluster_security": profile.mirror.spark.checks_cluster_security,
         "fingerprint": profile_fingerprint(profile),
         "identities": identities(profile),
+        "topic_shape": profile.mirror.topic_shape.model_dump(),
     }
 
 

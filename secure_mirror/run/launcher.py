@@ -22,6 +22,8 @@ from pathlib import Path
 
 from secure_mirror import folders
 from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, BadInputError, EnvironmentNotReady
+from secure_mirror.preflight import PASS, Report, render_table
+from secure_mirror.preflight.table import report_output
 from secure_mirror.profile import policy
 from secure_mirror.profile.job_settings import UNTIL_CAUGHT_UP_CONTINUOUS, profile_fingerprint
 from secure_mirror.profile.models import Profile
@@ -30,6 +32,7 @@ from secure_mirror.render import render_all
 from secure_mirror.run import checkpoint, control_folder
 from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.run.groups import sync as group_sync
+from secure_mirror.run.json_lines import OutcomeLine, PreflightLine, RestartLine, StartedLine, emit, is_run_line
 
 BACKOFF_START, BACKOFF_MAX = 2.0, 60.0
 
@@ -46,25 +49,28 @@ class RunOptions:
     strict: bool = False  # pre-flight warnings stop the run too
     accept_unverified: bool = False  # start although pre-flight could not prove some required permissions
     keep_run_dir: bool = False
+    json_lines: bool = False  # run --json: stdout carries run/json_lines.py's lines only
 
 
 def preflight_gate(
-    profile: Profile, skip: bool, *, strict: bool = False, accept_unverified: bool = False
+    profile: Profile,
+    skip: bool,
+    *,
+    strict: bool = False,
+    accept_unverified: bool = False,
+    json_lines: bool = False,
 ) -> int | None:
     """Run pre-flight (``secure_mirror.preflight.run_preflight``); an exit code when it does not pass. Unverified
     required permissions stop the run too, unless the user accepts them (``--accept-unverified``)."""
     if skip:
         return None
-    from secure_mirror.preflight import PASS, render_table, run_preflight
+    from secure_mirror.preflight import run_preflight
 
     report = run_preflight(profile)
-    if report.ok(strict=strict, accept_unverified=accept_unverified):
-        passed = len(report.with_status(PASS))
-        accepted = [check.id for check in report.unproven()]
-        note = f"; accepted unverified: {', '.join(accepted)}" if accepted else ""
-        print(f"secure-mirror run: pre-flight passed ({passed} checks on both clusters{note})", flush=True)
+    passed = report.ok(strict=strict, accept_unverified=accept_unverified)
+    show_preflight(report, passed, json_lines)
+    if passed:
         return None
-    render_table(report)
     if report.ok(strict=strict, accept_unverified=True):
         print(
             "secure-mirror run: pre-flight could not prove every permission the mirror needs, the mirror was not "
@@ -77,7 +83,28 @@ def preflight_gate(
             "secure-mirror run: pre-flight failed, the mirror was not started (use --skip-preflight to override)",
             file=sys.stderr,
         )
-    return EXIT_FAILED
+    return ended(EXIT_FAILED, "not-started", "pre-flight did not pass", json_lines)
+
+
+def show_preflight(report: Report, passed: bool, json_lines: bool) -> None:
+    """The pre-flight's verdict on stdout: its line (``run --json``), else a sentence when it passed, the table when
+    it did not."""
+    accepted = [check.id for check in report.unproven()] if passed else []
+    if json_lines:
+        emit(PreflightLine(kind="preflight", passed=passed, accepted_unverified=accepted, report=report_output(report)))
+    elif passed:
+        note = f"; accepted unverified: {', '.join(accepted)}" if accepted else ""
+        checks = len(report.with_status(PASS))
+        print(f"secure-mirror run: pre-flight passed ({checks} checks on both clusters{note})", flush=True)
+    else:
+        render_table(report)
+
+
+def ended(code: int, status: str, message: str, json_lines: bool) -> int:
+    """``code``, after the outcome line (``run --json``)."""
+    if json_lines:
+        emit(OutcomeLine.model_validate({"kind": "outcome", "status": status, "exit_code": code, "message": message}))
+    return code
 
 
 def prepare(profile: Profile, run_dir: Path) -> Path:
@@ -126,7 +153,9 @@ class _Stopper:
             signal.signal(sig, handler)
 
 
-def _attempt(script: Path, args: list[str], control: ControlFolder, log: Path, stopper: _Stopper) -> dict:
+def _attempt(
+    script: Path, args: list[str], control: ControlFolder, log: Path, stopper: _Stopper, json_lines: bool = False
+) -> dict:
     control.reset()
     with open(log, "a", encoding="utf-8") as err:
         with withheld_from_children():  # the job reads its secrets from the rendered 0600 option files
@@ -136,14 +165,20 @@ def _attempt(script: Path, args: list[str], control: ControlFolder, log: Path, s
                 ["bash", str(script), *args, control_folder.OPTION, str(control.path)],
                 cwd=control.path,
                 env=job_environment(),
+                stdout=subprocess.PIPE if json_lines else None,
                 stderr=err,
                 start_new_session=True,
+                encoding="utf-8",
+                errors="replace",
             )
+        relay = _relay(process.stdout) if process.stdout is not None else None
         forwarded = False
         while process.poll() is None:
             if stopper.signal is not None and not forwarded:
                 forwarded = _forward_stop(process, control)
             time.sleep(0.2)
+        if relay is not None:
+            relay.join(timeout=10)
     result = control.result()
     if result is not None:
         return result
@@ -153,6 +188,21 @@ def _attempt(script: Path, args: list[str], control: ControlFolder, log: Path, s
         "retryable": True,
         "message": f"the Spark job ended with status {process.returncode} before it reported a result; see {log}",
     }
+
+
+def _relay(stream) -> threading.Thread:
+    """``run --json``: the job's stdout carries its JSON lines and, in client mode, its driver's stderr too (spark-submit
+    merges the Python driver's two streams): run lines go on to stdout, every other line to stderr."""
+
+    def relay() -> None:
+        for line in stream:
+            out = sys.stdout if is_run_line(line) else sys.stderr
+            out.write(line)
+            out.flush()
+
+    thread = threading.Thread(target=relay, name="secure-mirror-job-output", daemon=True)
+    thread.start()
+    return thread
 
 
 def _forward_stop(process: subprocess.Popen, control: ControlFolder) -> bool:
@@ -188,7 +238,11 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
     checkpoint.check_fingerprint(profile.mirror.checkpoint_location, profile_fingerprint(profile), profile)
     if (
         code := preflight_gate(
-            profile, options.skip_preflight, strict=options.strict, accept_unverified=options.accept_unverified
+            profile,
+            options.skip_preflight,
+            strict=options.strict,
+            accept_unverified=options.accept_unverified,
+            json_lines=options.json_lines,
         )
     ) is not None:
         return code
@@ -207,7 +261,11 @@ def _run(profile: Profile, options: RunOptions, folder: Path) -> int:
     folders.make(Path(metrics).parent, "--metrics-file's folder", mode=0o777)
     log = folder / "job.log"
     print(f"secure-mirror run: job log {log}, metrics {metrics}", file=sys.stderr)
-    groups = group_sync.start(profile)  # in this process, wherever the driver runs (docs/failover.md)
+    if options.json_lines:
+        emit(StartedLine(kind="started", run_dir=str(folder), job_log=str(log), metrics_file=metrics))
+    groups = group_sync.start(
+        profile, metrics_file=metrics
+    )  # in this process, wherever the driver runs (docs/failover.md)
     try:
         return supervise(script, job_arguments(options, metrics), ControlFolder(folder), log, options)
     finally:
@@ -225,7 +283,7 @@ def job_arguments(options: RunOptions, metrics: str) -> list[str]:
         "--trigger-interval",
         options.trigger_interval,
     ]
-    return [*args, "--until-caught-up"] if options.until_caught_up else args
+    return args + ["--until-caught-up"] * options.until_caught_up + ["--json"] * options.json_lines
 
 
 def supervise(script: Path, args: list[str], control: ControlFolder, log: Path, options: RunOptions) -> int:
@@ -233,33 +291,44 @@ def supervise(script: Path, args: list[str], control: ControlFolder, log: Path, 
     restarts, backoff = 0, BACKOFF_START
     with _Stopper() as stopper:
         while True:
-            result = _attempt(script, args, control, log, stopper)
+            result = _attempt(script, args, control, log, stopper, options.json_lines)
             if stopper.signal is not None:
-                return _stopped(stopper.signal)
+                return _stopped(stopper.signal, options.json_lines)
             code = int(result.get("exit_code", EXIT_FAILED))
             if code == EXIT_OK:
-                return EXIT_OK
+                return ended(EXIT_OK, result.get("status", "caught-up"), "", options.json_lines)
             message = result.get("message") or f"the job failed; see {log}"
             retry = options.supervise and result.get("retryable") and restarts < options.max_restarts
             if not retry:
                 print(f"secure-mirror run: {message}", file=sys.stderr)
-                return code
+                return ended(code, result.get("status", "failed"), message, options.json_lines)
             restarts += 1
             print(
                 f"secure-mirror run: the job failed ({message}); restart {restarts} of {options.max_restarts} "
                 f"in {backoff:.0f} s",
                 file=sys.stderr,
             )
+            if options.json_lines:
+                emit(
+                    RestartLine(
+                        kind="restart",
+                        restart=restarts,
+                        max_restarts=options.max_restarts,
+                        delay_seconds=backoff,
+                        message=message,
+                    )
+                )
             if (signum := _sleep(backoff, stopper)) is not None:
-                return _stopped(signum)
+                return _stopped(signum, options.json_lines)
             backoff = min(backoff * 2, BACKOFF_MAX)
 
 
-def _stopped(signum: int) -> int:
+def _stopped(signum: int, json_lines: bool = False) -> int:
     """The job stopped on request, between two batches: 130 for Ctrl-C (SIGINT), 0 for SIGTERM."""
     name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
-    print(f"secure-mirror run: stopped on {name}; run it again to resume from the checkpoint", file=sys.stderr)
-    return EXIT_INTERRUPTED if signum == signal.SIGINT else EXIT_OK
+    message = f"stopped on {name}; run it again to resume from the checkpoint"
+    print(f"secure-mirror run: {message}", file=sys.stderr)
+    return ended(EXIT_INTERRUPTED if signum == signal.SIGINT else EXIT_OK, "stopped", message, json_lines)
 
 
 def _sleep(seconds: float, stopper: _Stopper) -> int | None:

@@ -10,6 +10,9 @@ per topic-partition: the offsets the batch covered, the sink's figures for it (`
 ``records-behind`` (the source's end offset minus the offset the batch reached). With heartbeats on, each line and
 status line also has the age of the newest heartbeat the target acknowledged (``heartbeat-age-ms``, docs/heartbeats.md),
 and the loop that watches the query tells the heartbeat writer when the query proved alive.
+
+With ``run --json`` (the job's ``--json``) a status line is a JSON object instead (:class:`StatusLine`: the metrics
+line's figures without its partitions, which stay in the metrics file), and so is a notice (:class:`NoticeLine`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from secure_mirror.run.heartbeats import age_text
 
@@ -186,6 +192,56 @@ def with_heartbeat(text: str, line: dict) -> str:
     return f"{text}, {age_text(line['heartbeat-age-ms'])}" if "heartbeat-age-ms" in line else text
 
 
+class StatusLine(BaseModel):
+    """``run --json``: a status line, the figures of the metrics file's line (its names; without ``partitions`` and
+    Spark's phases). A micro-batch's line has ``batch`` and ``batch-duration-ms``, a continuous query's epoch
+    ``epoch`` and ``epoch-duration-ms`` (null: not available); an idle line ``idle`` and the last batch or epoch."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    kind: Literal["status"]
+    time: str = Field(description="UTC, ISO 8601: the batch's (epoch's) start, or when an idle line was printed")
+    batch: int | None = None
+    epoch: int | None = None
+    idle: bool = Field(False, description="no new records since the last status line")
+    record_count: int | None = Field(None, alias="record-count")
+    records_in_per_sec: float | None = Field(None, alias="records-in-per-sec")
+    records_out_per_sec: float | None = Field(None, alias="records-out-per-sec")
+    byte_count: int | None = Field(None, alias="byte-count")
+    byte_rate: float | None = Field(None, alias="byte-rate", description="key and value bytes per second")
+    batch_duration_ms: int | None = Field(None, alias="batch-duration-ms")
+    epoch_duration_ms: int | None = Field(None, alias="epoch-duration-ms")
+    records_behind: int | None = Field(None, alias="records-behind", description="records behind the source's end")
+    record_age_ms_min: int | None = Field(None, alias="record-age-ms-min")
+    record_age_ms_avg: int | None = Field(None, alias="record-age-ms-avg")
+    record_age_ms_max: int | None = Field(None, alias="record-age-ms-max")
+    replication_latency_ms_min: int | None = Field(None, alias="replication-latency-ms-min")
+    replication_latency_ms_avg: int | None = Field(None, alias="replication-latency-ms-avg")
+    replication_latency_ms_max: int | None = Field(None, alias="replication-latency-ms-max")
+    heartbeat_age_ms: int | None = Field(
+        None, alias="heartbeat-age-ms", description="age of the newest heartbeat (heartbeats on; null: none yet)"
+    )
+
+
+class NoticeLine(BaseModel):
+    """``run --json``: a notice of the job's (a KDC that does not answer, tickets too short-lived), as its sentence."""
+
+    kind: Literal["notice"]
+    message: str
+
+
+def json_line(line: BaseModel) -> str:
+    """A line of ``run --json``: only the fields that apply (a batch's status line has no epoch)."""
+    return line.model_dump_json(by_alias=True, exclude_unset=True)
+
+
+def status_json(line: dict) -> str:
+    """A metrics line (or an idle line) as ``run --json`` prints it."""
+    return json_line(
+        StatusLine.model_validate({"kind": "status", **line, "time": line.get("time") or _iso(time.time())})
+    )
+
+
 def status_text(line: dict) -> str:
     seconds = max((line["batch-duration-ms"] or 0) / 1000, 1e-3)
     # Spark's input rate spans the time since the previous batch: a first (or only) batch has none, not 0/s
@@ -207,13 +263,15 @@ class Reporter:
         target_pieces: list[str],
         stream=None,
         publish: Callable[[dict], None] | None = None,
+        json_lines: bool = False,
     ):
         self.metrics_file = metrics_file
         self.publish = publish  # also hands each line's figures on (run/job/metrics_publisher.py); never raises
         self.interval = interval
         self.pieces = target_pieces
         self.stream = stream or sys.stdout
-        self.tty = self.stream.isatty()
+        self.json_lines = json_lines  # run --json: StatusLine objects, one per line
+        self.tty = self.stream.isatty() and not json_lines
         self.last_batch = -1
         self.last_print = 0.0
         self.last_text = ""
@@ -232,10 +290,9 @@ class Reporter:
             line = self._aged(batch_line(progress, mirror.batches.pop(self.last_batch, None), self.pieces))
             if line["record-count"] or line["partitions"]:
                 self._write(line)
-                self._print(with_heartbeat(status_text(line), line))
+                self._show(line, status_text)
         if time.monotonic() - self.last_print > self.interval and self.last_text:
-            idle = self._aged({})
-            self._print(with_heartbeat(f"batch {self.last_batch}: idle, waiting for new records", idle))
+            self._idle("batch")
 
     def _alive(self) -> None:
         if self.heart is not None:
@@ -254,10 +311,17 @@ class Reporter:
             line = self._aged(epoch_line(batch, self.pieces))
             if line["record-count"] is None or line["record-count"] or line["partitions"]:
                 self._write(line)
-                self._print(with_heartbeat(epoch_status(line), line))
+                self._show(line, epoch_status)
         if time.monotonic() - self.last_print > self.interval and self.last_text:
-            idle = self._aged({})
-            self._print(with_heartbeat(f"epoch {self.last_batch}: idle, waiting for new records", idle))
+            self._idle("epoch")
+
+    def _idle(self, unit: str) -> None:
+        line = self._aged({unit: self.last_batch, "idle": True})
+        self._show(line, lambda _line: f"{unit} {self.last_batch}: idle, waiting for new records")
+
+    def _show(self, line: dict, text: Callable[[dict], str]) -> None:
+        """One status line: ``line`` as JSON (``run --json``), else ``text(line)`` with the heartbeat's age."""
+        self._print(status_json(line) if self.json_lines else with_heartbeat(text(line), line))
 
     def _write(self, line: dict) -> None:
         if self.publish is not None:
@@ -268,16 +332,39 @@ class Reporter:
 
     def _print(self, text: str) -> None:
         self.last_text, self.last_print = text, time.monotonic()
-        if self.tty:
+        if self.json_lines:
+            self.stream.write(text + "\n")
+        elif self.tty:
             self.stream.write("\r\033[K" + text)
         else:
             self.stream.write(time.strftime("%H:%M:%S ") + text + "\n")
         self.stream.flush()
 
+    def notices(self) -> NoticeStream | None:
+        """Where the job's notices go with ``run --json`` (``LoginWatch(stream=...)``); None: the status lines'
+        stream as it is."""
+        return NoticeStream(self.stream) if self.json_lines else None
+
     def finish(self) -> None:
         if self.tty and self.last_text:
             self.stream.write("\n")
             self.stream.flush()
+
+
+class NoticeStream:
+    """A text stream that writes each line written to it as a :class:`NoticeLine` (``run --json``)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        for sentence in text.splitlines():
+            if sentence.strip():
+                self.stream.write(json_line(NoticeLine(kind="notice", message=sentence.strip())) + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 def _stop_between_batches(query, timeout: float = 600.0) -> None:

@@ -20,6 +20,8 @@ from secure_mirror.errors import BadInputError, ClusterRefused
 from secure_mirror.kafka.isolated import IsolatedCallError
 from secure_mirror.profile.job_settings import PROVENANCE_PREFIX
 from secure_mirror.profile.models import Profile
+from secure_mirror.profile.topic_shape import partition_problem
+from secure_mirror.render.topic_shape_acls import grows_partitions
 from secure_mirror.run import checkpoint
 from secure_mirror.run.clients import SideClients, watermarks
 from secure_mirror.run.heartbeat_reader import flow_heartbeat
@@ -61,6 +63,7 @@ class VerifyResult:
     not_mirrored: list[dict]  # source partitions the checkpoint does not know yet (created after the last batch)
     batch: int
     heartbeat: HeartbeatState | None = None  # None: heartbeats off
+    partition_counts: list[dict] = field(default_factory=list)  # target topics whose count is not the source's
 
     @property
     def ok(self) -> bool:
@@ -74,6 +77,7 @@ class VerifyResult:
             "target_records": sum(c.target_records for c in self.comparisons),
             "comparisons": [c.to_dict() for c in self.comparisons],
             "not_mirrored": self.not_mirrored,
+            "partition_counts": self.partition_counts,
             **({"heartbeat": self.heartbeat.to_dict()} if self.heartbeat is not None else {}),
         }
 
@@ -97,6 +101,8 @@ class VerifyResult:
                 f"PENDING  {pending['topic']}[{pending['partition']}]: {pending['records']} records not "
                 "mirrored yet (not in the checkpoint)"
             )
+        for shape in self.partition_counts:
+            lines.append(f"SHAPE    {shape['finding']}: {shape['fix']}")
         total = self.to_dict()
         verdict = "match" if self.ok else "MISMATCH"
         lines.append(
@@ -120,17 +126,20 @@ class _Plan:
     target_ranges: list[tuple]
     groups: dict[tuple, str]  # group -> target topic
     not_mirrored: list[dict]
+    partition_counts: list[dict] = field(default_factory=list)
 
 
 def plan_ranges(profile: Profile, committed: dict, initial: dict, source_marks: dict, target_marks: dict) -> _Plan:
     """Which offsets of which partitions are compared, and how they are grouped (pure; tested on its own)."""
-    source_ranges, target_ranges, groups = [], [], {}
+    source_ranges, target_ranges, groups, counts = [], [], {}, []
     topics = sorted({t for t, _ in committed})
     for topic in topics:
         target = profile.target_topic(topic)
         source_parts = sorted(p for t, p in source_marks if t == topic) or sorted(p for t, p in committed if t == topic)
         target_parts = sorted(p for t, p in target_marks if t == target)
         per_partition = profile.mirror.keeps_partitions(len(source_parts), len(target_parts))
+        if (problem := _count_problem(profile, topic, len(source_parts), len(target_parts))) is not None:
+            counts.append(problem)
         for partition in sorted(p for t, p in committed if t == topic):
             low = source_marks.get((topic, partition), (0, 0))[0]
             start = max(initial.get((topic, partition), low), low)
@@ -147,7 +156,19 @@ def plan_ranges(profile: Profile, committed: dict, initial: dict, source_marks: 
         for (t, p), (low, high) in sorted(source_marks.items())
         if (t, p) not in committed and high > low
     ]
-    return _Plan(source_ranges, target_ranges, groups, not_mirrored)
+    return _Plan(source_ranges, target_ranges, groups, not_mirrored, counts)
+
+
+def _count_problem(profile: Profile, topic: str, source: int, target: int) -> dict | None:
+    """A target topic whose partition count is not its source's and that the job will not grow (mirror.topic_shape),
+    where partitions are kept (true or auto), with the fix."""
+    if profile.mirror.keep_partition is False or not target:
+        return None
+    target_topic = profile.target_topic(topic)
+    found = partition_problem(topic, target_topic, source, target, grows_partitions(profile))
+    return (
+        None if found is None else {"topic": topic, "target_topic": target_topic, "finding": found[0], "fix": found[1]}
+    )
 
 
 def verify(profile: Profile, *, cells: int = DEFAULT_CELLS, examples: int = EXAMPLES) -> VerifyResult:
@@ -190,7 +211,7 @@ def _verify(profile: Profile, batch: int, committed: dict, initial: dict, cells:
         if differences:
             _explain(clients, plan, comparisons, differences, examples, keep)
         heartbeat = flow_heartbeat(profile, clients)
-    return VerifyResult(comparisons, plan.not_mirrored, batch, heartbeat)
+    return VerifyResult(comparisons, plan.not_mirrored, batch, heartbeat, plan.partition_counts)
 
 
 def provenance_rules(profile: Profile, target_id: str | None) -> dict[str, tuple[str, str, str] | None]:

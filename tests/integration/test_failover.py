@@ -236,6 +236,7 @@ def failed_over(request, sandbox, tmp_path_factory):
             "topic": topic,
             "target_topic": target_topic,
             "run": run,
+            "metrics": folder / "run" / "metrics.jsonl",
             "failover": failover,
             "groups": groups,
             "source": sandbox.admin("source", _read_all, topic),
@@ -284,6 +285,13 @@ def test_group_sync_ran_beside_the_mirror(failed_over):
     err = failed_over["run"].stderr
     assert f"group sync: group {failed_over['group']} follows the mirror on the target" in err, err[-3000:]
     assert "group sync: stopped" not in err and "did not answer" not in err
+    assert "group sync: groups: 1 selected, 1 following the mirror on the target" in err, err[-3000:]
+    # MirrorMaker 2's checkpoint-latency-ms per group, topic and partition, beside the job's batch lines
+    lines = [json.loads(text) for text in failed_over["metrics"].read_text().splitlines()]
+    figures = [f for line in lines if "checkpoints" in line for f in line["checkpoints"]["figures"]]
+    assert figures and any("partitions" in line for line in lines), lines[-3:]
+    assert {(f["group"], f["topic"]) for f in figures} == {(failed_over["group"], failed_over["target_topic"])}
+    assert all(0 <= f["checkpoint-latency-ms"] < 60_000 for f in figures), figures
 
 
 def test_failover_refuses_while_the_group_is_active_on_the_source(failed_over):

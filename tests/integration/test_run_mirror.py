@@ -14,8 +14,10 @@ from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUSED
 from secure_mirror.kafka import admin_ops
 from secure_mirror.preflight import FAIL, WARN, run_preflight
 from secure_mirror.profile import load_profile
+from secure_mirror.run.json_lines import OutcomeLine, RunLine
 from secure_mirror.run.lag import lag
 from secure_mirror.run.launcher import run_mirror
+from secure_mirror.run.monitor import StatusLine
 from secure_mirror.verify import verify
 from tests.support.cluster import produce_transactions
 from tests.support.mirror_case import MirrorCase, records, wait_for
@@ -32,7 +34,7 @@ def _caught_up(profile, topics: set[str]):
 
 @pytest.fixture(scope="module")
 def mirrored(sandbox, tmp_path_factory):
-    """One continuous run (new topic, SIGTERM), then a resume with --until-caught-up; shared by the tests."""
+    """One continuous run (new topic, SIGTERM), then a resume with --until-caught-up --json; shared by the tests."""
     folder = tmp_path_factory.mktemp("mirror")
     with MirrorCase(sandbox, folder) as case:
         case.create({"a": 3, "b": 1})
@@ -69,19 +71,21 @@ def mirrored(sandbox, tmp_path_factory):
             out, err = job.communicate(timeout=120)
         case.produce("a", records(15, 3, "a2"))  # while stopped: the resume must bring these
         case.produce("c", records(10, 2, "c2"))
-        resumed = run_mirror(
-            case.profile,
-            until_caught_up=True,
-            skip_preflight=True,
-            metrics_file=str(metrics),
-            run_dir=str(folder / "run2"),
+        resume = [*CLI, "run", str(case.profile_path), "--skip-preflight", "--until-caught-up", "--json"]
+        resumed = subprocess.run(
+            [*resume, "--metrics-file", str(metrics), "--run-dir", str(folder / "run2")],
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         yield {
             "case": case,
             "first_exit": job.returncode,
             "out": out,
             "err": err,
-            "resumed": resumed,
+            "resumed": resumed.returncode,
+            "resumed_out": resumed.stdout,
+            "resumed_err": resumed.stderr,
             "metrics": metrics,
             "folder": folder,
             "left_behind": sorted(p.name for p in started_in.iterdir()),
@@ -92,7 +96,7 @@ def test_mirrors_renamed_topics_with_a_new_topic_and_resumes(mirrored):
     case = mirrored["case"]
     assert mirrored["first_exit"] == EXIT_OK, mirrored["err"][-3000:]
     assert mirrored["left_behind"] == []  # Spark's artifacts/ goes into the run folder, not where run started
-    assert mirrored["resumed"] == EXIT_OK
+    assert mirrored["resumed"] == EXIT_OK, mirrored["resumed_err"][-3000:]
     result = verify(case.profile)
     assert result.ok, result.text()
     compared = {(c.topic, c.partition): c for c in result.comparisons}
@@ -125,6 +129,15 @@ def test_status_lines_and_metrics_file(mirrored):
         line["byte-count"] > 0 and line["replication-latency-ms-max"] >= line["replication-latency-ms-min"] >= 0
         for line in written
     )
+
+
+def test_run_json_prints_run_lines_ending_caught_up(mirrored):
+    """The resume ran with --json: every stdout line is one of schema/run-output.schema.json's kinds."""
+    lines = [RunLine.model_validate_json(line).root for line in mirrored["resumed_out"].splitlines()]
+    assert lines[0].kind == "started", mirrored["resumed_out"][:2000]
+    assert lines[-1] == OutcomeLine(kind="outcome", status="caught-up", exit_code=EXIT_OK, message="")
+    status = [line for line in lines if isinstance(line, StatusLine)]
+    assert sum(line.record_count or 0 for line in status) >= 15 + 10  # what was produced while it was stopped
 
 
 def test_checkpoint_of_another_profile_is_refused(mirrored):

@@ -1,4 +1,5 @@
-"""validate --json and render --json print the shapes committed in schema/ (generated from commands/outputs.py)."""
+"""Every command's --json prints the shape committed in schema/ (generated from the models of commands/outputs.py);
+run --json's lines are tested in tests/unit/run/test_json_lines.py."""
 
 from __future__ import annotations
 
@@ -9,6 +10,12 @@ import pytest
 
 from secure_mirror.cli import main
 from secure_mirror.commands import outputs
+from secure_mirror.kafka.acl import Acl
+from secure_mirror.preflight.model import Check, Report
+from secure_mirror.preflight.table import report_output
+from secure_mirror.run.heartbeats import HeartbeatState
+from secure_mirror.run.lag import LagRow
+from secure_mirror.verify.compare import Comparison, VerifyResult
 from tests.support.profiles import profile_data, write_profile
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,3 +67,51 @@ def test_render_json_lists_the_files_written(tmp_path, capsys):
     written = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
     assert {entry.path for entry in result.files} == written
     assert all(entry.mode == f"{(out / entry.path).stat().st_mode & 0o777:04o}" for entry in result.files)
+
+
+def _beat(newest_ms: int | None) -> HeartbeatState:
+    return HeartbeatState("src", "tgt", newest_ms, now_ms=100_000, stale_after_seconds=60)
+
+
+def test_lag_json_has_the_rows_and_the_heartbeat():
+    rows = [LagRow("mirror", "a", 0, 10, 12, 2), LagRow("mirror", "gone", 0, 5, None, None)]
+    text = outputs.dump(outputs.lag_output(rows, _beat(None)))
+    result = outputs.LagOutput.model_validate_json(text)
+    assert [row.model_dump() for row in result.partitions] == [row.to_dict() for row in rows]
+    beat = json.loads(text)["heartbeat"]
+    assert (beat["newest-ms"], beat["stale"], beat["stale-after-seconds"]) == (None, True, 60)
+    assert json.loads(outputs.dump(outputs.lag_output([], None)))["heartbeat"] is None  # heartbeats off
+
+
+def test_verify_json_is_the_results_dict_with_its_heartbeat():
+    example = {"kind": "missing", "times": 1, "topic": "t", "partition": 0, "offset": 20}
+    example |= {"key": "late", "value": None, "headers": [["h", "0x00ff"]]}
+    differs = Comparison("t", 0, "src.t", 21, 20, "01", "02", missing=1, examples=[example])
+    result = VerifyResult([differs, Comparison("t", None, "src.t", 3, 3, "0a", "0a")], [], 4, _beat(99_000))
+    text = outputs.dump(outputs.verify_output(result))
+    assert outputs.VerifyOutput.model_validate_json(text).ok is False
+    assert json.loads(text) == {**result.to_dict(), "heartbeat": result.heartbeat.to_dict()}  # the shape of before
+    result.heartbeat = None
+    assert json.loads(outputs.dump(outputs.verify_output(result)))["heartbeat"] is None  # was: no key
+
+
+def test_doctor_json(capsys):
+    code = main(["doctor", "--json"])
+    result = outputs.DoctorOutput.model_validate_json(capsys.readouterr().out)
+    assert result.items and result.ready == all(item.ok for item in result.items if item.required)
+    assert code == (0 if result.ready else 4)
+
+
+def test_preflight_json_is_the_reports_dict():
+    acl = Acl(principal="User:mirror", operation="READ", resource_type="TOPIC", resource_name="t")
+    report = Report(
+        [
+            Check("source.acl.topic-read", "fail", "no READ on t", "grant it", [acl], ["kafka-acls --add ..."]),
+            Check("target.acl.topic-write", "unverified", "not there yet", proven_by="target.audit.topic-write"),
+            Check("source.kerberos.initial-ticket", "pass", "a ticket", details={"lifetime": 36000}),
+        ],
+        {"source": 1.5},
+    )
+    text = outputs.dump(report_output(report))
+    assert outputs.PreflightOutput.model_validate_json(text).unproven == ["target.acl.topic-write"]
+    assert json.loads(text) == report.to_dict()

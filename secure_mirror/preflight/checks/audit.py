@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from secure_mirror.kafka.acl import CLUSTER_NAME, Acl, kafka_acls_command
 from secure_mirror.preflight.authorizer import Decision, authorize, authorize_all, principal_matches
+from secure_mirror.preflight.checks import topic_shape as shape_checks
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf
 from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN, Check
 from secure_mirror.preflight.probes import kafka_admin
@@ -106,6 +107,7 @@ def audit_needs(
                 ("READ", "TOPIC", targets),
             ]
     needs += group_sync_needs(profile, plan.side, selected, topics)
+    needs += shape_checks.audit_needs(profile, plan.side, selected)
     needs += [(operation, "CLUSTER", [CLUSTER_NAME]) for operation in cluster_operations]
     merged: dict[tuple[str, str], list[str]] = {}
     for operation, resource_type, names in needs:

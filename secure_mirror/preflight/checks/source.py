@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from secure_mirror.preflight.checks import groups as group_checks
+from secure_mirror.preflight.checks import topic_shape as shape_checks
 from secure_mirror.preflight.checks.acl_fixes import lacking
 from secure_mirror.preflight.checks.base import check, listed, planned
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, WARN, Check
@@ -106,6 +107,7 @@ def judge(profile: Profile, plan: AclPlan, answers: dict) -> list[Check]:
         *filter(None, [named_check(plan, named["names"], named["described"])]),
         *access_checks(plan, selected, answers["described"], answers["fetched"]),
         group_check(profile, plan, answers["group"]),
+        *shape_checks.source_checks(profile, plan, {t: answers["described"][t] for t in selected}),
         *([group_checks.source_check(profile, plan, answers["synced_groups"])] if "synced_groups" in answers else []),
     ]
 

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 
 from secure_mirror.kafka.acl import CLUSTER_NAME, kafka_acls_command
 from secure_mirror.preflight.checks import groups as group_checks
+from secure_mirror.preflight.checks import topic_shape as shape_checks
 from secure_mirror.preflight.checks.acl_fixes import lacking
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf, listed, planned
-from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, WARN, Check
+from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, Check
 from secure_mirror.preflight.probes import api_versions, kafka_admin, tls
-from secure_mirror.profile.models import Cluster, Profile, too_few_partitions
+from secure_mirror.profile.models import Cluster, Profile
 from secure_mirror.profile.topics import HEARTBEATS_TOPIC
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.render.acls import AclPlan, NotPlanned
@@ -36,6 +37,7 @@ def target_side(
     admin = kafka_admin.Admin(client_conf(profile.target, "target"), timeout)
     answers = ask_topics(profile, plan, admin, source_topics, known or {})
     run.extend(*topic_checks(profile, plan, answers))
+    run.extend(*shape_checks.target_checks(profile, plan, TargetTopics.of(answers).exists))
     if profile.mirror.groups.enabled:  # commit the synced groups' offsets, keep the offset map and checkpoints
         topics = TargetTopics.of(answers)
         asked = group_checks.ask_target(profile, plan, admin)
@@ -157,30 +159,7 @@ def topic_checks(profile: Profile, plan: AclPlan, answers: dict) -> list[Check]:
 
 
 def partitions_check(profile: Profile, topics: TargetTopics) -> Check:
-    exists, names = topics.exists, topics.names
-    differ = sorted(t for t, d in exists.items() if d["partitions"] != names[t])
-    fewer = [t for t in differ if too_few_partitions(profile.mirror.keep_partition, names[t], exists[t]["partitions"])]
-    if fewer:  # the job would write to partitions that do not exist
-        sample = ", ".join(f"{t} ({exists[t]['partitions']} vs {names[t]})" for t in fewer[:5])
-        return check(
-            "target",
-            "topics.partitions",
-            FAIL,
-            f"mirror.keep_partition is true but {len(fewer)} target topic(s) have "
-            f"fewer partitions than their source: {sample}",
-            "add partitions on the target (kafka-topics --alter --partitions N), or set mirror.keep_partition: auto",
-        )
-    if differ:
-        sample = ", ".join(f"{t} ({exists[t]['partitions']} vs {names[t]})" for t in differ[:5])
-        return check(
-            "target",
-            "topics.partitions",
-            WARN,
-            f"{len(differ)} target topic(s) have a partition count other than their source's: {sample}",
-            "add partitions on the target (kafka-topics --alter --partitions N) if records must keep their partition",
-        )
-    finding = f"{len(exists)} existing target topic(s) match their source's partition count; {len(topics.to_create)} to create"
-    return check("target", "topics.partitions", PASS, finding)
+    return shape_checks.partitions_check(profile, topics.names, topics.exists, len(topics.to_create))
 
 
 def describe_check(plan: AclPlan, topics: TargetTopics) -> Check:

@@ -68,6 +68,28 @@ def inventory(admin: Admin) -> dict:
         return {"error": reason(admin, exc)}
 
 
+NO_CLUSTER_DESCRIBE = (
+    "the brokers report no DESCRIBE on the cluster for this identity (or report no operations at all), and they answer "
+    "DescribeAcls from an identity without it with no bindings rather than an error, so no answer could be trusted"
+)
+
+
+def read_acls(conf: dict, timeout: float) -> dict:
+    """:func:`inventory` as the identity ``conf`` configures, for a call in that identity's own process
+    (``KafkaIdentity.call``): {"topics": name -> partitions, "acls": [Acl]} or {"error": why}. An identity without
+    DESCRIBE on the cluster proven is an error (the brokers answer an identity without it an empty list of ACLs;
+    they report an identity with no operation on the cluster as reporting none)."""
+    admin = Admin(conf, timeout)
+    answer = connect(admin)
+    if "error" in answer:
+        return answer
+    return (
+        inventory(admin)
+        if {"DESCRIBE", "ALL"} & set(answer["cluster"]["operations"] or ())
+        else {"error": NO_CLUSTER_DESCRIBE}
+    )
+
+
 def describe_cluster(admin: Admin) -> dict:
     result = admin.client.describe_cluster(include_authorized_operations=True, request_timeout=admin.timeout).result()
     return {

@@ -2,22 +2,75 @@
 YARN included) that every ``mirror.groups.sync_interval_seconds`` translates the selected source groups' committed
 offsets, writes what changed as MirrorMaker 2 checkpoints, and commits on the target for groups with no active
 members there, never backwards. Problems are said once each (a missing grant does not stop the mirror); a group
-ahead of the mirror is said once and translated on a later pass."""
+ahead of the mirror is said once and translated on a later pass.
+
+Each pass that writes checkpoints appends one line to the run's metrics file with MirrorMaker 2's
+``checkpoint-latency-ms`` per group, topic and partition (as MirrorCheckpointTask measures it: from the moment the
+pass asked the source for the group's offsets to the target's acknowledgement of the checkpoint), and a summary of
+the groups is said whenever it changes (docs/failover.md, "While run runs")."""
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from secure_mirror.errors import SecureMirrorError
 from secure_mirror.profile.models import Profile
 from secure_mirror.run.groups import decide
+from secure_mirror.run.groups.checkpoints import Checkpoint
 from secure_mirror.run.groups.session import Observation, Session
 from secure_mirror.run.groups.translate import AHEAD, TRANSLATED, WORDS
 
 PREFIX = "secure-mirror run: group sync:"
+METRICS_KEY = "checkpoints"  # the metrics file's line of a pass: {"checkpoints": {...}} beside the job's batch lines
+
+
+def summary(plan: decide.Plan, failed: dict[str, str]) -> str:
+    """One line on the selected groups after a pass: how many follow the mirror on the target (a partition of theirs
+    at least is translated), wait for it (none is yet: ahead of the mirror), were skipped for active members, or could
+    not be committed; and how many partitions cannot be translated."""
+    groups = sorted({row.group for row in plan.rows})
+    skipped = set(plan.skipped)
+    failing = {group for group in groups if group in failed}
+    translated = {row.group for row in plan.rows if row.state == TRANSLATED}
+    waiting = {row.group for row in plan.rows if row.state == AHEAD} - translated - skipped - failing
+    untranslated = sum(1 for row in plan.rows if row.state not in (TRANSLATED, AHEAD))
+    following = len(translated - skipped - failing)
+    parts = [f"{len(groups)} selected", f"{following} following the mirror on the target"]
+    parts += [f"{len(waiting)} waiting for the mirror"] if waiting else []
+    parts += [f"{len(skipped)} skipped (active members on the target)"] if skipped else []
+    parts += [f"{len(failing)} not committed (see above)"] if failing else []
+    parts += [f"{untranslated} partitions not translatable"] if untranslated else []
+    return f"{PREFIX} groups: " + ", ".join(parts)
+
+
+def latency_line(written: Sequence[Checkpoint], asked: float, acknowledged: float, source: str, target: str) -> dict:
+    """The metrics file's line for the checkpoints one pass wrote: MirrorMaker 2's ``checkpoint-latency-ms``
+    (``acknowledged - asked``, wall-clock seconds) per group, target topic and partition, with MirrorMaker 2's tags."""
+    latency = max(0, round((acknowledged - asked) * 1000))
+    return {
+        METRICS_KEY: {
+            "time": acknowledged,
+            "source": source,
+            "target": target,
+            "figures": [
+                {
+                    "group": c.group,
+                    "topic": c.topic,
+                    "partition": c.partition,
+                    "upstream-offset": c.upstream_offset,
+                    "downstream-offset": c.downstream_offset,
+                    "checkpoint-latency-ms": latency,
+                }
+                for c in written
+            ],
+        }
+    }
 
 
 def pass_messages(observation: Observation, plan: decide.Plan, failed: dict[str, str]) -> list[str]:
@@ -46,20 +99,28 @@ def pass_messages(observation: Observation, plan: decide.Plan, failed: dict[str,
 class GroupSync:
     """One pass at a time over a :class:`Session`, remembering the checkpoints written and the messages said."""
 
-    def __init__(self, session: Session, say: Callable[[str], None]):
-        self.session, self.say = session, say
+    def __init__(self, session: Session, say: Callable[[str], None], record: Callable[[dict], None] | None = None):
+        self.session, self.say, self.record = session, say, record
         self.written: dict[decide.CheckpointKey, tuple[int, int]] = {}
         self.said: set[str] = set()
+        self.last_summary = ""
 
     def once(self) -> decide.Plan:
+        asked = time.time()
         observation = self.session.observe()
         plan = observation.plan()
         fresh = decide.fresh_checkpoints(self.written, plan.checkpoints)
         failed = self.session.write(fresh, plan)
         if self.session.checkpoints_topic not in failed:
             decide.remember(self.written, fresh)
+            if fresh and self.record is not None:
+                profile = self.session.profile
+                self.record(latency_line(fresh, asked, time.time(), profile.source.alias, profile.target.alias))
         for message in pass_messages(observation, plan, failed):
             self.tell(message)
+        if (line := summary(plan, failed)) != self.last_summary:
+            self.last_summary = line
+            self.say(line)
         return plan
 
     def tell(self, message: str) -> None:
@@ -71,8 +132,8 @@ class GroupSync:
 class SyncThread:
     """``start(profile)`` (None when groups are off) ... ``stop()``: a last pass, then the workers end."""
 
-    def __init__(self, profile: Profile, out: TextIO):
-        self.profile, self.out = profile, out
+    def __init__(self, profile: Profile, out: TextIO, metrics_file: str | None = None):
+        self.profile, self.out, self.metrics_file = profile, out, metrics_file
         self.interval = profile.mirror.groups.sync_interval_seconds
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, name="secure-mirror-group-sync", daemon=True)
@@ -80,11 +141,22 @@ class SyncThread:
     def _say(self, message: str) -> None:
         print(message, file=self.out, flush=True)
 
+    def _record(self, line: dict) -> None:
+        """One line appended to the metrics file the job appends its batches to, in one write(2) to a file opened
+        O_APPEND, so that it never interleaves with the job's lines."""
+        if self.metrics_file:
+            data = (json.dumps(line) + "\n").encode()
+            fd = os.open(self.metrics_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+
     def _run(self) -> None:
         said: set[str] = set()
         try:
             with Session(self.profile) as session:
-                sync = GroupSync(session, self._say)
+                sync = GroupSync(session, self._say, self._record)
                 sync.said = said
                 while not self.stopping.wait(self.interval):
                     self._pass(sync)
@@ -103,10 +175,10 @@ class SyncThread:
         self.thread.join(timeout)
 
 
-def start(profile: Profile, out: TextIO = sys.stderr) -> SyncThread | None:
+def start(profile: Profile, out: TextIO = sys.stderr, metrics_file: str | None = None) -> SyncThread | None:
     """The group sync of ``profile``'s run, started (None when ``mirror.groups`` selects no group)."""
     if not profile.mirror.groups.enabled:
         return None
-    sync = SyncThread(profile, out)
+    sync = SyncThread(profile, out, metrics_file)
     sync.thread.start()
     return sync

@@ -36,6 +36,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--trigger-interval", default="5 seconds")
     parser.add_argument("--metrics-file", help="append JSON lines with per-topic-partition figures here")
     parser.add_argument("--status-interval", type=float, default=10.0, help="seconds between idle status lines")
+    parser.add_argument("--json", action="store_true", help="status lines and notices as JSON lines (run --json)")
     parser.add_argument(control_folder.OPTION, help="folder for the pid, stop and result files (run/control_folder.py)")
     return parser.parse_args(argv)
 
@@ -123,13 +124,20 @@ def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) ->
         args.status_interval,
         settings["target_topic_pieces"],
         publish=MetricsPublisher(mirror.spark._jvm, settings),
+        json_lines=args.json,
     )
-    logins = LoginWatch(mirror.spark._jvm, job_identities(settings, mirror.source_options, mirror.sink_options))
+    identities = job_identities(settings, mirror.source_options, mirror.sink_options)
+    logins = LoginWatch(mirror.spark._jvm, identities, stream=reporter.notices())
     deleted = DeletedTopicWatch(query, mirror.planner)
     try:
         stopped = (
             monitor.watch(
-                query, mirror, reporter, lambda: control.stop_requested() or logins.refused is not None or deleted()
+                query,
+                mirror,
+                reporter,
+                lambda: (
+                    control.stop_requested() or logins.refused is not None or deleted() or mirror.planner.sync_shape()
+                ),
             )
             or mirror.declined is not None
         )
@@ -155,8 +163,10 @@ def _run_continuous(mirror: ContinuousMirror, args: argparse.Namespace, control:
         args.status_interval,
         mirror.settings["target_topic_pieces"],
         publish=MetricsPublisher(mirror.spark._jvm, mirror.settings),
+        json_lines=args.json,
     )
-    logins = LoginWatch(mirror.spark._jvm, job_identities(mirror.settings, mirror.source_options, mirror.sink_options))
+    identities = job_identities(mirror.settings, mirror.source_options, mirror.sink_options)
+    logins = LoginWatch(mirror.spark._jvm, identities, stream=reporter.notices())
     query = deleted = None
     try:
         while True:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from collections.abc import Callable
 
+from secure_mirror.profile import topic_shape
 from secure_mirror.profile.models import keeps_partitions, too_few_partitions
 from secure_mirror.profile.topics import target_name_problem
 from secure_mirror.render.spark import SINK_OFFSET_MAP
@@ -55,6 +57,14 @@ class TopicPlanner:
         self.pieces = settings["target_topic_pieces"]
         self.keep_mode = settings["keep_partition"]
         self.keep: dict[str, bool] = {}
+        self.target_counts: dict[str, int] = {}  # target partitions of the topics planned, as the planner last saw
+        self.shape = settings.get("topic_shape") or {
+            "sync_configs": False,
+            "grow_partitions": False,
+        }  # an older job.json
+        self.next_shape_sync = time.monotonic()
+        self.configs_unsynced: str | None = None  # why configs are not synced (said once)
+        self.lock = threading.Lock()  # plan (the batch's thread) and sync_shape (the watch loop's) share the counts
         self.offset_map: str | None = sink_options.get(SINK_OFFSET_MAP) or None  # created with the first plan
 
     def target_name(self, topic: str) -> str:
@@ -141,7 +151,10 @@ class TopicPlanner:
                 found[topic] = None
         return found
 
-    def plan(self, topics: set[str]) -> dict[str, bool]:
+    def plan(self, topics: set[str], reach: dict[str, int] | None = None) -> dict[str, bool]:
+        """Per topic of a batch, whether it keeps partitions; new topics are created (with the source's configs) or
+        grown. ``reach``: per topic, the partition count the batch's records need (its highest partition + 1); a kept
+        topic's target is grown to it before the batch is written (None: the source's counts are asked)."""
         new = sorted(t for t in topics if t not in self.keep)
         for topic in new:  # validate checked every name it could know; a regex or prefix can select longer ones
             if (problem := target_name_problem(self.target_name(topic))) is not None:
@@ -150,23 +163,188 @@ class TopicPlanner:
                     "exclude it with mirror.topics.exclude, or choose a rename rule that gives a legal name"
                 )
         self._create_offset_map(new)  # once every name is known to be legal: nothing is created for a refused plan
-        if new:
-            sources = self._partition_counts(self.source, new)
-            targets = self._partition_counts(self.target, [self.target_name(t) for t in new])
-            for topic in new:
-                wanted, have = sources[topic], targets[self.target_name(topic)]
-                if wanted is None:  # deleted since the batch read it: as DeletedTopicWatch would tell
-                    raise JobRefused(SOURCE_GONE.format(f"{topic} is no longer on the source"))
-                if have is None:
-                    self._create(self.target_name(topic), wanted)
-                    have = wanted
-                if too_few_partitions(self.keep_mode, wanted, have):
-                    raise JobRefused(
-                        f"keep_partition is true but target topic {self.target_name(topic)} has {have} "
-                        f"partitions and {topic} has {wanted}; add partitions to the target topic"
-                    )
-                self.keep[topic] = keeps_partitions(self.keep_mode, wanted, have)
-        return {t: self.keep[t] for t in topics}
+        with self.lock:
+            if new:
+                self._plan_new(new)
+            self._grow_kept(topics, reach)
+            return {t: self.keep[t] for t in topics}
+
+    def _plan_new(self, new: list[str]) -> None:
+        sources = self._partition_counts(self.source, new)
+        targets = self._partition_counts(self.target, [self.target_name(t) for t in new])
+        for topic in new:
+            wanted, have = sources[topic], targets[self.target_name(topic)]
+            if wanted is None:  # deleted since the batch read it: as DeletedTopicWatch would tell
+                raise JobRefused(SOURCE_GONE.format(f"{topic} is no longer on the source"))
+            if have is None:
+                self._create(self.target_name(topic), wanted, self._configs_to_copy(topic))
+                have = wanted
+            elif self._grows() and topic_shape.partition_growth(wanted, have) == "grow":
+                have = self._grow(topic, wanted, have)
+            if too_few_partitions(self.keep_mode, wanted, have):
+                raise JobRefused(
+                    f"keep_partition is true but target topic {self.target_name(topic)} has {have} "
+                    f"partitions and {topic} has {wanted}; add partitions to the target topic"
+                )
+            self.keep[topic] = keeps_partitions(self.keep_mode, wanted, have)
+            self.target_counts[topic] = have
+
+    def _grows(self) -> bool:
+        return bool(self.shape.get("grow_partitions")) and self.keep_mode is not False
+
+    def _grow_kept(self, topics: set[str], reach: dict[str, int] | None) -> None:
+        """Kept topics whose batch reaches partitions the target lacks: the target grows first."""
+        kept = sorted(t for t in topics if self.keep[t])
+        if reach is None and kept:
+            reach = {t: n for t, n in self._partition_counts(self.source, kept).items() if n is not None}
+        for topic in kept:
+            needed = (reach or {}).get(topic, 0)
+            if needed > self.target_counts[topic]:
+                self.target_counts[topic] = self._grow(topic, needed, self.target_counts[topic])
+
+    def _grow(self, topic: str, count: int, have: int) -> int:
+        """Adds partitions to ``topic``'s target up to ``count``; its partition count after. Without permission a
+        kept topic cannot be written where its records belong: refused under ``keep_partition: true``, no longer
+        kept under ``auto``."""
+        name = self.target_name(topic)
+        if not self._grows():
+            return self._cannot_grow(topic, count, have, "mirror.topic_shape.grow_partitions is off")
+        from py4j.protocol import Py4JJavaError
+
+        request = self.jvm.java.util.HashMap()
+        request.put(name, self.jvm.org.apache.kafka.clients.admin.NewPartitions.increaseTo(count))
+        try:
+            self.target.createPartitions(request).all().get()
+        except Py4JJavaError as error:
+            cause = _cause_name(error)
+            if cause == "InvalidPartitionsException":  # grown by someone else meanwhile: ask again
+                return self._partition_counts(self.target, [name])[name] or have
+            if cause in ("TopicAuthorizationException", "ClusterAuthorizationException"):
+                return self._cannot_grow(topic, count, have, f"the target identity may not alter it ({cause})")
+            raise
+        print(
+            f"secure-mirror job: grew target topic {name} from {have} to {count} partitions",
+            file=sys.stderr,
+            flush=True,
+        )
+        return count
+
+    def _cannot_grow(self, topic: str, count: int, have: int, why: str) -> int:
+        name = self.target_name(topic)
+        if self.keep_mode is True:
+            raise JobRefused(
+                f"source topic {topic} has {count} partitions and target topic {name} {have}, and {why}: add "
+                f"partitions to {name}, or grant the mirror identity ALTER on it (acls/target.acls.json)"
+            )
+        if self.keep.get(topic):
+            print(
+                f"secure-mirror job: {topic} grew to {count} partitions and {name} has {have} ({why}); its records "
+                "no longer keep their partition numbers",
+                file=sys.stderr,
+                flush=True,
+            )
+            self.keep[topic] = False
+        return have
+
+    # ---- the target topic's configs, and its partitions between batches (docs/replica.md) -------------------------
+    def _exclude(self) -> list[str]:
+        return list(self.shape.get("exclude_configs") or [])
+
+    def _configs_to_copy(self, topic: str) -> dict[str, str] | None:
+        """The configs a new target topic is created with: the source topic's own, less the excluded."""
+        if not self.shape.get("sync_configs") or self.configs_unsynced is not None:
+            return None
+        entries = self._topic_configs(self.source, [topic], "source", "DESCRIBE_CONFIGS")
+        return topic_shape.configs_to_copy(entries[topic], self._exclude()) if topic in entries else None
+
+    def _topic_configs(
+        self, admin, topics: list[str], side: str, operation: str
+    ) -> dict[str, list[topic_shape.ConfigEntry]]:
+        """Each topic's config entries on one side; a topic the identity may not describe is left out, and config sync
+        stops with one line in the log."""
+        from py4j.protocol import Py4JJavaError
+
+        resource = self.jvm.org.apache.kafka.common.config.ConfigResource
+        keys = {topic: resource(resource.Type.TOPIC, topic) for topic in topics}
+        futures = admin.describeConfigs(self._java_list(keys.values())).values()
+        found = {}
+        for topic, key in keys.items():
+            try:
+                config = futures.get(key).get()
+            except Py4JJavaError as error:
+                if _cause_name(error).endswith("AuthorizationException"):
+                    self._stop_config_sync(f"the {side} identity may not {operation} {topic}")
+                continue
+            found[topic] = [
+                topic_shape.ConfigEntry(str(e.name()), e.value(), str(e.source().name()))
+                for e in config.entries().toArray()
+            ]
+        return found
+
+    def _stop_config_sync(self, why: str) -> None:
+        if self.configs_unsynced is None:
+            self.configs_unsynced = why
+            print(
+                f"secure-mirror job: topic configs are not synced: {why}; grant DESCRIBE_CONFIGS on the source topics "
+                "and ALTER_CONFIGS on the target topics (acls/*.acls.json), or set "
+                "mirror.topic_shape.sync_configs: false",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def sync_shape(self) -> bool:
+        """Every ``interval_seconds``: the planned topics' configs and partition counts made the source's. Called from
+        the job's watch loop; always False (it never stops the query), and a round the clusters do not answer is
+        tried again at the next interval."""
+        if time.monotonic() < self.next_shape_sync or not self.keep:
+            return False
+        self.next_shape_sync = time.monotonic() + float(self.shape.get("interval_seconds") or 30)
+        try:
+            with self.lock:
+                topics = sorted(self.keep)
+                if self.shape.get("sync_configs") and self.configs_unsynced is None:
+                    self._sync_configs(topics)
+                if self._grows():
+                    counts = self._partition_counts(self.source, topics)
+                    for topic in topics:
+                        wanted, have = counts[topic], self.target_counts[topic]
+                        if wanted is not None and topic_shape.partition_growth(wanted, have) == "grow":
+                            self.target_counts[topic] = self._grow(topic, wanted, have)
+        except JobRefused:
+            raise
+        except Exception as error:  # noqa: BLE001 - a cluster that did not answer this time: next interval
+            print(f"secure-mirror job: topic shape not synced this time: {_cause_name(error)}", file=sys.stderr)
+        return False
+
+    def _sync_configs(self, topics: list[str]) -> None:
+        source = self._topic_configs(self.source, topics, "source", "DESCRIBE_CONFIGS")
+        names = {self.target_name(t): t for t in source}
+        target = self._topic_configs(self.target, list(names), "target", "DESCRIBE_CONFIGS")
+        ops = self.jvm.java.util.HashMap()
+        resource = self.jvm.org.apache.kafka.common.config.ConfigResource
+        admin = self.jvm.org.apache.kafka.clients.admin
+        for name, topic in names.items():
+            changes = topic_shape.config_changes(source[topic], target.get(name, []), self._exclude())
+            if name in target and changes:
+                ops.put(
+                    resource(resource.Type.TOPIC, name),
+                    self._java_list(
+                        admin.AlterConfigOp(
+                            admin.ConfigEntry(c.name, c.value), getattr(admin.AlterConfigOp.OpType, c.op)
+                        )
+                        for c in changes
+                    ),
+                )
+        if ops.isEmpty():
+            return
+        from py4j.protocol import Py4JJavaError
+
+        try:
+            self.target.incrementalAlterConfigs(ops).all().get()
+        except Py4JJavaError as error:
+            if not _cause_name(error).endswith("AuthorizationException"):
+                raise
+            self._stop_config_sync(f"the target identity may not ALTER_CONFIGS ({_cause_name(error)})")
 
     def source_partitions(self, topics: list[str]) -> dict[str, int | None]:
         """Each source topic's partition count (None: the source no longer has it)."""

@@ -60,7 +60,7 @@ class StreamingMirror:
         started = time.time()
         ranges = self.batch_ranges(batch_id)
         try:
-            keep = self.planner.plan({topic for topic, _ in ranges} if ranges is not None else self._topics(frame))
+            keep = self.planner.plan(*self._topics_reached(frame, ranges))
         except JobRefused as refused:
             self.refused = refused
             raise
@@ -98,6 +98,16 @@ class StreamingMirror:
         if missing:
             start.update(self.planner.earliest(missing))
         return {key: (start.get(key, offset), offset) for key, offset in end.items()}
+
+    def _topics_reached(self, frame, ranges) -> tuple[set[str], dict[str, int] | None]:
+        """The batch's topics and, per topic, the partition count its records need (None: unknown from the offset
+        log, the planner asks the source)."""
+        if ranges is None:
+            return self._topics(frame), None
+        reach: dict[str, int] = {}
+        for topic, partition in ranges:
+            reach[topic] = max(reach.get(topic, 0), partition + 1)
+        return set(reach), reach
 
     @staticmethod
     def _topics(frame) -> set[str]:

@@ -34,9 +34,13 @@ def commands(grants: list[Acl], bootstrap: str) -> list[str]:
     return [kafka_acls_command(grant, bootstrap) for grant in grants]
 
 
+# The checks tested with these fixtures ask nothing of mirror.topic_shape (test_topic_shape_checks.py does).
+NO_SHAPE = {"sync_configs": False, "grow_partitions": False}
+
+
 @pytest.fixture
 def profile(tmp_path):
-    return pf.load(tmp_path)
+    return pf.load(tmp_path, topic_shape=NO_SHAPE)
 
 
 @pytest.fixture

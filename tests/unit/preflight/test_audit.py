@@ -13,7 +13,7 @@ from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN, Check
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls as acl_plans
 from tests.support import profiles as pf
-from tests.unit.preflight.conftest import TARGET_BROKER, acl
+from tests.unit.preflight.conftest import NO_SHAPE, TARGET_BROKER, acl
 
 HOST = "10.0.0.5"
 SOURCE_TOPICS = {"orders.eu": 3, "payments": 2, "other": 1}
@@ -132,7 +132,7 @@ def test_a_selection_of_nothing_fails_the_source_audit(profile):
 
 @pytest.fixture
 def eos(tmp_path):
-    return pf.load(tmp_path, delivery={"guarantee": "exactly_once"})
+    return pf.load(tmp_path, delivery={"guarantee": "exactly_once"}, topic_shape=NO_SHAPE)
 
 
 def test_the_target_audit_names_deny_rules_and_the_plans_grants(eos):

@@ -9,7 +9,7 @@ from secure_mirror.preflight.checks import source
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, WARN, Check
 from secure_mirror.render import acls as acl_plans
 from tests.support import profiles as pf
-from tests.unit.preflight.conftest import SOURCE_BROKER, acl, commands, grant_fix
+from tests.unit.preflight.conftest import NO_SHAPE, SOURCE_BROKER, acl, commands, grant_fix
 
 GROUPS = "consumer groups named secure-mirror-src-tgt*"
 SPARK_GROUPS = "the consumer groups Spark will use (secure-mirror-src-tgt*)"
@@ -252,7 +252,11 @@ def test_a_group_coordinator_not_ready_warns(profile, source_plan):
 @pytest.fixture
 def naming(tmp_path):
     """``refunds`` named literally, ``refunds.tmp`` too (but excluded)."""
-    return pf.load(tmp_path, topics={"include": "orders.*,payments,refunds,refunds\\.tmp", "exclude": ".*\\.tmp"})
+    return pf.load(
+        tmp_path,
+        topics={"include": "orders.*,payments,refunds,refunds\\.tmp", "exclude": ".*\\.tmp"},
+        topic_shape=NO_SHAPE,
+    )
 
 
 def test_the_named_topics_asked_about_are_those_the_selection_keeps_and_the_identity_does_not_see(naming):

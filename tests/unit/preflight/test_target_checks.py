@@ -11,7 +11,7 @@ from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED,
 from secure_mirror.preflight.probes.api_versions import BrokerApis
 from secure_mirror.render import acls as acl_plans
 from tests.support import profiles as pf
-from tests.unit.preflight.conftest import TARGET_BROKER, acl, commands, grant_fix
+from tests.unit.preflight.conftest import NO_SHAPE, TARGET_BROKER, acl, commands, grant_fix
 
 NAMES = {"src.orders.eu": 3, "src.payments": 2}
 WRITABLE = ["DESCRIBE", "WRITE"]
@@ -172,29 +172,48 @@ def test_old_brokers_leave_write_unverified(profile, target_plan):
     )
 
 
+NOT_GROWN = "target topic src.orders.eu has 2 partitions and its source has 3, and the mirror will not add them"
+GROW_FIX = (
+    "add partitions to it (kafka-topics.sh --alter --topic src.orders.eu --partitions 3), or keep "
+    "mirror.topic_shape.grow_partitions on with keep_partition true or auto and grant the mirror identity ALTER on it"
+)
+
+
 @pytest.mark.parametrize(
-    ("keep", "status", "finding", "fix"),
+    ("keep", "shape", "partitions", "status", "finding", "fix"),
     [
-        (
-            "auto",
-            WARN,
-            "1 target topic(s) have a partition count other than their source's: src.orders.eu (2 vs 3)",
-            "add partitions on the target (kafka-topics --alter --partitions N) if records must keep their partition",
-        ),
+        ("auto", NO_SHAPE, 2, WARN, NOT_GROWN, GROW_FIX),
+        (True, NO_SHAPE, 2, FAIL, NOT_GROWN, GROW_FIX),
         (
             True,
-            FAIL,
-            "mirror.keep_partition is true but 1 target topic(s) have fewer partitions than their source: "
-            "src.orders.eu (2 vs 3)",
-            "add partitions on the target (kafka-topics --alter --partitions N), or set mirror.keep_partition: auto",
+            {},  # growth on: the job adds the partition before it writes
+            2,
+            PASS,
+            "1 existing target topic(s) match their source's partition count; the job adds partitions to 1 "
+            "(src.orders.eu) before it writes; 0 to create",
+            "",
+        ),
+        (
+            "auto",
+            {},
+            4,
+            WARN,
+            "target topic src.orders.eu has 4 partitions and its source has 3, and Kafka removes no partitions: "
+            "records do not keep their partition numbers",
+            "recreate src.orders.eu with 3 partitions (or add partitions to the source topic)",
         ),
     ],
 )
-def test_partition_counts(tmp_path, keep, status, finding, fix):
-    profile = pf.load(tmp_path, keep_partition=keep)
+def test_partition_counts(tmp_path, keep, shape, partitions, status, finding, fix):
+    profile = pf.load(tmp_path, keep_partition=keep, topic_shape=shape)
     plan = acl_plans.target_acls(profile)
-    found = judged(profile, plan, orders={"partitions": 2, "operations": WRITABLE})
-    assert found[0] == Check("target.topics.partitions", status, finding, fix)
+    found = judged(profile, plan, orders={"partitions": partitions, "operations": WRITABLE})
+    assert (found[0].id, found[0].status, found[0].finding, found[0].fix) == (
+        "target.topics.partitions",
+        status,
+        finding,
+        fix,
+    )
 
 
 # ---- the idempotent producer ----------------------------------------------------------------------------------------
@@ -270,7 +289,7 @@ def test_a_kafka_line_not_known_leaves_idempotence_unverified(target_plan):
 # ---- exactly_once's transactional ids -------------------------------------------------------------------------------
 @pytest.fixture
 def eos(tmp_path):
-    return pf.load(tmp_path, delivery={"guarantee": "exactly_once"}, heartbeats=NO_HEARTBEATS)
+    return pf.load(tmp_path, delivery={"guarantee": "exactly_once"}, heartbeats=NO_HEARTBEATS, topic_shape=NO_SHAPE)
 
 
 PREFIX = "secure-mirror-src-tgt-eos-"
@@ -352,7 +371,7 @@ def test_a_failed_write_skips_the_idempotent_producer_without_asking(monkeypatch
 
 
 def test_without_idempotence_nor_transactions_nothing_more_is_asked(monkeypatch, tmp_path):
-    profile = pf.load(tmp_path, delivery={"enable_idempotence": False}, heartbeats=NO_HEARTBEATS)
+    profile = pf.load(tmp_path, delivery={"enable_idempotence": False}, heartbeats=NO_HEARTBEATS, topic_shape=NO_SHAPE)
     asked = Asked(monkeypatch, {"src.orders.eu": {"partitions": 3, "operations": WRITABLE}}, {})
     found = target.target_side(profile, 1.0, {"orders.eu": 3})
     assert [c.id for c in found] == [
@@ -365,7 +384,7 @@ def test_without_idempotence_nor_transactions_nothing_more_is_asked(monkeypatch,
 
 
 def test_before_kafka_2_8_the_clusters_operations_are_asked(monkeypatch, tmp_path):
-    profile = pf.load(tmp_path, heartbeats=NO_HEARTBEATS)
+    profile = pf.load(tmp_path, heartbeats=NO_HEARTBEATS, topic_shape=NO_SHAPE)
     asked = Asked(monkeypatch, {"src.orders.eu": {"partitions": 3, "operations": WRITABLE}}, {}, apis=KAFKA_2_5)
     found = target.target_side(profile, 1.0, {"orders.eu": 3})
     assert found[-1].id == "target.acl.idempotent-write" and found[-1].status == FAIL

@@ -311,7 +311,8 @@ def test_acls_for_regex_and_template(tmp_path, monkeypatch):
         ("mirror.orders", "PREFIXED"),
         ("mirror.payments", "LITERAL"),
     }
-    assert {b.operation for b in topics} == {"WRITE", "DESCRIBE", "CREATE", "READ"}  # READ: for verify
+    # READ: for verify; ALTER_CONFIGS and ALTER: mirror.topic_shape's config sync and partition growth (default on)
+    assert {b.operation for b in topics} == {"WRITE", "DESCRIBE", "CREATE", "READ", "ALTER_CONFIGS", "ALTER"}
     groups = [(b.resource_name, b.pattern_type, b.operation) for b in target.bindings if b.resource_type == "GROUP"]
     assert groups == [("secure-mirror-src-tgt", "PREFIXED", "READ")]
 
@@ -341,7 +342,10 @@ def test_mirrormaker2_acls_are_separate_and_name_its_internal_topics_and_group(t
     assert ("READ", "GROUP", f"{src}-mm2") in mm2
     # the Spark job's identity gets none of MM2's topics but the heartbeats it writes too (docs/heartbeats.md)
     assert {name for _, _, name in job} & internal == {"heartbeats"}
-    assert not {op for op, _, _ in job} & {"ALTER_CONFIGS", "DESCRIBE_CONFIGS"}
+    # configs: only mirror.topic_shape's, on the mirrored topics (DESCRIBE_CONFIGS source, ALTER_CONFIGS target)
+    configs = {(op, name) for op, kind, name in job if op in ("ALTER_CONFIGS", "DESCRIBE_CONFIGS")}
+    assert {op for op, _ in configs} == {"ALTER_CONFIGS", "DESCRIBE_CONFIGS"}
+    assert not {name for _, name in configs} & internal
 
 
 def test_mutual_tls_principal_is_the_certificate_subject(tmp_path, monkeypatch):

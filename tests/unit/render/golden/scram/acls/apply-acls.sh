@@ -9,20 +9,26 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
 
 # ---- source cluster src: principal User:mirror
 # Topics: READ + DESCRIBE. Group: READ on the consumer groups Spark's Kafka source uses.
+# Topic shape: DESCRIBE_CONFIGS on the source topics (mirror.topic_shape: the target topics take the source topics' own configs and partition counts, docs/replica.md).
 : "${SOURCE_ADMIN_CONFIG:?set it to an admin client config for the source cluster}"
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Read --topic orders --resource-pattern-type prefixed
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Describe --topic orders --resource-pattern-type prefixed
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation DescribeConfigs --topic orders --resource-pattern-type prefixed
+"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Read --topic payments --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Describe --topic payments --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation DescribeConfigs --topic payments --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt --resource-pattern-type prefixed
 
 # ---- target cluster tgt: principal User:mirror
 # Topics: WRITE + DESCRIBE, and CREATE so missing target topics can be created.
+# Topic shape: ALTER_CONFIGS + ALTER on the target topics (mirror.topic_shape: the target topics take the source topics' own configs and partition counts, docs/replica.md).
 # Heartbeats: WRITE + DESCRIBE + CREATE + READ on the heartbeats topic, LITERAL (MirrorMaker 2's format; the job writes one every mirror.heartbeats.interval_seconds while the flow is alive, lag and verify read it).
 : "${TARGET_ADMIN_CONFIG:?set it to an admin client config for the target cluster}"
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
@@ -34,6 +40,10 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Read --topic src.orders --resource-pattern-type prefixed
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation AlterConfigs --topic src.orders --resource-pattern-type prefixed
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Alter --topic src.orders --resource-pattern-type prefixed
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Write --topic src.payments --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Describe --topic src.payments --resource-pattern-type literal
@@ -41,6 +51,10 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
   --add --allow-principal User:mirror --allow-host '*' --operation Create --topic src.payments --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Read --topic src.payments --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation AlterConfigs --topic src.payments --resource-pattern-type literal
+"$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
+  --add --allow-principal User:mirror --allow-host '*' --operation Alter --topic src.payments --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt --resource-pattern-type prefixed
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \

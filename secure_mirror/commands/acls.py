@@ -1,0 +1,114 @@
+"""secure-mirror acls PROFILE --consumers [--as-admin ADMIN] [--out DIR] [--json]: the consumer access plan
+(docs/consumer-access.md). Reads the source's and the target's ACLs with an admin identity, prints the target-side
+bindings the consumers of the mirrored topics need after failover against what the target holds, and with ``--out``
+writes them as ``consumer-acls.sh`` (for review; never run here) and ``consumer-acls.json``. Exit 0 with a plan, 1 when
+the source's ACLs could not be read."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from secure_mirror.errors import EXIT_OK, BadInputError, SecureMirrorError
+from secure_mirror.kafka import client_support
+from secure_mirror.kafka.acl import Acl
+from secure_mirror.preflight import DEFAULT_TIMEOUT
+from secure_mirror.preflight.admin_identity import admin_clusters
+from secure_mirror.preflight.probes import kafka_admin
+from secure_mirror.profile import load_profile
+from secure_mirror.profile.models import Cluster, Profile
+from secure_mirror.render import consumer_acls, krb5, librdkafka
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("profile", help="the profile YAML file")
+    parser.add_argument(
+        "--consumers",
+        action="store_true",
+        help="the consumers' plan: the target-side bindings the source's consumers of the mirrored topics need",
+    )
+    parser.add_argument(
+        "--as-admin",
+        metavar="ADMIN",
+        help="read the ACLs with an admin identity: a profile file, or SIDE.KEY=VALUE,... (as preflight's); "
+        "without it, the mirror's identities (which may not describe ACLs)",
+    )
+    parser.add_argument("--out", metavar="DIR", help="write DIR/consumer-acls.sh (for review) and consumer-acls.json")
+    parser.add_argument("--json", action="store_true", help="print the plan as JSON")
+    parser.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S", help="seconds to wait for each Kafka answer"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.consumers:
+        raise BadInputError("acls: name the plan to make: --consumers (the consumers' access to the target copies)")
+    if args.timeout <= 0:
+        raise BadInputError("--timeout must be a positive number of seconds")
+    profile = load_profile(args.profile)
+    clusters = admin_clusters(profile, args.as_admin) if args.as_admin else {}
+    client_support.require(profile.mechanisms, "acls")
+    answers = read_both(profile, {**profile.clusters(), **clusters}, args.timeout)
+    plan = consumer_acls.consumer_plan(profile, *_source(answers["source"], args.as_admin), _target(answers["target"]))
+    for path in consumer_acls.write(plan, profile, Path(args.out)) if args.out else ():
+        print(f"wrote {path}", file=sys.stderr)
+    print(plan.to_json() if args.json else summary(plan), end="" if args.json else "\n")
+    return EXIT_OK
+
+
+def read_both(profile: Profile, clusters: dict, timeout: float) -> dict[str, dict]:
+    """Each side's topics and ACLs as its identity in ``clusters`` reads them, each in a process of its own."""
+    with tempfile.TemporaryDirectory(prefix="secure-mirror-acls-") as tmp, ThreadPoolExecutor(2) as pool:
+        krb5_config = krb5.write_into(profile, Path(tmp))
+        asked = {
+            side: pool.submit(_read, cluster, side, tmp, krb5_config, timeout) for side, cluster in clusters.items()
+        }
+        return {side: future.result() for side, future in asked.items()}
+
+
+def _read(cluster: Cluster, side: str, tmp: str, krb5_config: str | None, timeout: float) -> dict:
+    identity = librdkafka.identity(cluster, side, ccache=f"{tmp}/{side}.ccache", krb5_config=krb5_config)
+    return identity.call(kafka_admin.read_acls, timeout)
+
+
+def _source(answer: dict, as_admin: str | None) -> tuple[list[Acl], list[str]]:
+    if "error" in answer:
+        who = "the admin identity" if as_admin else "the mirror's identity (no --as-admin)"
+        raise SecureMirrorError(
+            f"the source's ACLs could not be read as {who}: {answer['error']}; give --as-admin an identity with "
+            "DESCRIBE on the source cluster (a super user or an ACL admin)"
+        )
+    return answer["acls"], list(answer["topics"])
+
+
+def _target(answer: dict) -> list[Acl] | None:
+    if "error" in answer:
+        print(
+            f"warning: the target's ACLs could not be read ({answer['error']}): every binding is listed as to add; "
+            "give --as-admin an identity with DESCRIBE on the target cluster for the diff",
+            file=sys.stderr,
+        )
+        return None
+    return answer["acls"]
+
+
+def summary(plan: consumer_acls.ConsumerPlan) -> str:
+    """The plan in lines: principals, bindings to add and present, what was not copied and why."""
+    present = set(plan.present or ())
+    lines = [f"consumer access on {plan.target_alias} from {plan.source_alias}'s ACLs"]
+    lines += [f"principal {source} -> {target} ({how})" for source, (target, how) in plan.principals.items()]
+    lines += [f"{'present' if b in present else 'add':8} {_words(b)}" for b in plan.bindings]
+    lines += [f"skipped  {_words(item.binding)}: {item.reason}" for item in plan.skipped]
+    if plan.present is None:
+        lines.append("the target's ACLs were not read: 'add' may include bindings it holds")
+    return "\n".join(lines)
+
+
+def _words(acl: Acl) -> str:
+    return (
+        f"{acl.permission} {acl.principal} {acl.operation} on {acl.resource_type} {acl.resource_name} "
+        f"({acl.pattern_type}, host {acl.host})"
+    )

@@ -1,0 +1,202 @@
+"""The consumer access plan on the real sandbox (issue 29 part 3, docs/consumer-access.md): two consumer principals of
+their own (in both realms, the same short name), one allowed READ on a selected topic and its group on the source,
+the other only WRITE on it. Records are produced to the target copy; ``secure-mirror acls --consumers --as-admin``
+reads both clusters and writes the script and JSON; the script applied with bash (Kafka's AclCommand, as
+``kafka-acls.sh`` runs it) lets the reader read the target copy in its group, while the other is refused. No Spark.
+
+Without --as-admin the mirror's identity asks, which the brokers answer with no ACLs at all: refused (exit 1), not
+an empty plan. Everything it adds (principals, ACLs on both sides, topics) is removed afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import yaml
+
+from secure_mirror import paths
+from secure_mirror.kafka import admin_ops
+from secure_mirror.kafka.acl import Acl
+from secure_mirror.profile import load_profile
+from secure_mirror.profile.models import Cluster
+from secure_mirror.render import java_properties
+from secure_mirror.sandbox.profile import cluster_dict
+
+pytestmark = pytest.mark.sandbox
+
+RUN = uuid.uuid4().hex[:6]
+TOPIC = f"cacl{RUN}.orders"
+READER, OTHER, GROUP = f"cread{RUN}", f"cother{RUN}", f"cacl{RUN}-app"
+RECORDS = 5
+
+
+def acl(principal: str, operation: str, resource_type: str, name: str) -> Acl:
+    return Acl(principal=f"User:{principal}", operation=operation, resource_type=resource_type, resource_name=name)
+
+
+SOURCE_ACLS = [
+    acl(READER, "READ", "TOPIC", TOPIC),
+    acl(READER, "READ", "GROUP", GROUP),
+    acl(OTHER, "WRITE", "TOPIC", TOPIC),
+    acl(OTHER, "READ", "GROUP", GROUP),
+]
+
+
+def _principals(sb) -> list[str]:
+    return [f"{name}@{sb.sides[side].realm}" for name in (READER, OTHER) for side in ("source", "target")]
+
+
+def _keytab(folder: Path, principal: str) -> Path:
+    return folder / f"{principal.replace('@', '_')}.keytab"
+
+
+def _profile(sb, folder: Path) -> Path:
+    data = yaml.safe_load(sb.profile_path.read_text())
+    data["mirror"]["topics"]["include"] = f"cacl{RUN}\\..*"
+    path = folder / "profile.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _admin_option(sb) -> str:
+    return ",".join(
+        f"{side}.principal={sb.sides[side].admin_principal},{side}.keytab={sb.keytab(side, 'admin')}"
+        for side in ("source", "target")
+    )
+
+
+def _kafka_acls(sb, folder: Path) -> tuple[Path, Path]:
+    """A ``kafka-acls.sh`` (Kafka's AclCommand on the sandbox's Kafka) and the target admin's client properties."""
+    admin = Cluster.model_validate(cluster_dict(sb, "target", "tgt", who="admin"))
+    config = folder / "admin-target.properties"
+    config.write_text(
+        java_properties.properties_text(java_properties.client_properties(admin, "target"), ["target admin"])
+    )
+    config.chmod(0o600)
+    tool = folder / "kafka-acls.sh"
+    java = [paths.java_executable(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
+    java += [f"-Djava.security.krb5.conf={sb.krb5_conf}"]
+    java += ["-cp", paths.kafka_classpath(), "org.apache.kafka.tools.AclCommand"]
+    tool.write_text(f'#!/bin/sh\nexec {" ".join(map(shlex.quote, java))} "$@"\n')
+    tool.chmod(0o700)
+    return tool, config
+
+
+def _consumer(sb, side: str, name: str, folder: Path):
+    """``name@<side's realm>`` as a librdkafka identity of its own (the sandbox mirror's settings, another login)."""
+    identity = sb.identity(side, "admin")
+    principal = f"{name}@{sb.sides[side].realm}"
+    return replace(
+        identity.with_settings(
+            {"sasl.kerberos.principal": principal, "sasl.kerberos.keytab": str(_keytab(folder, principal))}
+        ),
+        ccache=str(folder / f"{name}-{side}.ccache"),
+    )
+
+
+def read_in_group(conf: dict, topic: str, group: str, count: int, timeout: float = 20.0) -> dict:
+    """Subscribe in ``group``, read up to ``count`` records from the start and commit: {"records": n} or {"error": CODE}
+    (the first error the consumer meets: a refused topic or group)."""
+    from confluent_kafka import Consumer
+
+    consumer = Consumer(
+        {
+            **conf,
+            "group.id": group,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "logger": admin_ops.LOG,
+        }
+    )
+    consumer.subscribe([topic])
+    records, deadline = 0, time.monotonic() + timeout
+    try:
+        while records < count and time.monotonic() < deadline:
+            message = consumer.poll(0.5)
+            if message is None:
+                continue
+            if message.error() is not None:
+                return {"error": message.error().name()}
+            records += 1
+        if records:
+            consumer.commit(asynchronous=False)
+        return {"records": records}
+    finally:
+        consumer.close()
+
+
+def prepare(conf: dict, topic: str, acls: list[Acl], records: int) -> None:
+    """As a side's admin: the topic, the ACLs, and ``records`` records in it."""
+    admin_ops.create_topics(conf, {topic: 1})
+    admin_ops.create_acls(conf, acls)
+    admin_ops.produce(conf, topic, [{"key": b"k", "value": b"v%d" % i} for i in range(records)])
+
+
+def remove(conf: dict, topic: str, acls: list[Acl]) -> None:
+    if acls:
+        admin_ops.delete_acls(conf, acls)
+    admin_ops.delete_topics(conf, [topic])
+
+
+@pytest.fixture(scope="module")
+def setup(sandbox, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("consumer-acls")
+    for principal in _principals(sandbox):
+        sandbox.kdc().add_principal(principal, _keytab(folder, principal))
+    profile = _profile(sandbox, folder)
+    target_topic = load_profile(profile).target_topic(TOPIC)
+    held = [acl(READER, "DESCRIBE", "TOPIC", target_topic)]  # on the target already: the diff shows it present
+    sandbox.admin("source", prepare, TOPIC, SOURCE_ACLS, 0)
+    sandbox.admin("target", prepare, target_topic, held, RECORDS)
+    applied = list(held)
+    yield {"sb": sandbox, "folder": folder, "profile": profile, "target_topic": target_topic, "applied": applied}
+    sandbox.admin("source", remove, TOPIC, SOURCE_ACLS)
+    sandbox.admin("target", remove, target_topic, applied)
+    for principal in _principals(sandbox):
+        sandbox.kdc().delete_principal(principal)
+
+
+def test_the_plan_applied_lets_the_reader_read_the_target_copy_and_refuses_the_other(setup):
+    sb, folder, target_topic = setup["sb"], setup["folder"], setup["target_topic"]
+    reader, other = _consumer(sb, "target", READER, folder), _consumer(sb, "target", OTHER, folder)
+    argv = [sys.executable, "-m", "secure_mirror", "acls", str(setup["profile"]), "--consumers"]
+    # meanwhile, without --as-admin: the mirror's identity may not describe ACLs
+    unproven = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert "error" in reader.call(read_in_group, target_topic, GROUP, RECORDS, 5.0)  # refused before the plan
+    out = folder / "plan"
+    done = subprocess.run(
+        [*argv, "--as-admin", _admin_option(sb), "--out", str(out), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    assert json.loads((out / "consumer-acls.json").read_text()) == plan
+    present = [Acl.of(b) for b in plan["bindings"] if b["present"]]
+    assert present == [acl(READER, "DESCRIBE", "TOPIC", target_topic)]  # the diff against the target
+    to_add = [Acl.of(b) for b in plan["to_add"]]
+    assert to_add == [acl(READER, "READ", "TOPIC", target_topic), acl(READER, "READ", "GROUP", GROUP)]
+    assert {(s["principal"], s["operation"], s["reason"]) for s in plan["skipped"]} == {
+        (f"User:{OTHER}", "WRITE", "WRITE is never copied: a consumer reads")
+    }  # and OTHER's group binding is not read: OTHER reads no selected topic
+    setup["applied"].extend(to_add)
+    tool, config = _kafka_acls(sb, folder)
+    env = {**os.environ, "KAFKA_ACLS": str(tool), "TARGET_ADMIN_CONFIG": str(config)}
+    applied = subprocess.run(
+        ["bash", str(out / "consumer-acls.sh")], env=env, capture_output=True, text=True, timeout=180
+    )
+    assert applied.returncode == 0, applied.stderr
+    assert reader.call(read_in_group, target_topic, GROUP, RECORDS) == {"records": RECORDS}
+    _, stderr = unproven.communicate(timeout=120)
+    assert unproven.returncode == 1 and "give --as-admin an identity with DESCRIBE on the source" in stderr
+    refused = other.call(read_in_group, target_topic, GROUP, RECORDS, 5.0)  # its group first: it has nothing there
+    assert refused in ({"error": "GROUP_AUTHORIZATION_FAILED"}, {"error": "TOPIC_AUTHORIZATION_FAILED"})
