@@ -2,7 +2,8 @@
 a compacted source topic with tombstones and non-default retention and max.message.bytes is created on the target with
 those configs (not the excluded min.insync.replicas); tombstones arrive as null values, keys and headers byte-exact; a
 config changed on the source mid-run reaches the target within the interval; a topic whose partitions grow mid-run
-gets its target grown, and the new partitions' records land in the same partition numbers."""
+gets its target grown, and the new partitions' records land in the same partition numbers; heartbeats go on while
+nothing is produced (issue 29 part 4)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ import time
 
 import pytest
 
+from secure_mirror.run.lag import lag_heartbeat
 from tests.support.mirror_case import MirrorCase, caught_up, wait_for
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]
 INTERVAL = 5  # mirror.topic_shape.interval_seconds of this run
+QUIET = 4  # seconds with no record produced, heartbeats every second (mirror.heartbeats' default)
 COMPACTED = {
     "cleanup.policy": "compact",
     "retention.ms": "7200000",
@@ -125,6 +128,10 @@ def shaped(sandbox, tmp_path_factory):
             facts["target_partitions"] = sandbox.admin("target", partition_count, target_g)
             facts["source_g"] = consumed(sandbox, "source", growing, 10)
             facts["target_g"] = consumed(sandbox, "target", target_g, 10)
+            # issue 29 part 4: heartbeats with no traffic (MirrorMaker 2's topic and bytes, docs/heartbeats.md)
+            quiet_from = int(time.time() * 1000)
+            time.sleep(QUIET)  # nothing produced: the flow is alive, its records are not
+            facts["quiet_from"], facts["beat"] = quiet_from, lag_heartbeat(case.profile)
         finally:
             job.send_signal(signal.SIGTERM)
             job.wait(timeout=120)
@@ -166,3 +173,11 @@ def test_grown_partitions_are_grown_on_the_target_first_and_records_keep_their_p
     assert {r["partition"] for r in shaped["target_g"]} == {0, 1, 2}
     assert "secure-mirror job: grew target topic" in shaped["log"]
     assert shaped["returncode"] == 0, shaped["log"][-2000:]
+
+
+def test_heartbeats_go_on_with_no_traffic(shaped):
+    beat = shaped["beat"]
+    assert beat is not None and beat.problem is None, beat
+    # a heartbeat the target acknowledged while nothing was produced, and lag does not flag the flow
+    assert beat.newest_ms is not None and beat.newest_ms >= shaped["quiet_from"] + 1000, (beat, shaped["quiet_from"])
+    assert not beat.stale and " alive, newest " in beat.text(), beat.text()

@@ -46,6 +46,10 @@ def _retriable(error) -> bool:
     return False
 
 
+# What a target says of a topic config it will not take (a name its Kafka does not know, a value beyond its limits).
+REFUSED_CONFIG = ("InvalidConfigurationException", "PolicyViolationException", "InvalidRequestException")
+
+
 class TopicPlanner:
     """Decides, once per source topic, the target name and whether partitions are kept; creates missing topics."""
 
@@ -96,10 +100,7 @@ class TopicPlanner:
                 ) from None
         return counts
 
-    def _create(self, topic: str, partitions: int, configs: dict[str, str] | None = None) -> bool:
-        """Creates a target topic; False when it exists already."""
-        from py4j.protocol import Py4JJavaError
-
+    def _new_topic(self, topic: str, partitions: int, configs: dict[str, str] | None):
         optional = self.jvm.java.util.Optional
         new = self.jvm.org.apache.kafka.clients.admin.NewTopic(topic, optional.of(partitions), optional.empty())
         if configs:
@@ -107,13 +108,47 @@ class TopicPlanner:
             for key, value in configs.items():
                 settings.put(key, value)
             new = new.configs(settings)
+        return new
+
+    def _refused_configs(self, topic: str, partitions: int, configs: dict[str, str]) -> list[str]:
+        """The configs the target's brokers refuse one by one (a creation validated only, per config)."""
+        from py4j.protocol import Py4JJavaError
+
+        only = self.jvm.org.apache.kafka.clients.admin.CreateTopicsOptions().validateOnly(True)
+        refused = []
+        for key, value in sorted(configs.items()):
+            try:
+                self.target.createTopics(
+                    self._java_list([self._new_topic(topic, partitions, {key: value})]), only
+                ).all().get()
+            except Py4JJavaError as error:
+                if _cause_name(error) in REFUSED_CONFIG:
+                    refused.append(key)
+        return refused
+
+    def _create(self, topic: str, partitions: int, configs: dict[str, str] | None = None) -> bool:
+        """Creates a target topic; False when it exists already. Source configs the target refuses (a config its Kafka
+        does not know, a value beyond its limits) are left out, said once, instead of failing the mirror."""
+        from py4j.protocol import Py4JJavaError
+
         try:
-            self.target.createTopics(self._java_list([new])).all().get()
+            self.target.createTopics(self._java_list([self._new_topic(topic, partitions, configs)])).all().get()
             return True
         except Py4JJavaError as error:
             name = _cause_name(error)
             if name == "TopicExistsException":
                 return False
+            if configs and name in REFUSED_CONFIG:
+                refused = self._refused_configs(topic, partitions, configs) or sorted(configs)
+                print(
+                    f"secure-mirror job: target topic {topic} is created without the source's "
+                    f"{', '.join(refused)}: the target refused {'it' if len(refused) == 1 else 'them'} ({name}); "
+                    "set them on the target topic by hand if they matter, or exclude them with "
+                    "mirror.topic_shape.exclude_configs",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                return self._create(topic, partitions, {k: v for k, v in configs.items() if k not in refused})
             if name in ("TopicAuthorizationException", "ClusterAuthorizationException"):
                 raise JobRefused(
                     f"target topic {topic} does not exist and the target identity may not create it "
