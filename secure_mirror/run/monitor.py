@@ -278,6 +278,8 @@ class Reporter:
         self.heart = None  # a run.heartbeat_writer.HeartbeatWriter, set by watch() when heartbeats are on
 
     def report(self, query, mirror) -> None:
+        if (poll := getattr(self.publish, "poll", None)) is not None:  # lines the group sync appends to the file
+            poll(self.metrics_file)
         if getattr(mirror, "continuous", False):
             self.report_epochs(mirror)
             return

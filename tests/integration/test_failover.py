@@ -25,7 +25,7 @@ import yaml
 
 from secure_mirror import paths
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK, SecureMirrorError
-from secure_mirror.kafka.admin_ops import LOG
+from secure_mirror.kafka.admin_ops import LOG, delete_topics
 from secure_mirror.profile import load_profile
 from secure_mirror.profile.topics import offset_map_topic
 from secure_mirror.render import acls
@@ -134,6 +134,49 @@ def _consume_as_group(conf: dict, group: str, topic: str, timeout: float = 90.0)
     consumer = Consumer({**conf, **settings, "enable.partition.eof": True, "enable.auto.commit": False, "logger": LOG})
     consumer.subscribe([topic])
     return _drain(consumer, timeout, KafkaError, KafkaException)
+
+
+def _read_map_across_an_open_transaction(conf: dict, topic: str) -> dict:
+    """Group sync's incremental reader of the offset map (reading.read_map) while a transaction of the map is open,
+    as exactly_once leaves one in each batch, then after it commits: what each pass found."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    from secure_mirror.run.groups import reading
+    from secure_mirror.run.groups.offset_map import Segment, encode
+
+    admin = AdminClient(conf)
+    for future in admin.create_topics([NewTopic(topic, 1)]).values():
+        future.result(30)
+    deadline = time.monotonic() + 30
+    while (found := admin.list_topics(topic, timeout=10).topics.get(topic)) is None or found.error is not None:
+        assert time.monotonic() < deadline, f"{topic} not served"
+        time.sleep(0.2)
+    producer = Producer({**conf, "transactional.id": f"{topic}-tx", "acks": "all", "logger": LOG})
+    producer.init_transactions(60)
+    producer.begin_transaction()
+    key, value = encode(Segment("orders", 0, 0, 0, 10, "src.orders"))
+    producer.produce(topic, key=key, value=value, partition=0)
+    producer.flush(60)
+    reader = {**conf, "group.id": f"{topic}-reader"}  # as group sync's side worker has (it never joins or commits)
+    while_open, positions, _ = reading.read_map(reader, topic, {})
+    producer.commit_transaction(60)
+    after, final, _ = reading.read_map(reader, topic, positions)
+    return {"while_open": len(while_open), "positions": positions, "after": [asdict(s) for s in after], "end": final}
+
+
+def test_the_map_reader_resumes_before_an_open_transaction_not_past_it(sandbox):
+    """Found by the failover benchmark: a pass that met a transaction still open in the map resumed past its records
+    (librdkafka's read_committed position is the high watermark), so a partition's first segment was never read and its
+    group offset stayed "before the map" for the whole run."""
+    topic = f"map-open-tx-{time.time_ns() % 10**9}"
+    try:
+        seen = sandbox.admin("target", _read_map_across_an_open_transaction, topic)
+    finally:
+        sandbox.admin("target", delete_topics, [topic])
+    assert seen["while_open"] == 0 and seen["positions"].get(0, 0) == 0, seen
+    assert [(s["partition"], s["source"], s["count"]) for s in seen["after"]] == [(0, 0, 10)], seen
+    assert seen["end"] == {0: 1}, seen
 
 
 # ---- the case ----------------------------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 One short run mirrors 300 records (two topics, three partitions) with the profile's ``mirror.spark.conf`` turning on
 Spark's PrometheusServlet and JmxSink on the driver (its UI on a free port) and the driver's JMX on a free loopback
-port (no authentication: loopback only, in this test). While it runs:
+port (no authentication: loopback only, in this test), and ``mirror.groups`` selecting a group that committed on one
+topic (the launcher's group sync writes its checkpoints and their ``checkpoint-latency-ms`` lines to the metrics
+file). While it runs:
 
 - Spark's Prometheus endpoint (``/metrics/prometheus`` on the UI port) has the job's source, and after
   monitoring/prometheus.yml's relabelling it holds MirrorMaker 2's series per topic-partition with the records
@@ -11,7 +13,10 @@ port (no authentication: loopback only, in this test). While it runs:
 - Kafka's JmxTool reads MirrorMaker 2's MBeans (``kafka.connect.mirror:type=MirrorSourceConnector,source=src,
   target=tgt,topic=<target topic>,partition=<n>``) with the same figures, and Spark's JmxSink's copy of the source;
   monitoring/jmx-exporter.yml's rule names them as the dashboard reads them;
-- no name or tag holds anything but the aliases, a target topic and a partition: none of the job's options.
+- the driver has read the group sync's lines from the metrics file: MirrorMaker 2's checkpoint connector series
+  (``kafka.connect.mirror:type=MirrorCheckpointConnector,source=...,target=tgt,group=<group>,topic=<target topic>,
+  partition=<n>``, ``checkpoint-latency-ms[-min|-max|-avg]``) are at both endpoints, with the file's latencies;
+- no name or tag holds anything but the aliases, a group, a target topic and a partition: none of the job's options.
 """
 
 from __future__ import annotations
@@ -27,13 +32,22 @@ from collections import Counter
 import pytest
 
 from secure_mirror import paths
+from tests.integration.test_failover import _commit, _with_groups
 from tests.support.exposition import jmx_exporter, jmx_tool_properties, parse_text, relabelled, scrape_job
 from tests.support.mirror_case import CLI, MirrorCase, caught_up, records, wait_for
 from tests.support.sink_jar import sink_conf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.jvm]
 SERIES = "kafka_connect_mirror_mirrorsourceconnector_"
+CHECKPOINTS = "kafka_connect_mirror_mirrorcheckpointconnector_"
 PRODUCED = {"a": (200, 2), "b": (100, 1)}  # topic: (records, partitions)
+COMMITTED = {0: 60, 1: 40}  # the group's offsets on topic a
+LATENCIES = [
+    "checkpoint-latency-ms",
+    "checkpoint-latency-ms-min",
+    "checkpoint-latency-ms-max",
+    "checkpoint-latency-ms-avg",
+]
 
 
 def _free_port() -> int:
@@ -96,9 +110,17 @@ def _when_counted(ui: int, expected: dict[tuple[str, str], int]) -> str | None:
     return text if _counted(_mm2_series(text), "record_count") == _normalized(expected) else None
 
 
-def _mm2_series(text: str) -> dict:
+def _when_checkpointed(ui: int) -> str | None:
+    """The endpoint's text once it has a checkpoint latency of each partition the group committed."""
+    text = _scrape(ui)
+    found = _mm2_series(text, CHECKPOINTS)
+    partitions = {dict(labels)["partition"] for name, labels in found if name == CHECKPOINTS + "checkpoint_latency_ms"}
+    return text if partitions == {str(p) for p in COMMITTED} else None
+
+
+def _mm2_series(text: str, series: str = SERIES) -> dict:
     rules = scrape_job("secure-mirror-spark")["metric_relabel_configs"]
-    return {key: value for key, value in relabelled(parse_text(text), rules).items() if key[0].startswith(SERIES)}
+    return {key: value for key, value in relabelled(parse_text(text), rules).items() if key[0].startswith(series)}
 
 
 def _counted(series: dict, attribute: str) -> dict[tuple[str, str], float]:
@@ -114,6 +136,7 @@ def _jmx_tool(port: int) -> str:
         [paths.java_executable(), "-cp", paths.kafka_classpath(), "org.apache.kafka.tools.JmxTool"]
         + ["--jmx-url", f"service:jmx:rmi:///jndi/rmi://127.0.0.1:{port}/jmxrmi", "--one-time", "true"]
         + ["--report-format", "properties", "--object-name", "kafka.connect.mirror:type=MirrorSourceConnector,*"]
+        + ["--object-name", "kafka.connect.mirror:type=MirrorCheckpointConnector,*"]
         + ["--object-name", "metrics:name=secure-mirror.driver.kafka.connect.mirror.*,type=gauges"],
         capture_output=True,
         text=True,
@@ -139,23 +162,32 @@ def exposed(sandbox, tmp_path_factory):
     folder = tmp_path_factory.mktemp("metrics-live")
     ui, jmx = _free_port(), _free_port()
     conf = {**_spark_conf(ui, jmx), **sink_conf(folder)}
-    with MirrorCase(sandbox, folder, mirror={"spark": {"master": "local[2]", "conf": conf}}) as case:
+    case = MirrorCase(sandbox, folder, mirror={"spark": {"master": "local[2]", "conf": conf}})
+    group = f"{case.prefix}-grp"
+    _with_groups(
+        case, group
+    )  # its own source alias, with the grants group sync needs (tests/integration/test_failover)
+    with case:
         case.create({name: parts for name, (_, parts) in PRODUCED.items()})
         for name, (count, parts) in PRODUCED.items():
             case.produce(name, records(count, parts, name))
+        sandbox.admin("source", _commit, group, case.topic("a"), COMMITTED)
         expected, metrics = _expected(case), folder / "metrics.jsonl"
         argv = case.run_argv(folder / "run", "--trigger-interval", "1 second", "--metrics-file", str(metrics))
         with open(folder / "job.out", "w") as out, open(folder / "job.err", "w") as err:
             job = subprocess.Popen(argv, stdout=out, stderr=err)
         try:
             wait_for(lambda: caught_up(case.profile, {case.topic(n) for n in PRODUCED}), 180, "the mirror to catch up")
-            text = wait_for(lambda: _when_counted(ui, expected), 60, "every record counted at the Prometheus endpoint")
+            wait_for(lambda: _when_counted(ui, expected), 60, "every record counted at the Prometheus endpoint")
+            text = wait_for(lambda: _when_checkpointed(ui), 60, "the group's checkpoints at the Prometheus endpoint")
             jmx_text = _jmx_tool(jmx)
         finally:
             job.send_signal(signal.SIGTERM)
             job.wait(timeout=120)
         yield {
             "case": case,
+            "alias": case.profile.source.alias,
+            "group": group,
             "expected": expected,
             "text": text,
             "jmx": jmx_tool_properties(jmx_text),
@@ -169,7 +201,7 @@ def exposed(sandbox, tmp_path_factory):
 def _bytes_in_metrics_file(lines: list[dict]) -> Counter:
     found: Counter = Counter()
     for line in lines:
-        for row in line["partitions"]:
+        for row in line.get("partitions", []):  # the group sync's checkpoints lines have none
             found[(row["target-topic"], str(row["partition"]))] += row.get("byte-count", 0)
     return found
 
@@ -185,19 +217,19 @@ def test_the_prometheus_endpoint_holds_mirrormaker2s_figures(exposed):
     for key, low in _counted(series, "replication_latency_ms_min").items():
         assert 0 <= low <= _counted(series, "replication_latency_ms_max")[key]
         assert 0 <= _counted(series, "record_age_ms_min")[key] <= _counted(series, "record_age_ms_max")[key]
-    assert {dict(labels)["source"] for _, labels in series} == {"src"}
+    assert {dict(labels)["source"] for _, labels in series} == {exposed["alias"].replace("-", "_")}
     assert {dict(labels)["target"] for _, labels in series} == {"tgt"}
 
 
 def test_jmx_holds_mirrormaker2s_mbeans_and_sparks_copy(exposed):
     beans, expected = exposed["jmx"], exposed["expected"]
-    mm2 = {name: value for name, value in beans.items() if name[0].startswith("kafka.connect.mirror:")}
+    mm2 = {name: value for name, value in beans.items() if name[0].startswith("kafka.connect.mirror:type=MirrorS")}
     counts = {}
     for (name, attribute), value in mm2.items():
         keys = [pair.split("=") for pair in name.partition(":")[2].split(",")]
         assert [k for k, _ in keys] == ["type", "source", "target", "topic", "partition"]  # MirrorMaker 2's, in order
         tags = dict(keys)
-        assert (tags["type"], tags["source"], tags["target"]) == ("MirrorSourceConnector", "src", "tgt")
+        assert (tags["type"], tags["source"], tags["target"]) == ("MirrorSourceConnector", exposed["alias"], "tgt")
         if attribute == "record-count":
             counts[(tags["topic"], tags["partition"])] = value
     assert counts == expected  # the exact target topic names
@@ -207,7 +239,8 @@ def test_jmx_holds_mirrormaker2s_mbeans_and_sparks_copy(exposed):
         for (name, attribute), value in beans.items()
         if name.startswith("metrics:") and attribute == "Value"
     }
-    prefix = "metrics:name=secure-mirror.driver.kafka.connect.mirror.MirrorSourceConnector.source.src.target.tgt"
+    prefix = "metrics:name=secure-mirror.driver.kafka.connect.mirror.MirrorSourceConnector"
+    prefix += f".source.{exposed['alias']}.target.tgt"
     assert {name: value for name, value in spark.items() if name.endswith(".record-count,type=gauges")} == {
         f"{prefix}.topic.{topic}.partition.{p}.record-count,type=gauges": n for (topic, p), n in expected.items()
     }  # Spark's JmxSink: its Dropwizard JmxReporter's copy of the job's source
@@ -218,6 +251,50 @@ def test_jmx_holds_mirrormaker2s_mbeans_and_sparks_copy(exposed):
         for (name, labels), value in exported.items()
         if name == SERIES + "record_count"
     } == expected
+
+
+def _latencies_in_metrics_file(lines: list[dict]) -> dict[tuple[str, str, str], set[float]]:
+    """(group, target topic, partition) -> every checkpoint-latency-ms the group sync wrote for it."""
+    found: dict[tuple[str, str, str], set[float]] = {}
+    for line in lines:
+        for row in line.get("checkpoints", {}).get("figures", []):
+            key = (row["group"], row["topic"], str(row["partition"]))
+            found.setdefault(key, set()).add(float(row["checkpoint-latency-ms"]))
+    return found
+
+
+def test_the_group_syncs_checkpoints_are_mirrormaker2s_checkpoint_connector(exposed):
+    target_topic = exposed["case"].profile.target_topic(exposed["case"].topic("a"))
+    written = _latencies_in_metrics_file(exposed["lines"])
+    assert set(written) == {(exposed["group"], target_topic, str(p)) for p in COMMITTED}, exposed["lines"][-3:]
+    beans = {}
+    for (name, attribute), value in exposed["jmx"].items():
+        if name.startswith("kafka.connect.mirror:type=MirrorCheckpointConnector,"):
+            keys = [pair.split("=") for pair in name.partition(":")[2].split(",")]
+            assert [k for k, _ in keys] == ["type", "source", "target", "group", "topic", "partition"]  # MM2's order
+            tags = dict(keys)
+            assert (tags["source"], tags["target"]) == (exposed["alias"], "tgt")
+            beans.setdefault((tags["group"], tags["topic"], tags["partition"]), {})[attribute] = value
+    assert set(beans) == set(written)
+    for key, bean in beans.items():
+        assert sorted(bean) == sorted(LATENCIES)
+        assert bean["checkpoint-latency-ms"] in written[key]  # the latest the driver read from the file
+        assert 0 <= bean["checkpoint-latency-ms-min"] <= bean["checkpoint-latency-ms-max"] < 60_000 or all(
+            math.isnan(bean[a]) for a in LATENCIES[1:]
+        )  # NaN once the checkpoint is over 60 s old
+    exported = jmx_exporter({name: value for name, value in exposed["jmx"].items() if "Checkpoint" in name[0]})
+    assert {(name, dict(labels)["group"], dict(labels)["topic"]) for name, labels in exported} == {
+        (CHECKPOINTS + a.replace("-", "_"), exposed["group"], target_topic) for a in LATENCIES
+    }
+    series = _mm2_series(exposed["text"], CHECKPOINTS)  # Spark's endpoint, relabelled as monitoring/prometheus.yml
+    latest = {
+        (dict(labels)["group"], dict(labels)["partition"]): value
+        for (name, labels), value in series.items()
+        if name == CHECKPOINTS + "checkpoint_latency_ms"
+    }
+    assert {key: value in written[(exposed["group"], target_topic, key[1])] for key, value in latest.items()} == {
+        (exposed["group"].replace("-", "_"), str(p)): True for p in COMMITTED
+    }
 
 
 def test_no_option_reaches_a_name_or_a_tag(exposed):

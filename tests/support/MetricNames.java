@@ -8,11 +8,13 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
- * Prints, one line each, the MBeans under {@code kafka.connect.mirror} after one topic-partition was mirrored:
- * {@code <domain>:<key properties in their order>}, then {@code <attribute> <type> <value>} lines. With {@code mm2}
- * MirrorMaker 2's own metrics make them (its MirrorSourceMetrics, reached by reflection; on the Kafka jars), with
- * {@code ours} the mirror's ({@code securemirror.metrics.MirrorMetrics.update} of the JSON in the second argument; on
- * pyspark's jars and the sink's classes). tests/unit/run/test_mirror_metrics_jvm.py compares the two.
+ * Prints, one line each, the MBeans under {@code kafka.connect.mirror} after one topic-partition was mirrored and one
+ * checkpoint of a group of it written: {@code <domain>:<key properties in their order>}, then {@code <attribute>
+ * <type> <value>} lines. With {@code mm2} MirrorMaker 2's own metrics make them (its MirrorSourceMetrics and
+ * MirrorCheckpointMetrics, reached by reflection; on the Kafka jars), with {@code ours} the mirror's
+ * ({@code securemirror.metrics.MirrorMetrics.update} of the JSON in each further argument, or {@code .checkpoints} of
+ * those after {@code checkpoints}; on pyspark's jars and the sink's classes). tests/unit/run/test_mirror_metrics_jvm.py
+ * compares the two.
  */
 public class MetricNames {
     public static void main(String[] args) throws Exception {
@@ -20,8 +22,13 @@ public class MetricNames {
             mm2();
         } else {
             Class<?> metrics = Class.forName("securemirror.metrics.MirrorMetrics");
+            String method = "update";
             for (int i = 1; i < args.length; i++) {
-                Object problem = metrics.getMethod("update", String.class).invoke(null, args[i]);
+                if (args[i].equals("checkpoints")) {
+                    method = "checkpoints";
+                    continue;
+                }
+                Object problem = metrics.getMethod(method, String.class).invoke(null, args[i]);
                 System.out.println("problem " + problem);
             }
         }
@@ -54,6 +61,19 @@ public class MetricNames {
         call(metrics, "recordBytes", new Class<?>[] {partition, long.class}, remote, 100L);
         call(metrics, "recordAge", new Class<?>[] {partition, long.class}, remote, 20L);
         call(metrics, "replicationLatency", new Class<?>[] {partition, long.class}, remote, 30L);
+        checkpoint(partition, remote);
+    }
+
+    /** MirrorMaker 2's checkpoint metrics of a task checkpointing group app's src.orders-0 on tgt, once, in 40 ms. */
+    private static void checkpoint(Class<?> partition, Object remote) throws Exception {
+        Class<?> config = Class.forName("org.apache.kafka.connect.mirror.MirrorCheckpointTaskConfig");
+        Object task = config.getConstructor(Map.class).newInstance(Map.of(
+            "name", "MirrorCheckpointConnector", "connector.class", "MirrorCheckpointConnector",
+            "source.cluster.alias", "src", "target.cluster.alias", "tgt", "task.assigned.groups", "app"));
+        Method make = config.getDeclaredMethod("metrics");
+        make.setAccessible(true);
+        Object metrics = make.invoke(task);
+        call(metrics, "checkpointLatency", new Class<?>[] {partition, String.class, long.class}, remote, "app", 40L);
     }
 
     private static void call(Object target, String name, Class<?>[] types, Object... args) throws Exception {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import subprocess
+import time
 from pathlib import Path
 
 import pyspark
@@ -129,3 +130,56 @@ def test_nothing_but_an_alias_a_topic_or_a_partition_reaches_a_name(classes):
 def test_unreadable_figures_are_a_problem_not_an_error(classes):
     problems, beans = _mbeans(f"{classes}:{PYSPARK_JARS}", "ours", "{not json")
     assert problems[0].startswith("the batch's figures were not read") and beans == {}
+
+
+CHECKPOINT_MBEAN = (
+    "kafka.connect.mirror:type=MirrorCheckpointConnector,source=src,target=tgt,group=app,topic=src.orders,partition=0"
+)
+
+
+def _pass(*rows: dict, age_s: float = 0.0) -> str:
+    """A group sync pass's checkpoints as the job hands them over, written ``age_s`` seconds ago."""
+    return json.dumps({"source": "src", "target": "tgt", "time": int((time.time() - age_s) * 1000), "figures": rows})
+
+
+def _checkpoint(latency: int, **extra) -> dict:
+    return {"group": "app", "topic": "src.orders", "partition": 0, "checkpoint-latency-ms": latency, **extra}
+
+
+def test_the_checkpoint_mbean_is_mirrormaker2s_for_the_same_checkpoint(classes):
+    _, mm2 = _mbeans(paths.kafka_classpath(), "mm2")  # MirrorCheckpointMetrics: group app, src.orders-0, 40 ms
+    problems, ours = _mbeans(f"{classes}:{PYSPARK_JARS}", "ours", "checkpoints", _pass(_checkpoint(40)))
+    assert problems == ["null"]
+    mm2 = {name: bean for name, bean in mm2.items() if "type=MirrorCheckpointConnector" in name}
+    assert list(mm2) == list(ours) == [CHECKPOINT_MBEAN]  # group between target and topic, as Kafka's JmxReporter
+    assert mm2[CHECKPOINT_MBEAN] == ours[CHECKPOINT_MBEAN]  # names, types (double) and values
+
+
+def test_checkpoints_combine_over_the_last_60_seconds(classes):
+    problems, beans = _mbeans(
+        f"{classes}:{PYSPARK_JARS}",
+        "ours",
+        "checkpoints",
+        _pass(_checkpoint(50), {**_checkpoint(70), "partition": 1}, age_s=120),  # out of the window
+        _pass(_checkpoint(100), age_s=10),
+        _pass(_checkpoint(300, **{"upstream-offset": 5, "downstream-offset": 9}), age_s=5),
+    )
+    assert problems == ["null"] * 3
+    bean = {name: value for name, (_, value) in beans[CHECKPOINT_MBEAN].items()}
+    assert bean == {
+        "checkpoint-latency-ms": 300,  # the latest
+        "checkpoint-latency-ms-min": 100,
+        "checkpoint-latency-ms-max": 300,
+        "checkpoint-latency-ms-avg": 200,  # each checkpoint counted once
+    }
+    stale = {name: value for name, (_, value) in beans[CHECKPOINT_MBEAN.replace("partition=0", "partition=1")].items()}
+    assert stale["checkpoint-latency-ms"] == 70
+    assert all(math.isnan(value) for name, value in stale.items() if name != "checkpoint-latency-ms")
+
+
+def test_a_group_name_takes_only_what_a_topic_can_have(classes):
+    bad = [_pass(_checkpoint(1, group=group)) for group in ("a,b=c", 'x",sasl.jaas.config=secret', "")]
+    problems, beans = _mbeans(f"{classes}:{PYSPARK_JARS}", "ours", "checkpoints", *bad, _pass(_checkpoint(1)), "{x")
+    assert all(p.startswith("a checkpoint's figures were not published") for p in problems[:3]), problems
+    assert problems[3] == "null" and problems[4].startswith("the checkpoints' figures were not read")
+    assert list(beans) == [CHECKPOINT_MBEAN] and "secret" not in "".join(problems)

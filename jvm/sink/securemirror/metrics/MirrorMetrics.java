@@ -3,6 +3,7 @@ package securemirror.metrics;
 import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -13,7 +14,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * The mirror job's figures where dashboards look, fed by the job's driver once per batch (or continuous epoch):
+ * The mirror job's figures where dashboards look, fed by the job's driver once per batch (or continuous epoch), and
+ * with the consumer groups' checkpoints the launcher's group sync wrote ({@link #checkpoints}):
  * MirrorMaker 2's MBeans on the JVM's platform MBean server ({@link Names#objectName}: JMX, the Prometheus JMX
  * exporter, Kafka's JmxTool) and a source of Spark's metrics system ({@link SparkMetricsSource}: Spark's JmxSink,
  * PrometheusServlet, ...). The figures are the ones the mirror's sink reported for the batch, which the job's monitor
@@ -22,6 +24,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 public final class MirrorMetrics {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Map<Names, PartitionFigures> PARTITIONS = new HashMap<>();
+    private static final Map<Names, CheckpointFigures> CHECKPOINTS = new HashMap<>();
     private static SparkMetricsSource spark;
     private static String sparkProblem;
 
@@ -54,10 +57,44 @@ public final class MirrorMetrics {
         return first(problem, sparkProblem);
     }
 
+    /**
+     * Adds one group sync pass's checkpoints, as MirrorMaker 2's {@code MirrorCheckpointConnector} figures: {@code
+     * {"source": <alias>, "target": <alias>, "time": <ms since the epoch the pass wrote them>, "figures": [{"group":
+     * <group>, "topic": <target topic>, "partition": <n>, "checkpoint-latency-ms": <ms>}, ...]}}.
+     *
+     * @return null when every figure was published, or one sentence saying what could not be
+     */
+    public static synchronized String checkpoints(String json) {
+        JsonNode pass;
+        try {
+            pass = JSON.readTree(json);
+        } catch (JsonProcessingException error) {
+            return "the checkpoints' figures were not read: " + error.getOriginalMessage();
+        }
+        long time = pass.path("time").asLong(System.currentTimeMillis());
+        String problem = null;
+        for (JsonNode row : pass.path("figures")) {
+            try {
+                Names names = new Names(pass.path("source").asText(""), pass.path("target").asText(""),
+                    row.path("group").asText(""), row.path("topic").asText(""), row.path("partition").asInt(-1));
+                CheckpointFigures figures = CHECKPOINTS.get(names);
+                if (figures == null) {
+                    figures = new CheckpointFigures();
+                    CHECKPOINTS.put(names, figures);
+                    problem = first(problem, publish(names, figures));
+                }
+                figures.add(time, row.path(CheckpointFigures.LATENCY).asDouble(Double.NaN));
+            } catch (RuntimeException error) {
+                problem = first(problem, "a checkpoint's figures were not published: " + error.getMessage());
+            }
+        }
+        return first(problem, sparkProblem);
+    }
+
     /** The object names of the MBeans published so far (for the job's tests and logs). */
     public static synchronized String[] objectNames() {
-        return PARTITIONS.keySet().stream().map(names -> names.objectName().toString()).sorted()
-            .toArray(String[]::new);
+        return Stream.concat(PARTITIONS.keySet().stream(), CHECKPOINTS.keySet().stream())
+            .map(names -> names.objectName().toString()).sorted().toArray(String[]::new);
     }
 
     private static String add(JsonNode batch, JsonNode row, long now) {
@@ -75,7 +112,7 @@ public final class MirrorMetrics {
         return problem;
     }
 
-    private static String publish(Names names, PartitionFigures figures) {
+    private static String publish(Names names, Figures figures) {
         String problem = null;
         try {
             if (spark == null && sparkProblem == null) {

@@ -17,7 +17,7 @@ import java.util.List;
  * batch's average (MirrorMaker 2 keeps its latest record's value). A batch gives its minimum, maximum and average,
  * not each record's, so those are combined, not recomputed per record.
  */
-final class PartitionFigures {
+final class PartitionFigures implements Figures {
     static final long WINDOW_MS = 60_000;
     static final long SHORTEST_SPAN_MS = 30_000;
     static final String AGE = "record-age-ms";
@@ -62,8 +62,14 @@ final class PartitionFigures {
         forget(now);
     }
 
+    @Override
+    public List<String> attributes() {
+        return ATTRIBUTES;
+    }
+
     /** The attribute's value now (one of {@link #ATTRIBUTES}). */
-    synchronized double value(String attribute, long now) {
+    @Override
+    public synchronized double value(String attribute, long now) {
         forget(now);
         return switch (attribute) {
             case "record-count" -> records;

@@ -10,17 +10,18 @@ import javax.management.MBeanInfo;
 import javax.management.ReflectionException;
 
 /**
- * One topic-partition's figures as MirrorMaker 2 shows them in JMX: read-only {@code double} attributes named as
- * MirrorMaker 2's ({@link PartitionFigures#ATTRIBUTES}), under the object name {@link Names#objectName} gives.
+ * One topic-partition's figures (or a group's checkpoint figures for one) as MirrorMaker 2 shows them in JMX:
+ * read-only {@code double} attributes named as MirrorMaker 2's ({@link PartitionFigures#ATTRIBUTES},
+ * {@link CheckpointFigures#ATTRIBUTES}), under the object name {@link Names#objectName} gives.
  */
 final class PartitionMBean implements DynamicMBean {
     private static final String DESCRIPTION = "a topic-partition mirrored by secure-mirror, under MirrorMaker 2's names";
-    private final PartitionFigures figures;
+    private final Figures figures;
     private final MBeanInfo info;
 
-    PartitionMBean(PartitionFigures figures) {
+    PartitionMBean(Figures figures) {
         this.figures = figures;
-        MBeanAttributeInfo[] attributes = PartitionFigures.ATTRIBUTES.stream()
+        MBeanAttributeInfo[] attributes = figures.attributes().stream()
             .map(name -> new MBeanAttributeInfo(name, double.class.getName(), name, true, false, false))
             .toArray(MBeanAttributeInfo[]::new);
         this.info = new MBeanInfo(PartitionMBean.class.getName(), DESCRIPTION, attributes, null, null, null);
@@ -28,7 +29,7 @@ final class PartitionMBean implements DynamicMBean {
 
     @Override
     public Object getAttribute(String name) throws AttributeNotFoundException {
-        if (!PartitionFigures.ATTRIBUTES.contains(name)) {
+        if (!figures.attributes().contains(name)) {
             throw new AttributeNotFoundException("no such attribute: " + name);
         }
         return figures.value(name, System.currentTimeMillis());
@@ -38,7 +39,7 @@ final class PartitionMBean implements DynamicMBean {
     public AttributeList getAttributes(String[] names) {
         AttributeList list = new AttributeList();
         for (String name : names) {
-            if (PartitionFigures.ATTRIBUTES.contains(name)) {
+            if (figures.attributes().contains(name)) {
                 list.add(new Attribute(name, figures.value(name, System.currentTimeMillis())));
             }
         }

@@ -35,8 +35,8 @@ final class SparkMetricsSource implements Source {
         return true;
     }
 
-    void add(Names names, PartitionFigures figures) {
-        for (String attribute : PartitionFigures.ATTRIBUTES) {
+    void add(Names names, Figures figures) {
+        for (String attribute : figures.attributes()) {
             Gauge<Double> gauge = () -> figures.value(attribute, System.currentTimeMillis());
             registry.register(names.metric(attribute), gauge);
         }
