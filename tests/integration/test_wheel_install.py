@@ -121,3 +121,49 @@ def test_preflight_and_a_mirror_run_from_the_installed_package(installed, sandbo
         assert "verify: match: 40 source records, 40 target records" in verify.stdout  # every record arrived
         assert f"OK       {case.topic('a')}[0] -> src.{case.topic('a')}" in verify.stdout
     shutil.rmtree(folder / "rendered", ignore_errors=True)  # it holds the options files
+
+
+# An Ivy settings file naming Maven Central alone: Spark's default resolvers try the local Maven repository first
+# (~/.m2), and one that holds a dependency's pom without its jar (as Maven leaves after resolving a build) fails the
+# resolution ("download failed: org.slf4j#slf4j-api;2.0.16!slf4j-api.jar") instead of asking the next repository.
+IVY_SETTINGS = """<ivysettings>
+  <settings defaultResolver="central"/>
+  <resolvers>
+    <ibiblio name="central" m2compatible="true" root="https://repo.maven.apache.org/maven2/"/>
+  </resolvers>
+</ivysettings>
+"""
+
+
+def test_without_local_jars_the_installed_job_resolves_the_connector_with_spark_jars_packages(installed, sandbox):
+    """An installed package without local jars: ``spark-submit`` names the pinned Spark's Kafka connector in
+    ``spark.jars.packages`` and Spark resolves it when the job starts, here from the repository an Ivy settings file
+    names (``mirror.spark.jars.ivy_settings``: Maven Central; an internal repository or proxy in an air-gapped estate),
+    or from Spark's Ivy cache where an earlier run left it; the job mirrors with it."""
+    folder = installed["folder"] / "packages"
+    folder.mkdir()
+    settings = folder / "ivysettings.xml"
+    settings.write_text(IVY_SETTINGS)
+    spark = {**profile_dict(sandbox)["mirror"]["spark"], "jars": {"ivy_settings": str(settings)}}
+    with MirrorCase(sandbox, folder, mirror={"spark": spark}) as case:
+        case.create({"p": 2})
+        case.produce("p", records(10, 2, "p"))
+        profile = str(case.profile_path)
+        rendered = _outside(installed, "render", profile, "--out", str(folder / "rendered"))
+        assert rendered.returncode == 0, rendered.stdout + rendered.stderr
+        submit = (folder / "rendered" / "spark" / "spark-submit.sh").read_text()
+        assert f"spark.jars.packages={paths.CONNECTOR_PACKAGE}" in submit and str(REPO) not in submit, submit
+        assert f"spark.jars.ivySettings={settings}" in submit, submit
+        run = _outside(installed, "run", profile, "--skip-preflight", "--until-caught-up", "--run-dir",
+                       str(folder / "run"), timeout=900)  # fmt: skip
+        log = folder / "run" / "job.log"
+        job_log = log.read_text(errors="replace") if log.exists() else ""
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:] + job_log[-3000:]
+        assert f"{paths.CONNECTOR_PACKAGE.replace(':', '#', 1).replace(':', ';')} from central" in job_log or (
+            "spark-sql-kafka-0-10_2.13;4.0.0 in central" in job_log
+        ), job_log[-4000:]  # Ivy's resolution report names the resolver
+        verify = _outside(installed, "verify", profile)
+        assert verify.returncode == 0 and "verify: match: 10 source records, 10 target records" in verify.stdout, (
+            verify.stdout + verify.stderr
+        )
+    shutil.rmtree(folder / "rendered", ignore_errors=True)
