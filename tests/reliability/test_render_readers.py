@@ -259,7 +259,7 @@ def expected_acl_calls(plan: acls.AclPlan, config: str) -> list[list[str]]:
                 "--allow-host",
                 b.host,
                 "--operation",
-                b.operation.title(),
+                "".join(word.title() for word in b.operation.split("_")),  # PascalCase, as AclCommand reads it
                 *resource,
                 "--resource-pattern-type",
                 b.pattern_type.lower(),
