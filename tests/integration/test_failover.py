@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -32,10 +30,9 @@ from secure_mirror.kafka.admin_ops import LOG, delete_topics
 from secure_mirror.profile import load_profile
 from secure_mirror.profile.topics import offset_map_topic
 from secure_mirror.render import acls
-from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.run.lag import lag
 from tests.support.cluster import group_acls, produce_transactions, topic_acls
-from tests.support.mirror_case import MirrorCase, wait_for
+from tests.support.mirror_case import MirrorCase, kill_when
 from tests.support.sink_jar import JAVAC_LINT, sink_conf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
@@ -247,15 +244,8 @@ def _killed_mid_stream(case: MirrorCase, run_dir: Path) -> None:
     follows resumes from the checkpoint with the rest of the records."""
     argv = case.run_argv(run_dir, "--trigger-interval", "5 seconds")
     launcher = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: sum(r.offset or 0 for r in lag(case.profile)) > 0, 300, "a first batch committed", step=0.5)
-        driver = ControlFolder(run_dir).pid()
-        os.killpg(os.getpgid(driver), signal.SIGKILL)
-        assert launcher.wait(timeout=120) != EXIT_OK
-    finally:
-        if launcher.poll() is None:
-            launcher.kill()
-            launcher.wait()
+    ready = lambda: sum(r.offset or 0 for r in lag(case.profile)) > 0  # noqa: E731
+    kill_when(launcher, run_dir, ready, "a first batch committed", step=0.5)
 
 
 # at_least_once is marked slow (CI time: each scenario is a whole mirror and failover); run it with -m slow

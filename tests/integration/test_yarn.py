@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import uuid
@@ -18,11 +17,10 @@ import pytest
 import yaml
 
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_OK
-from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.run.lag import lag
 from secure_mirror.sandbox.profile import yarn_profile_dict
 from secure_mirror.verify import verify
-from tests.support.mirror_case import MirrorCase, records, wait_for
+from tests.support.mirror_case import MirrorCase, kill_when, records
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.hadoop]
 CLI = [sys.executable, "-m", "secure_mirror"]
@@ -74,17 +72,8 @@ def _kill_mid_stream(case: MirrorCase, run_dir, at_least: int) -> None:
     """Run continuously until the HDFS checkpoint holds ``at_least`` records, then SIGKILL spark-submit and the
     Python driver (their process group), as a crash would."""
     launcher = case.start_streaming(run_dir)
-    try:
-        wait_for(
-            lambda: _committed(case) >= at_least, 300, f"{at_least} records committed to the HDFS checkpoint", step=3
-        )
-        driver = ControlFolder(run_dir).pid()
-        os.killpg(os.getpgid(driver), signal.SIGKILL)
-        assert launcher.wait(timeout=120) != EXIT_OK
-    finally:
-        if launcher.poll() is None:
-            launcher.kill()
-            launcher.wait()
+    ready = lambda: _committed(case) >= at_least  # noqa: E731
+    kill_when(launcher, run_dir, ready, f"{at_least} records committed to the HDFS checkpoint", step=3)
 
 
 def _assert_spark_connections_secured(apps: set) -> None:

@@ -3,6 +3,8 @@ granted on the sandbox and revoked afterwards, and its topics deleted afterwards
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -12,9 +14,11 @@ from pathlib import Path
 
 import yaml
 
+from secure_mirror.errors import EXIT_OK
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
+from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.run.lag import lag
 from secure_mirror.sandbox.profile import profile_dict
 
@@ -126,3 +130,17 @@ def wait_for(predicate, timeout: float, what: str, step: float = 1.0):
             return value
         time.sleep(step)
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def kill_when(launcher: subprocess.Popen, run_dir: Path, ready, what: str, step: float) -> None:
+    """Once ``ready()`` holds, SIGKILL the run's driver and spark-submit (their process group), as a crash would: the
+    run must end with a failure; the launcher is never left running."""
+    try:
+        wait_for(ready, 300, what, step=step)
+        driver = ControlFolder(run_dir).pid()
+        os.killpg(os.getpgid(driver), signal.SIGKILL)
+        assert launcher.wait(timeout=120) != EXIT_OK
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+            launcher.wait()
