@@ -18,7 +18,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 
 from secure_mirror.kafka.identity import kerberos_env
-from secure_mirror.preflight.checks import audit, connection, settings
+from secure_mirror.preflight.checks import audit, connection, consumer_access, settings
 from secure_mirror.preflight.checks.sides import SideFacts, connect_phase, second_phase, topics_phase
 from secure_mirror.preflight.model import FAIL, SKIPPED, Check, Report
 from secure_mirror.preflight.probes import java_client
@@ -202,7 +202,8 @@ def _start_audit(admin: dict[Side, Cluster], sides, worker, timeout: float) -> d
 
 
 def _audit(profile: Profile, admins: dict[Side, Worker], deadline: float, facts, report: Report) -> list[Check]:
-    """The audit of each side from what its admin worker read, judged against the mirror's checks."""
+    """The audit of each side from what its admin worker read, judged against the mirror's checks, and (the target
+    audited) the consumers' access after failover from both sides' inventories."""
     data = {}
     for side, w in admins.items():
         try:
@@ -210,4 +211,7 @@ def _audit(profile: Profile, admins: dict[Side, Worker], deadline: float, facts,
         except (WorkerTimeout, WorkerError) as exc:
             data[side] = {"error": str(exc)}
     source_all = data.get("source", {}).get("topics") or (facts["source"].topics if "source" in facts else {}) or {}
-    return [c for side in admins for c in audit.audit_side(profile, side, data[side], source_all, report.checks)]
+    checks = [c for side in admins for c in audit.audit_side(profile, side, data[side], source_all, report.checks)]
+    if "target" in admins:  # the consumers' access after failover, from the same inventories
+        checks.append(consumer_access.consumer_access(profile, data.get("source"), data["target"]))
+    return checks

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,6 +26,8 @@ import yaml
 from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl
+from secure_mirror.preflight import PASS, WARN, Check, run_preflight
+from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
 from secure_mirror.profile.models import Cluster
 from secure_mirror.render import java_properties
@@ -71,6 +74,13 @@ def _admin_option(sb) -> str:
         f"{side}.principal={sb.sides[side].admin_principal},{side}.keytab={sb.keytab(side, 'admin')}"
         for side in ("source", "target")
     )
+
+
+def _consumer_access(sb, profile: Path) -> Check:
+    """Pre-flight's audit as ``preflight PROFILE --as-admin`` runs it: its consumer access check."""
+    loaded = load_profile(profile)
+    report = run_preflight(loaded, admin=admin_clusters(loaded, _admin_option(sb)))
+    return report.get("target.audit.consumer-access")
 
 
 def _kafka_acls(sb, folder: Path) -> tuple[Path, Path]:
@@ -170,33 +180,43 @@ def test_the_plan_applied_lets_the_reader_read_the_target_copy_and_refuses_the_o
     argv = [sys.executable, "-m", "secure_mirror", "acls", str(setup["profile"]), "--consumers"]
     # meanwhile, without --as-admin: the mirror's identity may not describe ACLs
     unproven = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert "error" in reader.call(read_in_group, target_topic, GROUP, RECORDS, 5.0)  # refused before the plan
-    out = folder / "plan"
-    done = subprocess.run(
-        [*argv, "--as-admin", _admin_option(sb), "--out", str(out), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    plan = json.loads(done.stdout)
-    assert json.loads((out / "consumer-acls.json").read_text()) == plan
-    present = [Acl.of(b) for b in plan["bindings"] if b["present"]]
-    assert present == [acl(READER, "DESCRIBE", "TOPIC", target_topic)]  # the diff against the target
-    to_add = [Acl.of(b) for b in plan["to_add"]]
-    assert to_add == [acl(READER, "READ", "TOPIC", target_topic), acl(READER, "READ", "GROUP", GROUP)]
-    assert {(s["principal"], s["operation"], s["reason"]) for s in plan["skipped"]} == {
-        (f"User:{OTHER}", "WRITE", "WRITE is never copied: a consumer reads")
-    }  # and OTHER's group binding is not read: OTHER reads no selected topic
-    setup["applied"].extend(to_add)
-    tool, config = _kafka_acls(sb, folder)
-    env = {**os.environ, "KAFKA_ACLS": str(tool), "TARGET_ADMIN_CONFIG": str(config)}
-    applied = subprocess.run(
-        ["bash", str(out / "consumer-acls.sh")], env=env, capture_output=True, text=True, timeout=180
-    )
-    assert applied.returncode == 0, applied.stderr
-    assert reader.call(read_in_group, target_topic, GROUP, RECORDS) == {"records": RECORDS}
-    _, stderr = unproven.communicate(timeout=120)
-    assert unproven.returncode == 1 and "give --as-admin an identity with DESCRIBE on the source" in stderr
-    refused = other.call(read_in_group, target_topic, GROUP, RECORDS, 5.0)  # its group first: it has nothing there
-    assert refused in ({"error": "GROUP_AUTHORIZATION_FAILED"}, {"error": "TOPIC_AUTHORIZATION_FAILED"})
+    with ThreadPoolExecutor(1) as pool:  # pre-flight's audit beside the steps that change no ACL
+        preflight = pool.submit(_consumer_access, sb, setup["profile"])
+        assert "error" in reader.call(read_in_group, target_topic, GROUP, RECORDS, 5.0)  # refused before the plan
+        out = folder / "plan"
+        done = subprocess.run(
+            [*argv, "--as-admin", _admin_option(sb), "--out", str(out), "--json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        plan = json.loads(done.stdout)
+        assert json.loads((out / "consumer-acls.json").read_text()) == plan
+        present = [Acl.of(b) for b in plan["bindings"] if b["present"]]
+        assert present == [acl(READER, "DESCRIBE", "TOPIC", target_topic)]  # the diff against the target
+        to_add = [Acl.of(b) for b in plan["to_add"]]
+        assert to_add == [acl(READER, "READ", "TOPIC", target_topic), acl(READER, "READ", "GROUP", GROUP)]
+        assert {(s["principal"], s["operation"], s["reason"]) for s in plan["skipped"]} == {
+            (f"User:{OTHER}", "WRITE", "WRITE is never copied: a consumer reads")
+        }  # and OTHER's group binding is not read: OTHER reads no selected topic
+        before = preflight.result(timeout=180)  # before the script: pre-flight warns of what it adds
+        assert (before.status, before.acls) == (WARN, to_add), before
+        setup["applied"].extend(to_add)
+        tool, config = _kafka_acls(sb, folder)
+        env = {**os.environ, "KAFKA_ACLS": str(tool), "TARGET_ADMIN_CONFIG": str(config)}
+        applied = subprocess.run(
+            ["bash", str(out / "consumer-acls.sh")], env=env, capture_output=True, text=True, timeout=180
+        )
+        assert applied.returncode == 0, applied.stderr
+        preflight = pool.submit(_consumer_access, sb, setup["profile"])
+        assert reader.call(read_in_group, target_topic, GROUP, RECORDS) == {"records": RECORDS}
+        _, stderr = unproven.communicate(timeout=120)
+        assert unproven.returncode == 1 and "give --as-admin an identity with DESCRIBE on the source" in stderr
+        refused = other.call(read_in_group, target_topic, GROUP, RECORDS, 5.0)  # its group first: it has nothing there
+        assert refused in ({"error": "GROUP_AUTHORIZATION_FAILED"}, {"error": "TOPIC_AUTHORIZATION_FAILED"})
+        after = preflight.result(timeout=180)
+        assert (after.status, after.finding) == (
+            PASS,
+            "the 3 binding(s) the source's consumers need after failover are on the target",
+        )

@@ -1,0 +1,121 @@
+"""Audit mode's ``target.audit.consumer-access`` (preflight/checks/consumer_access.py) as a pure decision over the
+admin's inventories of both sides: every planned binding present, some missing, nothing to copy, a side unreadable.
+The planning rules themselves are render/consumer_acls.py's (tests/unit/render/test_consumer_acls.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from secure_mirror.kafka.acl import Acl
+from secure_mirror.preflight.checks.consumer_access import FIX, NONE_READ, consumer_access
+from secure_mirror.preflight.model import PASS, SKIPPED, UNVERIFIED, WARN, Check
+from tests.support import profiles as pf
+
+TOPICS = ["orders.eu", "payments", "secret"]  # the profile selects orders.*,payments; renames to src.<topic>
+
+
+def acl(principal: str, operation: str, resource_type: str, name: str, pattern: str = "LITERAL", **kw) -> Acl:
+    return Acl(
+        principal=f"User:{principal}",
+        operation=operation,
+        resource_type=resource_type,
+        resource_name=name,
+        pattern_type=pattern,
+        **kw,
+    )
+
+
+SOURCE = [
+    acl("alice", "READ", "TOPIC", "orders.", "PREFIXED"),
+    acl("alice", "READ", "GROUP", "billing-", "PREFIXED"),
+    acl("bob", "WRITE", "TOPIC", "payments"),  # a producer: nothing to copy
+    acl("mirror", "READ", "TOPIC", "payments"),  # the mirror's own: not a consumer
+]
+NEEDED = [  # what render/consumer_acls.py plans for SOURCE on the target
+    acl("alice", "READ", "TOPIC", "src.orders.eu"),  # each topic: mirror.topics.exclude keeps the prefix off
+    acl("alice", "DESCRIBE", "TOPIC", "src.orders.eu"),
+    acl("alice", "READ", "GROUP", "billing-", "PREFIXED"),
+]
+MIRROR_ON_TARGET = [acl("mirror", "WRITE", "TOPIC", "src.payments")]
+
+
+@pytest.fixture
+def profile(tmp_path):
+    return pf.load(tmp_path)
+
+
+def inventory(acls: list[Acl], topics: list[str] = TOPICS) -> dict:
+    return {"topics": topics, "acls": acls}
+
+
+def test_pass_when_the_target_holds_every_planned_binding(profile):
+    got = consumer_access(profile, inventory(SOURCE), inventory(MIRROR_ON_TARGET + NEEDED))
+    assert got == Check(
+        "target.audit.consumer-access",
+        PASS,
+        "the 3 binding(s) the source's consumers need after failover are on the target",
+        details={"needed": 3, "missing": 0, "not_copied": 2},
+    )
+
+
+def test_warn_names_how_many_are_missing_a_few_of_them_and_the_acls_command(profile):
+    got = consumer_access(profile, inventory(SOURCE), inventory(MIRROR_ON_TARGET + NEEDED[1:2]))
+    assert got == Check(
+        "target.audit.consumer-access",
+        WARN,
+        "2 of the 3 binding(s) the source's consumers need after failover are missing on the target: "
+        "ALLOW READ on TOPIC src.orders.eu for User:alice; ALLOW READ on GROUP billing- (PREFIXED) for User:alice",
+        FIX,
+        acls=[NEEDED[0], NEEDED[2]],
+        details={"needed": 3, "missing": 2, "not_copied": 2},
+    )
+    assert FIX.startswith("secure-mirror acls PROFILE --consumers --as-admin ADMIN --out DIR, review")
+
+
+def test_warn_shows_three_examples_and_counts_the_rest_with_their_hosts(profile):
+    readers = [acl(f"r{i}", "READ", "TOPIC", "payments", host="10.0.0.1") for i in range(3)]
+    got = consumer_access(profile, inventory(readers), inventory([]))
+    assert got.status == WARN and got.details == {"needed": 6, "missing": 6, "not_copied": 0}
+    assert got.finding.endswith(
+        "on the target: ALLOW READ on TOPIC src.payments for User:r0 from 10.0.0.1; "
+        "ALLOW DESCRIBE on TOPIC src.payments for User:r0 from 10.0.0.1; "
+        "ALLOW READ on TOPIC src.payments for User:r1 from 10.0.0.1 (+3 more)"
+    )
+
+
+def test_nothing_to_copy_passes_when_no_source_binding_lets_a_consumer_read(profile):
+    only_others = [*SOURCE[2:], acl("carol", "READ", "TOPIC", "secret"), acl("*", "READ", "TOPIC", "payments")]
+    got = consumer_access(profile, inventory(only_others), inventory([]))
+    assert got == Check(
+        "target.audit.consumer-access",
+        PASS,
+        "no source binding lets a consumer read the selected topics: nothing to copy to the target",
+        details={"needed": 0, "missing": 0, "not_copied": 3},  # WRITE, the mirror's own, User:* (secret: not read)
+    )
+
+
+@pytest.mark.parametrize("side", ["source", "target"])
+def test_a_side_the_admin_could_not_read_is_unverified(profile, side):
+    answers = {"source": inventory(SOURCE), "target": inventory(NEEDED), side: {"error": "SASL authentication failed"}}
+    got = consumer_access(profile, answers["source"], answers["target"])
+    assert got == Check(
+        "target.audit.consumer-access",
+        UNVERIFIED,
+        "the consumers' access after failover was not judged: the admin could not read the "
+        f"{side}'s topics and ACLs: SASL authentication failed",
+        f"give --as-admin an identity with DESCRIBE on the {side} cluster (a super user or an ACL admin)",
+    )
+
+
+def test_no_acl_at_all_on_the_source_is_unverified_not_nothing_to_copy(profile):
+    got = consumer_access(profile, inventory([]), inventory(NEEDED))
+    assert (got.status, got.finding) == (
+        UNVERIFIED,
+        f"the consumers' access after failover was not judged: {NONE_READ}",
+    )
+
+
+def test_skipped_when_the_source_was_not_audited(profile):
+    got = consumer_access(profile, None, inventory(NEEDED))
+    assert (got.id, got.status) == ("target.audit.consumer-access", SKIPPED)
+    assert got.finding == "skipped: needs both sides audited (pre-flight of both sides with --as-admin)"
