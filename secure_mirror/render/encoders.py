@@ -228,6 +228,15 @@ def hadoop_xml_value(value: object, field: str = "a Hadoop property value", hado
     return _xml_text(text, field, hadoop_syntax)
 
 
+def ivy_attribute(value: object, field: str = "an Ivy settings value") -> str:
+    """An attribute value of an Ivy settings file (``spark.jars.ivySettings``): XML escapes; ``${`` is refused (Ivy
+    substitutes ``${name}`` from its variables in every attribute)."""
+    text = _policy(value, field, "an Ivy settings file")
+    if "${" in text:
+        raise _refuse(field, "'${' (Ivy expands it as a variable)", "an Ivy settings file")
+    return "".join(_XML_ESCAPES.get(char, char) for char in text)
+
+
 def xml_comment(value: object, field: str = "an XML comment") -> str:
     """Text inside ``<!-- -->``: ``--`` may not appear there, nor a trailing ``-``."""
     text = _policy(value, field, "an XML comment")

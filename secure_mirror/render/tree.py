@@ -95,7 +95,10 @@ def _cluster_files(profile: Profile, side: Side, out_dir: Path) -> list[Rendered
 
 
 def _spark_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
+    ivy = spark.ivy_settings(profile)
+    resolution = [RenderedFile(spark.IVY_SETTINGS_FILE, ivy, "where Spark resolves its Kafka connector")] if ivy else []
     return [
+        *resolution,
         RenderedFile(
             f"spark/{SOURCE_OPTIONS_FILE}",
             json_text(spark.source_options(profile)),

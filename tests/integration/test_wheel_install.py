@@ -55,12 +55,18 @@ def installed(tmp_path_factory) -> dict[str, Path]:
     return {"bundle": bundle, "venv": venv, "folder": folder}
 
 
-def _outside(installed: dict[str, Path], *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """The installed command, from a folder outside the repository, nothing of the checkout on any path."""
+def _outside(
+    installed: dict[str, Path], *args: str, timeout: float = 300, java_home_too: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """The installed command, from a folder outside the repository, nothing of the checkout on any path.
+    ``java_home_too``: spark-submit's JVM takes the same home (``user.home``, where Spark's Ivy keeps its cache and
+    finds the local Maven repository; Java reads it from the account, not from HOME)."""
     home = installed["folder"] / "home"
     home.mkdir(exist_ok=True)
     path = ":".join(p for p in os.environ["PATH"].split(":") if not p.startswith(str(REPO)))
     env = {"PATH": path, "HOME": str(home), "LANG": "C.UTF-8"}
+    if java_home_too:
+        env["SPARK_SUBMIT_OPTS"] = f"-Duser.home={home}"
     env.update({k: os.environ[k] for k in ("JAVA_HOME", "TMPDIR") if k in os.environ})
     argv = [str(installed["venv"] / "bin" / "secure-mirror"), *args]
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, cwd=installed["folder"])
@@ -123,29 +129,26 @@ def test_preflight_and_a_mirror_run_from_the_installed_package(installed, sandbo
     shutil.rmtree(folder / "rendered", ignore_errors=True)  # it holds the options files
 
 
-# An Ivy settings file naming Maven Central alone: Spark's default resolvers try the local Maven repository first
-# (~/.m2), and one that holds a dependency's pom without its jar (as Maven leaves after resolving a build) fails the
-# resolution ("download failed: org.slf4j#slf4j-api;2.0.16!slf4j-api.jar") instead of asking the next repository.
-IVY_SETTINGS = """<ivysettings>
-  <settings defaultResolver="central"/>
-  <resolvers>
-    <ibiblio name="central" m2compatible="true" root="https://repo.maven.apache.org/maven2/"/>
-  </resolvers>
-</ivysettings>
-"""
+# What Maven leaves in ~/.m2 after resolving a build that needed a dependency's pom alone: Spark's default resolvers
+# ask the local Maven repository first and fail there ("download failed: org.slf4j#slf4j-api;2.0.16!slf4j-api.jar")
+# instead of asking the next repository; the Ivy settings render writes never ask it.
+POM_ONLY = ("org/slf4j/slf4j-api/2.0.16/slf4j-api-2.0.16.pom", "org.slf4j", "slf4j-api", "2.0.16")
 
 
 def test_without_local_jars_the_installed_job_resolves_the_connector_with_spark_jars_packages(installed, sandbox):
     """An installed package without local jars: ``spark-submit`` names the pinned Spark's Kafka connector in
-    ``spark.jars.packages`` and Spark resolves it when the job starts, here from the repository an Ivy settings file
-    names (``mirror.spark.jars.ivy_settings``: Maven Central; an internal repository or proxy in an air-gapped estate),
-    or from Spark's Ivy cache where an earlier run left it; the job mirrors with it."""
+    ``spark.jars.packages`` and the Ivy settings render wrote (Maven Central, as no repository is named), and Spark
+    resolves it when the job starts, although the user's ``~/.m2`` holds a pom without its jar; the job mirrors."""
     folder = installed["folder"] / "packages"
     folder.mkdir()
-    settings = folder / "ivysettings.xml"
-    settings.write_text(IVY_SETTINGS)
-    spark = {**profile_dict(sandbox)["mirror"]["spark"], "jars": {"ivy_settings": str(settings)}}
-    with MirrorCase(sandbox, folder, mirror={"spark": spark}) as case:
+    path, group, artifact, version = POM_ONLY
+    pom = installed["folder"] / "home" / ".m2" / "repository" / path
+    pom.parent.mkdir(parents=True, exist_ok=True)
+    pom.write_text(
+        f"<project><modelVersion>4.0.0</modelVersion><groupId>{group}</groupId><artifactId>{artifact}</artifactId>"
+        f"<version>{version}</version></project>\n"
+    )
+    with MirrorCase(sandbox, folder, mirror={"spark": profile_dict(sandbox)["mirror"]["spark"]}) as case:
         case.create({"p": 2})
         case.produce("p", records(10, 2, "p"))
         profile = str(case.profile_path)
@@ -153,15 +156,19 @@ def test_without_local_jars_the_installed_job_resolves_the_connector_with_spark_
         assert rendered.returncode == 0, rendered.stdout + rendered.stderr
         submit = (folder / "rendered" / "spark" / "spark-submit.sh").read_text()
         assert f"spark.jars.packages={paths.CONNECTOR_PACKAGE}" in submit and str(REPO) not in submit, submit
-        assert f"spark.jars.ivySettings={settings}" in submit, submit
+        assert f"spark.jars.ivySettings={folder / 'rendered' / 'spark' / 'ivysettings.xml'}" in submit, submit
         run = _outside(installed, "run", profile, "--skip-preflight", "--until-caught-up", "--run-dir",
-                       str(folder / "run"), timeout=900)  # fmt: skip
+                       str(folder / "run"), timeout=900, java_home_too=True)  # fmt: skip
         log = folder / "run" / "job.log"
         job_log = log.read_text(errors="replace") if log.exists() else ""
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:] + job_log[-3000:]
-        assert f"{paths.CONNECTOR_PACKAGE.replace(':', '#', 1).replace(':', ';')} from central" in job_log or (
-            "spark-sql-kafka-0-10_2.13;4.0.0 in central" in job_log
-        ), job_log[-4000:]  # Ivy's resolution report names the resolver
+        assert f"Ivy Default Cache set to: {installed['folder'] / 'home'}" in job_log, job_log[
+            :3000
+        ]  # this home, not the account's
+        # Ivy names the rendered chain's resolver (its chain's name when the cache answered)
+        found = f"found {group}#{artifact};{version} in "
+        assert f"{found}repository-0" in job_log or f"{found}secure-mirror" in job_log, job_log[:4000]
+        assert "local-m2-cache" not in job_log, job_log[:4000]
         verify = _outside(installed, "verify", profile)
         assert verify.returncode == 0 and "verify: match: 10 source records, 10 target records" in verify.stdout, (
             verify.stdout + verify.stderr
