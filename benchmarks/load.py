@@ -102,7 +102,8 @@ def append_times(conf: dict, topic: str | list[str], counts: list[int], since_ms
         ends = partition_end_offsets(conf, partitions)
 
         def appended_before(when: int) -> int:
-            found = consumer.offsets_for_times([TopicPartition(t, p, when) for t, p in partitions], timeout=30)
+            # thousands of partitions in one ListOffsets round: 30 s timed out at 5,000 on a loaded machine
+            found = consumer.offsets_for_times([TopicPartition(t, p, when) for t, p in partitions], timeout=120)
             return sum(tp.offset if tp.offset >= 0 else ends[(tp.topic, tp.partition)] for tp in found)
 
         out = []
@@ -247,7 +248,8 @@ def prefixed_group_positions(conf: dict, prefix: str, partitions: dict[str, int]
             asked = [TopicPartition(t, 0) for t in partitions if t.endswith(source)]
         if asked:
             request = [ConsumerGroupTopicPartitions(group, asked)]
-            futures.append(admin.list_consumer_group_offsets(request, require_stable=True)[group])
+            # a request over thousands of partitions outlasts the client's default request timeout
+            futures.append(admin.list_consumer_group_offsets(request, require_stable=True, request_timeout=60)[group])
     total = 0
     for future in futures:
         try:
