@@ -22,17 +22,14 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
-import yaml
 
 from secure_mirror import paths
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK, SecureMirrorError
 from secure_mirror.kafka.admin_ops import LOG, delete_topics
-from secure_mirror.profile import load_profile
 from secure_mirror.profile.topics import offset_map_topic
-from secure_mirror.render import acls
 from secure_mirror.run.lag import lag
-from tests.support.cluster import group_acls, produce_transactions, topic_acls
-from tests.support.mirror_case import MirrorCase, kill_when
+from tests.support.cluster import commit_offsets, produce_transactions
+from tests.support.mirror_case import MirrorCase, kill_when, with_groups
 from tests.support.sink_jar import JAVAC_LINT, sink_conf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
@@ -120,14 +117,6 @@ def _read_map(conf: dict, topic: str) -> list[str]:
     return out
 
 
-def _commit(conf: dict, group: str, topic: str, offsets: dict[int, int]) -> None:
-    from confluent_kafka import Consumer, TopicPartition
-
-    consumer = Consumer({**conf, "group.id": group, "enable.auto.commit": False, "logger": LOG})
-    consumer.commit(offsets=[TopicPartition(topic, p, o) for p, o in offsets.items()], asynchronous=False)
-    consumer.close()
-
-
 def _consume_as_group(conf: dict, group: str, topic: str, timeout: float = 90.0) -> list[tuple[int, int, bytes]]:
     """What the group's consumer reads on the target from its committed offsets; a partition without one fails."""
     from confluent_kafka import Consumer, KafkaError, KafkaException
@@ -206,31 +195,6 @@ def _translate_offsets_in_java(rendered: Path, alias: str, group: str) -> dict[t
     return {(t, int(p)): int(o) for t, p, o in (line.split("\t") for line in res.stdout.splitlines())}
 
 
-def _with_groups(case: MirrorCase, group: str) -> None:
-    """The case's profile with ``mirror.groups`` selecting ``group``, and the grants render gives it, plus what group
-    sync needs of the group unless render grants it already (the ACL part of issue 28)."""
-    data = yaml.safe_load(case.profile_path.read_text())
-    data["mirror"]["groups"] = {"include": group, "sync_interval_seconds": 2}
-    # An alias of its own: the group prefix, the offset map and checkpoints topics (deleted with the case's topics)
-    # and their grants are the case's alone, whatever other cases on the sandbox grant and revoke meanwhile.
-    data["source"]["alias"] = f"fo-{case.prefix}"
-    case.profile_path.write_text(yaml.safe_dump(data, sort_keys=False))
-    case.profile = load_profile(case.profile_path)
-    case.acls = {
-        "source": [asdict(b) for b in acls.source_acls(case.profile).bindings],
-        "target": [asdict(b) for b in acls.target_acls(case.profile).bindings],
-    }
-    principal = case.acls["target"][0]["principal"]
-    case.acls["target"].append({**case.acls["target"][0], "operation": "READ"})  # verify reads the target
-    wanted = {
-        "source": [{**acl, "operation": "DESCRIBE"} for acl in group_acls(group, principal)],
-        "target": [{**acl, "operation": op} for acl in group_acls(group, principal) for op in ("READ", "DESCRIBE")],
-    }
-    wanted["source"] += topic_acls(case.prefix, "DESCRIBE_CONFIGS", principal=principal, pattern="PREFIXED")
-    for side, grants in wanted.items():
-        case.acls[side] += [acl for acl in grants if acl not in case.acls[side]]
-
-
 def _or_error(read):
     try:
         return read()
@@ -259,12 +223,12 @@ def failed_over(request, sandbox, tmp_path_factory):
     }
     case = MirrorCase(sandbox, folder, mirror=mirror)
     group = f"{case.prefix}-grp"
-    _with_groups(case, group)
+    with_groups(case, group)
     with case:
         case.create({"tx": PARTITIONS})
         topic, target_topic = case.topic("tx"), case.profile.target_topic(case.topic("tx"))
         sandbox.admin("source", produce_transactions, topic, _transactions(), f"{case.prefix}-tx")
-        sandbox.admin("source", _commit, group, topic, COMMITTED)
+        sandbox.admin("source", commit_offsets, group, topic, COMMITTED)
         _killed_mid_stream(case, folder / "run-killed")  # the map must survive a kill -9 between (or in) batches
         run = subprocess.run(
             case.run_argv(folder / "run", "--until-caught-up"), capture_output=True, text=True, timeout=600

@@ -32,9 +32,9 @@ from collections import Counter
 import pytest
 
 from secure_mirror import paths
-from tests.integration.test_failover import _commit, _with_groups
+from tests.support.cluster import commit_offsets
 from tests.support.exposition import jmx_exporter, jmx_tool_properties, parse_text, relabelled, scrape_job
-from tests.support.mirror_case import CLI, MirrorCase, caught_up, records, wait_for
+from tests.support.mirror_case import CLI, MirrorCase, caught_up, records, wait_for, with_groups
 from tests.support.sink_jar import sink_conf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.jvm]
@@ -164,14 +164,12 @@ def exposed(sandbox, tmp_path_factory):
     conf = {**_spark_conf(ui, jmx), **sink_conf(folder)}
     case = MirrorCase(sandbox, folder, mirror={"spark": {"master": "local[2]", "conf": conf}})
     group = f"{case.prefix}-grp"
-    _with_groups(
-        case, group
-    )  # its own source alias, with the grants group sync needs (tests/integration/test_failover)
+    with_groups(case, group)  # its own source alias, with the grants group sync needs (tests/support/mirror_case.py)
     with case:
         case.create({name: parts for name, (_, parts) in PRODUCED.items()})
         for name, (count, parts) in PRODUCED.items():
             case.produce(name, records(count, parts, name))
-        sandbox.admin("source", _commit, group, case.topic("a"), COMMITTED)
+        sandbox.admin("source", commit_offsets, group, case.topic("a"), COMMITTED)
         expected, metrics = _expected(case), folder / "metrics.jsonl"
         argv = case.run_argv(folder / "run", "--trigger-interval", "1 second", "--metrics-file", str(metrics))
         with open(folder / "job.out", "w") as out, open(folder / "job.err", "w") as err:

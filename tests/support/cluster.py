@@ -94,3 +94,13 @@ def produce_transactions(conf: dict, topic: str, transactions: list[dict], trans
             producer.commit_transaction(60)
         else:
             producer.abort_transaction(60)
+
+
+def commit_offsets(conf: dict, group: str, topic: str, offsets: dict[int, int]) -> None:
+    """Commit ``offsets`` (partition -> offset) of ``topic`` for ``group``, as the group's consumer would, without
+    joining it (run through ``sandbox.admin``: ``conf`` is that identity's)."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({**conf, "group.id": group, "enable.auto.commit": False, "logger": admin_ops.LOG})
+    consumer.commit(offsets=[TopicPartition(topic, p, o) for p, o in offsets.items()], asynchronous=False)
+    consumer.close()

@@ -21,6 +21,7 @@ from secure_mirror.render import acls
 from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.run.lag import lag
 from secure_mirror.sandbox.profile import profile_dict
+from tests.support.cluster import group_acls, topic_acls
 
 CLI = [sys.executable, "-m", "secure_mirror"]
 
@@ -144,3 +145,28 @@ def kill_when(launcher: subprocess.Popen, run_dir: Path, ready, what: str, step:
         if launcher.poll() is None:
             launcher.kill()
             launcher.wait()
+
+
+def with_groups(case: MirrorCase, group: str) -> None:
+    """The case's profile with ``mirror.groups`` selecting ``group``, and the grants render gives it, plus what group
+    sync needs of the group unless render grants it already (the ACL part of issue 28)."""
+    data = yaml.safe_load(case.profile_path.read_text())
+    data["mirror"]["groups"] = {"include": group, "sync_interval_seconds": 2}
+    # An alias of its own: the group prefix, the offset map and checkpoints topics (deleted with the case's topics)
+    # and their grants are the case's alone, whatever other cases on the sandbox grant and revoke meanwhile.
+    data["source"]["alias"] = f"fo-{case.prefix}"
+    case.profile_path.write_text(yaml.safe_dump(data, sort_keys=False))
+    case.profile = load_profile(case.profile_path)
+    case.acls = {
+        "source": [asdict(b) for b in acls.source_acls(case.profile).bindings],
+        "target": [asdict(b) for b in acls.target_acls(case.profile).bindings],
+    }
+    principal = case.acls["target"][0]["principal"]
+    case.acls["target"].append({**case.acls["target"][0], "operation": "READ"})  # verify reads the target
+    wanted = {
+        "source": [{**acl, "operation": "DESCRIBE"} for acl in group_acls(group, principal)],
+        "target": [{**acl, "operation": op} for acl in group_acls(group, principal) for op in ("READ", "DESCRIBE")],
+    }
+    wanted["source"] += topic_acls(case.prefix, "DESCRIBE_CONFIGS", principal=principal, pattern="PREFIXED")
+    for side, grants in wanted.items():
+        case.acls[side] += [acl for acl in grants if acl not in case.acls[side]]
