@@ -201,13 +201,17 @@ def jvm_option(value: object, field: str = "a JVM option") -> str:
 _XML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
 
 
+def _xml_escape(text: str) -> str:
+    return "".join(_XML_ESCAPES.get(char, char) for char in text)
+
+
 def _xml_text(value: object, field: str, hadoop_syntax: bool = False) -> str:
     text = _policy(value, field, "a Hadoop configuration file")
     if (
         "${" in text and not hadoop_syntax
     ):  # Configuration.get expands ${name} from other properties and system properties
         raise _refuse(field, "'${' (Hadoop's Configuration expands it as a variable)", "a Hadoop configuration file")
-    return "".join(_XML_ESCAPES.get(char, char) for char in text)
+    return _xml_escape(text)
 
 
 def hadoop_xml_name(value: object, field: str = "a Hadoop property name") -> str:
@@ -234,7 +238,7 @@ def ivy_attribute(value: object, field: str = "an Ivy settings value") -> str:
     text = _policy(value, field, "an Ivy settings file")
     if "${" in text:
         raise _refuse(field, "'${' (Ivy expands it as a variable)", "an Ivy settings file")
-    return "".join(_XML_ESCAPES.get(char, char) for char in text)
+    return _xml_escape(text)
 
 
 def xml_comment(value: object, field: str = "an XML comment") -> str:

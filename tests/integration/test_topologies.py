@@ -38,7 +38,7 @@ from secure_mirror.render import render_all
 from secure_mirror.sandbox import old_broker
 from secure_mirror.sandbox.profile import cluster_dict, profile_dict
 from secure_mirror.verify import verify
-from tests.support.cluster import topic_acls
+from tests.support.cluster import preflight_old_source, topic_acls
 from tests.support.mirror_case import CLI, records
 from tests.support.sink_jar import sink_conf
 
@@ -132,10 +132,9 @@ def _grants(flows: dict[str, Flow], prefix: str) -> dict[str, list[dict]]:
 
 def _preflight(flow: Flow) -> Report:
     """Pre-flight as ``run`` does, each ask given 15 s (not 5): three flows' JVMs and brokers share two CPUs here."""
-    report = run_preflight(flow.profile, timeout=15.0)
-    if flow.source == "O" and "_TIMED_OUT" in report.get("source.acl.group-read").finding:  # the old broker's
-        report = run_preflight(flow.profile, timeout=15.0)  # coordinator, slow on a busy machine: "run it again"
-    return report
+    if flow.source == "O":
+        return preflight_old_source(flow.profile, timeout=15.0)
+    return run_preflight(flow.profile, timeout=15.0)
 
 
 def _run_side_by_side(flows: dict[str, Flow], folder: Path) -> None:
