@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import seeds
+from tests.support import jvm_starts, seeds
+
+JVM_STARTS = ["as shipped"]  # what the tests' spark-submit JVMs got, said at the end of the run
 
 
 @pytest.fixture(autouse=True)
@@ -23,6 +25,10 @@ def sandbox(tmp_path_factory):
     # SECURE_MIRROR_TEST_SANDBOX=DIR reuses a running sandbox (faster while developing).
     reuse = os.environ.get("SECURE_MIRROR_TEST_SANDBOX")
     sb = Sandbox.load(Path(reuse)) if reuse else Sandbox.up(tmp_path_factory.mktemp("sandbox") / "sb")
+    # the tests' short Spark jobs start faster (tests/support/jvm_starts.py); SPARK_SUBMIT_OPTS set by hand wins
+    if "SPARK_SUBMIT_OPTS" not in os.environ:
+        options, JVM_STARTS[0] = jvm_starts.spark_submit_opts(sb, tmp_path_factory.mktemp("jvm-warm-up"))
+        os.environ["SPARK_SUBMIT_OPTS"] = options
     yield sb
     if not reuse:
         sb.down()
@@ -41,6 +47,20 @@ def hadoop(sandbox):
         sandbox.stop_hadoop()
 
 
+@pytest.fixture(scope="session")
+def old_bootstrap(sandbox):
+    """The old broker's bootstrap (Kafka 2.2.2 with ZooKeeper): the running one of a sandbox started with
+    ``--old-broker``, else one started at its first use and stopped at the session's end."""
+    from secure_mirror.sandbox import old_broker
+
+    running = old_broker.state(sandbox.base)
+    if running is not None:
+        yield running["bootstrap"]
+        return
+    yield old_broker.start(sandbox).bootstrap
+    old_broker.stop(sandbox.base)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """A failing test's report lists every random seed drawn so far (tests/support/seeds.py), to repeat the run."""
@@ -48,3 +68,7 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if report.failed and seeds.DRAWN:
         report.sections.append(("random seeds", "\n".join(seeds.DRAWN)))
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(f"spark-submit JVMs of the tests: {JVM_STARTS[0]}")

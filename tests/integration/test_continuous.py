@@ -21,6 +21,7 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.profile.job_settings import UNTIL_CAUGHT_UP_CONTINUOUS
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.verify import verify
+from tests.support.cluster import grow, partition_count, partition_values, set_config, topic_configs
 from tests.support.mirror_case import MirrorCase, caught_up, records, wait_for
 from tests.support.seeds import seeded
 from tests.support.sink_jar import sink_conf
@@ -29,6 +30,7 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]
 APPEND_TIME = {"message.timestamp.type": "LogAppendTime"}  # both sides: the brokers' clocks time the copy
 LATENCY_RECORDS = 100
+SHAPE_INTERVAL = 3  # mirror.topic_shape.interval_seconds of this module's job
 
 
 def _start(case, folder, metrics):
@@ -63,8 +65,9 @@ def continuous(sandbox, tmp_path_factory):
     events.mkdir()
     conf = {"spark.eventLog.enabled": True, "spark.eventLog.compress": False, "spark.eventLog.dir": f"file://{events}"}
     conf.update(sink_conf(folder))
-    spark = {"master": "local[8]", "trigger": "continuous", "continuous_interval_ms": 500, "conf": conf}
-    mirror = {"spark": spark, "delivery": {"linger_ms": 0}}
+    # 9 partitions at the end (a grows from 2 to 3): a task slot each
+    spark = {"master": "local[10]", "trigger": "continuous", "continuous_interval_ms": 500, "conf": conf}
+    mirror = {"spark": spark, "delivery": {"linger_ms": 0}, "topic_shape": {"interval_seconds": SHAPE_INTERVAL}}
     rng = seeded("continuous: records written while the job stops")
     with MirrorCase(sandbox, folder, mirror=mirror) as case:
         case.create({"a": 2, "b": 1})
@@ -110,6 +113,26 @@ def continuous(sandbox, tmp_path_factory):
         job = _start(case, folder / "run2", metrics)
         try:
             wait_for(lambda: caught_up(case.profile, every), 150, "the resumed job")
+            # the shape while the continuous query runs: a config changed on b, a grown and records in the new
+            # partition (Spark's source reconfigures itself; the target must have grown before they are written)
+            target_a, target_b = case.profile.target_topic(case.topic("a")), case.profile.target_topic(case.topic("b"))
+            sandbox.admin("source", set_config, case.topic("b"), "retention.ms", "3600000")
+            sandbox.admin("source", grow, case.topic("a"), 3)
+            case.produce(
+                "a", [{"key": f"a3-{i}".encode(), "value": f"a3-v{i}".encode(), "partition": 2} for i in range(12)]
+            )
+            shaped = time.monotonic()
+            wait_for(lambda: caught_up(case.profile, every), 90, "the grown partition's records")
+            wait_for(
+                lambda: sandbox.admin("target", topic_configs, target_b).get("retention.ms") == "3600000",
+                SHAPE_INTERVAL + 30,
+                "the changed retention.ms on the target",
+            )
+            shape = {
+                "seconds": time.monotonic() - shaped,
+                "partitions": sandbox.admin("target", partition_count, target_a),
+                "grown": sandbox.admin("target", partition_values, target_a, 2),
+            }
             time.sleep(1.5)  # idle: the epoch in flight at the stop holds no record
         finally:
             second = _stop(job)
@@ -125,6 +148,7 @@ def continuous(sandbox, tmp_path_factory):
             "written_during_stop": written_during_stop,
             "folder": folder,
             "events": events,
+            "shape": shape,
         }
 
 
@@ -141,7 +165,7 @@ def test_records_arrive_and_a_stop_and_resume_lose_nothing(continuous):
     # stopped while idle: each record once
     for name in "abcl":
         assert all(c.ok for c in by_topic[case.topic(name)]), result.text()
-    expected = {"a": 55, "b": 20, "c": 30, "d": continuous["written_during_stop"], "l": LATENCY_RECORDS}
+    expected = {"a": 67, "b": 20, "c": 30, "d": continuous["written_during_stop"], "l": LATENCY_RECORDS}
     for name, count in expected.items():
         assert sum(c.source_records for c in by_topic[case.topic(name)]) == count
     # stopped while d was being written: nothing missing, nothing foreign; an epoch written again is duplicated
@@ -194,3 +218,12 @@ def test_the_plan_shows_the_continuous_write_and_none_of_the_sinks_options(conti
     assert "WriteToContinuousDataSource" in text and "secure-mirror sink settings (at_least_once)" in text
     for option in ("mirror.target-topic-pieces", "mirror.keep-partition-topics", "kafka.sasl.jaas.config"):
         assert option not in text, option
+
+
+def test_the_shape_is_synced_while_the_continuous_query_runs(continuous):
+    """A config changed on the source and a kept topic grown mid-run reach the target within the interval, and the
+    records of the grown partition land in the same partition number (the sink's producer waits for it)."""
+    shape = continuous["shape"]
+    print(f"\ncontinuous: shape synced {shape['seconds']:.1f} s after the change (interval {SHAPE_INTERVAL} s)")
+    assert shape["partitions"] == 3
+    assert sorted(set(shape["grown"])) == sorted(f"a3-v{i}".encode() for i in range(12)), shape["grown"]

@@ -30,18 +30,11 @@ pytestmark = pytest.mark.sandbox
 CLI = [sys.executable, "-m", "secure_mirror"]
 
 
-@pytest.fixture(scope="module")
-def old(sandbox):
-    broker = old_broker.start(sandbox)
-    yield broker
-    old_broker.stop(sandbox.base)
-
-
 @pytest.fixture
-def case(sandbox, old, tmp_path):
+def case(sandbox, old_bootstrap, tmp_path):
     """A profile from the old broker to the sandbox's target, its own topics, the rendered ACLs granted."""
     prefix = f"h{uuid.uuid4().hex[:8]}"
-    data = old_broker.profile_dict(sandbox, old.bootstrap)
+    data = old_broker.profile_dict(sandbox, old_bootstrap)
     data["mirror"]["topics"]["include"] = f"{prefix}\\..*"
     data["mirror"]["checkpoint_location"] = str(tmp_path / "checkpoint")
     path = tmp_path / "profile.yaml"
@@ -72,8 +65,8 @@ def case(sandbox, old, tmp_path):
         sandbox.admin("target", admin_ops.delete_topics, mine)
 
 
-def test_the_broker_is_an_old_line_by_its_api_versions(old):
-    host, port = old.bootstrap.rsplit(":", 1)
+def test_the_broker_is_an_old_line_by_its_api_versions(old_bootstrap):
+    host, port = old_bootstrap.rsplit(":", 1)
     apis = ask(host, int(port), None, 10)
     assert apis.line == "a Kafka older than 2.3" and not apis.write_allows_idempotence
 
@@ -134,8 +127,8 @@ def test_the_job_mirrors_from_the_old_broker_to_the_current_cluster(case, tmp_pa
     assert "40" in verify.stdout and target in verify.stdout
 
 
-def test_sandbox_status_and_down_cover_the_old_broker(sandbox, old):
+def test_sandbox_status_and_down_cover_the_old_broker(sandbox, old_bootstrap):
     summary = sandbox.summary()
-    assert summary["old_broker"]["bootstrap"] == old.bootstrap
+    assert summary["old_broker"]["bootstrap"] == old_bootstrap
     assert summary["processes"]["old-broker"] and summary["processes"]["old-zookeeper"]
     assert Path(summary["old_broker"]["profile"]).exists()

@@ -15,6 +15,7 @@ import time
 import pytest
 
 from secure_mirror.run.lag import lag_heartbeat
+from tests.support.cluster import grow, partition_count, set_config, topic_configs
 from tests.support.mirror_case import MirrorCase, caught_up, wait_for
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
@@ -27,41 +28,6 @@ COMPACTED = {
     "max.message.bytes": "200000",
     "min.insync.replicas": "1",  # excluded by default (MirrorMaker 2's list): never copied
 }
-
-
-# ---- admin calls, run in the sandbox admin's own process (sandbox.admin) --------------------------------------------
-def topic_configs(conf: dict, topic: str) -> dict[str, str]:
-    """The topic's own configs (set on the topic, not defaults)."""
-    from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, ResourceType
-
-    admin = AdminClient(conf)
-    [future] = admin.describe_configs([ConfigResource(ResourceType.TOPIC, topic)]).values()
-    entries = future.result(timeout=30)
-    return {n: e.value for n, e in entries.items() if e.source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value}
-
-
-def set_config(conf: dict, topic: str, name: str, value: str) -> None:
-    from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
-
-    entry = ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)
-    resource = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[entry])
-    admin = AdminClient(conf)  # referenced until its futures are done
-    for future in admin.incremental_alter_configs([resource]).values():
-        future.result(timeout=30)
-
-
-def grow(conf: dict, topic: str, partitions: int) -> None:
-    from confluent_kafka.admin import AdminClient, NewPartitions
-
-    admin = AdminClient(conf)
-    for future in admin.create_partitions([NewPartitions(topic, partitions)]).values():
-        future.result(timeout=30)
-
-
-def partition_count(conf: dict, topic: str) -> int:
-    from confluent_kafka.admin import AdminClient
-
-    return len(AdminClient(conf).list_topics(topic, timeout=30).topics[topic].partitions)
 
 
 def consumed(sandbox, side: str, topic: str, count: int) -> list[dict]:

@@ -114,3 +114,59 @@ def preflight_old_source(profile, **options):
     if "_TIMED_OUT" in report.get("source.acl.group-read").finding:
         report = run_preflight(profile, **options)
     return report
+
+
+# ---- topic shape: admin calls, run in the sandbox admin's own process (sandbox.admin) ----
+def topic_configs(conf: dict, topic: str) -> dict[str, str]:
+    """The topic's own configs (set on the topic, not defaults)."""
+    from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, ResourceType
+
+    admin = AdminClient(conf)
+    [future] = admin.describe_configs([ConfigResource(ResourceType.TOPIC, topic)]).values()
+    entries = future.result(timeout=30)
+    return {n: e.value for n, e in entries.items() if e.source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value}
+
+
+def set_config(conf: dict, topic: str, name: str, value: str) -> None:
+    from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+    entry = ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)
+    resource = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[entry])
+    admin = AdminClient(conf)  # referenced until its futures are done
+    for future in admin.incremental_alter_configs([resource]).values():
+        future.result(timeout=30)
+
+
+def grow(conf: dict, topic: str, partitions: int) -> None:
+    from confluent_kafka.admin import AdminClient, NewPartitions
+
+    admin = AdminClient(conf)
+    for future in admin.create_partitions([NewPartitions(topic, partitions)]).values():
+        future.result(timeout=30)
+
+
+def partition_count(conf: dict, topic: str) -> int:
+    from confluent_kafka.admin import AdminClient
+
+    return len(AdminClient(conf).list_topics(topic, timeout=30).topics[topic].partitions)
+
+
+def partition_values(conf: dict, topic: str, partition: int, timeout: float = 30.0) -> list[bytes | None]:
+    """The values of one partition, from its start to its high watermark at the call."""
+    import time
+
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({**conf, "group.id": "secure-mirror-check", "enable.auto.commit": False})
+    try:
+        _low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=timeout)
+        consumer.assign([TopicPartition(topic, partition, 0)])
+        values: list[bytes | None] = []
+        deadline = time.monotonic() + timeout
+        while len(values) < high and time.monotonic() < deadline:
+            message = consumer.poll(0.5)
+            if message is not None and not message.error():
+                values.append(message.value())
+        return values
+    finally:
+        consumer.close()

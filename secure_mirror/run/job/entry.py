@@ -197,10 +197,15 @@ def _run_continuous(mirror: ContinuousMirror, args: argparse.Namespace, control:
 
 
 def _watch_continuous(query, mirror: ContinuousMirror, reporter, stopping) -> tuple[DeletedTopicWatch, NewTopicWatch]:
-    """Watch one continuous query until it fails, is stopped, loses a planned topic or the source gains one."""
+    """Watch one continuous query until it fails, is stopped, loses a planned topic or the source gains one; the
+    planned topics' shape is synced meanwhile, as in micro-batch mode (a kept topic's new partitions: Spark's source
+    reconfigures itself to read them, and the sink's producer waits for their target partitions, up to its
+    ``max.block.ms``, until the sync has grown them)."""
     deleted = DeletedTopicWatch(query, mirror.planner, topics=lambda: set(mirror.planned))
     new = NewTopicWatch(mirror)
-    monitor.watch(query, mirror, reporter, lambda: bool(stopping()) or deleted() or new())
+    monitor.watch(
+        query, mirror, reporter, lambda: bool(stopping()) or deleted() or new() or mirror.planner.sync_shape()
+    )
     return deleted, new
 
 
