@@ -32,6 +32,7 @@ import platform
 import random
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -736,6 +737,31 @@ def chart(result: dict, path: Path) -> None:
     fig.savefig(path, dpi=100)
 
 
+def add_seed_option(parser: argparse.ArgumentParser) -> None:
+    """``--seed`` (default: SECURE_MIRROR_SEED, else a random one drawn by :func:`drawn_seed`)."""
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=int(os.environ.get("SECURE_MIRROR_SEED", "0")) or None,
+        help="the data and run-order seed (default: random, printed)",
+    )
+
+
+def drawn_seed(seed: int | None, given: list[str]) -> int:
+    """The run's seed: ``seed``, or a random one added to ``given`` (the command's arguments, so that the command
+    written into the results repeats the run); printed either way."""
+    if seed is None:
+        seed = random.SystemRandom().randrange(1, 2**31)
+        given += ["--seed", str(seed)]
+    log(f"seed {seed} (--seed {seed} or SECURE_MIRROR_SEED={seed} repeats the data and the run order)")
+    return seed
+
+
+def stop_on_sigterm() -> None:
+    """A SIGTERM unwinds like Ctrl-C: every contender, leftover process and the sandbox are stopped on the way out."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a run of a few minutes (100k records, 1 repeat)")
@@ -747,12 +773,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-continuous", dest="continuous", action="store_false", help="no low-latency contender")
     parser.add_argument("--preflight-topics", type=int, default=1000, help="0 skips pre-flight at scale")
     parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=int(os.environ.get("SECURE_MIRROR_SEED", "0")) or None,
-        help="the data and run-order seed (default: random, printed)",
-    )
+    add_seed_option(parser)
     args = parser.parse_args(argv)
     args.records = args.records or (100_000 if args.quick else 2_000_000)
     args.repeats = args.repeats or (1 if args.quick else 3)
@@ -762,11 +783,10 @@ def main(argv: list[str] | None = None) -> int:
     args.latency_records = latency_records if args.latency_records is None else args.latency_records
     if args.quick:
         args.preflight_topics = min(args.preflight_topics, 100)
-    seed = args.seed or random.SystemRandom().randrange(1, 2**31)
-    log(f"seed {seed} (--seed {seed} or SECURE_MIRROR_SEED={seed} repeats the data and the run order)")
-    result = run(args, seed)
     given = list(argv if argv is not None else sys.argv[1:])
-    command = ("scripts/bench " + " ".join(given + ([] if args.seed else ["--seed", str(seed)]))).strip()
+    seed = drawn_seed(args.seed, given)
+    result = run(args, seed)
+    command = ("scripts/bench " + " ".join(given)).strip()
     result["command"] = command
     args.out.mkdir(parents=True, exist_ok=True)
     stem = "quick" if args.quick else "full"

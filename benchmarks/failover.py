@@ -33,7 +33,6 @@ import os
 import platform
 import random
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -475,7 +474,7 @@ def markdown(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=int(os.environ.get("SECURE_MIRROR_SEED", "0")) or None)
+    bench.add_seed_option(parser)
     parser.add_argument(
         "--sandbox",
         type=Path,
@@ -484,12 +483,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=bench.RESULTS)
     args = parser.parse_args(argv)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    bench.stop_on_sigterm()
     given = list(argv if argv is not None else sys.argv[1:])
-    if args.seed is None:
-        args.seed = random.SystemRandom().randrange(1, 2**31)
-        given += ["--seed", str(args.seed)]
-    log(f"seed {args.seed} (--seed {args.seed} repeats the scenario and the order)")
+    args.seed = bench.drawn_seed(args.seed, given)
     result = run(args, " ".join(["scripts/bench", "--failover", *given]))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "failover.json").write_text(json.dumps(result, indent=2))

@@ -18,7 +18,6 @@ import collections
 import json
 import os
 import platform
-import random
 import subprocess
 import sys
 import time
@@ -191,11 +190,10 @@ def markdown(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=2_000_000)
-    parser.add_argument("--seed", type=int, default=int(os.environ.get("SECURE_MIRROR_SEED", "0")) or None)
+    bench.add_seed_option(parser)
     parser.add_argument("--out", type=Path, default=bench.RESULTS)
     args = parser.parse_args(argv)
-    seed = args.seed or random.SystemRandom().randrange(1, 2**31)
-    bench.log(f"seed {seed}")
+    seed = bench.drawn_seed(args.seed, [])
     result = {
         "command": f"scripts/bench --profile --records {args.records} --seed {seed}",
         "records": args.records,

@@ -28,7 +28,6 @@ import platform
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -347,15 +346,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--contenders", type=contender_names, default=CONTENDERS, help=", ".join(LABELS))
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds a contender may take per size")
     parser.add_argument("--out", type=Path, default=bench.RESULTS)
-    parser.add_argument("--seed", type=int, default=int(os.environ.get("SECURE_MIRROR_SEED", "0")) or None)
+    bench.add_seed_option(parser)
     args = parser.parse_args(argv)
-    # a SIGTERM unwinds like Ctrl-C: every contender, leftover process and the sandbox are stopped on the way out
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    bench.stop_on_sigterm()
     given = list(argv if argv is not None else sys.argv[1:])
-    if args.seed is None:
-        args.seed = random.SystemRandom().randrange(1, 2**31)
-        given += ["--seed", str(args.seed)]
-    log(f"seed {args.seed} (--seed {args.seed} repeats the data and the run order)")
+    args.seed = bench.drawn_seed(args.seed, given)
     result = run(args, " ".join(["scripts/bench", "--scale", *given]))
     write(result, args.out)
     print(markdown(result))

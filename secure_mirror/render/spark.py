@@ -188,6 +188,12 @@ def _connector_jars(profile: Profile) -> list[Path]:
     return [] if jars.resolves else paths.spark_connector_jars()
 
 
+def renders_ivy_settings(profile: Profile) -> bool:
+    """Spark resolves the connector (no local jars) and the profile names no Ivy settings file of its own: then ours
+    is rendered (:func:`ivy_settings`) and handed to Spark (:func:`jar_conf`)."""
+    return profile.mirror.spark.jars.ivy_settings is None and not _connector_jars(profile)
+
+
 def jar_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
     """Where the job's jars come from: the mirror's sink is always a local jar (the wheel's, or setup's in a
     checkout); Spark's Kafka connector comes from ``mirror.spark.jars.local_dir``, else from a checkout's ``.deps``
@@ -200,12 +206,12 @@ def jar_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
     if local:
         return conf
     conf["spark.jars.packages"] = paths.CONNECTOR_PACKAGE
-    if jars.ivy_settings:  # the profile's own file, and Spark adds the repositories after its resolvers
+    if renders_ivy_settings(profile):
+        conf["spark.jars.ivySettings"] = str(Path(out_dir) / IVY_SETTINGS_FILE)
+    else:  # the profile's own file, and Spark adds the repositories after its resolvers
         conf["spark.jars.ivySettings"] = str(jars.ivy_settings)
         if jars.repositories:
             conf["spark.jars.repositories"] = ",".join(jars.repositories)
-    else:
-        conf["spark.jars.ivySettings"] = str(Path(out_dir) / IVY_SETTINGS_FILE)
     return conf
 
 
@@ -217,9 +223,9 @@ def ivy_settings(profile: Profile) -> str | None:
     repository; and they ask Maven Central and spark-packages besides the repositories a profile names. Spark's Ivy
     cache (``spark.jars.ivy``) still serves what an earlier start resolved. None when nothing is resolved or the
     profile names its own file."""
-    jars = profile.mirror.spark.jars
-    if jars.ivy_settings is not None or _connector_jars(profile):
+    if not renders_ivy_settings(profile):
         return None
+    jars = profile.mirror.spark.jars
     roots = jars.repositories or [MAVEN_CENTRAL]
     resolvers = "\n".join(
         f'      <ibiblio name="repository-{index}" m2compatible="true" '

@@ -14,9 +14,10 @@ install -m 600 -- <TMP>/source/mirror.keytab source-mirror.keytab
 install -m 600 -- <TMP>/target/mirror.keytab target-mirror.keytab
 install -m 600 -- <TMP>/out/krb5.conf krb5.conf
 # Hadoop: the cluster's client configuration (rendered from the profile's hadoop section), and krb5.conf for
-# spark-submit's own login with --principal/--keytab (Spark obtains and renews the HDFS delegation tokens).
+# spark-submit's own login with --principal/--keytab (Spark obtains and renews the HDFS delegation tokens),
+# after the JVM options the caller had set (kept; the later krb5.conf setting wins).
 export HADOOP_CONF_DIR=<TMP>/out/hadoop
-export SPARK_SUBMIT_OPTS='"-Djava.security.krb5.conf=<TMP>/out/krb5.conf"'
+export SPARK_SUBMIT_OPTS="${SPARK_SUBMIT_OPTS:+$SPARK_SUBMIT_OPTS }"'"-Djava.security.krb5.conf=<TMP>/out/krb5.conf"'
 exec "$SPARK_SUBMIT" \
   --master yarn \
   --deploy-mode client \
