@@ -368,7 +368,6 @@ def test_no_generated_profile_renders_a_grant_beyond_the_rule(scratch, monkeypat
     monkeypatch.setenv("SM_TEST_CLIENT_SECRET", "s3cret")
     outcomes = {"refused": 0, "rendered": 0, "rendered with groups": 0}
 
-    @seed(SEED)
     @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(data=generated(scratch))
     def check(data):
@@ -404,7 +403,12 @@ def test_no_generated_profile_renders_a_grant_beyond_the_rule(scratch, monkeypat
             target = profile.target_topic(example)
             assert LEGAL.match(target) and not target.startswith("__"), target
 
-    check()
+    # rounds of 300 (seeds SEED, SEED + 1, ...) until both sides of the rule and the groups were tried often enough:
+    # one round renders 17 to 61 of its profiles, depending on the seed
+    for round_seed in range(SEED, SEED + 4):
+        seed(round_seed)(check)()
+        if outcomes["rendered"] >= 20 and outcomes["refused"] >= 20 and outcomes["rendered with groups"] >= 3:
+            break
     print(f"generated profiles: {outcomes}", file=sys.stderr)
     assert outcomes["rendered"] >= 20 and outcomes["refused"] >= 20, outcomes  # both sides of the rule were tried
     assert outcomes["rendered with groups"] >= 3, outcomes
