@@ -1,11 +1,12 @@
-"""Both ways on the sandbox: a flow src -> tgt with kept names (identity) and provenance headers, its way back
-written by ``secure-mirror reverse``, each run ``--until-caught-up`` on the same topic on both clusters: every record
-exists once on each side (counted by content, after the forward flow ran again over what the way back copied), the
-sink skipped the records that came from its target, verify agrees on both flows, and the forward flow's heartbeat is
-read back from the target's ``heartbeats`` topic in MirrorMaker 2's format, fresh for lag."""
+"""Both ways on the sandbox (issue 29 part 5): a flow src -> tgt with kept names (identity) and provenance headers,
+and its way back written by ``secure-mirror reverse``, the two jobs running at once while records are produced on
+both clusters into the same topic for a minute (seeded): every record exists once on each side, counted by content;
+verify agrees on both flows; and the forward flow's heartbeat is read back from the target's ``heartbeats`` topic in
+MirrorMaker 2's format, fresh for lag."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import time
@@ -20,19 +21,26 @@ from secure_mirror.render import acls
 from secure_mirror.run import heartbeats
 from secure_mirror.run.lag import lag_heartbeat
 from secure_mirror.verify import verify
-from tests.support.mirror_case import MirrorCase, records
+from tests.support.mirror_case import MirrorCase, caught_up, records, wait_for
+from tests.support.seeds import seeded
 from tests.support.sink_jar import sink_conf
 
-# in the default run: three mirror runs, A -> B, B -> A, A -> B (83 s on a quiet 2-CPU machine with the tests' faster
-# Spark starts, tests/support/jvm_starts.py; about 4 min as shipped)
+# in the default run: two jobs for a minute of produce and their catching up (tests/support/jvm_starts.py makes their
+# starts fast)
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]
+MIX_SECONDS = 60  # produce on both sides while both jobs run
 
 
-def _run(profile_path, run_dir) -> None:
-    argv = [*CLI, "run", str(profile_path), "--skip-preflight", "--until-caught-up", "--run-dir", str(run_dir)]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+def _start(profile_path, run_dir, log):
+    argv = [*CLI, "run", str(profile_path), "--skip-preflight", "--trigger-interval", "1 second"]
+    return subprocess.Popen([*argv, "--run-dir", str(run_dir)], stdout=log, stderr=subprocess.STDOUT)
+
+
+def _stop(job, log_path) -> None:
+    job.send_signal(signal.SIGTERM)
+    job.wait(timeout=120)
+    assert job.returncode == 0, log_path.read_text(errors="replace")[-3000:]
 
 
 def _values(sandbox, side: str, topic: str, expected: int) -> Counter:
@@ -48,14 +56,17 @@ def _grants(profile) -> dict[str, list[dict]]:
 
 
 def test_two_flows_with_kept_names_copy_each_record_once_each_way(sandbox, tmp_path):
-    mirror = {"rename": {"rule": "identity"}, "provenance_headers": True, "spark": {"conf": sink_conf(tmp_path)}}
+    # one core each: the two jobs, the producers and both clusters share the machine
+    spark = {"master": "local[1]", "conf": sink_conf(tmp_path)}
+    mirror = {"rename": {"rule": "identity"}, "provenance_headers": True, "spark": spark}
+    rng = seeded("both ways: records produced on each side")
     with MirrorCase(sandbox, tmp_path, mirror=mirror) as case:
         topic = case.topic("both")
         case.create({"both": 2})
         sandbox.admin("target", admin_ops.create_topics, {topic: 2})
-        ours, theirs = records(30, 2, "a"), records(20, 2, "b")
-        case.produce("both", ours)
-        case.produce(topic, theirs, side="target")
+        produced = {"source": records(30, 2, "a"), "target": records(20, 2, "b")}  # before the jobs start
+        case.produce("both", produced["source"])
+        case.produce(topic, produced["target"], side="target")
 
         back_path = tmp_path / "back.yaml"
         done = subprocess.run([*CLI, "reverse", str(case.profile_path), "--out", str(back_path)], capture_output=True)
@@ -64,18 +75,41 @@ def test_two_flows_with_kept_names_copy_each_record_once_each_way(sandbox, tmp_p
         back_grants = _grants(back)  # the way back's identities: the target's on tgt (its source), src's on src
         sandbox.admin("target", admin_ops.create_acls, back_grants["source"])
         sandbox.admin("source", admin_ops.create_acls, back_grants["target"])
+        logs = {name: tmp_path / f"{name}.log" for name in ("forward", "back")}
+        with logs["forward"].open("w") as forward_log, logs["back"].open("w") as back_log:
+            jobs = {
+                "forward": _start(case.profile_path, tmp_path / "run-forward", forward_log),
+                "back": _start(back_path, tmp_path / "run-back", back_log),
+            }
+            try:
+                # a minute of mixed produce: bursts of 1 to 15 records on one side or the other, now and then both
+                deadline, burst = time.monotonic() + MIX_SECONDS, 0
+                while time.monotonic() < deadline:
+                    for side in rng.sample(["source", "target"], rng.choice([1, 1, 2])):
+                        batch = records(rng.randint(1, 15), 2, f"{side[0]}{burst}")
+                        case.produce(topic, batch, side="target") if side == "target" else case.produce("both", batch)
+                        produced[side] += batch
+                        burst += 1
+                    time.sleep(rng.uniform(0.1, 0.8))
+                wait_for(
+                    lambda: caught_up(case.profile, {topic}) and caught_up(back, {topic}), 180, "both flows to catch up"
+                )
+                alive_at = int(time.time() * 1000)
+            finally:
+                for name, job in jobs.items():
+                    _stop(job, logs[name])
         try:
-            _run(case.profile_path, tmp_path / "run-1")  # src -> tgt: tgt gets a's 30
-            _run(back_path, tmp_path / "run-2")  # tgt -> src: src gets b's 20, never a's 30 back
-            last_run = int(time.time() * 1000)
-            _run(case.profile_path, tmp_path / "run-3")  # src -> tgt again: b's 20 on src came from tgt: skipped
-
-            everything = Counter((r["key"], r["value"]) for r in ours + theirs)
-            assert _values(sandbox, "source", topic, 50) == everything
-            assert _values(sandbox, "target", topic, 50) == everything
+            everything = Counter((r["key"], r["value"]) for r in produced["source"] + produced["target"])
+            total = sum(everything.values())
+            print(
+                f"\nboth ways: {len(produced['source'])} records produced on src and {len(produced['target'])} on tgt "
+                f"over {MIX_SECONDS} s with both jobs running"
+            )
+            assert _values(sandbox, "source", topic, total) == everything
+            assert _values(sandbox, "target", topic, total) == everything
             forward, way_back = verify(case.profile), verify(back)
-            assert forward.ok and forward.to_dict()["source_records"] == 30, forward.text()
-            assert way_back.ok and way_back.to_dict()["source_records"] == 20, way_back.text()
+            assert forward.ok and forward.to_dict()["source_records"] == len(produced["source"]), forward.text()
+            assert way_back.ok and way_back.to_dict()["source_records"] == len(produced["target"]), way_back.text()
 
             beats = sandbox.admin("target", admin_ops.consume, heartbeats.TOPIC, max_records=10_000, timeout=4.0)
             mine = [
@@ -84,8 +118,11 @@ def test_two_flows_with_kept_names_copy_each_record_once_each_way(sandbox, tmp_p
                 if heartbeats.encode_key("src", "tgt") == r["key"]
             ]
             assert mine and {(b.source_alias, b.target_alias) for b in mine} == {("src", "tgt")}
-            state = lag_heartbeat(case.profile)  # lag finds the heartbeat the last run wrote (its age: the test's)
-            assert state is not None and state.newest_ms is not None and state.newest_ms >= last_run, state.text()
+            state = lag_heartbeat(
+                case.profile
+            )  # the newest heartbeat: written while the jobs ran (its age: the test's)
+            assert state is not None and state.newest_ms is not None, state
+            assert state.newest_ms >= alive_at - 5_000, (state.text(), alive_at)
             assert state.stale == (state.now_ms - state.newest_ms > 60_000)
         finally:
             sandbox.admin("target", admin_ops.delete_acls, back_grants["source"])

@@ -21,7 +21,7 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.profile.job_settings import UNTIL_CAUGHT_UP_CONTINUOUS
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.verify import verify
-from tests.support.cluster import grow, partition_count, partition_values, set_config, topic_configs
+from tests.support.cluster import grow, partition_count, partition_records, set_config, topic_configs
 from tests.support.mirror_case import MirrorCase, caught_up, records, wait_for
 from tests.support.seeds import seeded
 from tests.support.sink_jar import sink_conf
@@ -131,7 +131,7 @@ def continuous(sandbox, tmp_path_factory):
             shape = {
                 "seconds": time.monotonic() - shaped,
                 "partitions": sandbox.admin("target", partition_count, target_a),
-                "grown": sandbox.admin("target", partition_values, target_a, 2),
+                "grown": [value for _key, value in sandbox.admin("target", partition_records, target_a, 2)],
             }
             time.sleep(1.5)  # idle: the epoch in flight at the stop holds no record
         finally:

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from secure_mirror.run.lag import lag_heartbeat
-from tests.support.cluster import grow, partition_count, set_config, topic_configs
+from tests.support.cluster import grow, partition_count, partition_records, set_config, topic_configs
 from tests.support.mirror_case import MirrorCase, caught_up, wait_for
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
@@ -28,6 +28,10 @@ COMPACTED = {
     "max.message.bytes": "200000",
     "min.insync.replicas": "1",  # excluded by default (MirrorMaker 2's list): never copied
 }
+# a topic the brokers compact within seconds (a segment rolls after 1 s, any dirt is cleanable); the log cleaner
+# looks every 15 s (log.cleaner.backoff.ms's default)
+COMPACTS_SOON = {"cleanup.policy": "compact", "segment.ms": "1000", "min.cleanable.dirty.ratio": "0.01"}
+KEYS = 4
 
 
 def consumed(sandbox, side: str, topic: str, count: int) -> list[dict]:
@@ -59,12 +63,17 @@ def shaped(sandbox, tmp_path_factory):
     facts: dict = {}
     started = time.monotonic()
     with MirrorCase(sandbox, folder, mirror=mirror) as case:
-        compacted, growing = case.topic("c"), case.topic("g")
+        compacted, growing, soon = case.topic("c"), case.topic("g"), case.topic("k")
         sandbox.admin("source", admin_ops.create_topics, {compacted: 1}, config=COMPACTED)
+        sandbox.admin("source", admin_ops.create_topics, {soon: 1}, config=COMPACTS_SOON)
         case.create({"g": 1})
         case.produce("c", keyed("c", 12))
         case.produce("g", keyed("g0", 4))
+        case.produce(
+            "k", [{"key": f"k{i % KEYS}".encode(), "value": f"v{i // KEYS}".encode()} for i in range(3 * KEYS)]
+        )
         target_c, target_g = case.profile.target_topic(compacted), case.profile.target_topic(growing)
+        target_k = case.profile.target_topic(soon)
         output = (folder / "job.out").open("w")  # the driver's lines come on stdout (spark-submit merges them)
         job = subprocess.Popen(
             [*CLI, "run", str(case.profile_path), "--skip-preflight", "--trigger-interval", "1 second"]
@@ -73,7 +82,9 @@ def shaped(sandbox, tmp_path_factory):
             stderr=subprocess.STDOUT,
         )
         try:
-            wait_for(lambda: caught_up(case.profile, {compacted, growing}), 240, "the first batches")
+            wait_for(lambda: caught_up(case.profile, {compacted, growing, soon}), 240, "the first batches")
+            time.sleep(1.2)  # older than segment.ms: the next record rolls the segment, on each side
+            case.produce("k", [{"key": b"roll", "value": b"roll"}])  # the cleaner may now compact the rolled one
             facts["created_configs"] = sandbox.admin("target", topic_configs, target_c)
             facts["source_c"] = consumed(sandbox, "source", compacted, 12)
             facts["target_c"] = consumed(sandbox, "target", target_c, 12)
@@ -94,6 +105,14 @@ def shaped(sandbox, tmp_path_factory):
             facts["target_partitions"] = sandbox.admin("target", partition_count, target_g)
             facts["source_g"] = consumed(sandbox, "source", growing, 10)
             facts["target_g"] = consumed(sandbox, "target", target_g, 10)
+            # compaction on both sides: the rolled segment keeps each key's last value only, the same on each
+            both = ("source", soon), ("target", target_k)
+            wait_for(
+                lambda: all(len(sandbox.admin(side, partition_records, t, 0)) == KEYS + 1 for side, t in both),
+                90,
+                "both sides' log cleaners to compact the rolled segment",
+            )
+            facts["compacted"] = {side: sandbox.admin(side, partition_records, t, 0) for side, t in both}
             # issue 29 part 4: heartbeats with no traffic (MirrorMaker 2's topic and bytes, docs/heartbeats.md)
             quiet_from = int(time.time() * 1000)
             time.sleep(QUIET)  # nothing produced: the flow is alive, its records are not
@@ -147,3 +166,73 @@ def test_heartbeats_go_on_with_no_traffic(shaped):
     # a heartbeat the target acknowledged while nothing was produced, and lag does not flag the flow
     assert beat.newest_ms is not None and beat.newest_ms >= shaped["quiet_from"] + 1000, (beat, shaped["quiet_from"])
     assert not beat.stale and " alive, newest " in beat.text(), beat.text()
+
+
+def test_a_compacted_target_compacts_the_same_keys(shaped):
+    """The target was created compacting as the source does (cleanup.policy, segment.ms and the dirty ratio copied):
+    after both log cleaners ran, each side holds each key's last value once, the same records."""
+    expected = [(f"k{i}".encode(), b"v2") for i in range(KEYS)] + [(b"roll", b"roll")]
+    assert shaped["compacted"]["target"] == shaped["compacted"]["source"] == expected
+
+
+SHAPE_GRANTS = frozenset({"ALTER_CONFIGS", "ALTER"})  # the target grants the shape adds (docs/replica.md)
+
+
+@pytest.fixture(scope="module")
+def ungranted(sandbox, tmp_path_factory):
+    """The shape's target grants withheld (ALTER_CONFIGS, ALTER): a streaming run syncing configs every second, then
+    a run with keep_partition true over a source topic that has more partitions than its target."""
+    from secure_mirror.kafka import admin_ops
+
+    folder = tmp_path_factory.mktemp("shape-ungranted")
+    facts: dict = {}
+    (folder / "sync").mkdir()
+    with MirrorCase(
+        sandbox, folder / "sync", mirror={"topic_shape": {"interval_seconds": 1}}, withhold=SHAPE_GRANTS
+    ) as case:
+        topic = case.topic("c")
+        sandbox.admin("source", admin_ops.create_topics, {topic: 1}, config=COMPACTED)
+        case.produce("c", keyed("c", 6))
+        output = (folder / "sync" / "job.out").open("w")
+        job = subprocess.Popen(
+            case.run_argv(folder / "sync" / "run", "--trigger-interval", "1 second"),
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_for(lambda: caught_up(case.profile, {topic}), 240, "the first batches")
+            time.sleep(4)  # four sync intervals: the refusal is said once, not each time
+            facts["created_configs"] = sandbox.admin("target", topic_configs, case.profile.target_topic(topic))
+        finally:
+            job.send_signal(signal.SIGTERM)
+            job.wait(timeout=120)
+            output.close()
+        facts["sync_log"], facts["sync_code"] = (folder / "sync" / "job.out").read_text(), job.returncode
+    (folder / "keep").mkdir()
+    with MirrorCase(sandbox, folder / "keep", mirror={"keep_partition": True}, withhold=SHAPE_GRANTS) as case:
+        topic = case.topic("g")
+        case.create({"g": 2})
+        target = case.profile.target_topic(topic)
+        sandbox.admin("target", admin_ops.create_topics, {target: 1})
+        case.produce("g", keyed("g", 4))
+        done = subprocess.run(
+            case.run_argv(folder / "keep" / "run", "--until-caught-up"), capture_output=True, text=True, timeout=300
+        )
+        facts["keep"] = (done.returncode, done.stdout + done.stderr, topic, target)
+    return facts
+
+
+def test_without_the_config_grants_the_job_mirrors_and_says_so_once(ungranted):
+    log = ungranted["sync_log"]
+    assert ungranted["sync_code"] == 0, log[-2000:]
+    assert log.count("secure-mirror job: topic configs are not synced: the target identity may not") == 1, log[-3000:]
+    assert "ALTER_CONFIGS on the target topics" in log
+    # created with the source's configs all the same: creating a topic with configs needs CREATE only
+    assert ungranted["created_configs"].get("cleanup.policy") == "compact"
+
+
+def test_keep_partition_true_without_alter_stops_with_the_fix(ungranted):
+    code, output, topic, target = ungranted["keep"]
+    assert code == 5, output[-3000:]
+    assert f"source topic {topic} has 2 partitions and target topic {target} 1" in output, output[-3000:]
+    assert f"add partitions to {target}, or grant the mirror identity ALTER on it" in output

@@ -151,8 +151,9 @@ def partition_count(conf: dict, topic: str) -> int:
     return len(AdminClient(conf).list_topics(topic, timeout=30).topics[topic].partitions)
 
 
-def partition_values(conf: dict, topic: str, partition: int, timeout: float = 30.0) -> list[bytes | None]:
-    """The values of one partition, from its start to its high watermark at the call."""
+def partition_records(conf: dict, topic: str, partition: int, timeout: float = 30.0) -> list[tuple]:
+    """(key, value) of each record of one partition, from its start to its high watermark at the call (a compacted
+    partition's offsets have gaps: read until the last offset, not a count)."""
     import time
 
     from confluent_kafka import Consumer, TopicPartition
@@ -161,12 +162,13 @@ def partition_values(conf: dict, topic: str, partition: int, timeout: float = 30
     try:
         _low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=timeout)
         consumer.assign([TopicPartition(topic, partition, 0)])
-        values: list[bytes | None] = []
-        deadline = time.monotonic() + timeout
-        while len(values) < high and time.monotonic() < deadline:
+        found: list[tuple] = []
+        last, deadline = -1, time.monotonic() + timeout
+        while last < high - 1 and time.monotonic() < deadline:
             message = consumer.poll(0.5)
             if message is not None and not message.error():
-                values.append(message.value())
-        return values
+                found.append((message.key(), message.value()))
+                last = message.offset()
+        return found
     finally:
         consumer.close()

@@ -35,6 +35,7 @@ class MirrorCase:
         target_mechanism: str = "GSSAPI",
         source_mechanism: str = "GSSAPI",
         create_allowed: bool = True,
+        withhold: frozenset[str] = frozenset(),
         mirror: dict | None = None,
         target_client_options: dict | None = None,
         shared_keytab: Path | None = None,
@@ -62,7 +63,9 @@ class MirrorCase:
         self.acls = {
             "source": [asdict(b) for b in acls.source_acls(self.profile).bindings],
             "target": [
-                asdict(b) for b in acls.target_acls(self.profile).bindings if create_allowed or b.operation != "CREATE"
+                asdict(b)
+                for b in acls.target_acls(self.profile).bindings
+                if (create_allowed or b.operation != "CREATE") and b.operation not in withhold
             ],
         }
         self.acls["target"].append({**self.acls["target"][0], "operation": "READ"})  # verify reads the target
