@@ -1,9 +1,9 @@
 """One spawned process per identity, whose environment names that identity's krb5.conf and ticket cache.
 
 librdkafka (through cyrus-sasl) and MIT krb5 read ``KRB5_CONFIG`` and ``KRB5CCNAME`` from the process
-environment, so each identity gets a process of its own; ours is never changed. Unlike ``call_isolated`` a
-worker serves several calls (the target's second phase reuses the first's ticket cache) and every call has a
-deadline: a worker that does not answer in time is killed, so pre-flight never hangs.
+environment, so each identity gets a process of its own; ours is never changed. A worker serves several calls (the
+target's second phase reuses the first's ticket cache), as ``call_isolated``'s kept processes do, and unlike those
+every call has a deadline: a worker that does not answer in time is killed, so pre-flight never hangs.
 """
 
 from __future__ import annotations

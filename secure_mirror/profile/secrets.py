@@ -40,6 +40,13 @@ def withheld_from_children():
             os.environ.update(saved)
 
 
+def withheld_names() -> frozenset[str]:
+    """The ``env:`` variables :func:`withheld_from_children` takes out now (a worker started before a name joined
+    them still has it in its environment: callers that keep workers start new ones when this changes)."""
+    with _ENV_LOCK:
+        return frozenset(_ENV_SECRETS)
+
+
 def env_secrets() -> dict[str, str]:
     """The ``env:`` secrets this process knows, to hand to a worker process of ours through a pipe."""
     with _ENV_LOCK:
