@@ -65,14 +65,17 @@ def _apply_env(env: dict[str, str]) -> None:
 
 def _pool(key: tuple, env: dict[str, str]) -> ProcessPoolExecutor:
     with _POOLS_LOCK:
+        for stale in [k for k in _POOLS if k[1] != key[1]]:  # started before this process learnt of a secret:
+            _POOLS.pop(stale).shutdown(wait=False)  # their environment may hold it, so they go now
         pool = _POOLS.pop(key, None)
         if pool is None:
-            pool = ProcessPoolExecutor(
-                max_workers=WORKERS_PER_ENVIRONMENT,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_apply_env,
-                initargs=(env,),
-            )
+            with withheld_from_children():  # its queue's lock starts multiprocessing's resource tracker (a process)
+                pool = ProcessPoolExecutor(
+                    max_workers=WORKERS_PER_ENVIRONMENT,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_apply_env,
+                    initargs=(env,),
+                )
         _POOLS[key] = pool  # the most recently used last
         while len(_POOLS) > KEPT_ENVIRONMENTS:
             _key, oldest = _POOLS.popitem(last=False)
@@ -94,7 +97,7 @@ def call_isolated(env: dict[str, str], fn: Callable[..., T], *args: Any, **kwarg
     pool = _pool(key, env)
     try:
         try:
-            with withheld_from_children():  # submit may start a worker (and multiprocessing's resource tracker)
+            with withheld_from_children():  # submit may start a worker
                 future = pool.submit(_guarded, fn, args, kwargs)
         except RuntimeError:  # shut down meanwhile (another thread's call went beyond KEPT_ENVIRONMENTS): once more
             pool = _pool(key, env)

@@ -5,7 +5,9 @@ Kafka: the functions below are what runs in them)."""
 from __future__ import annotations
 
 import os
+import time
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 import pytest
 
@@ -59,6 +61,10 @@ def test_a_secret_learnt_after_a_process_started_is_not_in_the_next_ones_environ
     assert SecretRef.parse("env:SM_TEST_LATE_SECRET").resolve() == "s3cr3t"  # now it is one
     after, seen = call_isolated(env, whoami, "SM_TEST_LATE_SECRET")
     assert seen is None and after != before
+    deadline = time.monotonic() + 10  # and the process whose environment held it is gone, not kept
+    while Path(f"/proc/{before}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not Path(f"/proc/{before}").exists()
 
 
 def test_beyond_the_kept_environments_the_oldest_process_goes(monkeypatch):
