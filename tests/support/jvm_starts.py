@@ -12,8 +12,8 @@ loading and JIT-compiling Spark's classes. The tests' jobs are short-lived, so t
 
 Measured on this machine (one job, 2 CPUs, quiet): 21 s and 30 CPU s as shipped; 19 s and 20 CPU s with the quick
 compiler; 12 s and 12 CPU s with the archive too. They go through ``SPARK_SUBMIT_OPTS``, which Spark's launcher puts on
-the spark-submit JVM (the driver in local and client mode); an executor JVM of a standalone or YARN job starts as
-shipped, and so does a job whose rendered script sets ``SPARK_SUBMIT_OPTS`` itself (client mode on YARN).
+the spark-submit JVM (the driver in local and client mode; the rendered YARN script keeps them before its own
+krb5.conf option); an executor JVM of a standalone or YARN job starts as shipped.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def _dump(sandbox, archive: Path, folder: Path) -> str | None:
 
 
 def spark_submit_opts(sandbox, folder: Path) -> tuple[str, str]:
-    """The options for the tests' spark-submit JVMs, and a sentence on what they hold (for the session's header)."""
+    """The options for the tests' spark-submit JVMs, and a sentence on what they hold (said at the run's end)."""
     options = [QUICK_COMPILER, *LOG_TO_STDERR]
     archive = _archive_path()
     if archive is None:
