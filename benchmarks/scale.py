@@ -156,6 +156,9 @@ class Scale:
     def held(self) -> int:
         return load.end_offset_sum(self.conf("target"), self.targets)
 
+    def stable(self) -> int:
+        return load.end_offset_sum(self.conf("target"), self.targets, stable=True)
+
     def committed(self, prefix: str) -> int:
         return load.prefixed_group_positions(self.conf("target"), prefix, self.targets)
 
@@ -182,7 +185,7 @@ class Scale:
         self.runs += 1
         kdc_from = self.kdc_log.stat().st_size
         brokers_before, load_average = bench.broker_cpu(self.sb), os.getloadavg()[0]
-        wall_start, since_ms = time.time(), int(time.time() * 1000) - 1000
+        wall_start = time.time()
         with open(log_file, "w") as fh:
             started = time.monotonic()
             proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=bench.REPO, start_new_session=True)
@@ -197,7 +200,7 @@ class Scale:
             sampler.stop()
             bench.stop(proc)
             left = sampler.stop_leftovers()
-        figures = self.figures(end, since_ms)
+        figures = self.figures(end)
         figures.update(sampler.figures(), load_average_at_start=load_average, log=log_file.name)
         figures["kdc"] = probes.kdc_requests(probes.read_from(self.kdc_log, kdc_from), self.principals)
         if left:
@@ -220,7 +223,11 @@ class Scale:
                 first = now
             end = {"seconds": now - started, "first_record_seconds": None if first is None else first - started}
             committed = self.committed(prefix) if prefix and held >= self.records else None
-            if held >= self.records and (prefix is None or (committed or 0) >= self.records):
+            # exactly_once: its positions cover N and no transaction is open on the target (every commit's markers
+            # written, which a read_committed reader waits for: the last stable offsets reached the end offsets)
+            if held >= self.records and (
+                prefix is None or (committed or 0) >= self.records and self.stable() >= self.held()
+            ):
                 return {**end, "finished": True, "held": held, "committed": committed}
             code = proc.poll()
             exited = exited or (now if code is not None else None)
@@ -234,7 +241,7 @@ class Scale:
                 return {**end, "finished": False, "why": why, "held": held, "committed": committed}
             time.sleep(POLL_SECONDS)
 
-    def figures(self, end: dict, since_ms: int) -> dict:
+    def figures(self, end: dict) -> dict:
         """The run's figures over the records it got onto the target (all N when it finished)."""
         count = self.records if end["finished"] else (end["committed"] if end["committed"] is not None else end["held"])
         out = {
@@ -252,8 +259,8 @@ class Scale:
             out["cpu_seconds_per_million"] = end["cpu_seconds"] / count * 1e6
             out["broker_cpu_seconds_per_million"] = end["broker_cpu_seconds"] / count * 1e6
         if count >= 10:
-            t10, t90 = load.append_times(
-                self.conf("target"), list(self.targets), [int(0.1 * count), int(0.9 * count)], since_ms
+            t10, t90 = load.read_append_times(
+                self.conf("target"), list(self.targets), [int(0.1 * count), int(0.9 * count)]
             )
             out["steady_records_per_second"] = 0.8 * count / max((t90 - t10) / 1000, 1e-3)
         return out

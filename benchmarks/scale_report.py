@@ -14,11 +14,13 @@ PLANNING = ("latestOffset", "queryPlanning", "getBatch", "addBatch", "triggerExe
 
 EXPLAINED = """\
 How each figure is measured (benchmarks/scale.py, benchmarks/scale_probes.py):
-- finished: the target held all N records (exactly_once: the positions its sink commits with them cover N, which is
-  when a read_committed reader sees them) within the time limit; otherwise the row is over the records it got there
+- finished: the target held all N records (exactly_once: the positions its sink commits with them cover N and the
+  target's last stable offsets reached its end offsets, i.e. every commit's markers are written, which is when a
+  read_committed reader sees them all) within the time limit; otherwise the row is over the records it got there
   (the committed ones for exactly_once, else the sum of the target's end offsets) and says why it stopped;
 - records/s start to end: those records over the time from the contender's process start; steady: 80% of them over
-  the target's own append times between the 10% and the 90% record (LogAppendTime topics, the brokers' time index);
+  the target's own append times between the 10% and the 90% record (LogAppendTime topics; every record's
+  append time read back, read_committed);
 - first record: process start to the first record on the target (end offsets asked every 0.5 s);
 - CPU s per million records: user + system CPU of the contender's process tree (/proc), and of the two brokers while
   it ran (the harness's own polling of the target included, the same for every contender);

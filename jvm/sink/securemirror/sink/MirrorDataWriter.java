@@ -43,6 +43,8 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
     private final Map<String, Lane> lanes = new HashMap<>();
     private Lane last;
     private KafkaProducer<byte[], byte[]> shared;
+    /** The task's totals over its lanes, kept as rows go by: Spark asks for them every 100 rows. */
+    private long records, bytes, skipped, ageMax;
 
     MirrorDataWriter(SinkSettings settings, int slot) {
         this.settings = settings;
@@ -217,12 +219,10 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         int partition = row.getInt(s.partition);
         Lane lane = lane(row.getUTF8String(s.topic), partition);
         long offset = row.getLong(s.offset);
-        if (offset < lane.committed) {
+        if (offset < lane.committed
+                || s.provenance.cameFromTarget(row, s.headers)) {  // a loop: read, never written back (docs/provenance.md)
             lane.figures.skipped(offset);
-            return;
-        }
-        if (s.provenance.cameFromTarget(row, s.headers)) {  // a loop: read, never written back (docs/provenance.md)
-            lane.figures.skipped(offset);
+            skipped++;
             return;
         }
         long now = System.currentTimeMillis();
@@ -235,8 +235,11 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         if (lane.map != null) {
             lane.map.sent(offset);
         }
-        lane.figures.written(offset, (key == null ? 0 : key.length) + (value == null ? 0 : value.length),
-                             stamp >= 0 ? stamp : now, now);
+        long size = (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+        lane.figures.written(offset, size, stamp >= 0 ? stamp : now, now);
+        records++;
+        bytes += size;
+        ageMax = Math.max(ageMax, stamp >= 0 ? now - stamp : 0);
     }
 
     private RecordHeaders headers(InternalRow row, Lane lane, long offset, long stamp) {
@@ -327,13 +330,6 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
 
     @Override
     public CustomTaskMetric[] currentMetricsValues() {
-        long records = 0, bytes = 0, skipped = 0, ageMax = 0;
-        for (Lane lane : lanes.values()) {
-            records += lane.figures.records;
-            bytes += lane.figures.bytes;
-            skipped += lane.figures.skipped;
-            ageMax = Math.max(ageMax, lane.figures.records > 0 ? lane.figures.ageMax : 0);
-        }
         return SinkMetrics.values(records, bytes, skipped, ageMax);
     }
 }
