@@ -747,6 +747,17 @@ def add_seed_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_sandbox_option(parser: argparse.ArgumentParser) -> None:
+    """``--sandbox DIR``: a running sandbox to use and leave running (default: SECURE_MIRROR_TEST_SANDBOX, else a
+    fresh one the script starts and stops)."""
+    parser.add_argument(
+        "--sandbox",
+        type=Path,
+        default=os.environ.get("SECURE_MIRROR_TEST_SANDBOX") or None,
+        help="a running sandbox's folder (left running); default: a fresh one",
+    )
+
+
 def drawn_seed(seed: int | None, given: list[str]) -> int:
     """The run's seed: ``seed``, or a random one added to ``given`` (the command's arguments, so that the command
     written into the results repeats the run); printed either way."""

@@ -475,12 +475,7 @@ def markdown(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     bench.add_seed_option(parser)
-    parser.add_argument(
-        "--sandbox",
-        type=Path,
-        default=os.environ.get("SECURE_MIRROR_TEST_SANDBOX") or None,
-        help="a running sandbox's folder (left running); default: a fresh one",
-    )
+    bench.add_sandbox_option(parser)
     parser.add_argument("--out", type=Path, default=bench.RESULTS)
     args = parser.parse_args(argv)
     bench.stop_on_sigterm()

@@ -172,3 +172,43 @@ def partition_records(conf: dict, topic: str, partition: int, timeout: float = 3
         return found
     finally:
         consumer.close()
+
+
+def keys_by_partition(conf: dict, topic: str, timeout: float = 120.0) -> dict[int, list[bytes]]:
+    """Every record's key, per partition in offset order, read read_committed to each partition's end (transaction
+    markers and aborted records are not records: the end is where the reader says it is, not a count)."""
+    import time
+
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
+
+    consumer = Consumer(
+        {**conf, "group.id": "secure-mirror-check", "enable.auto.commit": False, "enable.partition.eof": True}
+    )
+    try:
+        partitions = consumer.list_topics(topic, timeout=30).topics[topic].partitions
+        consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
+        found: dict[int, list[bytes]] = {p: [] for p in partitions}
+        pending, deadline = set(partitions), time.monotonic() + timeout
+        while pending and time.monotonic() < deadline:
+            for message in consumer.consume(10_000, 0.5):
+                if message.error() is None:
+                    found[message.partition()].append(message.key())
+                elif message.error().code() == KafkaError._PARTITION_EOF:
+                    pending.discard(message.partition())
+        if pending:
+            raise TimeoutError(f"partitions {sorted(pending)} of {topic} not read to their end in {timeout:.0f} s")
+        return found
+    finally:
+        consumer.close()
+
+
+def end_offsets(conf: dict, topic: str) -> list[int]:
+    """Each partition's end offset (the high watermark: records, and transaction markers where transactions wrote)."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({**conf, "group.id": "secure-mirror-check", "enable.auto.commit": False})
+    try:
+        partitions = consumer.list_topics(topic, timeout=30).topics[topic].partitions
+        return [consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30)[1] for p in sorted(partitions)]
+    finally:
+        consumer.close()

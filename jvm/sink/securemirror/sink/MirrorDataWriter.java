@@ -15,6 +15,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -73,6 +74,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         final OffsetMap map;  // null unless the partition is kept and the sink keeps an offset map
         KafkaProducer<byte[], byte[]> producer;
         long committed = -1;
+        long positionSent = -1;  // producer per task: the next offset committed with a transaction of this task
         boolean done;
         volatile Exception failure;
 
@@ -188,6 +190,10 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
     private TaskTransaction task() throws IOException {
         if (task == null) {
             task = new TaskTransaction(settings, client(), slot);
+            TaskContext context = TaskContext.get();
+            if (context != null) {
+                task.enlist(TaskPlan.take(context.taskAttemptId()));
+            }
         }
         return task;
     }
@@ -240,6 +246,34 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         records++;
         bytes += size;
         ageMax = Math.max(ageMax, stamp >= 0 ? now - stamp : 0);
+        if (task != null && task.due(now)) {
+            commitSoFar(lane);
+        }
+    }
+
+    /** producer per task: flushes, sends the map segments and the positions of the lanes that wrote since the last
+     * commit, and commits them (records, map and positions in one transaction); the lanes of the task so far. */
+    private List<TaskTransaction.Written> writtenSinceCommit() throws IOException {
+        task.producer.flush();
+        List<TaskTransaction.Written> written = new ArrayList<>();
+        for (Lane lane : lanes.values()) {
+            lane.check();
+            if (lane.figures.records > 0 && lane.figures.lastOffset + 1 > lane.positionSent) {
+                written.add(new TaskTransaction.Written(lane.topic, lane.partition, lane.target, lane.kept,
+                                                        lane.figures.lastOffset + 1));
+                lane.positionSent = lane.figures.lastOffset + 1;
+            }
+        }
+        for (Lane lane : lanes.values()) {
+            lane.sendMap(task.producer, null);  // in the transaction: a failed send fails its commit
+        }
+        return written;
+    }
+
+    /** The task's transaction has been open for long (see TaskTransaction.commitEveryMs): commit, begin the next. */
+    private void commitSoFar(Lane current) throws IOException {
+        List<TaskTransaction.Written> written = writtenSinceCommit();
+        task.commitAndBegin(written, lanes.keySet(), TaskTransaction.laneKey(current.topic, current.partition));
     }
 
     private RecordHeaders headers(InternalRow row, Lane lane, long offset, long stamp) {
@@ -259,19 +293,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
     @Override
     public WriterCommitMessage commit() throws IOException {
         if (task != null) {
-            task.producer.flush();
-            List<TaskTransaction.Written> written = new ArrayList<>();
-            for (Lane lane : lanes.values()) {
-                lane.check();
-                if (lane.figures.records > 0) {
-                    written.add(new TaskTransaction.Written(lane.topic, lane.partition, lane.target, lane.kept,
-                                                            lane.figures.lastOffset + 1));
-                }
-            }
-            for (Lane lane : lanes.values()) {
-                lane.sendMap(task.producer, null);  // in the transaction: a failed send fails its commit
-            }
-            task.commit(written);
+            task.commit(writtenSinceCommit());
         } else if (settings.exactlyOnce) {
             for (Lane lane : lanes.values()) {
                 lane.commit();

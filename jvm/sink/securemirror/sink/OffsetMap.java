@@ -87,6 +87,11 @@ final class OffsetMap {
         int size;
         long total;
 
+        void clear() {
+            size = 0;
+            total = 0;
+        }
+
         void add(long offset) {
             total++;
             if (size > 0 && starts[size - 1] + counts[size - 1] == offset) {
@@ -122,11 +127,17 @@ final class OffsetMap {
 
     /**
      * Sends a lane's segments to the map topic (no wait: exactly_once commits them with its transaction, at_least_once
-     * flushes after all lanes). Returns how many.
+     * flushes after all lanes), and forgets them. Returns how many.
      */
     int send(KafkaProducer<byte[], byte[]> producer, String mapTopic, String topic, int partition, String target,
              Callback callback) {
-        List<long[]> segments = segments();
+        List<long[]> segments;
+        synchronized (targets) {  // what is sent is forgotten: a transaction committed mid-task sends the rest later
+            segments = segments();
+            sources.clear();
+            targets.clear();
+            unknown = false;
+        }
         for (long[] segment : segments) {
             producer.send(record(mapTopic, topic, partition, target, segment), callback);
         }

@@ -1,6 +1,8 @@
 package securemirror.sink;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -29,6 +31,26 @@ import org.apache.kafka.common.TopicPartition;
  * task's writes fail, nothing becomes visible, and the retry starts afresh.
  */
 final class TaskTransaction {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TaskTransaction.class);
+    private static final Field MANAGER;
+    private static final Method ENLIST;
+
+    static {
+        Field manager = null;
+        Method enlist = null;
+        try {
+            manager = KafkaProducer.class.getDeclaredField("transactionManager");
+            manager.setAccessible(true);
+            enlist = manager.getType().getMethod("maybeAddPartition", TopicPartition.class);
+        } catch (ReflectiveOperationException | RuntimeException missing) {
+            LOG.info("secure-mirror sink: this Kafka client has no transaction manager to enlist partitions with ({}); "
+                + "a transaction adds each partition when its first record is sent", missing.toString());
+            manager = null;
+        }
+        MANAGER = manager;
+        ENLIST = manager == null ? null : enlist;
+    }
+
     private final SinkSettings settings;
     private final Map<String, Object> client;
     private final String transactionalId;
@@ -36,6 +58,14 @@ final class TaskTransaction {
     /** Positions read for this task, by kept source topic (not carried to the slot's next task: {@link #known} is). */
     private final Map<String, Map<Integer, Long>> read = new HashMap<>();
     final KafkaProducer<byte[], byte[]> producer;
+    /**
+     * How long a transaction stays open before the task commits what it wrote so far and begins the next: a third of
+     * the producer's {@code transaction.timeout.ms} (20 s by default). A task over a large backlog would otherwise
+     * outlive its transaction, which the coordinator then aborts, fencing the producer and failing the task.
+     */
+    private final long commitEveryMs;
+    private long begun = System.currentTimeMillis();
+    private Map<String, List<Integer>> planned = Map.of();
     private boolean done;
 
     TaskTransaction(SinkSettings settings, Map<String, Object> client, int slot) throws IOException {
@@ -46,6 +76,21 @@ final class TaskTransaction {
         KafkaProducer<byte[], byte[]> kept = idle == null ? null : resumed(idle.producer());
         this.known = kept == null ? new HashMap<>() : new HashMap<>(idle.next());
         this.producer = kept != null ? kept : started(Producers.transactional(client, transactionalId), slot);
+        this.commitEveryMs = Math.max(1000L, timeoutMs(client) / 3);
+    }
+
+    private static long timeoutMs(Map<String, Object> client) {
+        Object set = client.get("transaction.timeout.ms");
+        try {
+            return set == null ? 60_000L : Long.parseLong(set.toString().trim());
+        } catch (NumberFormatException unreadable) {
+            return 60_000L;  // the producer itself refuses it when it starts
+        }
+    }
+
+    /** Whether the open transaction is due to be committed (see {@link #commitEveryMs}). */
+    boolean due(long now) {
+        return now - begun >= commitEveryMs;
     }
 
     /** An idle producer's next transaction, or null when it cannot begin one (then the task starts afresh). */
@@ -68,6 +113,47 @@ final class TaskTransaction {
         } catch (RuntimeException error) {
             own.close(Duration.ZERO);
             throw new IOException("could not start the transaction of task " + slot + ": " + error, error);
+        }
+    }
+
+    /**
+     * Adds to the open transaction, before any record goes to them, the target partitions of the kept topics this
+     * task will write ({@link TaskPlan}: what its source reader was planned to read). Kafka's producer (the 3.9
+     * client Spark ships) otherwise adds each partition when its first record is sent, with an AddPartitionsToTxn
+     * round trip to the transaction coordinator during which its sender sends no records; a task meeting hundreds of
+     * partitions one after the other then spends most of its time in those round trips. Enlisted together, they take
+     * one. Through the client's transaction manager ({@code maybeAddPartition}, public in its internal package, with
+     * no public API to reach it): where that is missing (another client), partitions are added as records arrive, as
+     * before, and that is said once. A partition enlisted and then not written (every row skipped) gets a commit
+     * marker and nothing else.
+     */
+    void enlist(Map<String, List<Integer>> planned) {
+        this.planned = planned;
+        enlist(lane -> true);
+    }
+
+    /** Enlists the planned partitions that {@code still} accepts (by {@link #laneKey}). */
+    private void enlist(java.util.function.Predicate<String> still) {
+        if (ENLIST == null || planned.isEmpty()) {
+            return;
+        }
+        try {
+            Object manager = MANAGER.get(producer);
+            for (Map.Entry<String, List<Integer>> topic : planned.entrySet()) {
+                if (!settings.kept.contains(topic.getKey())) {
+                    continue;  // the producer's partitioner chooses the target partition
+                }
+                String target = settings.targetTopic(topic.getKey());
+                int partitions = producer.partitionsFor(target).size();
+                for (int partition : topic.getValue()) {
+                    if (partition < partitions && still.test(laneKey(topic.getKey(), partition))) {
+                        ENLIST.invoke(manager, new TopicPartition(target, partition));
+                    }
+                }
+            }
+        } catch (ReflectiveOperationException | RuntimeException error) {
+            LOG.info("secure-mirror sink: could not enlist the task's partitions in its transaction at once ({}); "
+                + "they are added as records arrive", error.toString());
         }
     }
 
@@ -141,6 +227,23 @@ final class TaskTransaction {
 
     /** Sends every written lane's position into the transaction (one request per group), then commits. */
     void commit(Iterable<Written> lanes) {
+        commitPositions(lanes);
+        done = true;
+    }
+
+    /**
+     * Commits what the task wrote so far (records and positions together, as at the end: a retry or a replay skips
+     * them) and begins the next transaction, enlisting again the planned partitions the task has not finished:
+     * those it has not met yet ({@code met} does not hold them) and {@code current}, the one it is writing.
+     */
+    void commitAndBegin(Iterable<Written> lanes, java.util.Set<String> met, String current) {
+        commitPositions(lanes);
+        producer.beginTransaction();
+        begun = System.currentTimeMillis();
+        enlist(lane -> lane.equals(current) || !met.contains(lane));
+    }
+
+    private void commitPositions(Iterable<Written> lanes) {
         Map<String, Map<TopicPartition, OffsetAndMetadata>> positions = new HashMap<>();
         for (Written lane : lanes) {
             Map.Entry<String, TopicPartition> at = place(lane.topic(), lane.partition(), lane.target(), lane.kept());
@@ -151,7 +254,6 @@ final class TaskTransaction {
         positions.forEach((group, offsets) ->
             producer.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata(group)));
         producer.commitTransaction();
-        done = true;
     }
 
     void abort() {

@@ -14,11 +14,14 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
+import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.unsafe.types.UTF8String;
+
+import securemirror.sink.TaskPlan;
 
 /**
  * One task: reads every range of its slice with one consumer, in the row form of Spark's Kafka source. A range is
@@ -40,6 +43,7 @@ final class SliceReader implements PartitionReader<InternalRow> {
     private InternalRow row;
     private long progressed = System.currentTimeMillis();
     private boolean broken = true;
+    private final long attempt;  // this Spark task attempt's id (-1 outside a task), under which its plan is noted
 
     /** One range being read. */
     private final class Lane {
@@ -74,6 +78,17 @@ final class SliceReader implements PartitionReader<InternalRow> {
         if (consumer != null) {
             consumer.assign(assigned);
             open.values().forEach(each -> consumer.seek(each.tp, each.range.from()));
+        }
+        TaskContext task = TaskContext.get();
+        this.attempt = task == null ? -1 : task.taskAttemptId();
+        if (attempt >= 0) {
+            Map<String, List<Integer>> planned = new HashMap<>();
+            for (Range range : slice.ranges()) {
+                if (range.from() < range.until()) {
+                    planned.computeIfAbsent(range.topic(), topic -> new ArrayList<>()).add(range.partition());
+                }
+            }
+            TaskPlan.note(attempt, planned);
         }
         broken = false;
     }
@@ -163,6 +178,9 @@ final class SliceReader implements PartitionReader<InternalRow> {
 
     @Override
     public void close() {
+        if (attempt >= 0) {
+            TaskPlan.forget(attempt);
+        }
         if (consumer == null) {
             return;
         }
