@@ -193,6 +193,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
             TaskContext context = TaskContext.get();
             if (context != null) {
                 task.enlist(TaskPlan.take(context.taskAttemptId()));
+                task.readAhead();
             }
         }
         return task;

@@ -182,7 +182,7 @@ final class TaskTransaction {
             if (kept) {
                 Map<Integer, Long> topicPositions = read.get(topic);
                 if (topicPositions == null) {
-                    topicPositions = topicPositions(topic, target, Math.max(partitions, partition + 1));
+                    topicPositions = topicPositions(topic, Math.max(partitions, partition + 1));
                     read.put(topic, topicPositions);
                 }
                 return topicPositions.getOrDefault(partition, -1L);
@@ -198,27 +198,67 @@ final class TaskTransaction {
     }
 
     /** Every partition's position of a kept topic: the larger of its position group's and its own group's. */
-    private Map<Integer, Long> topicPositions(String topic, String target, int partitions) throws Exception {
+    private Map<Integer, Long> topicPositions(String topic, int partitions) throws Exception {
+        return topicsPositions(Map.of(topic, partitions)).get(topic);
+    }
+
+    /** {@link #topicPositions} of several kept topics (source topic -> partitions to ask about) in one call. */
+    private Map<String, Map<Integer, Long>> topicsPositions(Map<String, Integer> topics) throws Exception {
         Map<String, List<TopicPartition>> asked = new HashMap<>();
-        String group = settings.positionGroup(topic);
-        asked.put(group, null);
-        for (int partition = 0; partition < partitions; partition++) {
-            asked.put(settings.transactionalId(topic, partition), List.of(new TopicPartition(target, 0)));
-        }
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> held = Producers.committedAll(client, asked);
-        Map<Integer, Long> found = new HashMap<>();
-        held.get(group).forEach((key, offset) -> {
-            if (key.topic().equals(target)) {
-                found.merge(key.partition(), offset.offset(), Math::max);
+        topics.forEach((topic, partitions) -> {
+            asked.put(settings.positionGroup(topic), null);
+            TopicPartition own = new TopicPartition(settings.targetTopic(topic), 0);
+            for (int partition = 0; partition < partitions; partition++) {
+                asked.put(settings.transactionalId(topic, partition), List.of(own));
             }
         });
-        for (int partition = 0; partition < partitions; partition++) {
-            OffsetAndMetadata own = held.get(settings.transactionalId(topic, partition)).get(new TopicPartition(target, 0));
-            if (own != null) {
-                found.merge(partition, own.offset(), Math::max);
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> held = Producers.committedAll(client, asked);
+        Map<String, Map<Integer, Long>> all = new HashMap<>();
+        topics.forEach((topic, partitions) -> {
+            String target = settings.targetTopic(topic);
+            Map<Integer, Long> found = new HashMap<>();
+            held.get(settings.positionGroup(topic)).forEach((key, offset) -> {
+                if (key.topic().equals(target)) {
+                    found.merge(key.partition(), offset.offset(), Math::max);
+                }
+            });
+            for (int partition = 0; partition < partitions; partition++) {
+                OffsetAndMetadata own = held.get(settings.transactionalId(topic, partition))
+                    .get(new TopicPartition(target, 0));
+                if (own != null) {
+                    found.merge(partition, own.offset(), Math::max);
+                }
             }
+            all.put(topic, found);
+        });
+        return all;
+    }
+
+    /**
+     * Reads at once the positions of every planned kept topic with a partition this task holds no position for yet
+     * (a new producer: all of them), instead of once per topic as its first lane comes: with hundreds of topics, one
+     * call instead of hundreds. If that call fails, each topic's first lane asks again and says why.
+     */
+    void readAhead() {
+        Map<String, Integer> topics = new HashMap<>();
+        planned.forEach((topic, partitions) -> {
+            if (settings.kept.contains(topic) && !read.containsKey(topic)
+                    && partitions.stream().anyMatch(p -> !known.containsKey(laneKey(topic, p)))) {
+                int highest = partitions.stream().mapToInt(Integer::intValue).max().orElse(0);
+                topics.put(topic, Math.max(producer.partitionsFor(settings.targetTopic(topic)).size(), highest + 1));
+            }
+        });
+        if (topics.isEmpty()) {
+            return;
         }
-        return found;
+        try {
+            read.putAll(topicsPositions(topics));
+        } catch (InterruptedException error) {
+            Thread.currentThread().interrupt();
+        } catch (Exception error) {
+            LOG.info("secure-mirror sink: reading the positions of {} topics at once failed ({}); each topic's first "
+                + "partition reads them", topics.size(), error.toString());
+        }
     }
 
     /** One lane's outcome for the commit: its next source offset, if it wrote records. */
