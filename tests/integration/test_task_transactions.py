@@ -15,7 +15,8 @@ import pytest
 
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.kafka import admin_ops
-from tests.support.cluster import end_offsets, keys_by_partition
+from secure_mirror.run.clients import watermarks
+from tests.support.cluster import keys_by_partition
 from tests.support.mirror_case import MirrorCase
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
@@ -45,8 +46,8 @@ def test_a_task_longer_than_a_third_of_its_transaction_timeout_commits_mid_way_a
 
         expected = {p: [r["key"] for r in sent if r["partition"] == p] for p in range(PARTITIONS)}
         assert held() == expected  # each record once, in its partition, in order (read_committed)
-        ends = sandbox.identity("target", "admin").call(end_offsets, target)
-        markers = sum(ends) - RECORDS
+        ends = sandbox.identity("target", "admin").call(watermarks, [target])
+        markers = sum(high for _low, high in ends.values()) - RECORDS
         # one batch: one transaction per task would leave one marker per partition; mid-way commits leave more
         assert markers > PARTITIONS, f"{markers} transaction markers over {PARTITIONS} partitions: no mid-way commit"
         # the same records again from a fresh checkpoint: every one is below a committed position, so skipped

@@ -151,32 +151,13 @@ def partition_count(conf: dict, topic: str) -> int:
     return len(AdminClient(conf).list_topics(topic, timeout=30).topics[topic].partitions)
 
 
-def partition_records(conf: dict, topic: str, partition: int, timeout: float = 30.0) -> list[tuple]:
-    """(key, value) of each record of one partition, from its start to its high watermark at the call (a compacted
-    partition's offsets have gaps: read until the last offset, not a count)."""
-    import time
-
-    from confluent_kafka import Consumer, TopicPartition
-
-    consumer = Consumer({**conf, "group.id": "secure-mirror-check", "enable.auto.commit": False})
-    try:
-        _low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=timeout)
-        consumer.assign([TopicPartition(topic, partition, 0)])
-        found: list[tuple] = []
-        last, deadline = -1, time.monotonic() + timeout
-        while last < high - 1 and time.monotonic() < deadline:
-            message = consumer.poll(0.5)
-            if message is not None and not message.error():
-                found.append((message.key(), message.value()))
-                last = message.offset()
-        return found
-    finally:
-        consumer.close()
-
-
-def keys_by_partition(conf: dict, topic: str, timeout: float = 120.0) -> dict[int, list[bytes]]:
-    """Every record's key, per partition in offset order, read read_committed to each partition's end (transaction
-    markers and aborted records are not records: the end is where the reader says it is, not a count)."""
+def _read_to_end(
+    conf: dict, topic: str, partitions: list[int] | None, timeout: float
+) -> tuple[dict[int, list[tuple]], set[int]]:
+    """(key, value) of every record of ``partitions`` (all of the topic's when None), per partition in offset order,
+    read read_committed from the start to each partition's end as the reader sees it (its end-of-partition event:
+    transaction markers, aborted records and compacted-away offsets leave no offset to wait for); and the partitions
+    not read to their end within ``timeout``."""
     import time
 
     from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
@@ -185,30 +166,31 @@ def keys_by_partition(conf: dict, topic: str, timeout: float = 120.0) -> dict[in
         {**conf, "group.id": "secure-mirror-check", "enable.auto.commit": False, "enable.partition.eof": True}
     )
     try:
-        partitions = consumer.list_topics(topic, timeout=30).topics[topic].partitions
+        if partitions is None:
+            partitions = list(consumer.list_topics(topic, timeout=30).topics[topic].partitions)
         consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
-        found: dict[int, list[bytes]] = {p: [] for p in partitions}
+        found: dict[int, list[tuple]] = {p: [] for p in partitions}
         pending, deadline = set(partitions), time.monotonic() + timeout
         while pending and time.monotonic() < deadline:
             for message in consumer.consume(10_000, 0.5):
                 if message.error() is None:
-                    found[message.partition()].append(message.key())
+                    found[message.partition()].append((message.key(), message.value()))
                 elif message.error().code() == KafkaError._PARTITION_EOF:
                     pending.discard(message.partition())
-        if pending:
-            raise TimeoutError(f"partitions {sorted(pending)} of {topic} not read to their end in {timeout:.0f} s")
-        return found
+        return found, pending
     finally:
         consumer.close()
 
 
-def end_offsets(conf: dict, topic: str) -> list[int]:
-    """Each partition's end offset (the high watermark: records, and transaction markers where transactions wrote)."""
-    from confluent_kafka import Consumer, TopicPartition
+def partition_records(conf: dict, topic: str, partition: int, timeout: float = 30.0) -> list[tuple]:
+    """(key, value) of each record of one partition, from its start to its end (what was read by ``timeout``)."""
+    found, _pending = _read_to_end(conf, topic, [partition], timeout)
+    return found[partition]
 
-    consumer = Consumer({**conf, "group.id": "secure-mirror-check", "enable.auto.commit": False})
-    try:
-        partitions = consumer.list_topics(topic, timeout=30).topics[topic].partitions
-        return [consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30)[1] for p in sorted(partitions)]
-    finally:
-        consumer.close()
+
+def keys_by_partition(conf: dict, topic: str, timeout: float = 120.0) -> dict[int, list[bytes]]:
+    """Every record's key, per partition in offset order, read read_committed to each partition's end."""
+    found, pending = _read_to_end(conf, topic, None, timeout)
+    if pending:
+        raise TimeoutError(f"partitions {sorted(pending)} of {topic} not read to their end in {timeout:.0f} s")
+    return {p: [key for key, _value in records] for p, records in found.items()}

@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -133,7 +135,7 @@ final class TaskTransaction {
     }
 
     /** Enlists the planned partitions that {@code still} accepts (by {@link #laneKey}). */
-    private void enlist(java.util.function.Predicate<String> still) {
+    private void enlist(Predicate<String> still) {
         if (ENLIST == null || planned.isEmpty()) {
             return;
         }
@@ -276,7 +278,7 @@ final class TaskTransaction {
      * them) and begins the next transaction, enlisting again the planned partitions the task has not finished:
      * those it has not met yet ({@code met} does not hold them) and {@code current}, the one it is writing.
      */
-    void commitAndBegin(Iterable<Written> lanes, java.util.Set<String> met, String current) {
+    void commitAndBegin(Iterable<Written> lanes, Set<String> met, String current) {
         commitPositions(lanes);
         producer.beginTransaction();
         begun = System.currentTimeMillis();
