@@ -12,10 +12,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -23,7 +25,6 @@ from secure_mirror import __version__, paths
 from secure_mirror.errors import EXIT_OK, BadInputError, EnvironmentNotReady
 from secure_mirror.profile.policy import printable
 
-CONFLUENT_KAFKA = "2.8.0"  # the version scripts/setup builds with GSSAPI, and pyproject's tested range
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "secure_mirror", "jvm", "templates", "jaas")
 SETUP = "run scripts/setup in this checkout first"
 
@@ -32,19 +33,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="folder to write the bundle into (created; must be empty)")
 
 
+def confluent_kafka_version() -> str:
+    """The confluent-kafka version pyproject.toml pins (its one home): the one scripts/setup builds with GSSAPI."""
+    with open(paths.REPO_ROOT / "pyproject.toml", "rb") as handle:
+        requirements = tomllib.load(handle)["project"]["dependencies"]
+    return next(m[1] for r in requirements if (m := re.fullmatch(r"confluent-kafka==([0-9][0-9.]*)", r)))
+
+
 def run(args: argparse.Namespace) -> int:
     out = _empty_folder(Path(args.out))
     jars = _connector_jars()
-    wheel = _build_wheel(out / "wheels")
-    _pip("wheel", "-q", "-w", str(out / "wheels"), "--find-links", str(out / "wheels"), "-c", _pins(out), str(wheel),
+    wheel = _build_wheel(out / "wheels")  # its requirements pin confluent-kafka
+    _pip("wheel", "-q", "-w", str(out / "wheels"), "--find-links", str(out / "wheels"), str(wheel),
          "setuptools", "wheel", doing="collecting the Python dependencies as wheels")  # fmt: skip
     _pip("download", "-q", "--no-deps", "--no-binary", ":all:", "-d", str(out / "wheels"),
-         f"confluent-kafka=={CONFLUENT_KAFKA}", doing="downloading confluent-kafka's source")  # fmt: skip
+         f"confluent-kafka=={confluent_kafka_version()}", doing="downloading confluent-kafka's source")  # fmt: skip
     (out / "jars").mkdir()
     for jar in jars:
         shutil.copy2(jar, out / "jars" / jar.name)
     (out / "README.md").write_text(readme(wheel.name, [jar.name for jar in jars]), encoding="utf-8")
-    (out / "constraints.txt").unlink()
     count = len(list((out / "wheels").iterdir()))
     print(f"bundled {count} Python packages and {len(jars)} jars into {printable(str(out))}; see its README.md")
     return EXIT_OK
@@ -90,13 +97,6 @@ def _build_wheel(folder: Path) -> Path:
     return wheel
 
 
-def _pins(out: Path) -> str:
-    """A constraints file: confluent-kafka at the version the README's build uses."""
-    path = out / "constraints.txt"
-    path.write_text(f"confluent-kafka=={CONFLUENT_KAFKA}\n", encoding="utf-8")
-    return str(path)
-
-
 def _pip(*argv: str, doing: str, env: dict[str, str] | None = None) -> None:
     res = subprocess.run(
         [sys.executable, "-m", "pip", *argv],
@@ -121,7 +121,7 @@ def readme(wheel: str, jars: list[str]) -> str:
         wheel=wheel,
         python=python,
         machine=f"{platform.system()} {platform.machine()}",
-        ck=CONFLUENT_KAFKA,
+        ck=confluent_kafka_version(),
         built=built,
         jars="\n".join(f"- `{jar}`" for jar in jars),
         package=paths.CONNECTOR_PACKAGE,

@@ -18,12 +18,13 @@ import pytest
 import yaml
 
 from secure_mirror import paths
+from secure_mirror.commands.bundle import confluent_kafka_version
 from secure_mirror.sandbox.profile import profile_dict
 from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 REPO = Path(__file__).resolve().parents[2]
-CONFLUENT_KAFKA = "2.8.0"
+CONFLUENT_KAFKA = confluent_kafka_version()
 
 
 def _check(argv: list[str], timeout: float, **kwargs) -> subprocess.CompletedProcess[str]:

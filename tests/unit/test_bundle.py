@@ -3,6 +3,9 @@ tests/integration/test_wheel_install.py)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 
 from secure_mirror import paths
@@ -29,6 +32,25 @@ def test_a_checkout_without_the_connector_jars_is_told_to_run_setup(tmp_path, ca
     assert main(["bundle", "--out", str(tmp_path / "out")]) == 4
     err = capsys.readouterr().err
     assert f"Spark's Kafka connector jars are missing from {tmp_path / 'deps'}/spark-jars; run scripts/setup" in err
+
+
+def test_confluent_kafka_is_pinned_in_pyproject_alone():
+    """pyproject.toml is its one home: bundle reads it there, and scripts/setup's line reads it the same way."""
+    [line] = [
+        line
+        for line in (paths.REPO_ROOT / "scripts" / "setup").read_text().splitlines()
+        if "CONFLUENT_KAFKA_VERSION=" in line
+    ]
+    read = subprocess.run(
+        ["bash", "-c", f'{line}; printf %s "$CONFLUENT_KAFKA_VERSION"'],
+        env={"ROOT": str(paths.REPO_ROOT), "PATH": os.environ["PATH"]},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    version = bundle.confluent_kafka_version()
+    assert read.stdout == version and version.count(".") == 2
+    assert version not in line and version not in (paths.REPO_ROOT / "secure_mirror/commands/bundle.py").read_text()
 
 
 @pytest.mark.parametrize(
