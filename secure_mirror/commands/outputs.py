@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from secure_mirror.preflight.table import PreflightOutput
 from secure_mirror.profile.warnings import ProfileWarning
+from secure_mirror.render.consumer_acls import ConsumerAclsOutput
 from secure_mirror.run.doctor import Item
 from secure_mirror.run.groups.report import GroupsOutput
 from secure_mirror.run.heartbeats import HeartbeatState
@@ -179,6 +180,7 @@ SHAPES: dict[str, type[BaseModel]] = {
     "verify": VerifyOutput,
     "doctor": DoctorOutput,
     "preflight": PreflightOutput,
+    "acls": ConsumerAclsOutput,
     "run": RunLine,
 }
 

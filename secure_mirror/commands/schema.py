@@ -1,6 +1,6 @@
 """secure-mirror schema [--of profile|NAME]: print a JSON Schema: the profile's (for editors and CI checks), or the
-shape of ``NAME --json`` (validate, render, groups, lag, verify, doctor, preflight; run: one schema whose ``kind``
-tells its lines apart). All are committed in schema/."""
+shape of ``NAME --json`` (validate, render, groups, lag, verify, doctor, preflight, acls; run: one schema whose
+``kind`` tells its lines apart). All are committed in schema/."""
 
 from __future__ import annotations
 

@@ -13,6 +13,8 @@ from secure_mirror.commands import outputs
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.model import Check, Report
 from secure_mirror.preflight.table import report_output
+from secure_mirror.profile import load_profile
+from secure_mirror.render.consumer_acls import ConsumerPlan, consumer_plan
 from secure_mirror.run.heartbeats import HeartbeatState
 from secure_mirror.run.lag import LagRow
 from secure_mirror.verify.compare import Comparison, VerifyResult
@@ -115,3 +117,27 @@ def test_preflight_json_is_the_reports_dict():
     text = outputs.dump(report_output(report))
     assert outputs.PreflightOutput.model_validate_json(text).unproven == ["target.acl.topic-write"]
     assert json.loads(text) == report.to_dict()
+
+
+def _consumer_plan(tmp_path, target: list[Acl] | None) -> ConsumerPlan:
+    reader = Acl(principal="User:app", operation="READ", resource_type="TOPIC", resource_name="payments")
+    group = Acl(principal="User:app", operation="READ", resource_type="GROUP", resource_name="app")
+    writer = Acl(principal="User:app", operation="WRITE", resource_type="TOPIC", resource_name="payments")
+    profile = load_profile(write_profile(tmp_path, profile_data(tmp_path)))
+    return consumer_plan(profile, [reader, group, writer], ["payments"], target)
+
+
+@pytest.mark.parametrize("target_read", [True, False])
+def test_acls_json_is_the_plan_in_its_committed_schema(tmp_path, target_read):
+    """``acls --consumers --json`` prints ``plan.to_json()``: the shape of schema/acls-output.schema.json, with and
+    without the target's ACLs read (``present`` null)."""
+    plan = _consumer_plan(tmp_path, [] if target_read else None)
+    text = plan.to_json()
+    result = outputs.SHAPES["acls"].model_validate_json(text)
+    assert json.loads(text) == result.model_dump(by_alias=True)
+    schema = json.loads((REPO / "schema" / "acls-output.schema.json").read_text())
+    data = json.loads(text)
+    assert set(data) == set(schema["properties"]) == set(schema["required"])
+    assert {b["present"] for b in data["bindings"]} == ({False} if target_read else {None})
+    assert data["target_acls_read"] is target_read and data["skipped"][0]["operation"] == "WRITE"
+    assert {(b["operation"], b["resource_type"]) for b in data["to_add"]} >= {("READ", "TOPIC"), ("READ", "GROUP")}
