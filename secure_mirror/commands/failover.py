@@ -10,11 +10,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from secure_mirror.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SecureMirrorError
+from secure_mirror.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED
 from secure_mirror.kafka import client_support
 from secure_mirror.profile import load_profile
 from secure_mirror.profile.models import Profile
-from secure_mirror.render.tree import render_files
+from secure_mirror.render.tree import client_files
 from secure_mirror.run.groups import decide, report
 from secure_mirror.run.groups.session import Session
 
@@ -75,12 +75,9 @@ def failover_problems(result: report.GroupsOutput, failed: dict[str, str]) -> li
 
 
 def _client_files(profile: Profile, rendered: str | None) -> list[str]:
+    """The target's client files as render names them (nothing rendered, no secret read)."""
     folder = Path(rendered) if rendered else Path(RENDERED)
-    try:
-        files = render_files(profile, folder)
-    except SecureMirrorError:  # a secret that cannot be read here: the names alone
-        return [f"{folder}/target/client.properties", f"{folder}/target/librdkafka.conf"]
-    return [f"{folder / f.path}: {f.purpose}" for f in files if f.path.startswith("target/") or f.path == "krb5.conf"]
+    return [f"{folder / name}: {purpose}" for name, purpose in client_files(profile, "target")]
 
 
 def cut_over(profile: Profile, result: report.GroupsOutput, rendered: str | None, dry_run: bool) -> str:

@@ -11,6 +11,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from secure_mirror import folders
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
@@ -48,6 +49,31 @@ class RenderedFile:
         return 0o600 if self.secret else (0o755 if self.executable else 0o644)
 
 
+class Named(NamedTuple):
+    """A rendered file's name and what it is for."""
+
+    name: str
+    purpose: str
+
+
+# A side's Kafka client files (in the side's folder) and the Kerberos configuration: their one home, for render and
+# for failover's cut-over, which lists them without rendering (client_files).
+JAAS_CONF = Named("jaas.conf", "a KafkaClient section for -Djava.security.auth.login.config")
+CLIENT_PROPERTIES = Named(
+    "client.properties", "Kafka's Java tools: security settings with the identity inline (sasl.jaas.config)"
+)
+LIBRDKAFKA_CONF = Named("librdkafka.conf", "kcat -F and confluent-kafka: the same cluster and identity for librdkafka")
+KRB5_CONF = Named("krb5.conf", "Kerberos client configuration naming both realms' KDCs")
+
+
+def client_files(profile: Profile, side: Side) -> list[Named]:
+    """The files render writes for ``side``'s Kafka clients (paths in the output folder), and krb5.conf where it
+    writes one, in render's order; nothing is rendered, so no secret is read."""
+    names = [JAAS_CONF] if profile.cluster(side).sasl is not None else []
+    files = [Named(f"{side}/{name}", purpose) for name, purpose in [*names, CLIENT_PROPERTIES, LIBRDKAFKA_CONF]]
+    return files + ([KRB5_CONF] if krb5.default_realm(profile) is not None else [])
+
+
 def holds_secret(cluster: Cluster) -> bool:
     """True when files rendered for ``cluster`` carry a resolved secret (password, client secret, private key)."""
     tls = cluster.tls
@@ -69,27 +95,22 @@ def _cluster_files(profile: Profile, side: Side, out_dir: Path) -> list[Rendered
         header.append(f"OAuth: export KAFKA_OPTS={sh(f'-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}')}")
     files = [
         RenderedFile(
-            f"{side}/client.properties",
+            f"{side}/{CLIENT_PROPERTIES.name}",
             java_properties.properties_text(java_properties.client_properties(cluster, side), header),
-            "Kafka's Java tools: security settings with the identity inline (sasl.jaas.config)",
+            CLIENT_PROPERTIES.purpose,
             secret,
         ),
         RenderedFile(
-            f"{side}/librdkafka.conf",
+            f"{side}/{LIBRDKAFKA_CONF.name}",
             librdkafka.librdkafka_file(cluster, side, str(out_dir / CCACHE_DIR), krb5_path),
-            "kcat -F and confluent-kafka: the same cluster and identity for librdkafka",
+            LIBRDKAFKA_CONF.purpose,
             secret,
         ),
     ]
     if cluster.sasl is not None:
+        path = f"{side}/{JAAS_CONF.name}"
         files.insert(
-            0,
-            RenderedFile(
-                f"{side}/jaas.conf",
-                jaas.jaas_file(cluster, side, str(out_dir / side / "jaas.conf")),
-                "a KafkaClient section for -Djava.security.auth.login.config",
-                secret,
-            ),
+            0, RenderedFile(path, jaas.jaas_file(cluster, side, str(out_dir / path)), JAAS_CONF.purpose, secret)
         )
     return files
 
@@ -172,7 +193,7 @@ def _other_files(profile: Profile, out_dir: Path, plans: dict[str, acls.AclPlan]
         ),
     ]
     if (text := krb5.krb5_conf(profile)) is not None:
-        files.insert(0, RenderedFile("krb5.conf", text, "Kerberos client configuration naming both realms' KDCs"))
+        files.insert(0, RenderedFile(KRB5_CONF.name, text, KRB5_CONF.purpose))
     return files
 
 

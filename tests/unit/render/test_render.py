@@ -16,6 +16,7 @@ from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls, krb5, render_all, render_files, spark, templating
 from secure_mirror.render.templating import TemplateFailure
+from secure_mirror.render.tree import client_files
 from tests.support import profiles as pf
 
 REPO = Path(__file__).resolve().parents[3]
@@ -118,6 +119,17 @@ def test_rendered_files_match_golden(name, tmp_path, monkeypatch):
             (folder / path).write_text(content, encoding="utf-8")
     expected = {str(p.relative_to(folder)): p.read_text(encoding="utf-8") for p in folder.rglob("*") if p.is_file()}
     assert rendered == expected, f"regenerate with UPDATE_GOLDEN=1 pytest {__file__}"
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_client_files_names_what_render_writes_for_a_side_without_rendering(name, tmp_path, monkeypatch):
+    """failover's cut-over lists the target's client files from ``client_files``: the names render writes."""
+    tmp = tmp_path.resolve()
+    profile = load_profile(pf.write_profile(tmp, _case(name, tmp, monkeypatch)))
+    rendered = [(f.path, f.purpose) for f in render_files(profile, tmp / "out")]
+    for side in ("source", "target"):
+        wanted = [f for f in rendered if f[0].startswith(f"{side}/") or f[0] == "krb5.conf"]
+        assert sorted(client_files(profile, side)) == sorted(wanted)
 
 
 # -- the tree -------------------------------------------------------------------------------------------------
