@@ -35,11 +35,24 @@ def check_creatable(folder: Path, option: str) -> None:
         refuse(folder, option, f"{existing} is not writable by this user")
 
 
-def check_not_a_link(folder: Path, option: str) -> None:
+def check_not_a_link(folder: Path, option: str, what: str = "folder") -> None:
     if folder.is_symlink():
-        raise BadInputError(
-            f"{option} {folder} is a symbolic link, and nothing is written through one; name the folder itself"
-        )
+        raise BadInputError(link_refused(option, folder, what))
+
+
+def link_refused(option: str, path: Path | str, what: str = "folder") -> str:
+    return f"{option} {path} is a symbolic link, and nothing is written through one; name the {what} itself"
+
+
+def append(path: Path | str, data: bytes, mode: int = 0o666) -> None:
+    """``data`` appended to the file ``path`` (created with ``mode``, less the umask) in one write(2) to a descriptor
+    opened O_APPEND, so lines of several writers never interleave; never through a symbolic link in its place, which
+    raises OSError ELOOP (one put there since the path was checked: the folder may be writable by others)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, mode)
+    try:
+        os.write(descriptor, data)
+    finally:
+        os.close(descriptor)
 
 
 def make(folder: Path, option: str, mode: int = 0o700) -> None:

@@ -231,7 +231,8 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
         policy.check_argument(str(folders.named(run_dir)), "--run-dir")
         folders.check_creatable(folders.named(run_dir), "--run-dir")  # before pre-flight; made once the mirror starts
     if options.metrics_file:  # the job appends to it
-        metrics = Path(options.metrics_file).resolve()
+        metrics = metrics_path(options.metrics_file)
+        folders.check_not_a_link(metrics, "--metrics-file", "file")
         folders.check_creatable(metrics.parent, "--metrics-file's folder")
         if metrics.is_dir():
             raise BadInputError(f"--metrics-file {metrics} is a folder; name a file (lines are appended to it)")
@@ -255,9 +256,16 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
             shutil.rmtree(folder / "render", ignore_errors=True)  # rendered option files may hold secrets
 
 
+def metrics_path(named: str) -> Path:
+    """``--metrics-file`` as an absolute path: its folder's links followed, never a link in the file's own place (the
+    job and the group sync refuse to write through one)."""
+    path = folders.named(named)
+    return path.parent.resolve() / path.name
+
+
 def _run(profile: Profile, options: RunOptions, folder: Path) -> int:
     script = prepare(profile, folder)
-    metrics = str(Path(options.metrics_file).resolve()) if options.metrics_file else str(folder / "metrics.jsonl")
+    metrics = str(metrics_path(options.metrics_file)) if options.metrics_file else str(folder / "metrics.jsonl")
     folders.make(Path(metrics).parent, "--metrics-file's folder", mode=0o777)
     log = folder / "job.log"
     print(f"secure-mirror run: job log {log}, metrics {metrics}", file=sys.stderr)

@@ -17,6 +17,7 @@ line's figures without its partitions, which stay in the metrics file), and so i
 
 from __future__ import annotations
 
+import errno
 import json
 import sys
 import time
@@ -25,6 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from secure_mirror import folders
 from secure_mirror.run.heartbeats import age_text
 
 
@@ -52,6 +54,11 @@ def parse_offsets(value) -> dict[tuple[str, int], int]:
     }
 
 
+# A symbolic link put in the metrics file's place while the job runs (its folder may be writable by others)
+METRICS_LINK = (
+    "--metrics-file {} is a symbolic link now, and nothing is written through one: the figures are no longer "
+    "written to it (remove the link, and start the run again to have them)"
+)
 SINK_FIGURES = (
     "record-count",
     "byte-count",
@@ -329,8 +336,13 @@ class Reporter:
         if self.publish is not None:
             self.publish(line)
         if self.metrics_file:
-            with open(self.metrics_file, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(line) + "\n")
+            try:
+                folders.append(self.metrics_file, (json.dumps(line) + "\n").encode("utf-8"))
+            except OSError as exc:
+                if exc.errno != errno.ELOOP:
+                    raise
+                print(f"secure-mirror job: {METRICS_LINK.format(self.metrics_file)}", file=sys.stderr, flush=True)
+                self.metrics_file = None  # said once; the mirror goes on
 
     def _print(self, text: str) -> None:
         self.last_text, self.last_print = text, time.monotonic()

@@ -209,6 +209,22 @@ def test_the_reporter_writes_each_batch_once_to_the_metrics_file_and_the_status_
     assert printed[0].endswith("batch 4: 30 records, in 15/s, out 20/s, 2.0 KiB/s, took 1500 ms, 5 behind the source")
 
 
+def test_the_reporter_never_writes_through_a_link_put_in_the_metrics_files_place(tmp_path, capsys):
+    """The metrics file's folder may be writable by others: a symbolic link put there while the job runs is refused
+    once, with a sentence, and the file it points at is left as it was; the mirror goes on."""
+    victim, metrics = tmp_path / "victim", tmp_path / "metrics.jsonl"
+    victim.write_text("mine\n")
+    metrics.symlink_to(victim)
+    reporter = Reporter(str(metrics), 3600.0, ["src.", ""], io.StringIO())
+    reporter.report(_Query(PROGRESS), _Batches({4: BATCH}))
+    reporter.report(_Query({**PROGRESS, "batchId": 5}), _Batches({5: BATCH}))
+    assert victim.read_text() == "mine\n" and metrics.is_symlink()
+    assert capsys.readouterr().err.splitlines() == [
+        f"secure-mirror job: --metrics-file {metrics} is a symbolic link now, and nothing is written through one: the "
+        "figures are no longer written to it (remove the link, and start the run again to have them)"
+    ]
+
+
 def _epoch(figures, duration=500):
     return {
         "epoch": 7,

@@ -1,6 +1,6 @@
 """`secure-mirror run` options that cannot work are one sentence and exit 2 before pre-flight or Spark starts: an
 interval Spark's trigger would not parse, a negative restart count, a status interval that is not a positive
-number, a metrics file below a file or naming a folder."""
+number, a metrics file below a file, naming a folder or a symbolic link."""
 
 from __future__ import annotations
 
@@ -48,6 +48,22 @@ def test_a_metrics_file_that_cannot_be_written_is_refused_before_pre_flight(tmp_
     folder = _run(str(profile), "--metrics-file", str(tmp_path), "--run-dir", str(tmp_path / "r"))
     assert folder.returncode == 2 and f"--metrics-file {tmp_path} is a folder; name a file" in folder.stderr
     assert not (tmp_path / "r").exists() and "pre-flight" not in below.stderr + folder.stderr
+
+
+def test_a_metrics_file_that_is_a_symbolic_link_is_refused(tmp_path):
+    profile = write_profile(tmp_path, profile_data(tmp_path))
+    (tmp_path / "victim").write_text("mine\n")
+    (tmp_path / "m.jsonl").symlink_to(tmp_path / "victim")
+    (tmp_path / "dangling.jsonl").symlink_to(tmp_path / "nowhere")
+    for link in ("m.jsonl", "dangling.jsonl"):
+        done = _run(str(profile), "--metrics-file", str(tmp_path / link), "--run-dir", str(tmp_path / "r"))
+        assert done.returncode == 2, done.stderr
+        assert (
+            f"--metrics-file {tmp_path / link} is a symbolic link, and nothing is written through one; name the file "
+            "itself" in done.stderr
+        )
+    assert (tmp_path / "victim").read_text() == "mine\n" and not (tmp_path / "nowhere").exists()
+    assert not (tmp_path / "r").exists()
 
 
 @pytest.mark.parametrize("good", ["5 seconds", "1 second", "0 seconds", "500 milliseconds", "1 minute 30 seconds"])
