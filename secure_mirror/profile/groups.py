@@ -33,6 +33,23 @@ HOW = (
 )
 
 
+def mirror_group_prefix(source_alias: str, target_alias: str) -> str:
+    """The prefix of every group id and transactional id of the mirror ``source_alias -> target_alias``
+    (``Profile.group_prefix``): ``secure-mirror-<source>-<target>``, each alias with its '-' written as '.'.
+
+    An alias holds letters, digits, '_' and '-', never '.', so the aliases can be read back from the prefix: aliases
+    ``a``/``b-c`` give ``secure-mirror-a-b.c`` and ``a-b``/``c`` give ``secure-mirror-a.b-c``, where writing them as they
+    are gave both ``secure-mirror-a-b-c`` (shared groups, and exactly_once's transactional ids fencing each other).
+    With no '-' inside the written aliases, ``<prefix>-`` of one mirror never starts another's either, so what the
+    mirror appends after a '-' (Spark's ``-<uuid>...``, ``-eos-<topic>-<partition>``) is its own. An alias without '-'
+    is written as it is: the prefix of such a pair is what it always was."""
+    return f"{MIRROR_GROUPS}{_written(source_alias)}-{_written(target_alias)}"
+
+
+def _written(alias: str) -> str:
+    return alias.replace("-", ".")
+
+
 @dataclass(frozen=True)
 class GroupResource:
     """How one include piece is granted: ``literal`` (LITERAL, the group id) or ``prefix`` (PREFIXED)."""

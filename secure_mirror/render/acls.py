@@ -33,8 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from secure_mirror.kafka.acl import CLUSTER_NAME, Acl, kafka_acls_arguments
-from secure_mirror.profile import javaregex, topics
-from secure_mirror.profile.models import ALL_TOPICS_KEY, Cluster, GssapiSasl, Profile
+from secure_mirror.profile import javaregex, mm2_topics, topics
+from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.models import ALL_TOPICS_KEY, Profile
+from secure_mirror.profile.security import GssapiSasl
 from secure_mirror.profile.topics import classify
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import json_text, sh
@@ -313,18 +315,22 @@ def target_acls(profile: Profile) -> AclPlan:
     return checked(heartbeats_target(group_sync_target(plan, profile), profile), profile)
 
 
-def mm2_internal_separator(profile: Profile) -> str:
-    """The separator in MirrorMaker 2's checkpoints and offset-syncs topic names (its replication policy's; the
-    identity policy and a disabled flow keep MirrorMaker 2's default '.')."""
-    return profile.mirror.rename.mm2_separator or "."
+def mm2_own_topics(profile: Profile, side: str, offset_syncs: bool) -> list[str]:
+    """MirrorMaker 2's internal topics on ``side`` (:func:`mm2_topics.mm2_topics`), the offset-syncs topic alone or
+    all others: the copy of the source's heartbeats is written as a mirrored topic, not one of its own."""
+    source, target, rename = profile.source.alias, profile.target.alias, profile.mirror.rename
+    found = mm2_topics.mm2_topics(source, target, rename.mm2_separator, profile.mirror.mm2.properties)
+    return [
+        topic.name
+        for topic in found
+        if topic.side == side and topic.kind != "copied heartbeats" and (topic.kind == "offset-syncs") == offset_syncs
+    ]
 
 
 def _offset_syncs(plan: AclPlan, profile: Profile) -> AclPlan:
     """MirrorMaker 2's offset-syncs topic, on the side ``offset-syncs.topic.location`` names (source by default)."""
-    location = str(profile.mirror.mm2.properties.get("offset-syncs.topic.location", "source")).lower()
-    if location == plan.side:
-        sep = mm2_internal_separator(profile)
-        plan.allow_own_topic(MM2_INTERNAL_TOPIC_OPERATIONS, f"mm2-offset-syncs{sep}{profile.target.alias}{sep}internal")
+    for name in mm2_own_topics(profile, plan.side, offset_syncs=True):
+        plan.allow_own_topic(MM2_INTERNAL_TOPIC_OPERATIONS, name)
     return plan
 
 
@@ -343,13 +349,7 @@ def mm2_target_acls(profile: Profile) -> AclPlan:
     plan = _target_topics(
         AclPlan("target", profile.target, kafka_principal(profile.target)), profile, MM2_TARGET_TOPIC_OPERATIONS
     )
-    alias, sep = profile.source.alias, mm2_internal_separator(profile)
-    internal = [
-        "heartbeats",
-        f"{alias}{sep}checkpoints{sep}internal",
-        *(f"mm2-{kind}.{alias}.internal" for kind in ("configs", "offsets", "status")),
-    ]
-    for name in internal:
+    for name in mm2_own_topics(profile, "target", offset_syncs=False):
         plan.allow_own_topic(MM2_INTERNAL_TOPIC_OPERATIONS, name)
     plan.allow(("READ", "DESCRIBE"), "GROUP", mm2_group(profile), "LITERAL")
     return checked(_offset_syncs(plan, profile), profile)
