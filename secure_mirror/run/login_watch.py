@@ -20,6 +20,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+from secure_mirror.render.job_model import JobSettings
+
 INTERVAL = 60.0  # seconds between two checks of an identity: one AS exchange with its KDC
 KAFKA_MIN_RELOGIN = 60.0  # sasl.kerberos.min.time.before.relogin's default
 # What the JDK says when the KDC rejects the keytab's key or the principal; anything else (a KDC that does not
@@ -43,7 +45,7 @@ class Identity:
     jaas: str
 
 
-def job_identities(settings: dict, source_options: dict, sink_options: dict) -> list[Identity]:
+def job_identities(settings: JobSettings, source_options: dict, sink_options: dict) -> list[Identity]:
     """The job's Kerberos identities, from ``job.json`` (render's data, not parsed back from JAAS), each with the
     ``sasl.jaas.config`` its side's Kafka clients log in with; one identity used by both sides is watched once."""
     jaas_of = {
@@ -51,8 +53,8 @@ def job_identities(settings: dict, source_options: dict, sink_options: dict) -> 
         "target": sink_options.get("kafka.sasl.jaas.config", ""),
     }
     found: list[Identity] = []
-    for entry in settings.get("identities", []):
-        identity = Identity(entry["principal"], entry["keytab"], jaas_of[entry["side"]])
+    for entry in settings.identities:
+        identity = Identity(entry.principal, entry.keytab, jaas_of[entry.side])
         if identity.jaas and all(i.jaas != identity.jaas for i in found):
             found.append(identity)
     return found

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 
 from secure_mirror.errors import EXIT_BAD_INPUT
+from secure_mirror.render.job_model import JobSettings
 from secure_mirror.render.spark import SINK_FORMAT, SINK_KEPT_TOPICS, SINK_REPORT_KEY
 from secure_mirror.run.job.outcome import JobRefused
 from secure_mirror.run.job.sink import StreamingMirror
@@ -37,9 +38,11 @@ IGNORED_SOURCE_OPTIONS = ("subscribePattern", "maxOffsetsPerTrigger")  # the top
 class ContinuousMirror(StreamingMirror):
     continuous = True
 
-    def __init__(self, spark, source_options: dict, sink_options: dict, settings: dict, stop_requested=lambda: False):
+    def __init__(
+        self, spark, source_options: dict, sink_options: dict, settings: JobSettings, stop_requested=lambda: False
+    ):
         super().__init__(spark, source_options, sink_options, settings, stop_requested)
-        self.interval_ms = int(settings.get("continuous_interval_ms") or 1000)
+        self.interval_ms = settings.continuous_interval_ms
         self.pattern = spark._jvm.java.util.regex.Pattern.compile(source_options["subscribePattern"])
         self.planned: list[str] = []
         self.keep: dict[str, bool] = {}

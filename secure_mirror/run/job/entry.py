@@ -9,6 +9,7 @@ from pathlib import Path
 
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED
 from secure_mirror.profile.job_settings import UNTIL_CAUGHT_UP_CONTINUOUS
+from secure_mirror.render.job_model import JobSettings
 from secure_mirror.run import control_folder, monitor
 from secure_mirror.run.job.checkpoint_access import Checkpoint, check_fingerprint
 from secure_mirror.run.job.cluster_security import cluster_security_problem
@@ -55,16 +56,16 @@ def main(argv: list[str] | None = None) -> int:
     spark = _session()
     mirror: StreamingMirror | None = None
     try:
-        if settings.get("check_cluster_security"):
+        if settings.check_cluster_security:
             context = spark.sparkContext
             problem = cluster_security_problem(context.master, context.getConf().get)
             if problem is not None:
                 raise JobRefused(problem)
         check_fingerprint(
-            Checkpoint(spark, sink_options.get("checkpointLocation") or settings["checkpoint_location"]),
-            settings["fingerprint"],
+            Checkpoint(spark, sink_options.get("checkpointLocation") or settings.checkpoint_location),
+            settings.fingerprint,
         )
-        if settings.get("trigger") == "continuous":
+        if settings.trigger == "continuous":
             if args.until_caught_up:
                 raise JobRefused(UNTIL_CAUGHT_UP_CONTINUOUS, EXIT_BAD_INPUT)
             mirror = ContinuousMirror(spark, source_options, sink_options, settings, control.stop_requested)
@@ -81,11 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         spark.stop()
 
 
-def _refused_before_start(settings: dict) -> JobRefused | None:
+def _refused_before_start(settings: JobSettings) -> JobRefused | None:
     """The cluster-security refusal, asked of spark-submit's configuration (spark-defaults.conf merged in) before a
     Spark context exists: once one does, a standalone master starts executors, which fetch the shipped files (the
     keytabs) at their start, before any task, over the very connections the check is about."""
-    if not settings.get("check_cluster_security"):
+    if not settings.check_cluster_security:
         return None
     from pyspark import SparkConf, SparkContext
 
@@ -122,8 +123,8 @@ def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) ->
     reporter = monitor.Reporter(
         args.metrics_file,
         args.status_interval,
-        settings["target_topic_pieces"],
-        publish=MetricsPublisher(mirror.spark._jvm, settings),
+        list(settings.target_topic_pieces),
+        publish=MetricsPublisher(mirror.spark._jvm, (settings.source_alias, settings.target_alias)),
         json_lines=args.json,
     )
     identities = job_identities(settings, mirror.source_options, mirror.sink_options)
@@ -161,8 +162,8 @@ def _run_continuous(mirror: ContinuousMirror, args: argparse.Namespace, control:
     reporter = monitor.Reporter(
         args.metrics_file,
         args.status_interval,
-        mirror.settings["target_topic_pieces"],
-        publish=MetricsPublisher(mirror.spark._jvm, mirror.settings),
+        list(mirror.settings.target_topic_pieces),
+        publish=MetricsPublisher(mirror.spark._jvm, (mirror.settings.source_alias, mirror.settings.target_alias)),
         json_lines=args.json,
     )
     identities = job_identities(mirror.settings, mirror.source_options, mirror.sink_options)

@@ -37,15 +37,6 @@ CHUNK = 4 << 20  # read at most this much of the file per look (a long file is c
 PUBLISHED_FIGURES = tuple(name for name in SINK_FIGURES if name != "skipped-count")
 
 
-def cluster_aliases(settings: dict) -> tuple[str, str] | None:
-    """(source alias, target alias) of the job's settings (``spark/job.json``); the target's is in the fingerprint's
-    settings (a job.json of an older render may lack them: None)."""
-    fingerprint = (settings.get("fingerprint") or {}).get("settings") or {}
-    source = settings.get("source_alias") or fingerprint.get("source_alias")
-    target = settings.get("target_alias") or fingerprint.get("target_alias")
-    return (str(source), str(target)) if source and target else None
-
-
 def mm2_figures(line: dict, source: str, target: str) -> dict:
     """What the JVM publishes of a metrics line: per target topic-partition the figures of ``PUBLISHED_FIGURES``
     present in its row (ages and latencies may be missing: a continuous epoch has no latency)."""
@@ -124,19 +115,16 @@ class CheckpointTail:
 class MetricsPublisher:
     """Called with each metrics line (``monitor.Reporter(publish=...)``); hands its figures to the driver's JVM.
     :meth:`poll` (the reporter calls it on its watch loop) hands over the group sync's checkpoints lines of the
-    metrics file."""
+    metrics file. ``aliases``: (source, target), as the job's settings name them."""
 
-    def __init__(self, jvm, settings: dict, stream=None):
+    def __init__(self, jvm, aliases: tuple[str, str], stream=None):
         self.jvm = jvm
-        self.aliases = cluster_aliases(settings)
+        self.aliases = aliases
         self.stream = stream or sys.stderr
         self.told = False
         self.tail: CheckpointTail | None = None
 
     def __call__(self, line: dict) -> None:
-        if self.aliases is None:
-            self._tell("the job's settings name no cluster aliases (render the profile again)")
-            return
         payload = mm2_figures(line, *self.aliases)
         if payload["partitions"]:
             self._hand("update", payload)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from secure_mirror.profile import topic_shape
 from secure_mirror.profile.models import keeps_partitions, too_few_partitions
 from secure_mirror.profile.topics import target_name_problem
+from secure_mirror.render.job_model import JobSettings
 from secure_mirror.render.spark import SINK_OFFSET_MAP
 from secure_mirror.run import monitor
 from secure_mirror.run.job import offset_map_topic
@@ -53,19 +54,16 @@ REFUSED_CONFIG = ("InvalidConfigurationException", "PolicyViolationException", "
 class TopicPlanner:
     """Decides, once per source topic, the target name and whether partitions are kept; creates missing topics."""
 
-    def __init__(self, jvm, source_options: dict, sink_options: dict, settings: dict):
+    def __init__(self, jvm, source_options: dict, sink_options: dict, settings: JobSettings):
         self.jvm = jvm
         admin = jvm.org.apache.kafka.clients.admin.Admin
         self.source = admin.create(kafka_properties(jvm, source_options))
         self.target = admin.create(kafka_properties(jvm, sink_options))
-        self.pieces = settings["target_topic_pieces"]
-        self.keep_mode = settings["keep_partition"]
+        self.pieces = settings.target_topic_pieces
+        self.keep_mode = settings.keep_partition
         self.keep: dict[str, bool] = {}
         self.target_counts: dict[str, int] = {}  # target partitions of the topics planned, as the planner last saw
-        self.shape = settings.get("topic_shape") or {
-            "sync_configs": False,
-            "grow_partitions": False,
-        }  # an older job.json
+        self.shape = settings.topic_shape
         self.next_shape_sync = time.monotonic()
         self.configs_unsynced: str | None = None  # why configs are not synced (said once)
         self.lock = threading.Lock()  # plan (the batch's thread) and sync_shape (the watch loop's) share the counts
@@ -225,7 +223,7 @@ class TopicPlanner:
             self.target_counts[topic] = have
 
     def _grows(self) -> bool:
-        return bool(self.shape.get("grow_partitions")) and self.keep_mode is not False
+        return self.shape.grow_partitions and self.keep_mode is not False
 
     def _grow_kept(self, topics: set[str], reach: dict[str, int] | None) -> None:
         """Kept topics whose batch reaches partitions the target lacks: the target grows first."""
@@ -283,11 +281,11 @@ class TopicPlanner:
 
     # ---- the target topic's configs, and its partitions between batches (docs/replica.md) -------------------------
     def _exclude(self) -> list[str]:
-        return list(self.shape.get("exclude_configs") or [])
+        return list(self.shape.exclude_configs)
 
     def _configs_to_copy(self, topic: str) -> dict[str, str] | None:
         """The configs a new target topic is created with: the source topic's own, less the excluded."""
-        if not self.shape.get("sync_configs") or self.configs_unsynced is not None:
+        if not self.shape.sync_configs or self.configs_unsynced is not None:
             return None
         entries = self._topic_configs(self.source, [topic], "source", "DESCRIBE_CONFIGS")
         return topic_shape.configs_to_copy(entries[topic], self._exclude()) if topic in entries else None
@@ -333,11 +331,11 @@ class TopicPlanner:
         tried again at the next interval."""
         if time.monotonic() < self.next_shape_sync or not self.keep:
             return False
-        self.next_shape_sync = time.monotonic() + float(self.shape.get("interval_seconds") or 30)
+        self.next_shape_sync = time.monotonic() + self.shape.interval_seconds
         try:
             with self.lock:
                 topics = sorted(self.keep)
-                if self.shape.get("sync_configs") and self.configs_unsynced is None:
+                if self.shape.sync_configs and self.configs_unsynced is None:
                     self._sync_configs(topics)
                 if self._grows():
                     counts = self._partition_counts(self.source, topics)

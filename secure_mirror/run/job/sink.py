@@ -13,6 +13,7 @@ import time
 import uuid
 from collections.abc import Callable
 
+from secure_mirror.render.job_model import JobSettings
 from secure_mirror.render.spark import SINK_FORMAT, SINK_KEPT_TOPICS, SINK_REPORT_KEY
 from secure_mirror.run.checkpoint import initial_offsets_file, offset_log_offsets
 from secure_mirror.run.job.checkpoint_access import Checkpoint
@@ -27,13 +28,13 @@ class StreamingMirror:
         spark,
         source_options: dict,
         sink_options: dict,
-        settings: dict,
+        settings: JobSettings,
         stop_requested: Callable[[], bool] = lambda: False,
     ):
         self.spark = spark
         self.source_options = source_options
         self.sink_options = {k: v for k, v in sink_options.items() if k != "checkpointLocation"}
-        self.checkpoint = sink_options.get("checkpointLocation") or settings["checkpoint_location"]
+        self.checkpoint = sink_options.get("checkpointLocation") or settings.checkpoint_location
         self.settings = settings
         self.planner = TopicPlanner(spark._jvm, source_options, sink_options, settings)
         self.sink_options.update(cluster_ids(self.planner))  # provenance and the loop filter (run/provenance.py)
@@ -114,8 +115,7 @@ class StreamingMirror:
         return {row["topic"] for row in frame.select("topic").distinct().collect()}
 
     def start(self, until_caught_up: bool, trigger_interval: str):
-        source = self.settings.get("source_format", "kafka")  # a job.json rendered before the mirror's own source
-        stream = self.spark.readStream.format(source).options(**self.source_options).load()
+        stream = self.spark.readStream.format(self.settings.source_format).options(**self.source_options).load()
         writer = (
             stream.writeStream.foreachBatch(self.write_batch)
             .option("checkpointLocation", self.checkpoint)

@@ -58,7 +58,7 @@ def test_other_masters_get_nothing_added_and_keep_the_profiles_choice(tmp_path, 
 )
 def test_the_job_is_told_to_check_the_cluster_where_operators_own_the_secret(tmp_path, master, accept, checked):
     spark = {"master": master} | ({} if accept is None else {"require_encrypted_cluster": accept})
-    assert job_settings(_profile(tmp_path, **spark))["check_cluster_security"] is checked
+    assert job_settings(_profile(tmp_path, **spark)).check_cluster_security is checked
 
 
 @pytest.mark.parametrize(

@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 
 from secure_mirror import errors
+from secure_mirror.render import job_file
 from secure_mirror.run.checkpoint import fingerprint_mismatch
 from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.run.job import control as job_control
 from secure_mirror.run.job import entry, options, outcome, planning
+from tests.support import profiles as pf
 
 
 def test_exit_codes_are_those_of_errors_py():
@@ -26,13 +28,35 @@ def test_missing_option_files_are_bad_input_naming_the_fix(tmp_path):
     with pytest.raises(outcome.JobRefused, match="source-options.json is missing; render the profile again") as refused:
         options.read_options(tmp_path)
     assert refused.value.exit_code == errors.EXIT_BAD_INPUT
-    for name, content in (
-        ("source-options.json", {"a": "1"}),
-        ("sink-options.json", {"b": "2"}),
-        ("job.json", {"c": 3}),
-    ):
-        (tmp_path / name).write_text(json.dumps(content))
-    assert options.read_options(tmp_path) == ({"a": "1"}, {"b": "2"}, {"c": 3})
+    profile = pf.load(tmp_path)
+    (tmp_path / "source-options.json").write_text(json.dumps({"a": "1"}))
+    (tmp_path / "sink-options.json").write_text(json.dumps({"b": "2"}))
+    (tmp_path / "job.json").write_text(job_file.job_json(profile))
+    assert options.read_options(tmp_path) == ({"a": "1"}, {"b": "2"}, job_file.job_settings(profile))
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda d: d.pop("topic_shape"), "it has no topic_shape"),
+        (lambda d: d["topic_shape"].pop("grow_partitions"), "it has no topic_shape.grow_partitions"),
+        (lambda d: d.update(grows="yes"), "it has an unknown field grows"),
+        (lambda d: d["identities"].append({"side": "source"}), "it has no identities.keytab, no identities.principal"),
+    ],
+)
+def test_a_job_file_of_another_shape_is_refused_naming_the_field(tmp_path, change, said):
+    for name in ("source-options.json", "sink-options.json"):
+        (tmp_path / name).write_text("{}")
+    data = json.loads(job_file.job_json(pf.load(tmp_path)))
+    change(data)
+    (tmp_path / "job.json").write_text(json.dumps(data))
+    with pytest.raises(outcome.JobRefused) as refused:
+        options.read_options(tmp_path)
+    assert str(refused.value) == (
+        f"{tmp_path / 'job.json'} is not what this secure-mirror writes: {said}; render the profile again "
+        "(secure-mirror render) and run the spark-submit.sh of that folder"
+    )
+    assert refused.value.exit_code == errors.EXIT_BAD_INPUT
 
 
 KAFKA_TRACE = """org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 3.0 failed

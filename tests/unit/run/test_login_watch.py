@@ -42,4 +42,4 @@ def test_no_kerberos_no_identity(tmp_path):
         source=pf.password(tmp_path, "source", "SCRAM-SHA-512"),
         target=pf.password(tmp_path, "target", "PLAIN"),
     )
-    assert _identities(profile) == [] and job_settings(profile)["identities"] == []
+    assert _identities(profile) == [] and job_settings(profile).identities == ()

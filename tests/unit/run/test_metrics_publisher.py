@@ -16,18 +16,13 @@ from secure_mirror.run.job.metrics_publisher import (
     CheckpointTail,
     MetricsPublisher,
     checkpoint_figures,
-    cluster_aliases,
     complete_lines,
     mm2_figures,
 )
 from secure_mirror.run.monitor import Reporter, batch_line
 from tests.unit.run.test_monitor import BATCH, PROGRESS, _Batches, _Query
 
-SETTINGS = {
-    "source_alias": "src",
-    "fingerprint": {"settings": {"source_alias": "src", "target_alias": "tgt"}},
-    "target_topic_pieces": ["src.", ""],
-}
+ALIASES = ("src", "tgt")
 
 
 class _Jvm:
@@ -50,12 +45,6 @@ class _Jvm:
     def checkpoints(self, text: str):
         self.checkpoint_calls.append(json.loads(text))
         return self.answer
-
-
-def test_the_aliases_come_from_the_job_settings_and_the_fingerprint():
-    assert cluster_aliases(SETTINGS) == ("src", "tgt")
-    assert cluster_aliases({**SETTINGS, "target_alias": "t2"}) == ("src", "t2")
-    assert cluster_aliases({"source_alias": "src"}) is None
 
 
 def test_only_figures_go_over_named_by_target_topic_and_partition():
@@ -84,7 +73,7 @@ def test_only_figures_go_over_named_by_target_topic_and_partition():
 
 def test_the_reporter_hands_every_line_it_writes_to_the_publisher(tmp_path):
     jvm, stream = _Jvm(), io.StringIO()
-    publisher = MetricsPublisher(jvm, SETTINGS, stream)
+    publisher = MetricsPublisher(jvm, ALIASES, stream)
     reporter = Reporter(None, 3600.0, ["src.", ""], io.StringIO(), publish=publisher)  # no metrics file: still handed
     reporter.report(
         _Query(PROGRESS, {**PROGRESS, "batchId": 5, "numInputRows": 0, "sources": []}), _Batches({4: BATCH})
@@ -101,7 +90,7 @@ def test_a_failure_is_told_once_and_the_mirror_goes_on():
     said = {}
     for name, jvm in (("raised", raising), ("answered", _Jvm("the JMX MBean ... was not registered"))):
         stream = io.StringIO()
-        publisher = MetricsPublisher(jvm, SETTINGS, stream)
+        publisher = MetricsPublisher(jvm, ALIASES, stream)
         publisher(line)
         publisher(line)  # tried again, not told again
         assert len(jvm.calls) == 2
@@ -111,14 +100,10 @@ def test_a_failure_is_told_once_and_the_mirror_goes_on():
     assert "(the JMX MBean ... was not registered)" in said["answered"][0]
 
 
-def test_a_line_without_partitions_calls_nothing_and_old_settings_are_told_once():
+def test_a_line_without_partitions_calls_nothing():
     jvm, stream = _Jvm(), io.StringIO()
-    MetricsPublisher(jvm, SETTINGS, stream)({"partitions": []})
-    assert jvm.calls == []
-    publisher = MetricsPublisher(jvm, {"source_alias": "src"}, stream)
-    publisher({"partitions": []})
-    publisher({"partitions": []})
-    assert jvm.calls == [] and len(stream.getvalue().splitlines()) == 1
+    MetricsPublisher(jvm, ALIASES, stream)({"partitions": []})
+    assert jvm.calls == [] and stream.getvalue() == ""
 
 
 WRITTEN = [Checkpoint("app", "src.t", 0, 40, 38), Checkpoint("app", "src.t", 1, 7, 7)]
@@ -178,7 +163,7 @@ def test_the_reporter_hands_the_sync_lines_of_its_metrics_file_over(tmp_path):
     metrics, jvm, stream = tmp_path / "metrics.jsonl", _Jvm(), io.StringIO()
     metrics.write_text(json.dumps(_sync_line(time.time())) + "\n")
     reporter = Reporter(
-        str(metrics), 3600.0, ["src.", ""], io.StringIO(), publish=MetricsPublisher(jvm, SETTINGS, stream)
+        str(metrics), 3600.0, ["src.", ""], io.StringIO(), publish=MetricsPublisher(jvm, ALIASES, stream)
     )
     reporter.report(_Query(PROGRESS), _Batches({4: BATCH}))  # its own line goes to the file too, not as checkpoints
     reporter.report(_Query(PROGRESS), _Batches({}))
@@ -189,7 +174,7 @@ def test_the_reporter_hands_the_sync_lines_of_its_metrics_file_over(tmp_path):
 def test_a_refused_checkpoint_is_told_once_and_the_mirror_goes_on(tmp_path):
     metrics, stream = tmp_path / "metrics.jsonl", io.StringIO()
     metrics.write_text(json.dumps(_sync_line(time.time())) + "\n")
-    publisher = MetricsPublisher(_Jvm("a checkpoint's figures were not published: ..."), SETTINGS, stream)
+    publisher = MetricsPublisher(_Jvm("a checkpoint's figures were not published: ..."), ALIASES, stream)
     publisher.poll(str(metrics))
     with open(metrics, "a") as handle:
         handle.write(json.dumps(_sync_line(time.time())) + "\n")
