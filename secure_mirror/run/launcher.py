@@ -258,7 +258,7 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
 
 def metrics_path(named: str) -> Path:
     """``--metrics-file`` as an absolute path: its folder's links followed, never a link in the file's own place (the
-    job and the group sync refuse to write through one)."""
+    job refuses to write through one: ``folders.append``)."""
     path = folders.named(named)
     return path.parent.resolve() / path.name
 

@@ -25,6 +25,7 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl, operation_word
 from secure_mirror.preflight import FAIL, SKIPPED, WARN, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
+from secure_mirror.preflight.checks.audit import ADMIN_FIX, NONE_NOT_REPORTED
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls as acl_plans
 from tests.support.cluster import granted
@@ -180,6 +181,17 @@ def test_deny_overrides_allow_and_the_audit_names_the_rule(setup):
     assert audit.details["deny_rules"] == [deny]
     assert audit.commands[0].startswith("kafka-acls.sh") and "--remove" in audit.commands[0]
     assert "--deny-principal User:mirror" in audit.commands[0]
+
+
+def test_an_admin_that_may_not_describe_acls_never_passes_the_audit(setup):
+    """--as-admin with an identity that may not describe the cluster's ACLs (the mirror's own): the brokers answer its
+    DescribeAcls with an empty list, not an error; the audit says so and judges nothing from that list."""
+    profile = setup["profile"]
+    report = run_preflight(profile, sides=("source",), admin={"source": profile.source})
+    audit = [c for c in report.checks if ".audit." in c.id]
+    # the mirror has no right on the cluster, for which the brokers report no operations at all: not a pass
+    assert [(c.id, c.status, c.finding) for c in audit] == [("source.audit.acls", "unverified", NONE_NOT_REPORTED)]
+    assert audit[0].fix == ADMIN_FIX and not report.ok()
 
 
 def test_prefixed_acl_covering_only_some_topics(setup):

@@ -11,8 +11,9 @@ from secure_mirror.kafka.acl import CLUSTER_NAME, Acl, kafka_acls_command
 from secure_mirror.preflight.authorizer import Decision, authorize, authorize_all, principal_matches
 from secure_mirror.preflight.checks import topic_shape as shape_checks
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf
-from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN, Check
-from secure_mirror.preflight.probes import kafka_admin
+from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN, Check, Status
+from secure_mirror.preflight.probes import Failed, kafka_admin
+from secure_mirror.preflight.probes.kafka_admin import Inventory
 from secure_mirror.preflight.probes.wire import local_address
 from secure_mirror.profile.models import Cluster, Profile, Side
 from secure_mirror.render import acls as acl_plans
@@ -20,7 +21,7 @@ from secure_mirror.render.acls import AclPlan, Need
 
 
 # ---- the steps ------------------------------------------------------------------------------------------------------
-def collect(admin_cluster: Cluster, side: Side, timeout: float) -> dict:
+def collect(admin_cluster: Cluster, side: Side, timeout: float) -> Inventory | Failed:
     """Every topic (with partitions) and every ACL of the cluster, as the admin sees them."""
     return kafka_admin.inventory(kafka_admin.Admin(client_conf(admin_cluster, side), timeout))
 
@@ -58,9 +59,11 @@ def audit_checks(
                 "audit.connect",
                 FAIL,
                 f"the admin identity could not read topics and ACLs: {data['error']}",
-                "give --as-admin an identity with DESCRIBE on the cluster (a super user or an ACL admin)",
+                ADMIN_FIX,
             )
         ]
+    if (unread := acls_unread(data)) is not None:
+        return [check(side, "audit.acls", unread[0], unread[1], ADMIN_FIX)]
     plan = acl_plans.source_acls(profile) if side == "source" else acl_plans.target_acls(profile)
     mine = [a for a in data["acls"] if principal_matches(a.principal, plan.principal)]
     run = SideChecks(side)
@@ -83,6 +86,31 @@ def audit_checks(
     needs = audit_needs(profile, plan, selected, data["topics"], cluster_operations)
     run.extend(*(evaluate(plan, need, mine, host) for need in needs))
     return run.checks
+
+
+ADMIN_FIX = "give --as-admin an identity with DESCRIBE on the cluster (a super user or an ACL admin)"
+NO_DESCRIBE = (
+    "the brokers report no DESCRIBE on the cluster for the admin identity (its operations there: {}), and they answer "
+    "an identity without it an empty list of ACLs rather than an error, so the {} ACL(s) read are not the cluster's"
+)
+NONE_NOT_REPORTED = (
+    "the admin identity read no ACL at all, and the brokers report no operations on the cluster for it (brokers before "
+    "Kafka 2.3 report none, later ones none for an identity with no right on the cluster), so an identity without "
+    "DESCRIBE there, which they answer an empty list, cannot be told from a cluster without ACLs"
+)
+
+
+def acls_unread(data: dict) -> tuple[Status, str] | None:
+    """Why an admin's inventory does not show the cluster's ACLs, as (status, finding), or None when it does: the
+    brokers answer DescribeAcls from an identity without DESCRIBE on the cluster with no bindings, not an error. An
+    identity they report without DESCRIBE (or ALL) fails; an empty answer where they report no operations is
+    unverified; bindings read where they report none prove the right."""
+    operations = data.get("operations")
+    if operations is not None and not {"DESCRIBE", "ALL"} & set(operations):
+        return FAIL, NO_DESCRIBE.format(", ".join(operations) or "none", len(data["acls"]))
+    if operations is None and not data["acls"]:
+        return UNVERIFIED, NONE_NOT_REPORTED
+    return None
 
 
 def audit_needs(

@@ -35,7 +35,7 @@ def connect(run: SideChecks, cluster: Cluster, timeout: float) -> Connected | No
         return None
     admin = kafka_admin.Admin(client_conf(cluster, run.side), timeout)
     answer = kafka_admin.connect(admin)
-    if run.extend(connect_check(run.side, cluster, timeout, answer)).status != PASS:
+    if run.extend(connect_check(run.side, cluster, timeout, answer)).status != PASS or "error" in answer:
         return None
     return Connected(admin, sorted({host for host, _ in answer["cluster"]["nodes"]}))
 
@@ -60,7 +60,7 @@ def java_client_checks(
 
 
 # ---- the judgement --------------------------------------------------------------------------------------------------
-def tls_check(side: str, answer: dict) -> Check:
+def tls_check(side: str, answer: tls.Handshakes) -> Check:
     """``tls.certificate`` from ``probes.tls.handshakes``'s answer."""
     if (failure := answer["failure"]) is not None:
         details = {"kind": failure["kind"], "server": failure["server"]}
@@ -69,7 +69,9 @@ def tls_check(side: str, answer: dict) -> Check:
     return check(side, "tls.certificate", PASS, finding)
 
 
-def connect_check(side: str, cluster: Cluster, timeout: float, answer: dict) -> Check:
+def connect_check(
+    side: str, cluster: Cluster, timeout: float, answer: kafka_admin.Reached | kafka_admin.Unreached
+) -> Check:
     """``kafka.connect`` from ``probes.kafka_admin.connect``'s answer."""
     if "error" in answer:
         finding, fix = _connect_failure(answer["error"], cluster, timeout)
@@ -95,7 +97,9 @@ def _connect_failure(reason: str, cluster: Cluster, timeout: float) -> tuple[str
     )
 
 
-def java_checks(profile: Profile, answers: dict[Side, list], sides: tuple[Side, ...] = ()) -> list[Check]:
+def java_checks(
+    profile: Profile, answers: dict[Side, java_client.JavaAnswer], sides: tuple[Side, ...] = ()
+) -> list[Check]:
     """The Java client's check per side it was asked about, and ``kafka.delegation_token`` for every side of
     ``sides`` whose executors log in with tokens (unverified when it could not be asked)."""
     found = [java_client_check(profile, side, answer) for side, answer in answers.items()]
@@ -121,7 +125,7 @@ _TOKEN_FIX = {
 }
 
 
-def token_check(profile: Profile, side: Side, answer: list | None) -> Check:
+def token_check(profile: Profile, side: Side, answer: java_client.JavaAnswer | None) -> Check:
     """Whether the brokers issue this identity a delegation token that logs in (created, used, expired again)."""
     check_id = f"{side}.{TOKEN_WHAT}"
     fields = answer[answer.index("token") + 1 :] if answer and answer[0] == "ok" and "token" in answer else None
@@ -157,7 +161,7 @@ def token_check(profile: Profile, side: Side, answer: list | None) -> Check:
     )
 
 
-def java_client_check(profile: Profile, side: Side, answer: list) -> Check:
+def java_client_check(profile: Profile, side: Side, answer: java_client.JavaAnswer) -> Check:
     cluster: Cluster = profile.cluster(side)
     check_id = f"{side}.java.client"
     if answer[0] == "ok":

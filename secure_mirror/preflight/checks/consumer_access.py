@@ -8,6 +8,7 @@ readiness does not stop a mirror. Only in audit mode: the mirror's identity cann
 from __future__ import annotations
 
 from secure_mirror.kafka.acl import Acl
+from secure_mirror.preflight.checks.audit import acls_unread
 from secure_mirror.preflight.model import PASS, SKIPPED, UNVERIFIED, WARN, Check
 from secure_mirror.profile.models import Profile
 from secure_mirror.render.consumer_acls import ConsumerPlan, consumer_plan
@@ -28,6 +29,8 @@ def consumer_access(profile: Profile, source: dict | None, target: dict | None) 
     for side, data in (("source", source), ("target", target)):
         if "error" in data:
             return unverified(f"the admin could not read the {side}'s topics and ACLs: {data['error']}", side)
+        if (unread := acls_unread(data)) is not None:
+            return unverified(f"the {side}'s ACLs were not read: {unread[1]}", side)
     if not source["acls"]:  # also the brokers' answer to an identity without DESCRIBE on the cluster
         return unverified(NONE_READ, "source")
     return judged(consumer_plan(profile, source["acls"], source["topics"], target["acls"]))

@@ -10,6 +10,8 @@ topic still to create; an error) is ``unverified``, proven by the ``--as-admin``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from secure_mirror.preflight.checks.acl_fixes import lacking
 from secure_mirror.preflight.checks.base import check, listed, planned
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, UNVERIFIED, Check
@@ -31,7 +33,7 @@ def shown(profile: Profile) -> dict[str, str]:
 
 
 # ---- asking -------------------------------------------------------------------------------------------------------
-def ask_source(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict[str, dict]:
+def ask_source(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict[str, kafka_admin.GroupAnswer]:
     """The source's description of each sample group (``describe_groups``)."""
     return kafka_admin.describe_groups(admin, planned(plan, ("DESCRIBE",), "GROUP", acl_plans.group_samples(profile)))
 
@@ -55,13 +57,13 @@ def ask_own_topics(plan: AclPlan, admin: kafka_admin.Admin, names: list[str]) ->
 
 
 # ---- the judgement --------------------------------------------------------------------------------------------------
-def source_check(profile: Profile, plan: AclPlan, described: dict[str, dict]) -> Check:
+def source_check(profile: Profile, plan: AclPlan, described: Mapping[str, kafka_admin.GroupAnswer]) -> Check:
     """``source.acl.group-describe`` from ``ask_source``'s answer."""
     return group_check(profile, plan, "DESCRIBE", described, "fetch their committed offsets")
 
 
 def target_checks(
-    profile: Profile, plan: AclPlan, exists: dict[str, dict], to_create: list[str], answer: dict
+    profile: Profile, plan: AclPlan, exists: Mapping[str, kafka_admin.Described], to_create: list[str], answer: dict
 ) -> list[Check]:
     """``target.acl.group-read``, ``-topic-read`` and ``-group-topics`` (``exists``: the target topics described,
     ``to_create``: those still to create, as the target's topic checks sorted them; ``answer``: ``ask_target``'s)."""
@@ -75,7 +77,9 @@ def target_checks(
     ]
 
 
-def group_check(profile: Profile, plan: AclPlan, operation: str, described: dict[str, dict], purpose: str) -> Check:
+def group_check(
+    profile: Profile, plan: AclPlan, operation: str, described: Mapping[str, kafka_admin.GroupAnswer], purpose: str
+) -> Check:
     """``acl.group-<operation>`` on the synced groups: refused (an authorization error, or the operation not among
     those reported), not known (operations not reported, another error: unverified), or held."""
     what, names = f"acl.group-{operation.lower()}", shown(profile)
@@ -89,7 +93,8 @@ def group_check(profile: Profile, plan: AclPlan, operation: str, described: dict
         return lacking(plan, what, plan.need(operation, "GROUP", refused), finding)
     if unknown:
         why = {
-            d.get("error") or "no authorized operations reported (brokers before Kafka 2.3)" for d in described.values()
+            d["error"] if "error" in d else "no authorized operations reported (brokers before Kafka 2.3)"
+            for d in described.values()
         }
         finding = (
             f"whether {plan.principal} may {operation} the consumer groups {listed([names[g] for g in unknown])} is "
@@ -110,12 +115,13 @@ def group_check(profile: Profile, plan: AclPlan, operation: str, described: dict
     return check(plan.side, what, PASS, finding)
 
 
-def _refused(described: dict, operation: str) -> bool:
-    operations = described.get("operations")
-    return described.get("error") == REFUSED_GROUP or (operations is not None and operation not in operations)
+def _refused(described: kafka_admin.GroupAnswer, operation: str) -> bool:
+    if "error" in described:
+        return described["error"] == REFUSED_GROUP
+    return described["operations"] is not None and operation not in described["operations"]
 
 
-def topic_read_check(plan: AclPlan, exists: dict[str, dict], to_create: list[str]) -> Check:
+def topic_read_check(plan: AclPlan, exists: Mapping[str, kafka_admin.Described], to_create: list[str]) -> Check:
     """``target.acl.topic-read``: READ on the target topics (a commit of a group's offset needs it) and on the offset
     map and checkpoints topics (the sink reads them back); not known for a topic still to create."""
     no_read = sorted(t for t, d in exists.items() if d["operations"] is not None and "READ" not in d["operations"])
@@ -145,7 +151,7 @@ def topic_read_check(plan: AclPlan, exists: dict[str, dict], to_create: list[str
 
 def group_topics_check(
     plan: AclPlan,
-    described: dict[str, dict],
+    described: Mapping[str, kafka_admin.TopicAnswer],
     created: dict[str, str | None],
     what: str = "acl.group-topics",
     purpose: str = "mirror.groups (its offset map; checkpoints in MirrorMaker 2's format)",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from secure_mirror.preflight.checks.base import SideChecks, check
 from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, UNVERIFIED, WARN, Check
-from secure_mirror.preflight.probes import clock, kerberos
+from secure_mirror.preflight.probes import Failed, clock, kerberos
 from secure_mirror.preflight.probes.clock import DEFAULT_MAX_SKEW_S
 from secure_mirror.profile.models import Cluster, GssapiSasl, Profile
 
@@ -35,8 +35,8 @@ def tickets(run: SideChecks, cluster: Cluster, sasl: GssapiSasl):
         return None
     if run.blocked("kerberos.initial-ticket", "kerberos.krb5-conf"):
         return None
-    creds, answer = kerberos.login(sasl.principal, sasl.keytab, f"secure-mirror-preflight-{run.side}")
-    run.extend(initial_ticket_check(run.side, sasl, answer))
+    creds, login = kerberos.login(sasl.principal, sasl.keytab, f"secure-mirror-preflight-{run.side}")
+    run.extend(initial_ticket_check(run.side, sasl, login))
     if creds is None:
         return None
     answer = kerberos.service_tickets(creds, sasl.service_name, [h for h, _ in cluster.brokers])
@@ -58,7 +58,7 @@ def declared_kdcs(profile: Profile, realm: str) -> list[str] | None:
     return None if declared is None else list(declared.kdcs)
 
 
-def clock_check(side: str, realm: str, kdcs: list[str] | None, answer: dict | None) -> Check:
+def clock_check(side: str, realm: str, kdcs: list[str] | None, answer: clock.KdcClocks | None) -> Check:
     """``kerberos.clock`` from ``probes.clock.measure_all``'s answer over the declared ``kdcs`` (None: undeclared)."""
     what, limit = "kerberos.clock", DEFAULT_MAX_SKEW_S
     if kdcs is None or answer is None:
@@ -99,7 +99,7 @@ def clock_check(side: str, realm: str, kdcs: list[str] | None, answer: dict | No
     return check(side, what, PASS, finding, details=details)
 
 
-def keytab_check(side: str, sasl: GssapiSasl, answer: dict) -> Check:
+def keytab_check(side: str, sasl: GssapiSasl, answer: kerberos.KeytabRead | Failed) -> Check:
     """``kerberos.keytab`` from ``probes.kerberos.keytab_entries``'s answer: the principal's keys and their types."""
     if "error" in answer:
         return check(
@@ -130,9 +130,10 @@ def keytab_check(side: str, sasl: GssapiSasl, answer: dict) -> Check:
     return check(side, "kerberos.keytab", PASS, finding, details=details)
 
 
-def initial_ticket_check(side: str, sasl: GssapiSasl, answer: dict) -> Check:
+def initial_ticket_check(side: str, sasl: GssapiSasl, answer: kerberos.Login | kerberos.LoginRefused) -> Check:
     """``kerberos.initial-ticket`` from ``probes.kerberos.login``'s answer."""
-    if (failure := answer.get("failure")) is not None:
+    if "failure" in answer:
+        failure = answer["failure"]
         details = {"kind": failure["kind"]}
         return check(side, "kerberos.initial-ticket", FAIL, failure["message"], failure["fix"], details=details)
     lifetime = answer["lifetime"]
@@ -143,7 +144,7 @@ def initial_ticket_check(side: str, sasl: GssapiSasl, answer: dict) -> Check:
     return check(side, "kerberos.initial-ticket", PASS, finding, details={"lifetime_s": lifetime})
 
 
-def service_ticket_check(side: str, what: str, sasl: GssapiSasl, answer: dict) -> Check:
+def service_ticket_check(side: str, what: str, sasl: GssapiSasl, answer: kerberos.ServiceTickets) -> Check:
     """``what`` (``kerberos.service-ticket``, ``kerberos.broker-tickets``) from ``probes.kerberos.service_tickets``."""
     if (failure := answer["failure"]) is not None:
         details = {"kind": failure["kind"], "host": failure["host"]}
@@ -157,7 +158,9 @@ def broker_hosts_beyond_bootstrap(cluster: Cluster, hosts: list[str]) -> list[st
     return [h for h in hosts if h not in bootstrap]
 
 
-def broker_tickets_check(side: str, sasl: GssapiSasl, hosts: list[str], answer: dict | None) -> Check:
+def broker_tickets_check(
+    side: str, sasl: GssapiSasl, hosts: list[str], answer: kerberos.ServiceTickets | None
+) -> Check:
     """``kerberos.broker-tickets``: the cluster's brokers (``hosts``) beyond the bootstrap servers, whose service
     tickets were asked (``answer``; None: there are none beyond them)."""
     if answer is None:

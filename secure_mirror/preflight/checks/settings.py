@@ -8,7 +8,7 @@ from pathlib import Path
 
 from secure_mirror.preflight.checks.base import SideChecks, check
 from secure_mirror.preflight.model import FAIL, PASS, WARN, Check, Status
-from secure_mirror.preflight.probes import files, tls
+from secure_mirror.preflight.probes import Failed, files, tls
 from secure_mirror.profile.models import Cluster, GssapiSasl, Profile, Tls
 from secure_mirror.profile.warnings import ProfileWarning, profile_warnings
 
@@ -55,7 +55,7 @@ def keytab_file(run: SideChecks, keytab: Path) -> None:
     run.extend(keytab_check(run.side, keytab, files.keytab(keytab, f"{run.side}.sasl.keytab")))
 
 
-def keytab_check(side: str, keytab: Path, answer: dict) -> Check:
+def keytab_check(side: str, keytab: Path, answer: files.KeytabFile) -> Check:
     """``files.keytab`` from ``probes.files.keytab``'s answer."""
     if not answer["exists"]:
         return check(
@@ -74,7 +74,7 @@ def keytab_check(side: str, keytab: Path, answer: dict) -> Check:
     return check(side, "files.keytab", PASS, f"{keytab} exists, is this user's own file and only its owner can read it")
 
 
-def krb5_conf_check(side: str, realm: str, answer: dict) -> Check:
+def krb5_conf_check(side: str, realm: str, answer: files.Krb5Text | files.Krb5Unread) -> Check:
     """``kerberos.krb5-conf`` from ``probes.files.krb5_conf``'s answer: does it declare the side's realm?"""
     path = answer["path"]
     if "error" in answer:
@@ -98,7 +98,7 @@ def krb5_conf_check(side: str, realm: str, answer: dict) -> Check:
     )
 
 
-def ca_check(side: str, pem_ca: Path, answer: dict) -> Check:
+def ca_check(side: str, pem_ca: Path, answer: tls.CaCount | Failed) -> Check:
     """``files.ca`` from ``probes.tls.ca_bundle``'s answer."""
     if "error" in answer:
         return check(
@@ -111,7 +111,7 @@ def ca_check(side: str, pem_ca: Path, answer: dict) -> Check:
     return check(side, "files.ca", PASS, f"{pem_ca} holds {answer['count']} CA certificate(s)")
 
 
-def client_certificate_check(side: str, settings: Tls, answer: dict) -> Check:
+def client_certificate_check(side: str, settings: Tls, answer: tls.KeyMatch | Failed) -> Check:
     """``files.client-certificate`` from ``probes.tls.client_certificate``'s answer."""
     what = "files.client-certificate"
     if "error" in answer:

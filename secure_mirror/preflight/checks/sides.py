@@ -24,7 +24,7 @@ class SideFacts:
 
     checks: list[Check]
     topics: dict[str, int] | None = None  # the source's selected topics -> partitions
-    described: dict[str, dict] = field(default_factory=dict)  # the target's: ``target.ask_existing``
+    described: dict[str, kafka_admin.TopicAnswer] = field(default_factory=dict)  # ``target.ask_existing``
     hosts: list[str] = field(default_factory=list)
     seconds: float = 0.0  # how long the phase took in its worker
     connected: bool = False  # the side's connection passed: its ``topics_phase`` can run
@@ -92,7 +92,10 @@ def _connect_phase(profile: Profile, side: Side, timeout: float, krb5_conf: str 
 
 
 def second_phase(
-    profile: Profile, timeout: float, source_topics: dict[str, int], known: dict[str, dict] | None = None
+    profile: Profile,
+    timeout: float,
+    source_topics: dict[str, int],
+    known: dict[str, kafka_admin.TopicAnswer] | None = None,
 ) -> list[Check]:
     """The target's topic checks, once the source's selected topics are known (``known``: the first phase's
     descriptions of target topics)."""

@@ -11,6 +11,7 @@ broker authorizes a real Fetch and JoinGroup)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -71,7 +72,9 @@ def named_literals(profile: Profile, visible: set[str]) -> list[str]:
     return [name for name in named if selection.matches(name)]
 
 
-def ask_group(profile: Profile, admin: kafka_admin.Admin, group: str, described: dict | None = None) -> dict:
+def ask_group(
+    profile: Profile, admin: kafka_admin.Admin, group: str, described: kafka_admin.GroupAnswer | None = None
+) -> dict:
     """{"name", "described": its description (``described``: already asked)} and, when the brokers report no
     operations (before Kafka 2.3), {"joined": {"topic", "code": ``join_probe``'s answer} for the first selected
     topic, or None without one}."""
@@ -84,9 +87,11 @@ def ask_group(profile: Profile, admin: kafka_admin.Admin, group: str, described:
     return answer
 
 
-def unreported(described: dict) -> bool:
+def unreported(described: kafka_admin.Described | kafka_admin.GroupOperations | kafka_admin.Refused) -> bool:
     """Whether a description answered without the authorized operations (brokers before Kafka 2.3)."""
-    return "error" not in described and described["operations"] is None
+    if "error" in described:
+        return False
+    return described["operations"] is None
 
 
 def selected_partitions(profile: Profile, answers: dict) -> dict[str, int]:
@@ -137,7 +142,7 @@ def selection_check(profile: Profile, visible: dict[str, int]) -> Check:
     )
 
 
-def named_check(plan: AclPlan, named: list[str], described: dict[str, dict]) -> Check | None:
+def named_check(plan: AclPlan, named: list[str], described: Mapping[str, kafka_admin.TopicAnswer]) -> Check | None:
     """``acl.topic-describe-named``: a topic the include names literally but the identity cannot see would be left
     out without a word (None: every named topic is seen)."""
     if not named:

@@ -9,6 +9,7 @@ ACL plan holds it (``render.acls.AclPlan.need``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NotRequired, TypedDict, final
 
 from secure_mirror.kafka.acl import CLUSTER_NAME, kafka_acls_command
 from secure_mirror.preflight.checks import groups as group_checks
@@ -16,7 +17,7 @@ from secure_mirror.preflight.checks import topic_shape as shape_checks
 from secure_mirror.preflight.checks.acl_fixes import lacking
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf, listed, planned
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, Check
-from secure_mirror.preflight.probes import api_versions, kafka_admin, tls
+from secure_mirror.preflight.probes import Failed, api_versions, kafka_admin, tls
 from secure_mirror.profile.models import Cluster, Profile
 from secure_mirror.profile.topics import HEARTBEATS_TOPIC
 from secure_mirror.render import acls as acl_plans
@@ -28,7 +29,10 @@ TRANSACTIONAL_PROBE = "preflight"  # the transactional id pre-flight registers: 
 
 # ---- the steps: ask, then judge -----------------------------------------------------------------------------------
 def target_side(
-    profile: Profile, timeout: float, source_topics: dict[str, int], known: dict[str, dict] | None = None
+    profile: Profile,
+    timeout: float,
+    source_topics: dict[str, int],
+    known: dict[str, kafka_admin.TopicAnswer] | None = None,
 ) -> list[Check]:
     """Every target check of the second phase (``source_topics``: the selected source topics -> partitions;
     ``known``: the descriptions ``ask_existing`` made in the first phase)."""
@@ -60,7 +64,7 @@ def target_side(
     return run.checks
 
 
-def ask_existing(profile: Profile, admin: kafka_admin.Admin) -> dict[str, dict]:
+def ask_existing(profile: Profile, admin: kafka_admin.Admin) -> dict[str, kafka_admin.TopicAnswer]:
     """First phase, while the source lists its topics: the descriptions of the target topics the identity sees that
     the selection would write (a topic whose name, less the rename, the selection picks), as ``describe_topics``
     gives them, less those that answered an error. The second phase describes only the names these do not cover."""
@@ -102,7 +106,11 @@ def granted(plan: AclPlan, operations: tuple[str, ...], names: list[str]) -> lis
 
 
 def ask_topics(
-    profile: Profile, plan: AclPlan, admin: kafka_admin.Admin, source_topics: dict[str, int], known: dict[str, dict]
+    profile: Profile,
+    plan: AclPlan,
+    admin: kafka_admin.Admin,
+    source_topics: dict[str, int],
+    known: dict[str, kafka_admin.TopicAnswer],
 ) -> dict:
     """{"names": target topic -> its source's partitions, "described": their descriptions (those ``known`` has from
     the first phase, the others asked now), "created": the validate_only creation answers of those not described}."""
@@ -115,15 +123,23 @@ def ask_topics(
     return {"names": names, "described": described, "created": created}
 
 
-def ask_idempotence(cluster: Cluster, admin: kafka_admin.Admin, timeout: float) -> dict:
-    """The first broker's API versions ({"apis"} or {"error"}, asked without credentials) and, before Kafka 2.8,
-    the cluster's authorized operations ({"operations"}: None when not reported)."""
+@final
+class Idempotence(TypedDict):
+    apis: api_versions.BrokerApis  # the first broker's, asked without credentials
+    operations: NotRequired[list[str] | None]  # before Kafka 2.8, the identity's on the cluster (None: not reported)
+
+
+def ask_idempotence(cluster: Cluster, admin: kafka_admin.Admin, timeout: float) -> Idempotence | Failed:
+    """The first broker's API versions and, before Kafka 2.8, the cluster's authorized operations; or why the
+    broker's versions could not be asked."""
     host, port = cluster.brokers[0]
     context = tls.context_for(cluster.tls_settings) if cluster.uses_tls else None
     answer = api_versions.answer(host, port, context, timeout)
-    if "apis" in answer and not answer["apis"].write_allows_idempotence:
-        answer["operations"] = kafka_admin.describe_cluster(admin)["operations"]
-    return answer
+    if "error" in answer:
+        return answer
+    if answer["apis"].write_allows_idempotence:
+        return {"apis": answer["apis"]}
+    return {"apis": answer["apis"], "operations": kafka_admin.describe_cluster(admin)["operations"]}
 
 
 # ---- the judgement --------------------------------------------------------------------------------------------------
@@ -132,7 +148,7 @@ class TargetTopics:
     """What ``ask_topics`` found, sorted into what the checks judge."""
 
     names: dict[str, int]  # target topic -> the partitions of its source
-    exists: dict[str, dict]  # described: partitions and operations
+    exists: dict[str, kafka_admin.Described]  # described: partitions and operations
     created: dict[str, str | None]  # validate_only answers
     to_create: list[str]
     hidden: list[str]  # the identity may not describe them
@@ -240,7 +256,7 @@ def create_check(plan: AclPlan, topics: TargetTopics) -> Check:
     return check("target", "acl.topic-create", PASS, "every target topic exists; nothing to create")
 
 
-def idempotent_check(plan: AclPlan, answer: dict) -> Check:
+def idempotent_check(plan: AclPlan, answer: Idempotence | Failed) -> Check:
     """Since Kafka 2.8 (KIP-679) WRITE on a topic allows the idempotent producer; before, it needs IDEMPOTENT_WRITE
     on the cluster. The line comes from the API versions the first broker offers (``ask_idempotence``)."""
     what, proof = "acl.idempotent-write", "target.audit.cluster-idempotent-write"

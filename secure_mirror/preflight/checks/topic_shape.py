@@ -5,11 +5,13 @@ source.py's and target.py's asking."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from secure_mirror.preflight.checks.acl_fixes import lacking
 from secure_mirror.preflight.checks.base import check, listed
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, UNVERIFIED, WARN, Check, Status
+from secure_mirror.preflight.probes import kafka_admin
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topic_shape import partition_growth, partition_problem
 from secure_mirror.render import topic_shape_acls as acl_plans
@@ -24,7 +26,9 @@ WITHOUT = {
 }
 
 
-def operation_check(plan: AclPlan, what: str, operation: str, described: dict[str, dict]) -> Check:
+def operation_check(
+    plan: AclPlan, what: str, operation: str, described: Mapping[str, kafka_admin.TopicAnswer]
+) -> Check:
     """``<side>.<what>``: ``operation`` on the described topics (those answering an error are judged elsewhere).
     Missing, it warns (the mirror runs, less the topic shape); not reported by the brokers (before Kafka 2.3), unverified."""
     topics = {t: d for t, d in described.items() if "error" not in d}
@@ -45,14 +49,14 @@ def operation_check(plan: AclPlan, what: str, operation: str, described: dict[st
     return check(plan.side, what, PASS, finding)
 
 
-def source_checks(profile: Profile, plan: AclPlan, described: dict[str, dict]) -> list[Check]:
+def source_checks(profile: Profile, plan: AclPlan, described: Mapping[str, kafka_admin.TopicAnswer]) -> list[Check]:
     """DESCRIBE_CONFIGS on the selected source topics, with config sync on."""
     if not profile.mirror.topic_shape.sync_configs:
         return []
     return [operation_check(plan, CONFIGS_CHECK, "DESCRIBE_CONFIGS", described)]
 
 
-def target_checks(profile: Profile, plan: AclPlan, exists: dict[str, dict]) -> list[Check]:
+def target_checks(profile: Profile, plan: AclPlan, exists: Mapping[str, kafka_admin.Described]) -> list[Check]:
     """ALTER_CONFIGS (config sync) and ALTER (growth) on the existing target topics."""
     found = []
     if profile.mirror.topic_shape.sync_configs:
@@ -64,7 +68,9 @@ def target_checks(profile: Profile, plan: AclPlan, exists: dict[str, dict]) -> l
     return found
 
 
-def partitions_check(profile: Profile, names: dict[str, int], exists: dict[str, dict], to_create: int) -> Check:
+def partitions_check(
+    profile: Profile, names: dict[str, int], exists: Mapping[str, kafka_admin.Described], to_create: int
+) -> Check:
     """``target.topics.partitions``: each existing target topic's partition count against its source's (``names``:
     target topic -> its source's partitions). More than the source's is reported (Kafka removes none); fewer fails
     where keep_partition is true and the job may not grow them, else warns; the job grows them where it may."""

@@ -15,7 +15,9 @@ import socket
 import ssl
 import struct
 from dataclasses import dataclass
+from typing import TypedDict, final
 
+from secure_mirror.preflight.probes import Failed
 from secure_mirror.preflight.probes.wire import recv_exactly
 
 API_VERSIONS = 18
@@ -88,7 +90,12 @@ def ask(host: str, port: int, tls: ssl.SSLContext | None, timeout: float) -> Bro
         raise ApiVersionsError(f"cannot ask {host}:{port} for its API versions: {exc}") from None
 
 
-def answer(host: str, port: int, tls: ssl.SSLContext | None, timeout: float) -> dict:
+@final
+class Apis(TypedDict):
+    apis: BrokerApis
+
+
+def answer(host: str, port: int, tls: ssl.SSLContext | None, timeout: float) -> Apis | Failed:
     """{"apis": BrokerApis} of one broker, or {"error": why it could not be asked}."""
     try:
         return {"apis": ask(host, port, tls, timeout)}

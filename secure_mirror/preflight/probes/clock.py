@@ -21,6 +21,7 @@ import struct
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypedDict
 
 from secure_mirror.preflight.probes.wire import recv_exactly
 
@@ -163,8 +164,13 @@ def measure(kdc: str, principal: str, realm: str, timeout: float = 5.0) -> KdcCl
     return KdcClock(kdc, kdc_time - (sent + received) / 2, (received - sent) / 2 + resolution + STALE_S, code)
 
 
-def measure_all(kdcs: list[str], principal: str, realm: str, timeout: float) -> dict:
-    """{"measured": [KdcClock, ...], "failed": [why, ...]} over ``kdcs``, each asked in turn."""
+class KdcClocks(TypedDict):
+    measured: list[KdcClock]
+    failed: list[str]  # why a KDC could not be asked
+
+
+def measure_all(kdcs: list[str], principal: str, realm: str, timeout: float) -> KdcClocks:
+    """Each of ``kdcs``'s clock, asked in turn."""
     measured, failed = [], []
     for kdc in kdcs:
         try:

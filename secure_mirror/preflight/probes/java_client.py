@@ -28,7 +28,14 @@ MISSING = [
 ]
 
 
-def probe(profile: Profile, sides: list[Side], folder: Path, krb5_conf: str | None, timeout: float) -> dict[Side, list]:
+# The probe's answer for a side, as its JVM prints it: ["ok", cluster id, brokers, operations(, "token", ...)],
+# ["error", class, message] or ["missing", why]
+JavaAnswer = list[str]
+
+
+def probe(
+    profile: Profile, sides: list[Side], folder: Path, krb5_conf: str | None, timeout: float
+) -> dict[Side, JavaAnswer]:
     """side -> ["ok", cluster id, brokers, operations] or ["error", class, message] (or ["missing", why])."""
     with Started(profile, folder, krb5_conf, timeout) as jvm:
         return jvm.answers(sides)
@@ -77,7 +84,7 @@ class Started:
         except OSError:  # the JVM ended: ``answers`` says how
             pass
 
-    def answers(self, sides: list[Side]) -> dict[Side, list]:
+    def answers(self, sides: list[Side]) -> dict[Side, JavaAnswer]:
         """side -> the probe's answer for each of ``sides`` (sent now if not yet); none: the JVM is stopped."""
         if not sides:
             self.close()

@@ -8,12 +8,60 @@ Thin on purpose: every function takes an open client and returns dicts/lists of 
 from __future__ import annotations
 
 import time
+from typing import TypedDict, final
 
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.kafka.admin_ops import record_batches
 from secure_mirror.kafka.oauth import token_served
+from secure_mirror.preflight.probes import Failed
 
 RETRIABLE = {"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR"}
+
+
+# ---- the answers ----------------------------------------------------------------------------------------------------
+# Operations are Kafka's names (READ, DESCRIBE ...); None where the brokers report none (before Kafka 2.3).
+class ClusterInfo(TypedDict):
+    cluster_id: str | None
+    nodes: list[tuple[str, int]]  # (host, port) of each broker
+    operations: list[str] | None  # the identity's on the cluster
+
+
+@final
+class Reached(TypedDict):
+    cluster: ClusterInfo
+
+
+@final
+class Unreached(TypedDict):
+    error: str  # why: librdkafka's last client-level error (auth, TLS, transport), else the exception
+    librdkafka: list[str]  # its last client-level errors
+
+
+@final
+class Inventory(TypedDict):
+    topics: dict[str, int]  # name -> partitions
+    acls: list[Acl]  # every ACL of the cluster
+    operations: list[str] | None  # the identity's on the cluster: tells an empty answer from no ACL (inventory)
+
+
+@final
+class Described(TypedDict):
+    partitions: int
+    operations: list[str] | None
+
+
+@final
+class Refused(TypedDict):
+    error: str  # the error code (TOPIC_AUTHORIZATION_FAILED ...)
+
+
+@final
+class GroupOperations(TypedDict):
+    operations: list[str] | None
+
+
+TopicAnswer = Described | Refused
+GroupAnswer = GroupOperations | Refused
 
 
 class Admin:
@@ -51,19 +99,21 @@ def reason(admin: Admin, exc: BaseException) -> str:
     return admin.errors[-1] if admin.errors else str(exc)
 
 
-def connect(admin: Admin) -> dict:
-    """{"cluster": describe_cluster's answer} once connected and authenticated, else {"error": why, "librdkafka": the
-    last client-level errors}."""
+def connect(admin: Admin) -> Reached | Unreached:
+    """The cluster once connected and authenticated, else why not."""
     try:
         return {"cluster": describe_cluster(admin)}
     except Exception as exc:  # noqa: BLE001 - the reason is in librdkafka's error callback
         return {"error": reason(admin, exc), "librdkafka": admin.errors[-3:]}
 
 
-def inventory(admin: Admin) -> dict:
-    """{"topics": name -> partitions, "acls": every ACL of the cluster} as an admin sees them, or {"error": why}."""
+def inventory(admin: Admin) -> Inventory | Failed:
+    """Every topic and ACL of the cluster as an admin sees them, with its operations on the cluster, or why not. The
+    brokers answer DescribeAcls from an identity without DESCRIBE on the cluster with no bindings, not an error: its
+    operations tell such an empty answer from a cluster without ACLs."""
     try:
-        return {"topics": list_topics(admin), "acls": describe_acls(admin)}
+        operations = describe_cluster(admin)["operations"]
+        return {"topics": list_topics(admin), "acls": describe_acls(admin), "operations": operations}
     except Exception as exc:  # noqa: BLE001 - any failure is the answer
         return {"error": reason(admin, exc)}
 
@@ -76,21 +126,20 @@ NO_CLUSTER_DESCRIBE = (
 
 def read_acls(conf: dict, timeout: float) -> dict:
     """:func:`inventory` as the identity ``conf`` configures, for a call in that identity's own process
-    (``KafkaIdentity.call``): {"topics": name -> partitions, "acls": [Acl]} or {"error": why}. An identity without
-    DESCRIBE on the cluster proven is an error (the brokers answer an identity without it an empty list of ACLs;
-    they report an identity with no operation on the cluster as reporting none)."""
+    (``KafkaIdentity.call``; a plain dict: ``acls`` reads it, not the checks): {"topics": name -> partitions, "acls":
+    [Acl], "operations"} or {"error": why}. An identity without DESCRIBE on the cluster proven is an error (the brokers
+    answer an identity without it an empty list of ACLs; they report an identity with no operation on the cluster as
+    reporting none)."""
     admin = Admin(conf, timeout)
     answer = connect(admin)
     if "error" in answer:
-        return answer
-    return (
-        inventory(admin)
-        if {"DESCRIBE", "ALL"} & set(answer["cluster"]["operations"] or ())
-        else {"error": NO_CLUSTER_DESCRIBE}
-    )
+        return dict(answer)
+    if not {"DESCRIBE", "ALL"} & set(answer["cluster"]["operations"] or ()):
+        return {"error": NO_CLUSTER_DESCRIBE}
+    return dict(inventory(admin))
 
 
-def describe_cluster(admin: Admin) -> dict:
+def describe_cluster(admin: Admin) -> ClusterInfo:
     result = admin.client.describe_cluster(include_authorized_operations=True, request_timeout=admin.timeout).result()
     return {
         "cluster_id": result.cluster_id,
@@ -105,8 +154,8 @@ def list_topics(admin: Admin) -> dict[str, int]:
     return {name: len(t.partitions) for name, t in metadata.topics.items() if t.error is None}
 
 
-def describe_topics(admin: Admin, names: list[str]) -> dict[str, dict]:
-    """name -> {"partitions": n, "operations": [...] or None (not reported)} or {"error": CODE}; one request."""
+def describe_topics(admin: Admin, names: list[str]) -> dict[str, TopicAnswer]:
+    """name -> its partitions and the identity's operations on it, or the error code; one request."""
     from confluent_kafka import TopicCollection
 
     if not names:
@@ -114,7 +163,7 @@ def describe_topics(admin: Admin, names: list[str]) -> dict[str, dict]:
     futures = admin.client.describe_topics(
         TopicCollection(list(names)), include_authorized_operations=True, request_timeout=admin.timeout
     )
-    out: dict[str, dict] = {}
+    out: dict[str, TopicAnswer] = {}
     for name, fut in futures.items():
         try:
             desc = fut.result()
@@ -142,8 +191,8 @@ def validate_create(admin: Admin, topics: dict[str, int]) -> dict[str, str | Non
     return out
 
 
-def describe_group(admin: Admin, group: str) -> dict:
-    """{"operations": [...] or None (not reported)} or {"error": CODE} for one consumer group (it need not exist)."""
+def describe_group(admin: Admin, group: str) -> GroupAnswer:
+    """The identity's operations on one consumer group (it need not exist), or the error code."""
     deadline = time.monotonic() + admin.timeout
     while True:
         fut = admin.client.describe_consumer_groups(
@@ -158,10 +207,10 @@ def describe_group(admin: Admin, group: str) -> dict:
             time.sleep(0.3)
 
 
-def describe_groups(admin: Admin, groups: list[str]) -> dict[str, dict]:
+def describe_groups(admin: Admin, groups: list[str]) -> dict[str, GroupAnswer]:
     """``describe_group``'s answer for each of ``groups``, asked together (a group still loading is asked again)."""
     deadline = time.monotonic() + admin.timeout
-    answers: dict[str, dict] = {}
+    answers: dict[str, GroupAnswer] = {}
     waiting = list(dict.fromkeys(groups))
     while waiting:
         futures = admin.client.describe_consumer_groups(

@@ -12,7 +12,9 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict, final
 
+from secure_mirror.preflight.probes import Failed
 from secure_mirror.profile.principals import parse_principal
 
 # krb5 error codes (com_err table "krb5", base -1765328384) as carried in GSS minor status codes.
@@ -46,6 +48,36 @@ ENCTYPES = {
 WEAK_ENCTYPES = {"arcfour-hmac", "des3-cbc-sha1", "des-cbc-crc", "des-cbc-md5"}
 
 
+class KerberosRefusal(TypedDict):
+    kind: str  # one of KINDS
+    message: str
+    fix: str
+
+
+class HostRefusal(KerberosRefusal):
+    host: str  # whose service ticket was refused
+
+
+@final
+class KeytabRead(TypedDict):
+    entries: list[KeytabEntry]
+
+
+@final
+class Login(TypedDict):
+    lifetime: int  # seconds the initial ticket lives
+
+
+@final
+class LoginRefused(TypedDict):
+    failure: KerberosRefusal
+
+
+class ServiceTickets(TypedDict):
+    hosts: list[str]  # the hosts asked, in order
+    failure: HostRefusal | None  # the first refusal (the hosts after it are not asked)
+
+
 class KerberosFailure(Exception):
     """A Kerberos failure with its kind (see ``KINDS``), a sentence naming what is wrong, and the fix."""
 
@@ -53,7 +85,7 @@ class KerberosFailure(Exception):
         super().__init__(message)
         self.kind, self.fix = kind, fix
 
-    def answer(self) -> dict[str, str]:
+    def answer(self) -> KerberosRefusal:
         return {"kind": self.kind, "message": str(self), "fix": self.fix}
 
 
@@ -101,8 +133,8 @@ def _keytab_entry(rec: bytes) -> KeytabEntry:
     return KeytabEntry(f"{'/'.join(comps)}@{realm}", kvno, ENCTYPES.get(enctype, f"enctype-{enctype}"))
 
 
-def keytab_entries(path: Path) -> dict:
-    """{"entries": [KeytabEntry, ...]} or {"error": why the file is not a keytab}."""
+def keytab_entries(path: Path) -> KeytabRead | Failed:
+    """The keytab's entries, or why the file is not a keytab."""
     try:
         return {"entries": read_keytab(path)}
     except (OSError, ValueError) as exc:
@@ -110,8 +142,8 @@ def keytab_entries(path: Path) -> dict:
 
 
 # ---- tickets ------------------------------------------------------------------------------------------
-def login(principal: str, keytab: Path, cache: str) -> tuple[object | None, dict]:
-    """(credentials, {"lifetime": seconds}) from the KDC, or (None, {"failure": KerberosFailure.answer()})."""
+def login(principal: str, keytab: Path, cache: str) -> tuple[object | None, Login | LoginRefused]:
+    """(credentials, their lifetime) from the KDC, or (None, why it refused)."""
     try:
         creds = initial_ticket(principal, keytab, cache)
     except KerberosFailure as exc:
@@ -119,9 +151,8 @@ def login(principal: str, keytab: Path, cache: str) -> tuple[object | None, dict
     return creds, {"lifetime": creds.lifetime}
 
 
-def service_tickets(creds, service: str, hosts: list[str]) -> dict:
-    """{"hosts": the hosts asked, in order, "failure": None} when the KDC gave a ticket for ``service/host`` of each;
-    else the first refusal as {"failure": {..., "host": host}} (the hosts after it are not asked)."""
+def service_tickets(creds, service: str, hosts: list[str]) -> ServiceTickets:
+    """A ticket for ``service/host`` of each host, up to the KDC's first refusal."""
     hosts = sorted(set(hosts))
     for host in hosts:
         try:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import socket
 import ssl
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, final
 
+from secure_mirror.preflight.probes import Failed
 from secure_mirror.profile.models import Tls
 
 # OpenSSL verify codes worth their own sentence.
@@ -42,15 +43,37 @@ def context_for(settings: Tls) -> ssl.SSLContext:
     return context(settings.pem_ca, settings.certificate, settings.key, settings.hostname_verification, password)
 
 
-def handshakes(brokers: list[tuple[str, int]], ctx: ssl.SSLContext, timeout: float) -> dict:
-    """{"seen": ["host:port", ...], "failure": None} when every broker completed a handshake; else the first
-    refusal as {"failure": {"kind", "message", "fix", "server"}} (the brokers after it are not asked)."""
+class TlsRefusal(TypedDict):
+    kind: str  # untrusted, hostname, expired, not-tls, timeout, refused, unreachable, verify
+    message: str
+    fix: str
+    server: str  # host:port
+
+
+class Handshakes(TypedDict):
+    seen: list[str]  # host:port of each broker that completed a handshake, in order
+    failure: TlsRefusal | None  # the first refusal (the brokers after it are not asked)
+
+
+@final
+class CaCount(TypedDict):
+    count: int  # CA certificates in the PEM file
+
+
+@final
+class KeyMatch(TypedDict):
+    matches: bool  # the certificate is the key's
+    pbes2: bool  # the key is PBES2-encrypted (asked only when it matches)
+
+
+def handshakes(brokers: list[tuple[str, int]], ctx: ssl.SSLContext, timeout: float) -> Handshakes:
+    """A TLS handshake with each broker in turn, up to the first refusal."""
     seen: list[str] = []
     for host, port in brokers:
         try:
             handshake(host, port, ctx, timeout)
         except TlsFailure as exc:
-            failure = {"kind": exc.kind, "message": str(exc), "fix": exc.fix, "server": f"{host}:{port}"}
+            failure = TlsRefusal(kind=exc.kind, message=str(exc), fix=exc.fix, server=f"{host}:{port}")
             return {"seen": seen, "failure": failure}
         seen.append(f"{host}:{port}")
     return {"seen": seen, "failure": None}
@@ -119,17 +142,16 @@ def _verify_failure(exc: ssl.SSLCertVerificationError, host: str) -> TlsFailure:
     )
 
 
-def ca_bundle(path: Path) -> dict:
-    """{"count": CA certificates in the PEM file} or {"error": why it is not a PEM CA bundle}."""
+def ca_bundle(path: Path) -> CaCount | Failed:
+    """The CA certificates in the PEM file, or why it is not a PEM CA bundle."""
     try:
         return {"count": ca_certificates(path)}
     except (OSError, ValueError) as exc:
         return {"error": str(exc)}
 
 
-def client_certificate(certificate: Path, key: Path, password: bytes | None) -> dict:
-    """{"matches": the certificate is the key's, "pbes2": the key is PBES2-encrypted (asked only when it matches)}, or
-    {"error": why the files cannot be read}."""
+def client_certificate(certificate: Path, key: Path, password: bytes | None) -> KeyMatch | Failed:
+    """Whether the certificate is the key's (and the key's encryption), or why the files cannot be read."""
     try:
         matches = certificate_matches_key(certificate, key, password)
     except (OSError, ValueError, TypeError) as exc:

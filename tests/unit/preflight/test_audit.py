@@ -119,8 +119,52 @@ def test_an_admin_that_cannot_read_fails_once(profile):
     ]
 
 
+def test_an_admin_the_brokers_report_without_describe_on_the_cluster_fails_whatever_it_read(profile):
+    """The brokers answer DescribeAcls from an identity without DESCRIBE on the cluster with no bindings: never PASS."""
+    for acls in ([], [_acl("READ", "payments")]):
+        data = {"topics": SOURCE_TOPICS, "acls": acls, "operations": ["ALTER", "IDEMPOTENT_WRITE"]}
+        assert audit_checks(profile, "source", data, SOURCE_TOPICS, HOST) == [
+            Check(
+                "source.audit.acls",
+                FAIL,
+                "the brokers report no DESCRIBE on the cluster for the admin identity (its operations there: ALTER, "
+                f"IDEMPOTENT_WRITE), and they answer an identity without it an empty list of ACLs rather than an error, "
+                f"so the {len(acls)} ACL(s) read are not the cluster's",
+                "give --as-admin an identity with DESCRIBE on the cluster (a super user or an ACL admin)",
+            )
+        ]
+
+
+def test_no_acl_read_where_the_brokers_report_no_operations_is_unverified(profile):
+    data = {"topics": SOURCE_TOPICS, "acls": [], "operations": None}
+    assert audit_checks(profile, "target", data, SOURCE_TOPICS, HOST) == [
+        Check(
+            "target.audit.acls",
+            UNVERIFIED,
+            "the admin identity read no ACL at all, and the brokers report no operations on the cluster for it (brokers "
+            "before Kafka 2.3 report none, later ones none for an identity with no right on the cluster), so an "
+            "identity without DESCRIBE there, which they answer an empty list, cannot be told from a cluster without "
+            "ACLs",
+            "give --as-admin an identity with DESCRIBE on the cluster (a super user or an ACL admin)",
+        )
+    ]
+
+
+@pytest.mark.parametrize("operations", [["DESCRIBE"], ["ALL"], None])
+def test_acls_read_by_an_admin_that_may_describe_them_are_judged(profile, source_plan, operations):
+    """Empty with DESCRIBE proven: the cluster has no ACL, and every need fails; bindings read prove the right even
+    where the brokers report no operations."""
+    acls = [] if operations else source_plan.bindings
+    data = {"topics": SOURCE_TOPICS, "acls": acls, "operations": operations}
+    found = {c.id: c.status for c in audit_checks(profile, "source", data, SOURCE_TOPICS, HOST)}
+    assert found["source.audit.acls"] == PASS
+    assert found["source.audit.topic-read"] == (PASS if acls else FAIL)
+
+
 def test_a_selection_of_nothing_fails_the_source_audit(profile):
-    found = audit_checks(profile, "source", {"topics": {"other": 1}, "acls": []}, {"other": 1}, HOST)
+    found = audit_checks(
+        profile, "source", {"topics": {"other": 1}, "acls": [], "operations": ["ALL"]}, {"other": 1}, HOST
+    )
     assert [(c.id, c.status) for c in found] == [("source.audit.acls", PASS), ("source.audit.topics", FAIL)]
     assert found[1] == Check(
         "source.audit.topics",

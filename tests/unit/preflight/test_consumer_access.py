@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from secure_mirror.kafka.acl import Acl
+from secure_mirror.preflight.checks.audit import NO_DESCRIBE
 from secure_mirror.preflight.checks.consumer_access import FIX, NONE_READ, consumer_access
 from secure_mirror.preflight.model import PASS, SKIPPED, UNVERIFIED, WARN, Check
 from tests.support import profiles as pf
@@ -44,8 +45,11 @@ def profile(tmp_path):
     return pf.load(tmp_path)
 
 
-def inventory(acls: list[Acl], topics: list[str] = TOPICS) -> dict:
-    return {"topics": topics, "acls": acls}
+ADMIN = ["ALTER", "DESCRIBE"]  # the brokers' report of an ACL admin's operations on the cluster
+
+
+def inventory(acls: list[Acl], topics: list[str] = TOPICS, operations: list[str] | None = ADMIN) -> dict:
+    return {"topics": topics, "acls": acls, "operations": operations}
 
 
 def test_pass_when_the_target_holds_every_planned_binding(profile):
@@ -103,6 +107,20 @@ def test_a_side_the_admin_could_not_read_is_unverified(profile, side):
         UNVERIFIED,
         "the consumers' access after failover was not judged: the admin could not read the "
         f"{side}'s topics and ACLs: SASL authentication failed",
+        f"give --as-admin an identity with DESCRIBE on the {side} cluster (a super user or an ACL admin)",
+    )
+
+
+@pytest.mark.parametrize("side", ["source", "target"])
+def test_a_side_whose_admin_may_not_describe_acls_is_unverified(profile, side):
+    """The brokers answer an identity without DESCRIBE on the cluster an empty list: never judged as the truth."""
+    answers = {"source": inventory(SOURCE), "target": inventory(NEEDED), side: inventory([], operations=["ALTER"])}
+    got = consumer_access(profile, answers["source"], answers["target"])
+    assert got == Check(
+        "target.audit.consumer-access",
+        UNVERIFIED,
+        f"the consumers' access after failover was not judged: the {side}'s ACLs were not read: "
+        + NO_DESCRIBE.format("ALTER", 0),
         f"give --as-admin an identity with DESCRIBE on the {side} cluster (a super user or an ACL admin)",
     )
 

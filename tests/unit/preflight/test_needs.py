@@ -143,7 +143,9 @@ def test_every_need_the_checks_and_the_audit_ask_about_is_held_by_the_plan(monke
     named = [profile.target_topic(t) for t in selected]
     for side, topics in (("source", {}), ("target", {}), ("target", dict.fromkeys(named[:1], 1))):
         cluster = ("IDEMPOTENT_WRITE",) if side == "target" else ()  # as runner's cluster_operations decides
-        checks = audit.audit_checks(profile, side, {"topics": topics, "acls": []}, visible, "*", cluster)
+        checks = audit.audit_checks(
+            profile, side, {"topics": topics, "acls": [], "operations": ["DESCRIBE"]}, visible, "*", cluster
+        )
         assert any(c.status == "fail" and c.acls for c in checks)
 
 
@@ -161,7 +163,9 @@ def test_the_guard_bites_a_check_asking_about_a_need_the_plan_does_not_hold(monk
     with pytest.raises(NotPlanned, match="no READ on GROUP secure-mirror-src-tgt-"):
         source.source_topics(profile, "admin")
     with pytest.raises(NotPlanned, match="no READ on GROUP"):
-        audit.audit_checks(profile, "source", {"topics": {}, "acls": []}, {t: 1 for t in TOPICS}, "*")
+        audit.audit_checks(
+            profile, "source", {"topics": {}, "acls": [], "operations": ["DESCRIBE"]}, {t: 1 for t in TOPICS}, "*"
+        )
 
 
 # ---- one home, in the code ---------------------------------------------------------------------------------------------
