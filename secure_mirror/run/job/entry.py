@@ -9,6 +9,7 @@ from pathlib import Path
 
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED
 from secure_mirror.profile.job_settings import UNTIL_CAUGHT_UP_CONTINUOUS
+from secure_mirror.profile.redaction import plan_redaction
 from secure_mirror.render.job_model import JobSettings
 from secure_mirror.run import control_folder, monitor
 from secure_mirror.run.job.checkpoint_access import Checkpoint, check_fingerprint
@@ -21,13 +22,6 @@ from secure_mirror.run.job.outcome import JobRefused, classify
 from secure_mirror.run.job.planning import DeletedTopicWatch
 from secure_mirror.run.job.sink import StreamingMirror
 from secure_mirror.run.login_watch import LoginWatch, job_identities
-
-# Secrets in plan strings: a password/secret/token setting or JAAS option (quoted or up to the next comma) and
-# PEM private keys (ssl.keystore.key); Spark replaces the matches with *********(redacted).
-PLAN_REDACTION = (
-    r'(?i)(password|secret|token)[^=\s]*=("(?:[^"\\]|\\.)*"|[^,\s}]*)'
-    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"
-)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -109,11 +103,16 @@ def _session():
 
     spark = SparkSession.builder.appName("secure-mirror").getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
-    # Defence in depth: secret-looking "name=value" text in SQL plan strings (Spark UI, event logs). The mirror's sink
-    # prints none of its settings in a plan node (its table, write and factory name only the guarantee).
-    if not spark.conf.get("spark.sql.redaction.string.regex", None):
-        spark.conf.set("spark.sql.redaction.string.regex", PLAN_REDACTION)
+    _redact_plans(spark.conf)
     return spark
+
+
+def _redact_plans(conf) -> None:
+    """Defence in depth: secret-looking "name=value" text in SQL plan strings (Spark UI, event logs). The mirror's sink
+    prints none of its settings in a plan node (its table, write and factory name only the guarantee). A pattern of
+    the profile or the cluster (this setting, or spark.redaction.string.regex it falls back to) is added to the job's
+    own, never a replacement of it (profile/redaction.py)."""
+    conf.set("spark.sql.redaction.string.regex", plan_redaction(conf.get("spark.sql.redaction.string.regex", None)))
 
 
 def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) -> tuple[int, str, str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from secure_mirror import errors
+from secure_mirror.profile.redaction import JOB_PLAN_REDACTION
 from secure_mirror.render import job_file
 from secure_mirror.run.checkpoint import fingerprint_mismatch
 from secure_mirror.run.control_folder import ControlFolder
@@ -139,9 +140,31 @@ def test_arguments():
     ],
 )
 def test_plan_strings_lose_their_secrets(plan):
-    redacted = re.sub(entry.PLAN_REDACTION, "*********(redacted)", plan)
+    redacted = re.sub(JOB_PLAN_REDACTION, "*********(redacted)", plan)
     assert not any(secret in redacted for secret in ('p\\"w', "s3cret", "MIIB", "abc"))
     assert "kafka.bootstrap.servers=b:9093" in redacted or "bootstrap" not in plan
+
+
+class _Conf(dict):
+    """Spark's RuntimeConfig as the job uses it: get with a default, and set."""
+
+    def set(self, key: str, value: str) -> None:
+        self[key] = value
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ({}, JOB_PLAN_REDACTION),
+        ({"spark.sql.redaction.string.regex": "customer-[0-9]+"}, f"{JOB_PLAN_REDACTION}|(?:customer-[0-9]+)"),
+    ],
+)
+def test_the_jobs_plan_redaction_is_kept_beside_the_profiles(before, after):
+    conf = _Conf(before)
+    entry._redact_plans(conf)
+    assert conf["spark.sql.redaction.string.regex"] == after
+    entry._redact_plans(conf)  # once only
+    assert conf["spark.sql.redaction.string.regex"] == after
 
 
 def test_the_topics_read_are_those_of_the_last_progress():
