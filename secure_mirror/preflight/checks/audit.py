@@ -27,7 +27,7 @@ def collect(admin_cluster: Cluster, side: Side, timeout: float) -> Inventory | F
 
 
 def audit_side(
-    profile: Profile, side: Side, data: dict, source_topics: dict[str, int], checks: list[Check]
+    profile: Profile, side: Side, data: Inventory | Failed, source_topics: dict[str, int], checks: list[Check]
 ) -> list[Check]:
     """The audit of ``side``, evaluated for connections from this machine's address towards its first broker."""
     host = local_address(*profile.cluster(side).brokers[0])
@@ -45,7 +45,7 @@ def cluster_operations(checks: list[Check]) -> dict[str, tuple[str, ...]]:
 def audit_checks(
     profile: Profile,
     side: Side,
-    data: dict,
+    data: Inventory | Failed,
     source_topics: dict[str, int],
     host: str,
     cluster_operations: tuple[str, ...] = (),
@@ -100,7 +100,7 @@ NONE_NOT_REPORTED = (
 )
 
 
-def acls_unread(data: dict) -> tuple[Status, str] | None:
+def acls_unread(data: Inventory) -> tuple[Status, str] | None:
     """Why an admin's inventory does not show the cluster's ACLs, as (status, finding), or None when it does: the
     brokers answer DescribeAcls from an identity without DESCRIBE on the cluster with no bindings, not an error. An
     identity they report without DESCRIBE (or ALL) fails; an empty answer where they report no operations is

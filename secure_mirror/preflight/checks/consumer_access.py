@@ -10,6 +10,8 @@ from __future__ import annotations
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.checks.audit import acls_unread
 from secure_mirror.preflight.model import PASS, SKIPPED, UNVERIFIED, WARN, Check
+from secure_mirror.preflight.probes import Failed
+from secure_mirror.preflight.probes.kafka_admin import Inventory
 from secure_mirror.profile.models import Profile
 from secure_mirror.render.consumer_acls import ConsumerPlan, consumer_plan
 
@@ -21,19 +23,21 @@ FIX = (
 )
 
 
-def consumer_access(profile: Profile, source: dict | None, target: dict | None) -> Check:
+def consumer_access(profile: Profile, source: Inventory | Failed | None, target: Inventory | Failed | None) -> Check:
     """The check from each side's inventory as the admin read it: ``{"topics": names, "acls": [Acl]}``,
     ``{"error": why}``, or None when the side was not audited (``--side``)."""
     if source is None or target is None:
         return Check(WHAT, SKIPPED, "skipped: needs both sides audited (pre-flight of both sides with --as-admin)")
+    read: dict[str, Inventory] = {}
     for side, data in (("source", source), ("target", target)):
         if "error" in data:
             return unverified(f"the admin could not read the {side}'s topics and ACLs: {data['error']}", side)
         if (unread := acls_unread(data)) is not None:
             return unverified(f"the {side}'s ACLs were not read: {unread[1]}", side)
-    if not source["acls"]:  # also the brokers' answer to an identity without DESCRIBE on the cluster
+        read[side] = data
+    if not read["source"]["acls"]:  # also the brokers' answer to an identity without DESCRIBE on the cluster
         return unverified(NONE_READ, "source")
-    return judged(consumer_plan(profile, source["acls"], source["topics"], target["acls"]))
+    return judged(consumer_plan(profile, read["source"]["acls"], read["source"]["topics"], read["target"]["acls"]))
 
 
 NONE_READ = (
