@@ -50,17 +50,20 @@ def test_a_metrics_file_that_cannot_be_written_is_refused_before_pre_flight(tmp_
     assert not (tmp_path / "r").exists() and "pre-flight" not in below.stderr + folder.stderr
 
 
-def test_a_metrics_file_that_is_a_symbolic_link_is_refused(tmp_path):
+def test_a_metrics_file_that_is_a_symbolic_link_is_refused(tmp_path, capsys):
+    from secure_mirror.cli import main
+
     profile = write_profile(tmp_path, profile_data(tmp_path))
     (tmp_path / "victim").write_text("mine\n")
     (tmp_path / "m.jsonl").symlink_to(tmp_path / "victim")
     (tmp_path / "dangling.jsonl").symlink_to(tmp_path / "nowhere")
     for link in ("m.jsonl", "dangling.jsonl"):
-        done = _run(str(profile), "--metrics-file", str(tmp_path / link), "--run-dir", str(tmp_path / "r"))
-        assert done.returncode == 2, done.stderr
+        assert (
+            main(["run", str(profile), "--metrics-file", str(tmp_path / link), "--run-dir", str(tmp_path / "r")]) == 2
+        )
         assert (
             f"--metrics-file {tmp_path / link} is a symbolic link, and nothing is written through one; name the file "
-            "itself" in done.stderr
+            "itself" in capsys.readouterr().err
         )
     assert (tmp_path / "victim").read_text() == "mine\n" and not (tmp_path / "nowhere").exists()
     assert not (tmp_path / "r").exists()
