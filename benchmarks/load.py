@@ -1,4 +1,5 @@
-"""Benchmark helpers that talk to the sandbox: load data, read end offsets. Run inside ``call_isolated``."""
+"""Benchmark helpers that talk to the sandbox: load data, read end offsets. Run in an identity's
+process (``kafka/processes.py``)."""
 
 from __future__ import annotations
 

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from secure_mirror.errors import EXIT_OK, BadInputError, SecureMirrorError
+from secure_mirror.identities import Identities
 from secure_mirror.kafka import client_support
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight import DEFAULT_TIMEOUT
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.preflight.probes import kafka_admin
 from secure_mirror.profile import load_profile
-from secure_mirror.profile.models import Cluster, Profile
-from secure_mirror.render import consumer_acls, krb5, librdkafka
+from secure_mirror.profile.models import Cluster, Profile, Side
+from secure_mirror.render import consumer_acls
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)
     clusters = admin_clusters(profile, args.as_admin) if args.as_admin else {}
     client_support.require(profile.mechanisms, "acls")
-    answers = read_both(profile, {**profile.clusters(), **clusters}, args.timeout)
+    answers = read_both(profile, clusters, args.timeout)
     plan = consumer_acls.consumer_plan(profile, *_source(answers["source"], args.as_admin), _target(answers["target"]))
     for path in consumer_acls.write(plan, profile, Path(args.out)) if args.out else ():
         print(f"wrote {path}", file=sys.stderr)
@@ -59,19 +59,20 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def read_both(profile: Profile, clusters: dict, timeout: float) -> dict[str, dict]:
-    """Each side's topics and ACLs as its identity in ``clusters`` reads them, each in a process of its own."""
-    with tempfile.TemporaryDirectory(prefix="secure-mirror-acls-") as tmp, ThreadPoolExecutor(2) as pool:
-        krb5_config = krb5.write_into(profile, Path(tmp))
-        asked = {
-            side: pool.submit(_read, cluster, side, tmp, krb5_config, timeout) for side, cluster in clusters.items()
-        }
-        return {side: future.result() for side, future in asked.items()}
+def read_both(profile: Profile, admins: dict[Side, Cluster], timeout: float) -> dict[str, dict]:
+    """Each side's topics and ACLs as the admin identity ``admins`` names reads them (the mirror's identity on a side
+    it does not name), both sides at once, each identity in a process of its own."""
+    with Identities.for_profile(profile, admins=admins, prefix="secure-mirror-acls-") as identities:
+        with ThreadPoolExecutor(2) as pool:
+            asked = {
+                side: pool.submit(identities.call, side, kafka_admin.read_acls, timeout, who=_who(admins, side))
+                for side in profile.clusters()
+            }
+            return {side: future.result() for side, future in asked.items()}
 
 
-def _read(cluster: Cluster, side: str, tmp: str, krb5_config: str | None, timeout: float) -> dict:
-    identity = librdkafka.identity(cluster, side, ccache=f"{tmp}/{side}.ccache", krb5_config=krb5_config)
-    return identity.call(kafka_admin.read_acls, timeout)
+def _who(admins: dict[Side, Cluster], side: Side) -> str:
+    return "admin" if side in admins else "mirror"
 
 
 def _source(answer: dict, as_admin: str | None) -> tuple[list[Acl], list[str]]:

@@ -1,5 +1,5 @@
 """Admin, produce and consume calls with confluent-kafka. Each takes a librdkafka config dict and is meant
-to run inside ``call_isolated`` with the identity's own Kerberos environment."""
+to run in the identity's own process (``kafka/processes.py``), with its own Kerberos environment."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from secure_mirror.kafka.isolated import call_isolated
+from secure_mirror.kafka.processes import call_kept
 
 T = TypeVar("T")
 # librdkafka settings as confluent-kafka takes them: strings mostly, also numbers, booleans, a logger and callbacks
@@ -34,8 +34,8 @@ class KafkaIdentity:
         return replace(self, conf={**self.conf, **settings})
 
     def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``fn(conf, *args, **kwargs)`` in a process of its own with this identity's environment."""
-        return call_isolated(self.env(), fn, self.conf, *args, **kwargs)
+        """``fn(conf, *args, **kwargs)`` in a kept process of this identity (``kafka/processes.call_kept``)."""
+        return call_kept(self.env(), fn, self.conf, *args, **kwargs)
 
 
 def kerberos_env(krb5_config: str | None, ccache: str | None) -> dict[str, str]:

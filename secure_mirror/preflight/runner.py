@@ -10,21 +10,18 @@ topics are. A worker whose work is done ends in the background. The report's ``s
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from multiprocessing.connection import wait
-from pathlib import Path
 
-from secure_mirror.kafka.identity import kerberos_env
+from secure_mirror.identities import Identities
+from secure_mirror.kafka.processes import IdentityProcess, ProcessError, ProcessTimeout
 from secure_mirror.preflight.checks import audit, connection, consumer_access, settings
 from secure_mirror.preflight.checks.sides import SideFacts, connect_phase, second_phase, topics_phase
 from secure_mirror.preflight.model import FAIL, SKIPPED, Check, Report
 from secure_mirror.preflight.probes import java_client
-from secure_mirror.preflight.workers import Worker, WorkerError, WorkerTimeout
 from secure_mirror.profile.models import SIDES, Cluster, Profile, Side
-from secure_mirror.render import krb5
 
 DEFAULT_TIMEOUT = 5.0
 STARTUP_S = 20.0  # spawning a worker and importing confluent-kafka and gssapi on a slow machine
@@ -40,21 +37,16 @@ def run_preflight(
     """Every check for ``sides``; with ``admin`` (side -> the admin's Cluster) also the ACL audit. The report's
     ``seconds`` say how long the runner waited for each part (``Laps``)."""
     laps = Laps()
-    with tempfile.TemporaryDirectory(prefix="secure-mirror-preflight-") as tmp, ExitStack() as stack:
-        krb5_conf = krb5.write_into(profile, Path(tmp))
-        deadline = STARTUP_S + 12 * timeout
-
-        def worker(name: str) -> Worker:
-            w = Worker(kerberos_env(krb5_conf, f"{Path(tmp) / name}.ccache"))  # librdkafka's kinit fills it
-            stack.callback(w.close)
-            return w
-
-        mirror = {side: worker(f"{side}-mirror") for side in _needed(sides)}
+    with ExitStack() as stack:
+        identities = stack.enter_context(Identities.for_profile(profile, prefix="secure-mirror-preflight-"))
+        krb5_conf, deadline = identities.krb5_config, STARTUP_S + 12 * timeout
+        mirror = {side: identities.process(side) for side in _needed(sides)}
         for side, w in mirror.items():
             w.submit(connect_phase, profile, side, timeout, krb5_conf)
-        admins = _start_audit(admin or {}, sides, worker, timeout)  # the admin's inventory is read meanwhile
+        admins = _start_audit(admin or {}, sides, identities, timeout)  # the admin's inventory is read meanwhile
         # the Java client the job uses starts now, beside the first phases; it is sent each side librdkafka reached
-        jvm = stack.enter_context(java_client.Started(profile, Path(tmp), krb5_conf, timeout))
+        folder = identities.folder.path
+        jvm = stack.enter_context(java_client.Started(profile, folder, krb5_conf, timeout))
         facts, seconds = _first_phases(profile, mirror, deadline, sides, jvm)
         laps.add("first-phases", **seconds)
         report = Report([c for side in sides for c in facts[side].checks] + [settings.profile_settings(profile)])
@@ -64,7 +56,7 @@ def run_preflight(
         if "source" in mirror:
             mirror["source"].release()  # its work is done: it ends while the rest runs
         # the Java client on the sides librdkafka reached (one cause, one failure) while the target's topics are asked
-        report.checks += connection.java_client_checks(profile, reached, Path(tmp), krb5_conf, timeout, sides, jvm)
+        report.checks += connection.java_client_checks(profile, reached, folder, krb5_conf, timeout, sides, jvm)
         laps.add("java.client")
         report.checks += target(deadline)
         laps.add("target.topics")
@@ -96,14 +88,18 @@ class Laps:
 
 
 def _first_phases(
-    profile: Profile, mirror: dict[Side, Worker], deadline: float, sides: tuple[Side, ...], jvm: java_client.Started
+    profile: Profile,
+    mirror: dict[Side, IdentityProcess],
+    deadline: float,
+    sides: tuple[Side, ...],
+    jvm: java_client.Started,
 ) -> tuple[dict[Side, SideFacts], dict[str, float]]:
     """Each side's first phase, and how long its parts took: the connections (``connect_phase``, asked of both sides
     at once), then each side's topics (``topics_phase``, asked as soon as its connection passed). A side librdkafka
     reached is sent to the Java client as soon as that is known, while the rest runs."""
     facts: dict[Side, SideFacts] = {}
     seconds: dict[str, float] = {}
-    waiting: dict[tuple[Side, str], Worker] = {(side, "connect"): w for side, w in mirror.items()}
+    waiting: dict[tuple[Side, str], IdentityProcess] = {(side, "connect"): w for side, w in mirror.items()}
     end = time.monotonic() + deadline
     while waiting:
         ready = wait([w.conn for w in waiting.values()], max(0.0, end - time.monotonic()))
@@ -136,10 +132,10 @@ def _needed(sides: tuple[Side, ...]) -> tuple[Side, ...]:
     return SIDES if "target" in sides else sides
 
 
-def _result(w: Worker, side: str, deadline: float) -> SideFacts:
+def _result(w: IdentityProcess, side: str, deadline: float) -> SideFacts:
     try:
         return w.result(deadline)
-    except WorkerTimeout as exc:
+    except ProcessTimeout as exc:
         return SideFacts(
             [
                 Check(
@@ -150,7 +146,7 @@ def _result(w: Worker, side: str, deadline: float) -> SideFacts:
                 )
             ]
         )
-    except WorkerError as exc:
+    except ProcessError as exc:
         return SideFacts(
             [
                 Check(
@@ -164,7 +160,7 @@ def _result(w: Worker, side: str, deadline: float) -> SideFacts:
 
 
 def _submit_target(
-    profile: Profile, w: Worker | None, target: SideFacts | None, source_topics, timeout: float, sides
+    profile: Profile, w: IdentityProcess | None, target: SideFacts | None, source_topics, timeout: float, sides
 ) -> Callable[[float], list[Check]]:
     """Ask the target's worker for its topic checks (once the source's topics are known); the function that waits
     for them (given the deadline)."""
@@ -179,10 +175,10 @@ def _submit_target(
     return lambda deadline: _target_topics(w, deadline)
 
 
-def _target_topics(w: Worker, deadline: float) -> list[Check]:
+def _target_topics(w: IdentityProcess, deadline: float) -> list[Check]:
     try:
         return w.result(deadline)
-    except (WorkerTimeout, WorkerError) as exc:
+    except ProcessError as exc:
         return [
             Check(
                 "target.preflight.error",
@@ -193,22 +189,26 @@ def _target_topics(w: Worker, deadline: float) -> list[Check]:
         ]
 
 
-def _start_audit(admin: dict[Side, Cluster], sides, worker, timeout: float) -> dict[Side, Worker]:
-    """The admin identity's workers, each asked at once for every topic and ACL of its cluster."""
-    admins = {side: worker(f"{side}-admin") for side in sides if side in admin}
+def _start_audit(
+    admin: dict[Side, Cluster], sides, identities: Identities, timeout: float
+) -> dict[Side, IdentityProcess]:
+    """The admin identity's processes, each asked at once for every topic and ACL of its cluster."""
+    admins = {side: identities.process(side, "admin") for side in sides if side in admin}
     for side, w in admins.items():
         w.submit(audit.collect, admin[side], side, timeout)
     return admins
 
 
-def _audit(profile: Profile, admins: dict[Side, Worker], deadline: float, facts, report: Report) -> list[Check]:
+def _audit(
+    profile: Profile, admins: dict[Side, IdentityProcess], deadline: float, facts, report: Report
+) -> list[Check]:
     """The audit of each side from what its admin worker read, judged against the mirror's checks, and (the target
     audited) the consumers' access after failover from both sides' inventories."""
     data = {}
     for side, w in admins.items():
         try:
             data[side] = w.result(deadline)
-        except (WorkerTimeout, WorkerError) as exc:
+        except ProcessError as exc:
             data[side] = {"error": str(exc)}
     source_all = data.get("source", {}).get("topics") or (facts["source"].topics if "source" in facts else {}) or {}
     checks = [c for side in admins for c in audit.audit_side(profile, side, data[side], source_all, report.checks)]

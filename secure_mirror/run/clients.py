@@ -1,60 +1,25 @@
-"""librdkafka calls as one side's mirror identity, each in a process of its own (``call_isolated``) with the
-profile's krb5.conf and a private credential cache: lag and verify read both clusters with the same identities
-the job uses."""
+"""The mirror's identities as lag, verify and group sync use them (:func:`inspection`), and what they ask in the
+identity's process: lag and verify read both clusters with the same identities the job uses."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-
+from secure_mirror.identities import Identities
 from secure_mirror.kafka.admin_ops import LOG
-from secure_mirror.kafka.identity import ClientConf, KafkaIdentity
+from secure_mirror.kafka.identity import ClientConf
 from secure_mirror.kafka.oauth import token_served
 from secure_mirror.profile.models import Profile, Side
-from secure_mirror.render import krb5, librdkafka
 
 
-class SideClients:
-    """``with SideClients(profile) as clients: clients.call("source", fn, *args)``: ``fn(conf, *args)``."""
-
-    def __init__(self, profile: Profile):
-        self.profile = profile
-        self.folder: Path | None = None
-
-    def __enter__(self) -> SideClients:
-        self.folder = Path(tempfile.mkdtemp(prefix="secure-mirror-clients-"))  # mode 0700
-        krb5.write_into(self.profile, self.folder)
-        return self
-
-    def __exit__(self, *_exc) -> None:
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
-
-    def _entered(self) -> Path:
-        if self.folder is None:
-            raise RuntimeError("SideClients is used outside its with block")
-        return self.folder
-
-    def identity(self, side: Side) -> KafkaIdentity:
-        cluster, folder = self.profile.cluster(side), self._entered()
-        ccache = str(folder / f"{side}.ccache") if self.profile.uses_kerberos else None
-        identity = librdkafka.identity(
-            cluster, side, ccache=ccache, krb5_config=krb5.krb5_conf_path(self.profile, folder)
-        )
-        if side == "source":  # lag and verify see the source as the job reads it (end offsets, records)
-            identity = identity.with_settings(self.profile.mirror.source_consumer_settings)
-        # A group under the prefix the rendered ACLs grant READ on (nothing is ever committed to it).
-        return identity.with_settings({"group.id": f"{self.profile.group_prefix}-inspect"})
-
-    def conf(self, side: Side) -> ClientConf:
-        return self.identity(side).conf
-
-    def call(self, side: Side, fn, *args, **kwargs):
-        return self.identity(side).call(fn, *args, **kwargs)
+def inspection(profile: Profile) -> Identities:
+    """``with inspection(profile) as clients: clients.call("source", fn, *args)`` runs ``fn(conf, *args)`` as the
+    side's mirror identity. The source is seen as the job reads it (end offsets, records: its isolation level), and
+    both sides name a group under the prefix the rendered ACLs grant READ on (nothing is ever committed to it)."""
+    group = {"group.id": f"{profile.group_prefix}-inspect"}
+    settings: dict[Side, ClientConf] = {"source": {**profile.mirror.source_consumer_settings, **group}, "target": group}
+    return Identities.for_profile(profile, settings=settings, prefix="secure-mirror-clients-")
 
 
-# ---- functions run in the isolated process ---------------------------------------------------------------
+# ---- functions run in the identity's process ---------------------------------------------------------------
 def _consumer(conf: dict):
     from confluent_kafka import Consumer
 

@@ -1,6 +1,6 @@
 """The newest heartbeat of a flow in the target's ``heartbeats`` topic, for lag and verify (docs/heartbeats.md).
 
-:func:`newest_heartbeat` runs in the target identity's isolated process (``SideClients.call``) and returns plain
+:func:`newest_heartbeat` runs in the target identity's isolated process (``Identities.call``) and returns plain
 data; :func:`flow_heartbeat` judges it (``heartbeats.HeartbeatState``). It reads every record newer than the
 staleness threshold (found by timestamp), and at least the last :data:`LOOKBACK` records, so a fresh heartbeat is
 always found however many flows write the topic, and a stale one's age is told when it is among the last ones.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 
 from secure_mirror.kafka.admin_ops import LOG
-from secure_mirror.kafka.isolated import IsolatedCallError
 from secure_mirror.kafka.oauth import token_served
+from secure_mirror.kafka.processes import IsolatedCallError
 from secure_mirror.profile.models import Profile
 from secure_mirror.run.heartbeats import TOPIC, HeartbeatState, newest
 
@@ -62,8 +62,8 @@ def newest_heartbeat(conf: dict, source_alias: str, target_alias: str, since_ms:
 
 
 def flow_heartbeat(profile: Profile, clients) -> HeartbeatState | None:
-    """The flow's heartbeat as lag and verify judge it, read with the target identity (``clients``: an entered
-    ``SideClients``); None when the profile turns heartbeats off."""
+    """The flow's heartbeat as lag and verify judge it, read with the target identity (``clients``: the mirror's
+    ``Identities``, entered); None when the profile turns heartbeats off."""
     beats = profile.mirror.heartbeats
     if not beats.enabled:
         return None

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 
 from secure_mirror.profile.models import Profile
 from secure_mirror.run import checkpoint
-from secure_mirror.run.clients import SideClients, watermarks
+from secure_mirror.run.clients import inspection, watermarks
 from secure_mirror.run.heartbeat_reader import flow_heartbeat
 from secure_mirror.run.heartbeats import HeartbeatState
 
@@ -53,7 +53,7 @@ def lag(profile: Profile) -> list[LagRow]:
     """The lag table of ``profile``'s mirror (source end offsets read with the source identity)."""
     found = checkpoint.committed_offsets(profile.mirror.checkpoint_location, profile)
     committed = found[1] if found else {}
-    with SideClients(profile) as clients:
+    with inspection(profile) as clients:
         ends = clients.call("source", watermarks, sorted({t for t, _ in committed}), profile.selection().java_pattern())
     return lag_rows(profile, ends, committed)
 
@@ -62,7 +62,7 @@ def lag_heartbeat(profile: Profile) -> HeartbeatState | None:
     """The flow's newest heartbeat on the target, judged (None when the profile turns heartbeats off)."""
     if not profile.mirror.heartbeats.enabled:
         return None
-    with SideClients(profile) as clients:
+    with inspection(profile) as clients:
         return flow_heartbeat(profile, clients)
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from secure_mirror import folders, paths
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
+from secure_mirror.identities import IdentityFolder
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.identity import ClientConf, KafkaIdentity
 from secure_mirror.profile.models import Cluster
-from secure_mirror.render import librdkafka
 from secure_mirror.sandbox import hadoop, oidc, old_broker, procs
 from secure_mirror.sandbox.hadoop import SandboxHadoop
 from secure_mirror.sandbox.kafka import Broker
@@ -436,11 +436,12 @@ class Sandbox:
     def identity(self, side: str, who: str = "mirror", *, mechanism: str = "GSSAPI") -> KafkaIdentity:
         """``who`` (mirror or admin) on ``side``, built as a profile side is (render's librdkafka settings)."""
         cluster = Cluster.model_validate(cluster_dict(self, side, f"sandbox-{side}", mechanism, who))
-        ccdir = self.base / "ccache"
-        ccdir.mkdir(exist_ok=True, mode=0o700)
-        return librdkafka.identity(
-            cluster, side, ccache=str(ccdir / f"{side}-{who}-{os.getpid()}"), krb5_config=str(self.krb5_conf)
-        )
+        return self.identity_folder().identity(cluster, side, who)
+
+    def identity_folder(self) -> IdentityFolder:
+        """This process's private folder of the sandbox's identities (the sandbox's krb5.conf; a credential cache
+        each); kept with the sandbox, whose other users (test processes) have folders of their own."""
+        return IdentityFolder(lambda _folder: str(self.krb5_conf), path=self.base / "ccache" / str(os.getpid()))
 
     def client_conf(self, side: str, who: str = "mirror", *, mechanism: str = "GSSAPI") -> ClientConf:
         """A librdkafka config for ``who`` (mirror or admin) on ``side``."""

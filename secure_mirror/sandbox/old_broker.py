@@ -19,7 +19,6 @@ from secure_mirror import paths
 from secure_mirror.errors import EnvironmentNotReady
 from secure_mirror.kafka.identity import KafkaIdentity
 from secure_mirror.profile.models import Cluster
-from secure_mirror.render import librdkafka
 from secure_mirror.sandbox import procs
 
 FOLDER = "old-broker"
@@ -256,8 +255,4 @@ def identity(sandbox, who: str = "admin") -> KafkaIdentity:
             "keytab": str(sandbox.keytab("source", who)),
         }
     )
-    ccache = sandbox.base / "ccache"
-    ccache.mkdir(exist_ok=True, mode=0o700)
-    return librdkafka.identity(
-        Cluster.model_validate(cluster), "source", ccache=str(ccache / f"old-{who}"), krb5_config=str(sandbox.krb5_conf)
-    )
+    return sandbox.identity_folder().identity(Cluster.model_validate(cluster), "source", f"old-{who}")

@@ -17,13 +17,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from secure_mirror.errors import BadInputError, ClusterRefused
-from secure_mirror.kafka.isolated import IsolatedCallError
+from secure_mirror.identities import Identities
+from secure_mirror.kafka.processes import IsolatedCallError
 from secure_mirror.profile.job_settings import PROVENANCE_PREFIX
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topic_shape import partition_problem
 from secure_mirror.render.topic_shape_acls import grows_partitions
 from secure_mirror.run import checkpoint
-from secure_mirror.run.clients import SideClients, watermarks
+from secure_mirror.run.clients import inspection, watermarks
 from secure_mirror.run.heartbeat_reader import flow_heartbeat
 from secure_mirror.run.heartbeats import HeartbeatState
 from secure_mirror.verify import scan
@@ -195,7 +196,7 @@ def verify(profile: Profile, *, cells: int = DEFAULT_CELLS, examples: int = EXAM
 
 
 def _verify(profile: Profile, batch: int, committed: dict, initial: dict, cells: int, examples: int) -> VerifyResult:
-    with SideClients(profile) as clients:
+    with inspection(profile) as clients:
         topics = sorted({t for t, _ in committed})
         source_marks = clients.call("source", watermarks, topics, profile.selection().java_pattern())
         target_marks = clients.call("target", watermarks, sorted({profile.target_topic(t) for t in topics}))
@@ -242,7 +243,7 @@ def _compare(plan: _Plan, source: dict, target: dict, cells: int):
 
 
 def _explain(
-    clients: SideClients, plan: _Plan, comparisons: list[Comparison], differences: dict, examples: int, keep: dict
+    clients: Identities, plan: _Plan, comparisons: list[Comparison], differences: dict, examples: int, keep: dict
 ) -> None:
     ids = {ident for _c, diff in differences.values() for ident in diff}
     in_source = clients.call("source", scan.find, plan.source_ranges, ids, None, keep=keep["source"])

@@ -1,4 +1,5 @@
-"""Reading offset ranges of one cluster with confluent-kafka, one record at a time (run in ``call_isolated``).
+"""Reading offset ranges of one cluster with confluent-kafka, one record at a time, in an
+identity's process (``kafka/processes.py``).
 
 A range is ``(topic, partition, start, end, group)``: records with start <= offset < end are fed into the
 digest of ``group`` (a source partition, or a whole topic when partitions were not kept). A ``keep`` rule

@@ -17,7 +17,7 @@ import yaml
 from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.identity import kerberos_env
-from secure_mirror.kafka.isolated import IsolatedCallError, call_isolated
+from secure_mirror.kafka.processes import IsolatedCallError, call_kept
 from secure_mirror.preflight import FAIL, PASS, WARN, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
@@ -121,7 +121,7 @@ def test_a_corporate_name_no_rule_maps_is_refused_by_the_brokers_and_by_validate
         }
         env = kerberos_env(str(sandbox.krb5_conf), str(tmp_path / "ccache"))
         with pytest.raises(IsolatedCallError):  # librdkafka's authentication failure, whatever its wording
-            call_isolated(env, admin_ops.list_topics, conf)
+            call_kept(env, admin_ops.list_topics, conf)
         broker_log = sandbox.broker("source").log.read_text(errors="replace")
         assert f"NoMatchingRule: No rules apply to {principal}" in broker_log  # the mapping refused it, not Kerberos
         data = yaml.safe_load((sandbox.base / "profile-corp.yaml").read_text())

@@ -45,7 +45,7 @@ Row = tuple[int, int, bytes | None, bytes | None, dict[str, bytes]]  # partition
 
 def _read(conf: dict, topic: str, timeout: float = 60.0) -> list[Row]:
     """Every record of ``topic`` up to its end, read read_committed: (partition, offset, key, value, headers). Runs
-    in ``call_isolated``."""
+    in an identity's process (``kafka/processes.py``)."""
     from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
     consumer = Consumer(
@@ -129,7 +129,8 @@ def _own_alias(case: MirrorCase, alias: str) -> None:
 
 
 def _topic_config(conf: dict, topic: str) -> dict:
-    """A topic's partition count and the configs the map's retention is about. Runs in ``call_isolated``."""
+    """A topic's partition count and the configs the map's retention is about. Runs in an
+    identity's process (``kafka/processes.py``)."""
     from confluent_kafka.admin import AdminClient, ConfigResource
 
     admin = AdminClient({**conf, "logger": LOG})

@@ -10,7 +10,7 @@ from confluent_kafka import KafkaException
 
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.kafka import admin_ops
-from secure_mirror.kafka.isolated import IsolatedCallError, call_isolated
+from secure_mirror.kafka.processes import IsolatedCallError, call_kept
 from secure_mirror.sandbox import Sandbox, procs
 from tests.support.cluster import granted, group_acls, plain_records, topic_acls, unique
 
@@ -81,10 +81,10 @@ def test_scram_sha_512_user_created_on_the_broker_authenticates(sandbox):
 def test_tls_verification_fails_against_a_wrong_ca(sandbox):
     env = sandbox.identity_env("source", "admin")
     conf = sandbox.client_conf("source", "admin")
-    assert isinstance(call_isolated(env, admin_ops.list_topics, conf, timeout=15), dict)
+    assert isinstance(call_kept(env, admin_ops.list_topics, conf, timeout=15), dict)
     wrong = conf | {"ssl.ca.location": str(sandbox.wrong_ca_file)}
     with pytest.raises(IsolatedCallError):
-        call_isolated(env, admin_ops.list_topics, wrong, timeout=8)
+        call_kept(env, admin_ops.list_topics, wrong, timeout=8)
 
 
 def test_up_twice_in_the_same_folder_is_refused_and_starts_nothing(sandbox):

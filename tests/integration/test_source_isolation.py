@@ -31,7 +31,7 @@ COMMITTED, ABORTED = 50, 25
 def _read_to_end(conf: dict, topic: str, timeout: float = 60.0) -> list[tuple[int, bytes, bytes]]:
     """(partition, key, value) of every record of ``topic`` up to its end offsets, as a consumer of ``conf``'s
     ``isolation.level`` reads them, in offset order per partition ([] while the topic does not exist). Runs in
-    ``call_isolated``."""
+    an identity's process (``kafka/processes.py``)."""
     from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
     consumer = Consumer(

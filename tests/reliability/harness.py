@@ -45,7 +45,7 @@ import yaml
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
 from secure_mirror.run import checkpoint
-from secure_mirror.run.clients import SideClients, watermarks
+from secure_mirror.run.clients import inspection, watermarks
 from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.verify import verify
 from secure_mirror.verify.digest import DEFAULT_CELLS
@@ -174,7 +174,7 @@ class BackgroundProducer:
 def count_sequences(conf: dict, topic: str, timeout: float = 120.0) -> dict[int, int]:
     """seq -> how many times it is on ``topic`` (all partitions, from the start to the high watermark), as an
     independent read_committed consumer reads it: records of aborted transactions are not counted.
-    Runs in ``call_isolated`` (``sandbox.admin``)."""
+    Runs in an identity's process (``kafka/processes.py``) (``sandbox.admin``)."""
     from confluent_kafka import Consumer, KafkaError, TopicPartition
 
     consumer = Consumer(
@@ -468,7 +468,7 @@ class MirrorUnderLoad:
         found = checkpoint.committed_offsets(self.profile.mirror.checkpoint_location)
         if found is None:
             return False
-        with SideClients(self.profile) as clients:
+        with inspection(self.profile) as clients:
             marks = clients.call("source", watermarks, [self.source_topic])
         committed = found[1]
         return all(committed.get(tp, -1) >= high for tp, (_low, high) in marks.items() if high > 0)

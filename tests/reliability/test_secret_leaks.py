@@ -420,6 +420,13 @@ def marker_flow(sandbox, tmp_path_factory):
             ),
             run_watched(["verify", profile], env=case.env, folders=[folder], timeout=300),
         ]
+        # every other command that acts as the mirror's identities (kafka/processes.py, identities/): lag; group
+        # sync's reading (the groups the mirror may see); the consumers' ACL plan, which the mirror may not describe
+        others = [
+            run_watched(["lag", profile], env=case.env, folders=[folder], timeout=300),
+            run_watched(["groups", profile, "--group", "leak-check"], env=case.env, folders=[folder], timeout=300),
+            run_watched(["acls", profile, "--consumers"], env=case.env, folders=[folder], timeout=300),
+        ]
         wrong = {**case.env, case.env_name: f"wrong-scram-marker-{uuid.uuid4().hex}"}
         refused = run_watched(["preflight", profile, "--side", "target"], env=wrong, folders=[folder], timeout=300)
         yield {
@@ -427,6 +434,7 @@ def marker_flow(sandbox, tmp_path_factory):
             "folder": folder,
             "ran": ran,
             "refused": refused,
+            "others": others,
             "wrong": wrong[case.env_name],
             "started": started,
         }
@@ -439,6 +447,13 @@ def test_render_preflight_run_and_verify_succeed_with_marker_secrets(marker_flow
     assert "160" in verified, verified  # 120 + 40 records compared
     refused = marker_flow["refused"]
     assert refused.code == 1, refused.err[-3000:] + refused.out[-3000:]
+
+
+def test_lag_groups_and_acls_ran_as_the_mirror(marker_flow):
+    lag, groups, consumer_acls = marker_flow["others"]
+    for ran in (lag, groups):
+        assert ran.code == 0, f"secure-mirror {ran.args[0]} exited {ran.code}:\n{ran.err[-3000:]}\n{ran.out[-3000:]}"
+    assert consumer_acls.code == 1 and "the source's ACLs could not be read" in consumer_acls.err, consumer_acls.err
 
 
 def test_the_run_was_really_watched(marker_flow):
@@ -469,7 +484,7 @@ def test_no_marker_leaks_anywhere(marker_flow, sandbox):
     case, folder = marker_flow["case"], marker_flow["folder"]
     markers = {**case.markers, "wrong scram password": marker_flow["wrong"]}
     leaks = Leaks()
-    for ran in [*marker_flow["ran"], marker_flow["refused"]]:
+    for ran in [*marker_flow["ran"], marker_flow["refused"], *marker_flow["others"]]:
         check_ran(ran, markers, leaks)
     logs = [folder / "run" / "job.log", *crash_logs_since(marker_flow["started"])]
     for log in logs:

@@ -1,7 +1,8 @@
 """Imports only go downward: a module may import its own layer and the layers listed before it, never one after.
 
 The order, written once here: the flow (profile -> render -> preflight -> run -> verify) with the thin Kafka
-wrappers under render, the sandbox above the flow it tests, then the demo, the commands and the entry points.
+wrappers under render, an identity's process and folder (``identities``) under pre-flight, the sandbox above the
+flow it tests, then the demo, the commands and the entry points.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ LAYERS = [
     {"profile"},
     {"kafka"},
     {"render"},
+    {"identities"},
     {"preflight"},
     {"run"},
     {"verify"},
@@ -66,7 +68,7 @@ PREFLIGHT_LAYERS = [
     {"probes"},
     {"model", "authorizer"},
     {"checks"},
-    {"workers", "runner", "table", "admin_identity", "__init__"},
+    {"runner", "table", "admin_identity", "__init__"},
 ]
 PREFLIGHT_RANK = {name: index for index, names in enumerate(PREFLIGHT_LAYERS) for name in names}
 

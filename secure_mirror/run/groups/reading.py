@@ -2,75 +2,30 @@
 groups and their committed offsets, the target's offset map, groups and offsets, and the writes (checkpoints, group
 commits). Plain data in and out; the decisions are in :mod:`secure_mirror.run.groups.decide`.
 
-Each function runs in a worker process of its side (:class:`SideWorker`: the identity's own Kerberos environment,
-as ``secure_mirror.kafka.isolated`` does per call) that stays up between calls, so a sync pass costs requests, not a
-process start and a login; the clients are kept in the worker between calls. Committed offsets are always asked for
+Each function runs in a kept process of its side's identity (``Identities.call``: the identity's own Kerberos
+environment) that stays up between calls, so a sync pass costs requests, not a process start and a login; the
+clients are kept in the process between calls (``kept_client``) until an error. Committed offsets are always asked for
 named partitions: librdkafka's ListConsumerGroupOffsets without them ends the process.
 """
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
-from typing import Any, TypeVar
+from typing import Any
 
 from secure_mirror.kafka.admin_ops import LOG
-from secure_mirror.kafka.identity import KafkaIdentity
-from secure_mirror.kafka.isolated import IsolatedCallError
 from secure_mirror.kafka.oauth import token_served
-from secure_mirror.profile.secrets import withheld_from_children
+from secure_mirror.kafka.processes import IsolatedCallError, kept_client
 from secure_mirror.profile.topics import TopicSelection
 from secure_mirror.run.groups import checkpoints, offset_map
 
-T = TypeVar("T")
 TIMEOUT = 30.0
-_CLIENTS: dict[str, Any] = {}  # in the worker: its admin client and its map consumer, kept between calls
-
-
-class SideWorker:
-    """A process acting as one identity, kept for many calls: ``worker.call(fn, *args)`` runs ``fn(conf, *args)``."""
-
-    def __init__(self, identity: KafkaIdentity):
-        self.identity = identity
-        with withheld_from_children():
-            self.pool = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=get_context("spawn"),
-                initializer=_apply_env,
-                initargs=(identity.env(),),
-            )
-
-    def call(self, fn: Callable[..., T], *args: Any) -> T:
-        with withheld_from_children():
-            future = self.pool.submit(_guarded, fn, self.identity.conf, *args)
-        return future.result()
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _apply_env(env: dict[str, str]) -> None:
-    os.environ.update(env)
-
-
-def _guarded(fn: Callable[..., T], conf: dict, *args: Any) -> T:
-    try:
-        return fn(conf, *args)
-    except Exception as exc:  # noqa: BLE001 - library exceptions may not pickle; carry their text and code
-        _CLIENTS.clear()  # start again with new clients
-        code = next((a.name() for a in getattr(exc, "args", ()) if callable(getattr(a, "name", None))), None)
-        raise IsolatedCallError(f"{type(exc).__name__}: {exc}", code) from None
 
 
 def _admin(conf: dict):
-    if "admin" not in _CLIENTS:
-        from confluent_kafka.admin import AdminClient
+    from confluent_kafka.admin import AdminClient
 
-        _CLIENTS["admin"] = token_served(AdminClient({**conf, "logger": LOG}), conf)
-    return _CLIENTS["admin"]
+    return kept_client("admin", conf, lambda: token_served(AdminClient({**conf, "logger": LOG}), conf))
 
 
 def _error_text(exc: BaseException) -> str:
@@ -138,10 +93,8 @@ def read_map(conf: dict, topic: str, positions: dict[int, int]) -> tuple[list[of
     metadata = _admin(conf).list_topics(topic, timeout=TIMEOUT).topics.get(topic)
     if metadata is None or metadata.error is not None:
         return [], dict(positions), 0
-    if "map" not in _CLIENTS:
-        settings = {"enable.auto.commit": False, "enable.partition.eof": True, "isolation.level": "read_committed"}
-        _CLIENTS["map"] = token_served(Consumer({**conf, **settings, "logger": LOG}), conf)
-    consumer = _CLIENTS["map"]
+    settings = {"enable.auto.commit": False, "enable.partition.eof": True, "isolation.level": "read_committed"}
+    consumer = kept_client("map", conf, lambda: token_served(Consumer({**conf, **settings, "logger": LOG}), conf))
     partitions = sorted(metadata.partitions)
     consumer.assign([TopicPartition(topic, p, positions.get(p, OFFSET_BEGINNING)) for p in partitions])
     found, bad, new_positions = [], 0, dict(positions)

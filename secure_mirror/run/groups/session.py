@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import checkpoints_topic, offset_map_topic
 from secure_mirror.run import checkpoint
-from secure_mirror.run.clients import SideClients
+from secure_mirror.run.clients import inspection
 from secure_mirror.run.groups import checkpoints as checkpoint_format
 from secure_mirror.run.groups import decide, reading
 from secure_mirror.run.groups.offset_map import Segment
@@ -54,22 +54,16 @@ class Session:
         self.positions: dict[int, int] = {}
         self.maps: dict[TopicPartition, list[Segment]] = {}
         self.unreadable = 0  # records of the map topic that are not segments
-        self._clients = SideClients(profile)
-        self._workers: dict[str, reading.SideWorker] = {}
+        self._clients = inspection(profile)
 
     def __enter__(self) -> Session:
-        self._clients.__enter__()
-        for side in ("source", "target"):
-            self._workers[side] = reading.SideWorker(self._clients.identity(side))
         return self
 
     def __exit__(self, *exc) -> None:
-        for worker in self._workers.values():
-            worker.close()
-        self._clients.__exit__(*exc)
+        self._clients.close()
 
     def read_map(self) -> None:
-        segments, self.positions, bad = self._workers["target"].call(reading.read_map, self.map_topic, self.positions)
+        segments, self.positions, bad = self._clients.call("target", reading.read_map, self.map_topic, self.positions)
         self.unreadable += bad
         touched: dict[TopicPartition, list[Segment]] = {}
         for seg in segments:  # another mirror from this source alias may share the map, to other target names
@@ -80,16 +74,16 @@ class Session:
 
     def observe(self, groups: Sequence[str] | None = None) -> Observation:
         """The groups ``groups`` (None: the source's groups the profile selects) on both clusters, with the map."""
-        source, target, profile = self._workers["source"], self._workers["target"], self.profile
+        ask, profile = self._clients.call, self.profile
         positions = mirrored_to(profile)  # before the map: everything below it is in the map read after
-        topics = source.call(reading.topic_partitions, profile.selection())
+        topics = ask("source", reading.topic_partitions, profile.selection())
         names = (
-            list(groups) if groups is not None else source.call(reading.group_ids, profile.mirror.groups.selection())
+            list(groups) if groups is not None else ask("source", reading.group_ids, profile.mirror.groups.selection())
         )
-        sources = _groups(source.call(reading.describe_groups, names, topics))
-        target_topics = target.call(reading.topic_partitions, None, [profile.target_topic(t) for t in topics])
+        sources = _groups(ask("source", reading.describe_groups, names, topics))
+        target_topics = ask("target", reading.topic_partitions, None, [profile.target_topic(t) for t in topics])
         self.read_map()
-        targets = _groups(target.call(reading.describe_groups, names, target_topics))
+        targets = _groups(ask("target", reading.describe_groups, names, target_topics))
         facts = decide.topic_facts(topics, target_topics, profile.target_topic, profile.mirror.keeps_partitions)
         return Observation(sources, targets, facts, self.maps, positions)
 
@@ -102,4 +96,4 @@ class Session:
         }
         if not records and not commits:
             return {}
-        return self._workers["target"].call(reading.write, self.checkpoints_topic, records, commits)
+        return self._clients.call("target", reading.write, self.checkpoints_topic, records, commits)

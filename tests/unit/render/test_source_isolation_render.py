@@ -8,7 +8,7 @@ import pytest
 from secure_mirror.profile import load_profile
 from secure_mirror.render import spark
 from secure_mirror.render.mm2 import mm2_settings
-from secure_mirror.run.clients import SideClients
+from secure_mirror.run.clients import inspection
 from tests.support import profiles as pf
 
 MODES = {
@@ -45,6 +45,6 @@ def test_mirrormaker2s_replication_consumer_reads_at_the_profiles_level(tmp_path
 
 @pytest.mark.parametrize("mode", ["at_least_once", "read_uncommitted"])
 def test_lag_and_verify_read_the_source_as_the_job_does_and_the_target_read_committed(tmp_path, mode):
-    with SideClients(_profile(tmp_path, mode)) as clients:
-        assert clients.conf("source")["isolation.level"] == _level(mode)
-        assert "isolation.level" not in clients.conf("target")  # librdkafka's default: read_committed
+    with inspection(_profile(tmp_path, mode)) as clients:
+        assert clients.identity("source").conf["isolation.level"] == _level(mode)
+        assert "isolation.level" not in clients.identity("target").conf  # librdkafka's default: read_committed
