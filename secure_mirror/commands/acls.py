@@ -19,7 +19,8 @@ from secure_mirror.preflight import DEFAULT_TIMEOUT
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.preflight.probes import kafka_admin
 from secure_mirror.profile import load_profile
-from secure_mirror.profile.models import Cluster, Profile, Side
+from secure_mirror.profile.cluster import Cluster, Side
+from secure_mirror.profile.models import Profile
 from secure_mirror.render import consumer_acls
 
 

@@ -9,7 +9,7 @@ import sys
 from secure_mirror.commands import outputs
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_OK
 from secure_mirror.profile import Profile, ProfileError, Side, load_profile, profile_warnings, refuse_warnings
-from secure_mirror.profile.models import UnmappedPrincipal
+from secure_mirror.profile.security import UnmappedPrincipal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

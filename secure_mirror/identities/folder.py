@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from secure_mirror.kafka.identity import KafkaIdentity, kerberos_env
-from secure_mirror.profile.models import Cluster, Profile
+from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.models import Profile
 from secure_mirror.render import krb5, librdkafka
 
 

@@ -10,7 +10,8 @@ from typing import Any, TypeVar
 from secure_mirror.identities.folder import IdentityFolder
 from secure_mirror.kafka.identity import ClientConf, KafkaIdentity
 from secure_mirror.kafka.processes import IdentityProcess, KeptProcesses
-from secure_mirror.profile.models import SIDES, Cluster, Profile, Side
+from secure_mirror.profile.cluster import SIDES, Cluster, Side
+from secure_mirror.profile.models import Profile
 
 T = TypeVar("T")
 MIRROR = "mirror"

@@ -11,7 +11,9 @@ from pydantic import ValidationError
 
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile import load_profile
-from secure_mirror.profile.models import SIDES, Cluster, GssapiSasl, PasswordSasl, Profile, Side
+from secure_mirror.profile.cluster import SIDES, Cluster, Side
+from secure_mirror.profile.models import Profile
+from secure_mirror.profile.security import GssapiSasl, PasswordSasl
 
 KEYS = {"principal", "keytab", "username", "password"}
 

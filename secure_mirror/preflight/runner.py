@@ -21,7 +21,8 @@ from secure_mirror.preflight.checks import audit, connection, consumer_access, s
 from secure_mirror.preflight.checks.sides import SideFacts, connect_phase, second_phase, topics_phase
 from secure_mirror.preflight.model import FAIL, SKIPPED, Check, Report
 from secure_mirror.preflight.probes import java_client
-from secure_mirror.profile.models import SIDES, Cluster, Profile, Side
+from secure_mirror.profile.cluster import SIDES, Cluster, Side
+from secure_mirror.profile.models import Profile
 
 DEFAULT_TIMEOUT = 5.0
 STARTUP_S = 20.0  # spawning a worker and importing confluent-kafka and gssapi on a slow machine

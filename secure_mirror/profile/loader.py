@@ -15,8 +15,9 @@ from pydantic_core import ErrorDetails
 from secure_mirror.errors import BadInputError
 from secure_mirror.profile import compat, policy
 from secure_mirror.profile.fields import Problem
-from secure_mirror.profile.models import MECHANISMS, Profile
+from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import printable, shorten
+from secure_mirror.profile.security import MECHANISMS
 
 EXAMPLE = "docs/profile-example.yaml"
 

@@ -15,20 +15,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from secure_mirror.profile.base import option_matches
+from secure_mirror.profile.cluster import Cluster
 from secure_mirror.profile.fields import secret_file_exposure, secret_file_fix
 from secure_mirror.profile.loader import ProfileError
-from secure_mirror.profile.models import (
-    ALL_TOPICS_KEY,
-    Cluster,
-    GssapiSasl,
-    OAuthSasl,
-    PasswordSasl,
-    Profile,
-    option_matches,
-)
+from secure_mirror.profile.models import ALL_TOPICS_KEY, Profile
 from secure_mirror.profile.policy import printable, shorten
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.profile.secrets import SecretRef
+from secure_mirror.profile.security import GssapiSasl, OAuthSasl, PasswordSasl
 
 
 @dataclass(frozen=True)

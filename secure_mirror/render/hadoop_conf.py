@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from secure_mirror.errors import BadInputError
-from secure_mirror.profile.models import Hadoop
+from secure_mirror.profile.runtime import Hadoop
 from secure_mirror.render import templating
 
 FOLDER = "hadoop"

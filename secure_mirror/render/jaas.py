@@ -9,7 +9,8 @@ be written: a line break (ends the string) and ``${`` (the JDK's file parser exp
 
 from __future__ import annotations
 
-from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, PasswordSasl
+from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.security import GssapiSasl, OAuthSasl, PasswordSasl
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import UnrepresentableValue  # noqa: F401 - re-exported
 from secure_mirror.render.encoders import jaas as jaas_quote  # noqa: F401 - re-exported

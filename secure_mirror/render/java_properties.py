@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl
+from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.security import GssapiSasl, OAuthSasl
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import option_text
 from secure_mirror.render.jaas import inline_jaas

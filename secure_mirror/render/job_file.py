@@ -8,8 +8,10 @@ a JAAS string back. The file's shape is ``render/job_model.py``'s, which the job
 
 from __future__ import annotations
 
+from secure_mirror.profile.cluster import SIDES
 from secure_mirror.profile.job_settings import profile_fingerprint
-from secure_mirror.profile.models import SIDES, GssapiSasl, Profile
+from secure_mirror.profile.models import Profile
+from secure_mirror.profile.security import GssapiSasl
 from secure_mirror.render.job_model import JobIdentity, JobSettings, JobTopicShape
 from secure_mirror.render.spark import shipped_keytab, ships_keytab, source_format
 

@@ -14,7 +14,8 @@ import re
 
 from secure_mirror.kafka import oauth
 from secure_mirror.kafka.identity import ClientConf, KafkaIdentity
-from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, PasswordSasl
+from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.security import GssapiSasl, OAuthSasl, PasswordSasl
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import UnrepresentableValue, rdkafka_line
 

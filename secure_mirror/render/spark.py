@@ -15,9 +15,12 @@ from pathlib import Path
 
 import secure_mirror
 from secure_mirror import paths
+from secure_mirror.profile.cluster import Cluster
 from secure_mirror.profile.job_settings import OPTION_FILES, PROVENANCE_PREFIX
-from secure_mirror.profile.models import SPARK_INTERNAL_SECURITY, Cluster, GssapiSasl, OAuthSasl, Profile
+from secure_mirror.profile.models import Profile
 from secure_mirror.profile.principals import parse_principal
+from secure_mirror.profile.runtime import SPARK_INTERNAL_SECURITY
+from secure_mirror.profile.security import GssapiSasl, OAuthSasl
 from secure_mirror.profile.topics import offset_map_topic
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import ivy_attribute, json_inline, jvm_option, option_text

@@ -16,8 +16,10 @@ from typing import NamedTuple
 from secure_mirror import folders
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.profile import policy
+from secure_mirror.profile.cluster import Cluster, Side
 from secure_mirror.profile.job_settings import JOB_FILE, SINK_OPTIONS_FILE, SOURCE_OPTIONS_FILE
-from secure_mirror.profile.models import Cluster, GssapiSasl, OAuthSasl, Profile, Side
+from secure_mirror.profile.models import Profile
+from secure_mirror.profile.security import GssapiSasl, OAuthSasl
 from secure_mirror.render import (
     acls,
     hadoop_conf,

@@ -7,7 +7,8 @@ from secure_mirror.identities import Identities
 from secure_mirror.kafka.admin_ops import LOG
 from secure_mirror.kafka.identity import ClientConf
 from secure_mirror.kafka.oauth import token_served
-from secure_mirror.profile.models import Profile, Side
+from secure_mirror.profile.cluster import Side
+from secure_mirror.profile.models import Profile
 
 
 def inspection(profile: Profile) -> Identities:

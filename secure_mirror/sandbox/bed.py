@@ -18,7 +18,7 @@ from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.identities import IdentityFolder
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.identity import ClientConf, KafkaIdentity
-from secure_mirror.profile.models import Cluster
+from secure_mirror.profile.cluster import Cluster
 from secure_mirror.sandbox import hadoop, oidc, old_broker, procs
 from secure_mirror.sandbox.hadoop import SandboxHadoop
 from secure_mirror.sandbox.kafka import Broker

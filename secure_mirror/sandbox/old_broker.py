@@ -18,7 +18,7 @@ from pathlib import Path
 from secure_mirror import paths
 from secure_mirror.errors import EnvironmentNotReady
 from secure_mirror.kafka.identity import KafkaIdentity
-from secure_mirror.profile.models import Cluster
+from secure_mirror.profile.cluster import Cluster
 from secure_mirror.sandbox import procs
 
 FOLDER = "old-broker"

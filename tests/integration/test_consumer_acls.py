@@ -29,7 +29,7 @@ from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight import PASS, WARN, Check, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
-from secure_mirror.profile.models import Cluster
+from secure_mirror.profile.cluster import Cluster
 from secure_mirror.render import java_properties
 from secure_mirror.sandbox.profile import cluster_dict
 

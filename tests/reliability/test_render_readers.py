@@ -291,7 +291,7 @@ def expected_krb5(profile) -> set[str]:
 
 
 def _jaas_expected(cluster, side: str, keytab: str | None = None) -> dict:
-    from secure_mirror.profile.models import GssapiSasl
+    from secure_mirror.profile.security import GssapiSasl
 
     sasl = cluster.sasl
     if isinstance(sasl, GssapiSasl):

@@ -15,7 +15,8 @@ from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN, Check, S
 from secure_mirror.preflight.probes import Failed, kafka_admin
 from secure_mirror.preflight.probes.kafka_admin import Inventory
 from secure_mirror.preflight.probes.wire import local_address
-from secure_mirror.profile.models import Cluster, Profile, Side
+from secure_mirror.profile.cluster import Cluster, Side
+from secure_mirror.profile.models import Profile
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.render.acls import AclPlan, Need
 

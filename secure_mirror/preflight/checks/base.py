@@ -8,7 +8,7 @@ from typing import Any
 
 from secure_mirror.preflight.model import PASS, SKIPPED, WARN, Check, Status
 from secure_mirror.profile import Side
-from secure_mirror.profile.models import Cluster
+from secure_mirror.profile.cluster import Cluster
 from secure_mirror.render import librdkafka
 from secure_mirror.render.acls import AclPlan
 

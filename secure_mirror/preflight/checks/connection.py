@@ -11,7 +11,9 @@ from pathlib import Path
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf
 from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, Check
 from secure_mirror.preflight.probes import java_client, kafka_admin, tls
-from secure_mirror.profile.models import Cluster, OAuthSasl, PasswordSasl, Profile, Side
+from secure_mirror.profile.cluster import Cluster, Side
+from secure_mirror.profile.models import Profile
+from secure_mirror.profile.security import OAuthSasl, PasswordSasl
 from secure_mirror.render import acls as acl_plans
 
 

@@ -10,7 +10,9 @@ from secure_mirror.preflight.checks.base import SideChecks, check
 from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, UNVERIFIED, WARN, Check
 from secure_mirror.preflight.probes import Failed, clock, kerberos
 from secure_mirror.preflight.probes.clock import DEFAULT_MAX_SKEW_S
-from secure_mirror.profile.models import Cluster, GssapiSasl, Profile
+from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.models import Profile
+from secure_mirror.profile.security import GssapiSasl
 
 CLOCK_FIX = (
     "synchronise this machine, the KDCs and the brokers with NTP (chronyc tracking shows the offset); "

@@ -9,7 +9,9 @@ from pathlib import Path
 from secure_mirror.preflight.checks.base import SideChecks, check
 from secure_mirror.preflight.model import FAIL, PASS, WARN, Check, Status
 from secure_mirror.preflight.probes import Failed, files, tls
-from secure_mirror.profile.models import Cluster, GssapiSasl, Profile, Tls
+from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.models import Profile
+from secure_mirror.profile.security import GssapiSasl, Tls
 from secure_mirror.profile.warnings import ProfileWarning, profile_warnings
 
 

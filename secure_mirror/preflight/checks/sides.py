@@ -15,7 +15,9 @@ from secure_mirror.preflight.checks import connection, kerberos, settings, sourc
 from secure_mirror.preflight.checks.base import SideChecks
 from secure_mirror.preflight.model import Check
 from secure_mirror.preflight.probes import kafka_admin
-from secure_mirror.profile.models import GssapiSasl, Profile, Side
+from secure_mirror.profile.cluster import Side
+from secure_mirror.profile.models import Profile
+from secure_mirror.profile.security import GssapiSasl
 
 
 @dataclass

@@ -18,7 +18,8 @@ from secure_mirror.preflight.checks.acl_fixes import lacking
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf, listed, planned
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, Check
 from secure_mirror.preflight.probes import Failed, api_versions, kafka_admin, tls
-from secure_mirror.profile.models import Cluster, Profile
+from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import HEARTBEATS_TOPIC
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.render.acls import AclPlan, NotPlanned

@@ -16,8 +16,10 @@ import subprocess
 from pathlib import Path
 
 from secure_mirror import paths
-from secure_mirror.profile.models import OAuthSasl, Profile, Side
+from secure_mirror.profile.cluster import Side
+from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import withheld_from_children
+from secure_mirror.profile.security import OAuthSasl
 from secure_mirror.render import java_properties
 from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
 

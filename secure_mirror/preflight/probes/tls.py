@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TypedDict, final
 
 from secure_mirror.preflight.probes import Failed
-from secure_mirror.profile.models import Tls
+from secure_mirror.profile.security import Tls
 
 # OpenSSL verify codes worth their own sentence.
 _UNTRUSTED = {2, 18, 19, 20, 21}  # unable to get issuer / self-signed / self-signed in chain / local issuer

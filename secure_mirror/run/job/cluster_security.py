@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from secure_mirror.profile.models import SPARK_NETWORK_ENCRYPTION
+from secure_mirror.profile.runtime import SPARK_NETWORK_ENCRYPTION
 
 
 def cluster_security_problem(master: str, setting: Callable[[str], str | None]) -> str | None:

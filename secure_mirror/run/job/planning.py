@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from secure_mirror.profile import topic_shape
-from secure_mirror.profile.models import keeps_partitions, too_few_partitions
+from secure_mirror.profile.mirror import keeps_partitions, too_few_partitions
 from secure_mirror.profile.topics import target_name_problem
 from secure_mirror.render.job_model import JobSettings
 from secure_mirror.render.spark import SINK_OFFSET_MAP

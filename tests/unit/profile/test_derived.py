@@ -7,7 +7,7 @@ import pytest
 from secure_mirror.preflight.checks.base import SideChecks
 from secure_mirror.preflight.checks.settings import keytab_file
 from secure_mirror.profile.fields import keytab_exposure
-from secure_mirror.profile.models import keeps_partitions, too_few_partitions
+from secure_mirror.profile.mirror import keeps_partitions, too_few_partitions
 from tests.support import profiles as pf
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from secure_mirror.profile import ProfileError, load_profile
-from secure_mirror.profile.models import SPARK_INTERNAL_SECURITY
+from secure_mirror.profile.runtime import SPARK_INTERNAL_SECURITY
 from secure_mirror.render.job_file import job_settings
 from secure_mirror.render.spark import spark_conf
 from secure_mirror.run.job.cluster_security import cluster_security_problem

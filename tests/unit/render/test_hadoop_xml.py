@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from secure_mirror import paths
-from secure_mirror.profile.models import Hadoop
+from secure_mirror.profile.runtime import Hadoop
 from secure_mirror.render.encoders import UnrepresentableValue
 from secure_mirror.render.hadoop_conf import site_files, site_xml
 
