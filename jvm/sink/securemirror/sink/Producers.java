@@ -34,7 +34,7 @@ final class Producers {
     }
 
     /** A task's transactional producer between two tasks of its slot, and the next source offset of each lane it
-     * committed (by {@link TaskTransaction#laneKey}). */
+     * committed (by {@link Lane#key}). */
     record IdleTask(KafkaProducer<byte[], byte[]> producer, Map<String, Long> next) {
     }
 

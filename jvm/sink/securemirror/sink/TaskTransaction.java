@@ -1,9 +1,8 @@
 package securemirror.sink;
 
 import java.io.IOException;
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,24 +33,6 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class TaskTransaction {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TaskTransaction.class);
-    private static final Field MANAGER;
-    private static final Method ENLIST;
-
-    static {
-        Field manager = null;
-        Method enlist = null;
-        try {
-            manager = KafkaProducer.class.getDeclaredField("transactionManager");
-            manager.setAccessible(true);
-            enlist = manager.getType().getMethod("maybeAddPartition", TopicPartition.class);
-        } catch (ReflectiveOperationException | RuntimeException missing) {
-            LOG.info("secure-mirror sink: this Kafka client has no transaction manager to enlist partitions with ({}); "
-                + "a transaction adds each partition when its first record is sent", missing.toString());
-            manager = null;
-        }
-        MANAGER = manager;
-        ENLIST = manager == null ? null : enlist;
-    }
 
     private final SinkSettings settings;
     private final Map<String, Object> client;
@@ -120,47 +101,44 @@ final class TaskTransaction {
 
     /**
      * Adds to the open transaction, before any record goes to them, the target partitions of the kept topics this
-     * task will write ({@link TaskPlan}: what its source reader was planned to read). Kafka's producer (the 3.9
-     * client Spark ships) otherwise adds each partition when its first record is sent, with an AddPartitionsToTxn
-     * round trip to the transaction coordinator during which its sender sends no records; a task meeting hundreds of
-     * partitions one after the other then spends most of its time in those round trips. Enlisted together, they take
-     * one. Through the client's transaction manager ({@code maybeAddPartition}, public in its internal package, with
-     * no public API to reach it): where that is missing (another client), partitions are added as records arrive, as
-     * before, and that is said once. A partition enlisted and then not written (every row skipped) gets a commit
-     * marker and nothing else.
+     * task will write ({@link TaskPlan}: what its source reader was planned to read), in one round trip instead of
+     * one per partition as records arrive ({@link PartitionEnlister}: why, and the fallback where the client has no
+     * way to). A partition enlisted and then not written (every row skipped) gets a commit marker and nothing else.
      */
     void enlist(Map<String, List<Integer>> planned) {
         this.planned = planned;
         enlist(lane -> true);
     }
 
-    /** Enlists the planned partitions that {@code still} accepts (by {@link #laneKey}). */
+    /** Enlists the planned partitions that {@code still} accepts (by {@link Lane#key}). */
     private void enlist(Predicate<String> still) {
-        if (ENLIST == null || planned.isEmpty()) {
+        if (!PartitionEnlister.CLIENT.resolved() || planned.isEmpty()) {
             return;
         }
         try {
-            Object manager = MANAGER.get(producer);
-            for (Map.Entry<String, List<Integer>> topic : planned.entrySet()) {
-                if (!settings.kept.contains(topic.getKey())) {
-                    continue;  // the producer's partitioner chooses the target partition
-                }
-                String target = settings.targetTopic(topic.getKey());
-                int partitions = producer.partitionsFor(target).size();
-                for (int partition : topic.getValue()) {
-                    if (partition < partitions && still.test(laneKey(topic.getKey(), partition))) {
-                        ENLIST.invoke(manager, new TopicPartition(target, partition));
-                    }
-                }
-            }
+            PartitionEnlister.CLIENT.enlist(producer, plannedTargets(still));
         } catch (ReflectiveOperationException | RuntimeException error) {
             LOG.info("secure-mirror sink: could not enlist the task's partitions in its transaction at once ({}); "
                 + "they are added as records arrive", error.toString());
         }
     }
 
-    static String laneKey(String topic, int partition) {
-        return topic + "\0" + partition;
+    /** The target partitions of the planned kept topics' partitions that {@code still} accepts. */
+    private List<TopicPartition> plannedTargets(Predicate<String> still) {
+        List<TopicPartition> targets = new ArrayList<>();
+        for (Map.Entry<String, List<Integer>> topic : planned.entrySet()) {
+            if (!settings.kept.contains(topic.getKey())) {
+                continue;  // the producer's partitioner chooses the target partition
+            }
+            String target = settings.targetTopic(topic.getKey());
+            int partitions = producer.partitionsFor(target).size();
+            for (int partition : topic.getValue()) {
+                if (partition < partitions && still.test(Lane.key(topic.getKey(), partition))) {
+                    targets.add(new TopicPartition(target, partition));
+                }
+            }
+        }
+        return targets;
     }
 
     /** Where a lane's position is committed: group and key. */
@@ -176,7 +154,7 @@ final class TaskTransaction {
      * asks once per topic, not once per partition.
      */
     long position(String topic, int partition, String target, boolean kept, int partitions) throws IOException {
-        Long mine = known.get(laneKey(topic, partition));
+        Long mine = known.get(Lane.key(topic, partition));
         if (mine != null) {
             return mine;
         }
@@ -245,7 +223,7 @@ final class TaskTransaction {
         Map<String, Integer> topics = new HashMap<>();
         planned.forEach((topic, partitions) -> {
             if (settings.kept.contains(topic) && !read.containsKey(topic)
-                    && partitions.stream().anyMatch(p -> !known.containsKey(laneKey(topic, p)))) {
+                    && partitions.stream().anyMatch(p -> !known.containsKey(Lane.key(topic, p)))) {
                 int highest = partitions.stream().mapToInt(Integer::intValue).max().orElse(0);
                 topics.put(topic, Math.max(producer.partitionsFor(settings.targetTopic(topic)).size(), highest + 1));
             }
@@ -291,7 +269,7 @@ final class TaskTransaction {
             Map.Entry<String, TopicPartition> at = place(lane.topic(), lane.partition(), lane.target(), lane.kept());
             positions.computeIfAbsent(at.getKey(), group -> new HashMap<>()).put(at.getValue(),
                 new OffsetAndMetadata(lane.next(), "source " + lane.topic() + "-" + lane.partition()));
-            known.put(laneKey(lane.topic(), lane.partition()), lane.next());
+            known.put(Lane.key(lane.topic(), lane.partition()), lane.next());
         }
         positions.forEach((group, offsets) ->
             producer.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata(group)));
