@@ -12,13 +12,13 @@ the groups is said whenever it changes (docs/failover.md, "While run runs")."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
+from secure_mirror import folders
 from secure_mirror.errors import SecureMirrorError
 from secure_mirror.profile.models import Profile
 from secure_mirror.run.groups import decide
@@ -142,15 +142,15 @@ class SyncThread:
         print(message, file=self.out, flush=True)
 
     def _record(self, line: dict) -> None:
-        """One line appended to the metrics file the job appends its batches to, in one write(2) to a file opened
-        O_APPEND, so that it never interleaves with the job's lines."""
+        """One line appended to the metrics file the job appends its batches to (``folders.append``: one write(2),
+        never interleaved with the job's lines, never through a symbolic link put in its place: then it says so once
+        and writes no more, as the job does)."""
         if self.metrics_file:
-            data = (json.dumps(line) + "\n").encode()
-            fd = os.open(self.metrics_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
-                os.write(fd, data)
-            finally:
-                os.close(fd)
+                folders.append(self.metrics_file, (json.dumps(line) + "\n").encode(), 0o600)
+            except OSError as exc:
+                self._say(f"{PREFIX} stopped writing {self.metrics_file} ({exc.strerror}); the mirror is not affected")
+                self.metrics_file = None
 
     def _run(self) -> None:
         said: set[str] = set()

@@ -3,6 +3,7 @@ line, and the one-line summary of the groups (pure; the live failover test runs 
 
 from __future__ import annotations
 
+import io
 import json
 
 from secure_mirror.run.groups import decide
@@ -70,3 +71,16 @@ def test_the_metrics_line_is_appended_whole_to_the_jobs_file(tmp_path):
     thread._record(line)
     lines = [json.loads(text) for text in metrics.read_text().splitlines()]
     assert lines == [{"batch": 1}, line]
+
+
+def test_a_link_put_in_the_metrics_files_place_is_never_written_through(tmp_path):
+    target, metrics, out = tmp_path / "elsewhere", tmp_path / "metrics.jsonl", io.StringIO()
+    target.write_text("")
+    metrics.symlink_to(target)
+    thread = SyncThread.__new__(SyncThread)  # only its writer: no clusters
+    thread.metrics_file, thread.out = str(metrics), out
+    line = latency_line([Checkpoint("g", "src.t", 0, 3, 3)], 1.0, 1.5, "src", "tgt")
+    thread._record(line)
+    thread._record(line)
+    assert target.read_text() == "" and thread.metrics_file is None
+    assert out.getvalue().count("stopped writing") == 1, out.getvalue()
