@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from secure_mirror.profile.base import OptionValue, Strict, option_keys, protected_option
+from secure_mirror.profile.code_loading import refuse_kafka_code
 from secure_mirror.profile.fields import Problem, certificate_subject
 from secure_mirror.profile.security import (
     KERBEROS_RULES,
@@ -85,12 +86,13 @@ class Cluster(Strict):
     @field_validator("client_options")
     @classmethod
     def _client_options(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
-        return option_keys(
+        owned = option_keys(
             value,
             protected_option,
             "overrides a security or bootstrap setting the profile owns; "
             "set it through bootstrap_servers, security_protocol, sasl or tls instead",
         )
+        return refuse_kafka_code(owned)
 
     @model_validator(mode="after")
     def _principal_mapped(self, info: ValidationInfo) -> Cluster:

@@ -22,8 +22,10 @@ this checkout's own sink there when the installed one is older (``tests/support/
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from secure_mirror.profile.base import option_matches
+from secure_mirror.profile.fields import Problem
 
 _CLIENTS = "org.apache.kafka.clients"
 _CONNECT = "org.apache.kafka.connect"
@@ -100,6 +102,15 @@ def kafka_code_problem(key: str, value: object) -> str | None:
         "loads the code it names into the mirror's clients (Spark's driver and executors, MirrorMaker 2's workers), "
         f"which hold both clusters' credentials (keytabs, passwords, TLS keys); {only}remove it"
     )
+
+
+def refuse_kafka_code(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` (``*.client_options``, ``mirror.mm2.properties``), or a :class:`Problem` at the first key that
+    :func:`kafka_code_problem` refuses."""
+    for key, value in options.items():
+        if (reason := kafka_code_problem(key, value)) is not None:
+            raise Problem(key, reason)
+    return options
 
 
 def _setting(key: str) -> str:

@@ -12,6 +12,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from secure_mirror.profile import policy
 from secure_mirror.profile.base import OptionValue, Strict, option_keys, protected_option
 from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.code_loading import refuse_kafka_code, spark_code_problem
 from secure_mirror.profile.fields import InputFile, KeytabFile, Problem
 from secure_mirror.profile.policy import shorten
 from secure_mirror.profile.principals import parse_principal
@@ -164,6 +165,8 @@ class Spark(Strict):
                 )
             if (reason := redaction_problem(key, value[key])) is not None:  # Spark would hide less than by default
                 raise Problem(key, reason)
+            if (reason := spark_code_problem(key)) is not None:  # code loaded beside both sides' credentials
+                raise Problem(key, reason)
         return value
 
     @model_validator(mode="after")
@@ -209,11 +212,12 @@ class MirrorMaker2(Strict):
     @field_validator("properties")
     @classmethod
     def _not_security(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
-        return option_keys(
+        owned = option_keys(
             value,
             lambda key: protected_option(key) or key.lower() == "clusters",
             "is rendered from the profile (clusters, flows, security); change the profile instead",
         )
+        return refuse_kafka_code(owned)
 
 
 HADOOP_SITE_FILE = re.compile(r"^[a-z][a-z0-9-]*-site\.xml$")

@@ -20,7 +20,7 @@ ALLOWED = [
     "spark.kafka.consumer.cache.timeout",
     "spark.kafka.consumer.fetchedData.cache.timeout",
     "spark.kafka.producer.cache.timeout",
-    "spark.jars.ivySettings",  # not spark.jars itself
+    "spark.jars.ivy",  # not spark.jars itself (an Ivy home folder; spark.jars.ivySettings loads code: code_loading)
 ]
 
 
