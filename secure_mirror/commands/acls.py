@@ -11,11 +11,11 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from secure_mirror.commands import arguments
 from secure_mirror.errors import EXIT_OK, BadInputError, SecureMirrorError
 from secure_mirror.identities import Identities
 from secure_mirror.kafka import client_support
 from secure_mirror.kafka.acl import Acl
-from secure_mirror.preflight import DEFAULT_TIMEOUT
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.preflight.probes import kafka_admin
 from secure_mirror.profile import load_profile
@@ -25,23 +25,16 @@ from secure_mirror.render import consumer_acls
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("profile", help="the profile YAML file")
-    parser.add_argument(
+    arguments.profile(parser)
+    arguments.flag(
+        parser,
         "--consumers",
-        action="store_true",
-        help="the consumers' plan: the target-side bindings the source's consumers of the mirrored topics need",
+        "the consumers' plan: the target-side bindings the source's consumers of the mirrored topics need",
     )
-    parser.add_argument(
-        "--as-admin",
-        metavar="ADMIN",
-        help="read the ACLs with an admin identity: a profile file, or SIDE.KEY=VALUE,... (as preflight's); "
-        "without it, the mirror's identities (which may not describe ACLs)",
-    )
+    arguments.as_admin(parser, "read the ACLs", "the mirror's identities (which may not describe ACLs)")
     parser.add_argument("--out", metavar="DIR", help="write DIR/consumer-acls.sh (for review) and consumer-acls.json")
-    parser.add_argument("--json", action="store_true", help="print the plan as JSON")
-    parser.add_argument(
-        "--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S", help="seconds to wait for each Kafka answer"
-    )
+    arguments.flag(parser, "--json", "print the plan as JSON")
+    arguments.timeout(parser, "Kafka")
 
 
 def run(args: argparse.Namespace) -> int:

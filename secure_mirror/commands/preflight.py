@@ -7,38 +7,25 @@ import argparse
 import sys
 from pathlib import Path
 
-from secure_mirror.commands import outputs
+from secure_mirror.commands import arguments, outputs
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK, BadInputError
 from secure_mirror.kafka import client_support
-from secure_mirror.preflight import DEFAULT_TIMEOUT, SIDES, render_table, run_preflight
+from secure_mirror.preflight import SIDES, render_table, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.preflight.table import report_output
 from secure_mirror.profile import load_profile, profile_warnings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("profile", help="the profile YAML file")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON (schema --of preflight)")
+    arguments.profile(parser)
+    arguments.flag(parser, "--json", "print the report as JSON (schema --of preflight)")
     parser.add_argument("--side", choices=SIDES, help="check only this side")
-    parser.add_argument("--strict", action="store_true", help="warnings fail too (the profile's and the checks')")
-    parser.add_argument(
-        "--accept-unverified",
-        action="store_true",
-        help="exit 0 although some required permissions could not be proven (they are listed)",
+    arguments.flag(parser, "--strict", "warnings fail too (the profile's and the checks')")
+    arguments.flag(
+        parser, "--accept-unverified", "exit 0 although some required permissions could not be proven (they are listed)"
     )
-    parser.add_argument(
-        "--as-admin",
-        metavar="ADMIN",
-        help="audit the mirror's ACLs with an admin identity: a "
-        "profile file, or SIDE.KEY=VALUE,... (principal, keytab / username, password)",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT,
-        metavar="S",
-        help=f"seconds to wait for each KDC, TLS or Kafka answer (default {DEFAULT_TIMEOUT:g})",
-    )
+    arguments.as_admin(parser, "audit the mirror's ACLs", "no audit")
+    arguments.timeout(parser, "KDC, TLS or Kafka")
     parser.add_argument("--write-acls", metavar="DIR", help="write the missing ACLs as DIR/<side>.acls.json")
 
 

@@ -7,6 +7,7 @@ import argparse
 import re
 import sys
 
+from secure_mirror.commands import arguments
 from secure_mirror.kafka import client_support
 from secure_mirror.profile import load_profile, profile_warnings, refuse_warnings
 from secure_mirror.run.launcher import RunOptions, run_mirror
@@ -39,33 +40,29 @@ def _seconds(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("profile", help="the profile YAML file")
-    parser.add_argument(
-        "--until-caught-up",
-        action="store_true",
-        help="mirror what the source holds now, then stop (Spark's availableNow trigger)",
+    arguments.profile(parser)
+    arguments.flag(
+        parser, "--until-caught-up", "mirror what the source holds now, then stop (Spark's availableNow trigger)"
     )
-    parser.add_argument("--supervise", action="store_true", help="restart a failed job with a growing pause")
+    arguments.flag(parser, "--supervise", "restart a failed job with a growing pause")
     parser.add_argument("--max-restarts", type=_count, default=5, help="with --supervise (default 5)")
     parser.add_argument("--trigger-interval", type=_interval, default="5 seconds", help="time between micro-batches")
     parser.add_argument("--metrics-file", help="JSON-lines metrics per batch and topic-partition (appended)")
     parser.add_argument("--status-interval", type=_seconds, default=10.0, help="seconds between idle status lines")
-    parser.add_argument("--skip-preflight", action="store_true", help="start without the pre-flight checks")
-    parser.add_argument(
-        "--strict",
-        action="store_true",
-        help="warnings stop the run too (pre-flight's; with --skip-preflight the profile's, exit 2)",
+    arguments.flag(parser, "--skip-preflight", "start without the pre-flight checks")
+    arguments.flag(
+        parser, "--strict", "warnings stop the run too (pre-flight's; with --skip-preflight the profile's, exit 2)"
     )
-    parser.add_argument(
+    arguments.flag(
+        parser,
         "--accept-unverified",
-        action="store_true",
-        help="start although pre-flight could not prove some required permissions (e.g. WRITE on "
-        "target topics that do not exist yet); they are listed",
+        "start although pre-flight could not prove some required permissions (e.g. WRITE on target topics that do "
+        "not exist yet); they are listed",
     )
-    parser.add_argument(
+    arguments.flag(
+        parser,
         "--json",
-        action="store_true",
-        help="print pre-flight, start, status lines and the outcome as JSON lines (schema: schema --of run)",
+        "print pre-flight, start, status lines and the outcome as JSON lines (schema: schema --of run)",
     )
     parser.add_argument(
         "--run-dir", help="folder for the job log, metrics and rendered files (default: a new private temporary folder)"

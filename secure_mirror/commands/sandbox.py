@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+from secure_mirror.commands import arguments
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK
 from secure_mirror.sandbox import Sandbox, old_broker
 from secure_mirror.sandbox.bed import PORTS
@@ -43,22 +44,20 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--ticket-lifetime", type=_ticket_lifetime, default="10h", help="Kerberos ticket lifetime (e.g. 5m, 10h)"
     )
-    parser.add_argument(
-        "--plaintext", action="store_true", help="also open a PLAINTEXT listener on each broker (for benchmarks)"
-    )
-    parser.add_argument(
+    arguments.flag(parser, "--plaintext", "also open a PLAINTEXT listener on each broker (for benchmarks)")
+    arguments.flag(
+        parser,
         "--old-broker",
-        action="store_true",
-        help="also start a Kafka 2.2 broker with ZooKeeper (SASL_PLAINTEXT, GSSAPI) in the source "
-        "realm, and a profile mirroring from it",
+        "also start a Kafka 2.2 broker with ZooKeeper (SASL_PLAINTEXT, GSSAPI) in the source realm, and a profile "
+        "mirroring from it",
     )
-    parser.add_argument(
+    arguments.flag(
+        parser,
         "--hadoop",
-        action="store_true",
-        help="also start a kerberized Hadoop (HDFS NameNode and DataNode, YARN ResourceManager and "
-        "NodeManager) in the source realm, and profiles running the mirror on its YARN",
+        "also start a kerberized Hadoop (HDFS NameNode and DataNode, YARN ResourceManager and NodeManager) in the "
+        "source realm, and profiles running the mirror on its YARN",
     )
-    parser.add_argument("--json", action="store_true", help="print the connection facts as JSON")
+    arguments.flag(parser, "--json", "print the connection facts as JSON")
 
 
 def run(args) -> int:

@@ -56,8 +56,37 @@ TOKEN_EXPIRY_MS = 20_000
 TOKEN_CHECK_MS = 5_000
 
 
+# What a cluster of one broker needs (its internal topics on the one broker; nothing created by a client's
+# request; a group's first member not kept waiting), for this broker and the old one.
+ONE_BROKER_SETTINGS = {
+    "auto.create.topics.enable": "false",
+    "offsets.topic.replication.factor": "1",
+    "offsets.topic.num.partitions": "5",
+    "transaction.state.log.replication.factor": "1",
+    "transaction.state.log.min.isr": "1",
+    "group.initial.rebalance.delay.ms": "0",
+}
+
+
+class BrokerAddress:
+    """Where clients reach a sandbox broker, and the service principal it logs in as (``host``, ``realm`` and
+    ``port`` are the subclass's fields or properties)."""
+
+    host: str
+    realm: str
+    port: int
+
+    @property
+    def principal(self) -> str:
+        return f"kafka/{self.host}@{self.realm}"
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
 @dataclass
-class Broker:
+class Broker(BrokerAddress):
     """One cluster of the sandbox. ``host`` must resolve to 127.0.0.1 and map to ``realm``."""
 
     name: str
@@ -79,14 +108,6 @@ class Broker:
     jwks_url: str | None = None  # OAUTHBEARER, validated against this identity provider's keys
     token_expiry_ms: int = TOKEN_EXPIRY_MS  # a delegation token's lifetime (and twice this its renewable maximum)
     _proc: subprocess.Popen | None = field(default=None, repr=False)
-
-    @property
-    def principal(self) -> str:
-        return f"kafka/{self.host}@{self.realm}"
-
-    @property
-    def bootstrap(self) -> str:
-        return f"{self.host}:{self.port}"
 
     @property
     def log(self) -> Path:
@@ -133,12 +154,7 @@ class Broker:
                 SSL_RULES_KEY: ",".join(SSL_PRINCIPAL_RULES),
                 "log.dirs": str(self.base / "data"),
                 "num.partitions": "1",
-                "auto.create.topics.enable": "false",
-                "offsets.topic.replication.factor": "1",
-                "offsets.topic.num.partitions": "5",
-                "transaction.state.log.replication.factor": "1",
-                "transaction.state.log.min.isr": "1",
-                "group.initial.rebalance.delay.ms": "0",
+                **ONE_BROKER_SETTINGS,
                 "log.segment.bytes": str(64 * 1024 * 1024),
             }
             | ({RULES_KEY: ",".join(self.principal_to_local_rules)} if self.principal_to_local_rules else {})

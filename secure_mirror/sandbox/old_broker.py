@@ -20,6 +20,7 @@ from secure_mirror.errors import EnvironmentNotReady
 from secure_mirror.kafka.identity import KafkaIdentity
 from secure_mirror.profile.cluster import Cluster
 from secure_mirror.sandbox import procs
+from secure_mirror.sandbox.kafka import ONE_BROKER_SETTINGS, BrokerAddress
 
 FOLDER = "old-broker"
 PROFILE = "profile-old-source.yaml"  # the sandbox's profile with this broker as the source
@@ -37,7 +38,7 @@ JAVA_OPENS = "--add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED"
 
 
 @dataclass
-class OldBroker:
+class OldBroker(BrokerAddress):
     base: Path  # <sandbox>/old-broker
     host: str
     realm: str
@@ -45,14 +46,6 @@ class OldBroker:
     zookeeper_port: int
     keytab: Path  # the source broker's keytab: the same service principal
     krb5_conf: Path
-
-    @property
-    def principal(self) -> str:
-        return f"kafka/{self.host}@{self.realm}"
-
-    @property
-    def bootstrap(self) -> str:
-        return f"{self.host}:{self.port}"
 
     def _java(self, main: str, *args: str, heap: str, extra: tuple[str, ...] = ()) -> list[str]:
         return [
@@ -92,12 +85,7 @@ class OldBroker:
             "authorizer.class.name": "kafka.security.auth.SimpleAclAuthorizer",
             "allow.everyone.if.no.acl.found": "false",
             "super.users": "User:kafka;User:admin",
-            "auto.create.topics.enable": "false",
-            "offsets.topic.replication.factor": "1",
-            "offsets.topic.num.partitions": "5",
-            "transaction.state.log.replication.factor": "1",
-            "transaction.state.log.min.isr": "1",
-            "group.initial.rebalance.delay.ms": "0",
+            **ONE_BROKER_SETTINGS,
         }
         path = self.base / "server.properties"
         path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
