@@ -15,13 +15,17 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from secure_mirror.errors import BadInputError
 from secure_mirror.profile.base import option_matches
 from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.code_loading import spark_class_path_finding
 from secure_mirror.profile.fields import secret_file_exposure, secret_file_fix
+from secure_mirror.profile.jvm_options import environment_variable, holds_jvm_options, system_properties
 from secure_mirror.profile.loader import ProfileError
 from secure_mirror.profile.models import ALL_TOPICS_KEY, Profile
 from secure_mirror.profile.policy import printable, shorten
 from secure_mirror.profile.principals import parse_principal
+from secure_mirror.profile.redaction import string_redaction_finding
 from secure_mirror.profile.secrets import SecretRef
 from secure_mirror.profile.security import GssapiSasl, OAuthSasl, PasswordSasl
 
@@ -97,6 +101,7 @@ def _side(side: str, cluster: Cluster) -> Iterator[ProfileWarning]:
     yield from _secret_files(side, cluster)
     yield from _tls(side, cluster)
     yield from _sasl(side, cluster)
+    yield from _anonymous(side, cluster)
     yield from _class_loading(
         f"{side}.client_options",
         cluster.client_options,
@@ -142,6 +147,36 @@ def _sasl(side: str, cluster: Cluster) -> Iterator[ProfileWarning]:
         )
 
 
+ANONYMOUS = "User:ANONYMOUS"  # Kafka's KafkaPrincipal.ANONYMOUS: every client of a listener that authenticates none
+
+
+def _anonymous(side: str, cluster: Cluster) -> Iterator[ProfileWarning]:
+    """The ACLs render grants to the principal the brokers see (``Cluster.kafka_principal``); when that is
+    ``User:ANONYMOUS`` they grant the mirror's rights to every client that reaches the listener unauthenticated."""
+    try:
+        if cluster.kafka_principal != ANONYMOUS:
+            return
+    except BadInputError:  # the brokers' rules give no principal: validate says so where it reads the certificate
+        return
+    grants = (
+        "so the rendered ACLs grant the mirror's rights (its topics, groups and transactional ids) to User:ANONYMOUS, "
+        "every client that reaches the brokers' listener without authenticating"
+    )
+    if cluster.sasl is None and not cluster.tls_settings.mutual:
+        yield ProfileWarning(
+            f"{side}.security_protocol",
+            f"{cluster.security_protocol} without a client certificate authenticates no one, {grants}",
+            f"authenticate the mirror: security_protocol SASL_SSL with a sasl section, or SSL with tls.certificate "
+            f"and tls.key, on {side}",
+        )
+    else:
+        yield ProfileWarning(
+            f"{side}.{cluster._principal_source[0]}",  # the field the principal comes from
+            f"the brokers see the mirror as User:ANONYMOUS, the principal of unauthenticated clients, {grants}",
+            "give the mirror an identity of its own, which the brokers name otherwise",
+        )
+
+
 def _kerberos(profile: Profile) -> Iterator[ProfileWarning]:
     if profile.uses_kerberos and profile.kerberos is None:
         yield ProfileWarning(
@@ -175,9 +210,6 @@ def _mm2(profile: Profile) -> Iterator[ProfileWarning]:
 
 
 # ---- Spark: debug output that prints credentials -------------------------------------------------------------------
-_JVM_OPTION_KEYS = ("extraJavaOptions", "defaultJavaOptions")  # spark.{driver,executor,yarn.am}.*JavaOptions
-_ENV_PREFIXES = ("spark.executorEnv.", "spark.yarn.appMasterEnv.", "spark.kubernetes.driverEnv.")
-_JVM_OPTION_VARIABLES = ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS")  # options the JVMs there read
 # -D<name> -> (what it prints, whether it prints only when true): Java reads the first three as booleans
 # (Boolean.parseBoolean); javax.net.debug prints with any value (empty included), java.security.debug with any option.
 _DEBUG_PROPERTIES = {
@@ -193,37 +225,11 @@ _DEBUG_PROPERTIES = {
 }
 
 
-def split_options(text: str) -> list[str]:
-    """``text`` split into words as Spark splits ``extraJavaOptions`` (``Utils.splitCommandString``): blanks separate,
-    single quotes keep everything, double quotes keep everything but a backslash, which takes the next character."""
-    words, word, quote, in_word, i = [], [], "", False, 0
-    while i < len(text):
-        char = text[i]
-        if quote == '"' and char == "\\":
-            word.append(text[i + 1 : i + 2])
-            i += 1
-        elif char == quote:
-            quote = ""
-        elif quote:
-            word.append(char)
-        elif char in "\"'":
-            quote, in_word = char, True
-        elif not char.isspace():
-            word.append(char)
-            in_word = True
-        elif in_word:
-            words.append("".join(word))
-            word, in_word = [], False
-        i += 1
-    return [*words, "".join(word)] if in_word else words
-
-
 def debug_flags(options: str) -> Iterator[tuple[str, str]]:
     """Each ``-D`` option in ``options`` that turns on a debug output printing credentials: (the flag, what it
     prints). The flag is written as a fixed name, never with the option's value."""
-    for word in split_options(options):
-        name, _, value = word.removeprefix("-D").partition("=")
-        if not word.startswith("-D") or name not in _DEBUG_PROPERTIES:
+    for name, value in system_properties(options):
+        if name not in _DEBUG_PROPERTIES:
             continue
         prints, boolean = _DEBUG_PROPERTIES[name]
         if (value.lower() == "true") if boolean else (name == "javax.net.debug" or value):
@@ -233,10 +239,23 @@ def debug_flags(options: str) -> Iterator[tuple[str, str]]:
 def _spark_conf(profile: Profile) -> Iterator[ProfileWarning]:
     for key, value in profile.mirror.spark.conf.items():
         field = f"mirror.spark.conf.{shorten(key, 60)}"
-        variable = next((key[len(p) :] for p in _ENV_PREFIXES if key.startswith(p)), None)
-        if key.endswith(_JVM_OPTION_KEYS) or variable in _JVM_OPTION_VARIABLES:
+        if holds_jvm_options(key):
             yield from _debug_warnings(field, debug_flags(str(value)))
-        if variable == "KRB5_TRACE":
+        if (finding := spark_class_path_finding(key)) is not None:
+            yield ProfileWarning(
+                field,
+                finding,
+                "remove it, or set it in the Spark configuration of the machine that submits (spark-defaults.conf in "
+                "SPARK_CONF_DIR), naming only jars your security team has reviewed",
+            )
+        if (finding := string_redaction_finding(key)) is not None:
+            yield ProfileWarning(
+                field,
+                finding,
+                "make each of its alternatives match a whole setting with its value (db\\.password=[^,\\s]*), "
+                "or remove it",
+            )
+        if environment_variable(key) == "KRB5_TRACE":
             yield ProfileWarning(
                 field,
                 "KRB5_TRACE makes MIT Kerberos write a trace of every ticket exchange (principals, tickets, the start "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from secure_mirror.profile import ProfileError, load_profile
+from secure_mirror.profile import ProfileError, load_profile, profile_warnings
 from secure_mirror.profile.redaction import (
     JOB_PLAN_REDACTION,
     SPARK_REDACTION_DEFAULTS,
@@ -81,6 +81,19 @@ def test_a_self_contained_string_pattern_is_accepted(value):
 
 
 # ---- warned: a pattern that can still cut a secret in two ----------------------------------------------------------
+@pytest.mark.parametrize("key", STRING_REDACTION_KEYS)
+def test_a_string_pattern_is_warned_about(tmp_path, key):
+    data = pf.profile_data(tmp_path, spark={"conf": {key: "db\\.password"}})
+    (warning,) = profile_warnings(load_profile(pf.write_profile(tmp_path, data)))
+    assert str(warning) == (
+        f"mirror.spark.conf.{key}: the job adds this pattern to its own plan redaction (password, secret and token "
+        "settings, PEM private keys), and Spark replaces matches from left to right: where a match of yours begins "
+        "before such a setting and ends inside it (db\\.password before =<the password>), only your match is hidden "
+        "and the rest of the secret shows; make each of its alternatives match a whole setting with its value "
+        "(db\\.password=[^,\\s]*), or remove it"
+    )
+
+
 def test_what_the_warning_says_happens():
     plan = "db.password=s3cret"
     assert re.sub(plan_redaction("db\\.password"), REDACTED, plan) == f"{REDACTED}=s3cret"

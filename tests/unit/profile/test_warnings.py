@@ -12,8 +12,9 @@ import pytest
 import secure_mirror.commands.run as run_command
 from secure_mirror.cli import main
 from secure_mirror.profile import ProfileError, load_profile, profile_warnings
+from secure_mirror.profile.jvm_options import split_options
 from secure_mirror.profile.redaction import SPARK_REDACTION_DEFAULTS, keeps, top_level_alternatives
-from secure_mirror.profile.warnings import debug_flags, split_options
+from secure_mirror.profile.warnings import debug_flags
 from tests.support import profiles as pf
 
 WORD_SECRET = "s3cr3t-value"  # a secret Spark's option splitter keeps as one word
@@ -93,6 +94,57 @@ def test_plain_over_sasl_plaintext(tmp_path):
 def test_scram_over_sasl_plaintext_is_no_weak_setting(tmp_path):
     target = pf.password(tmp_path, "target", "SCRAM-SHA-512", protocol="SASL_PLAINTEXT")
     assert _fields(tmp_path, pf.profile_data(tmp_path, target=target)) == []
+
+
+GRANTS_TO_ANONYMOUS = (
+    "so the rendered ACLs grant the mirror's rights (its topics, groups and transactional ids) to User:ANONYMOUS, "
+    "every client that reaches the brokers' listener without authenticating"
+)
+
+
+@pytest.mark.parametrize("protocol", ["PLAINTEXT", "SSL"])
+def test_an_unauthenticated_side_grants_to_anonymous(tmp_path, protocol):
+    source = pf.plaintext(tmp_path, "source")
+    if protocol == "SSL":
+        source.update(security_protocol="SSL", tls={"ca": pf.ca(tmp_path)})
+    (warning,) = profile_warnings(_load(tmp_path, pf.profile_data(tmp_path, source=source)))
+    assert str(warning) == (
+        f"source.security_protocol: {protocol} without a client certificate authenticates no one, "
+        f"{GRANTS_TO_ANONYMOUS}; authenticate the mirror: security_protocol SASL_SSL with a sasl section, or SSL "
+        "with tls.certificate and tls.key, on source"
+    )
+
+
+def _anonymous_by(tmp: Path, field: str) -> dict:
+    """A target identity the brokers name User:ANONYMOUS through ``field``."""
+    if field == "sasl.username":
+        target = pf.password(tmp, "target", "SCRAM-SHA-512")
+        target["sasl"]["username"] = "ANONYMOUS"
+        return target
+    target = pf.gssapi(tmp, "target")
+    if field == "sasl.kafka_principal":
+        target["sasl"]["kafka_principal"] = "User:ANONYMOUS"
+    else:
+        target["principal_mapping"] = {"principal_to_local_rules": ["RULE:[2:ANONYMOUS]"]}
+    return target
+
+
+@pytest.mark.parametrize(
+    "field", ["sasl.kafka_principal", "sasl.username", "principal_mapping.principal_to_local_rules"]
+)
+def test_an_identity_the_brokers_name_anonymous(tmp_path, field):
+    data = pf.profile_data(tmp_path, target=_anonymous_by(tmp_path, field))
+    (warning,) = profile_warnings(_load(tmp_path, data))
+    assert str(warning) == (
+        f"target.{field}: the brokers see the mirror as User:ANONYMOUS, the principal of unauthenticated clients, "
+        f"{GRANTS_TO_ANONYMOUS}; give the mirror an identity of its own, which the brokers name otherwise"
+    )
+
+
+def test_a_name_that_is_not_kafkas_anonymous_is_no_warning(tmp_path):
+    data = pf.profile_data(tmp_path)
+    data["target"]["sasl"]["kafka_principal"] = "User:anonymous"  # Kafka compares principals with case
+    assert _fields(tmp_path, data) == []
 
 
 def test_an_http_token_endpoint(tmp_path, monkeypatch):
@@ -285,6 +337,17 @@ def test_options_that_print_nothing(tmp_path, value):
     assert _fields(tmp_path, _spark(tmp_path, {"spark.executor.extraJavaOptions": value})) == []
 
 
+@pytest.mark.parametrize("key", ["spark.driver.extraClassPath", "spark.executor.extraClassPath"])
+def test_a_class_path_in_the_spark_conf(tmp_path, key):
+    (warning,) = profile_warnings(_load(tmp_path, _spark(tmp_path, {key: "/opt/extra.jar"})))
+    assert str(warning) == (
+        f"mirror.spark.conf.{key}: puts the jars and folders it names first on the class path of Spark's driver or "
+        "executors, which hold both clusters' credentials (keytabs, passwords, TLS keys): their classes are loaded "
+        "before Spark's and Kafka's own; remove it, or set it in the Spark configuration of the machine that submits "
+        "(spark-defaults.conf in SPARK_CONF_DIR), naming only jars your security team has reviewed"
+    )
+
+
 def test_krb5_trace_in_the_executors_and_the_application_master(tmp_path):
     conf = {"spark.executorEnv.KRB5_TRACE": "/dev/stderr", "spark.yarn.appMasterEnv.KRB5_TRACE": "/tmp/t"}
     warnings = profile_warnings(_load(tmp_path, _spark(tmp_path, conf)))
@@ -343,8 +406,6 @@ def test_a_redaction_pattern_that_hides_less_is_refused(tmp_path, key, value):
         ("spark.redaction.regex", f"{SECRET_DEFAULT}|passphrase|credential"),
         ("spark.redaction.regex", f"(?i)[|]kerb|{SECRET_DEFAULT}"),
         ("spark.sql.redaction.options.regex", "(?i)url|(?i)jdbc"),
-        ("spark.redaction.string.regex", "anything"),  # no default pattern: a value only adds redaction
-        ("spark.sql.redaction.string.regex", "x"),
     ],
 )
 def test_a_redaction_pattern_that_keeps_the_default_is_accepted(tmp_path, key, value):
