@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import ValidationInfo, field_validator, model_validator
 
-from secure_mirror.profile import cycles, topics
+from secure_mirror.profile import cycles, groups, mm2_topics, topics
 from secure_mirror.profile.base import Strict
 from secure_mirror.profile.cluster import Cluster, Side
 from secure_mirror.profile.fields import Problem
@@ -108,6 +108,15 @@ class Profile(Strict):
         return self
 
     @model_validator(mode="after")
+    def _mm2_topics_fit(self) -> Profile:
+        """Kafka must accept every topic name MirrorMaker 2 derives from the aliases (:mod:`.mm2_topics`)."""
+        source, target, properties = self.source.alias, self.target.alias, self.mirror.mm2.properties
+        if problems := mm2_topics.mm2_topic_problems(source, target, self.mirror.rename.mm2_separator, properties):
+            (field, reason), *more = problems
+            raise Problem(field, reason + "".join(f"; {other}: {why}" for other, why in more))
+        return self
+
+    @model_validator(mode="after")
     def _token_mode_fits(self) -> Profile:
         """delegation_token needs what Spark's token support needs; every problem is reported with its fix."""
         problems = [
@@ -191,13 +200,14 @@ class Profile(Strict):
     def mm2_target_topics(self) -> tuple[str, ...]:
         """MirrorMaker 2's own topics on the target named after the source alias (its checkpoints and the source's
         heartbeats), which a prefix grant on the target must not cover (:func:`topics.prefix_covers_reserved`)."""
-        alias, separator = self.source.alias, self.mirror.rename.mm2_separator or "."
-        return (f"{alias}{separator}checkpoints{separator}internal", f"{alias}{separator}heartbeats")
+        source, target, rename = self.source.alias, self.target.alias, self.mirror.rename
+        found = mm2_topics.mm2_topics(source, target, rename.mm2_separator, self.mirror.mm2.properties)
+        return tuple(topic.name for topic in found if topic.kind in ("checkpoints", "copied heartbeats"))
 
     @property
     def group_prefix(self) -> str:
         """The prefix of every consumer group the mirror uses (Spark's ``groupIdPrefix``; the ACLs grant READ on it)."""
-        return f"secure-mirror-{self.source.alias}-{self.target.alias}"
+        return groups.mirror_group_prefix(self.source.alias, self.target.alias)
 
     @property
     def transactional_prefix(self) -> str:

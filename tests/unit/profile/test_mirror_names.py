@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
+from secure_mirror.profile import ProfileError, load_profile
 from secure_mirror.profile.groups import mirror_group_prefix
 from secure_mirror.profile.mm2_topics import INTERNAL_SEPARATOR_ENABLED, mm2_topic_problems, mm2_topics
+from tests.support import profiles as pf
 from tests.support import seeds
 
 SEED = seeds.draw_seed("hypothesis @seed of the group prefix property")
@@ -120,3 +123,26 @@ def test_validate_refuses_exactly_the_names_kafka_would(source, target, separato
             longest = int(problem.rsplit("at most ", 1)[1].split()[0])
             shorter = {"source": ("s" * longest, "t" * target), "target": ("s" * source, "t" * longest)}[field[:6]]
             assert not [f for f, _ in mm2_topic_problems(*shorter, separator, properties) if f == field]
+
+
+# ---- at validate, and on the profile ---------------------------------------------------------------------------------
+def test_validate_refuses_an_alias_too_long_for_mirrormaker2(tmp_path):
+    data = pf.profile_data(tmp_path, rename={"rule": "identity"})
+    data["target"]["alias"] = "t" * 224  # the job's names are the source's: only MirrorMaker 2's offset-syncs is long
+    with pytest.raises(ProfileError) as caught:
+        load_profile(pf.write_profile(tmp_path, data))
+    assert caught.value.problems == [
+        "target.alias: MirrorMaker 2 (mm2/mm2.properties) would name its offset-syncs topic on the source "
+        f"mm2-offset-syncs.{'t' * 63}...(250 characters), over Kafka's limit of 249 characters; shorten target.alias "
+        "to at most 223 characters"
+    ]
+    data["target"]["alias"] = "t" * 223
+    load_profile(pf.write_profile(tmp_path, data))
+
+
+def test_the_profile_derives_its_names_here(tmp_path):
+    data = pf.profile_data(tmp_path, rename={"rule": "template", "template": "{source_alias}_{topic}"})
+    data["source"]["alias"], data["target"]["alias"] = "a-b", "c"
+    profile = load_profile(pf.write_profile(tmp_path, data))
+    assert (profile.group_prefix, profile.transactional_prefix) == ("secure-mirror-a.b-c", "secure-mirror-a.b-c-eos-")
+    assert profile.mm2_target_topics == ("a-b_checkpoints_internal", "a-b_heartbeats")

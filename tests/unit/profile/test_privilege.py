@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
@@ -17,8 +18,10 @@ from secure_mirror.cli import main
 from secure_mirror.profile import TopicSelection
 from secure_mirror.profile.loader import format_problem
 from secure_mirror.profile.models import Profile
+from secure_mirror.profile.redaction import plan_redaction
 from secure_mirror.profile.topics import classify, target_name_problem
 from secure_mirror.render import acls
+from secure_mirror.render.spark import spark_conf
 from secure_mirror.render.tree import render_files
 from secure_mirror.run.job.outcome import JobRefused
 from secure_mirror.run.job.planning import TopicPlanner
@@ -223,7 +226,7 @@ SEED = seeds.draw_seed("hypothesis @seed of the privilege property")
 print(f"test_privilege: seed {SEED} (repeat with SECURE_MIRROR_SEED={SEED})", file=sys.stderr)
 
 LEGAL = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
-FIELD = re.compile(r"^(source|target|mirror)\.[a-z_.0-9]+: ")  # a message that names its field
+FIELD = re.compile(r"^(source|target|mirror)\.[A-Za-z_.0-9-]+: ")  # a message that names its field
 # Names an independent reader of the rule knows as internal or reserved (beside any starting with '__').
 KNOWN_RESERVED = [
     "__consumer_offsets",
@@ -274,6 +277,47 @@ TEMPLATES = [
     "{topic}",
 ]
 names = st.text(alphabet="ab*-_.", min_size=1, max_size=6)
+EVIL = "com.example.Evil"  # a class no setting of the profile may name
+# Kafka client options and mm2.properties lines: classes Kafka ships (accepted) and others (refused), after prefixes.
+CLIENT_OPTIONS = [
+    ("partitioner.class", EVIL),
+    ("producer.partitioner.class", "org.apache.kafka.clients.producer.RoundRobinPartitioner"),
+    ("consumer.partition.assignment.strategy", f"org.apache.kafka.clients.consumer.RangeAssignor,{EVIL}"),
+    ("tgt.value.converter", EVIL),
+    ("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter"),
+    ("header.converter", EVIL),
+    ("replication.policy.class", "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"),
+    ("linger.ms", "5"),
+]
+SECRET_DEFAULT = "(?i)secret|password|token|access[.]?key"  # Spark 4.0's spark.redaction.regex
+SPARK_CONF = [
+    ("spark.redaction.regex", "(?i)secret"),
+    ("spark.redaction.regex", f"{SECRET_DEFAULT}|passphrase"),
+    ("spark.sql.redaction.options.regex", "(?i)jdbc"),
+    ("spark.sql.redaction.options.regex", "(?i)url|jdbc"),
+    ("spark.sql.redaction.string.regex", "customer-[0-9]+"),
+    ("spark.sql.redaction.string.regex", "(?x)customer # ids"),
+    ("spark.redaction.string.regex", "(x"),
+    ("spark.redaction.string.regex", "db\\.password=[^,\\s]*"),
+    ("spark.driver.extraJavaOptions", "-Dspark.redaction.regex=(?i)token"),
+    ("spark.executor.extraJavaOptions", f"-Dspark.redaction.regex={SECRET_DEFAULT}"),
+    ("spark.plugins", EVIL),
+    ("spark.extraListeners", EVIL),
+    ("spark.executor.extraLibraryPath", "/tmp/lib"),
+    ("spark.sql.extensions", EVIL),
+    ("spark.executor.memory", "1g"),
+]
+# An independent reading of what Spark's redaction must still find: (setting, texts it must match).
+MUST_REDACT = {
+    "spark.redaction.regex": ["password", "PASSWORD", "secret", "token", "access.key", "accesskey"],
+    "spark.sql.redaction.options.regex": ["url", "URL"],
+}
+PLANS = [  # plan strings whose secrets the job's own plan redaction hides
+    "kafka.ssl.truststore.password=s3cret, kafka.bootstrap.servers=b:9093",
+    "ssl.keystore.key=-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----",
+]
+# Spark settings that load code (spark.*.extraClassPath is warned about, not refused: tests/support/sink_jar.py).
+SPARK_CODE = ("spark.plugins", "spark.extraListeners", "spark.executor.extraLibraryPath", "spark.sql.extensions")
 # mirror.groups include pieces: literal ids and prefixes (granted as written), and what no grant may express.
 GROUP_PIECES = [
     "app\\.orders",
@@ -314,7 +358,7 @@ def generated(draw, tmp):
             }
         if draw(st.booleans()) and draw(st.booleans()):
             cluster["sasl"]["kafka_principal"] = f"User:{draw(names)}"
-        cluster["alias"] = draw(st.sampled_from(["src", "tgt", "s-1", "a" * draw(st.integers(1, 250))]))
+        cluster["alias"] = draw(st.sampled_from(["src", "tgt", "s-1", "a-b", "b-c", "a" * draw(st.integers(1, 250))]))
         data[side] = cluster
     if data["source"]["alias"] == data["target"]["alias"]:
         data["target"]["alias"] += "x"
@@ -335,7 +379,8 @@ def generated(draw, tmp):
 def _group_grants(profile: Profile) -> set[tuple[str, str]]:
     """(name, pattern) of every GROUP binding the job's plans may hold, read independently: the mirror's own prefix,
     MirrorMaker 2's worker group and, with mirror.groups, each include piece as written."""
-    own = {(f"secure-mirror-{profile.source.alias}-{profile.target.alias}", "PREFIXED")}
+    written = [alias.replace("-", ".") for alias in (profile.source.alias, profile.target.alias)]  # no '-' inside
+    own = {(f"secure-mirror-{written[0]}-{written[1]}", "PREFIXED")}
     own.add((f"{profile.source.alias}-mm2", "LITERAL"))
     for piece in (profile.mirror.groups.include or "").split(","):
         piece = piece.strip()
@@ -351,6 +396,49 @@ def _sync_topics(profile: Profile) -> set[str]:
     if not profile.mirror.groups.include:
         return set()
     return {f"secure_mirror.offset-map.{alias}.internal", f"{alias}.checkpoints.internal"}
+
+
+def _mm2_topics(profile: Profile) -> tuple[set[str], str]:
+    """The topics MirrorMaker 2 keeps for the flow, and the copy of the source's heartbeats it writes, read
+    independently (Kafka 4.2's DefaultReplicationPolicy and MirrorMakerConfig, mm2.properties' separator)."""
+    source, target = profile.source.alias, profile.target.alias
+    template = profile.mirror.rename.template_text
+    sep = template[len("{source_alias}") : -len("{topic}")] if template.startswith("{source_alias}") else ""
+    sep = sep if sep and "{" not in sep and template.endswith("{topic}") else "."
+    own = {"heartbeats", f"mm2-offset-syncs{sep}{target}{sep}internal", f"{source}{sep}checkpoints{sep}internal"}
+    own |= {f"mm2-{kind}.{source}.internal" for kind in ("configs", "offsets", "status")}
+    return own, f"{source}{sep}heartbeats"
+
+
+def _spark_is_safe(profile: Profile, tmp: Path) -> None:
+    """What reaches spark-submit: every redaction setting still finds what Spark's default finds, a string pattern
+    added to the job's own still hides its secrets, and no setting loads code."""
+    conf = spark_conf(profile, tmp / "out")
+    settings = dict(conf)
+    for key, value in conf.items():
+        if key.endswith("JavaOptions"):
+            settings.update(re.findall(r"-D(spark\.[a-z.]*redaction[a-z.]*)=(\S+)", value))
+    for key, texts in MUST_REDACT.items():
+        if key in settings:
+            assert all(re.search(settings[key], text) for text in texts), (key, settings[key])
+    for key in ("spark.sql.redaction.string.regex", "spark.redaction.string.regex"):
+        if key in settings:
+            combined = plan_redaction(settings[key])
+            assert not any(secret in re.sub(combined, "*", plan) for plan in PLANS for secret in ("s3cret", "MIIB"))
+    assert not set(SPARK_CODE) & set(conf), conf
+
+
+def _set_options(data: dict) -> list[dict]:
+    """The option maps a generated profile sets: client options, Spark conf, mm2.properties."""
+    mirror = data["mirror"]
+    maps = [data["source"].get("client_options"), data["target"].get("client_options")]
+    return [m for m in (*maps, mirror.get("spark", {}).get("conf"), mirror.get("mm2", {}).get("properties")) if m]
+
+
+def _loads_no_class(profile: Profile) -> None:
+    options = [*profile.source.client_options.items(), *profile.target.client_options.items()]
+    options += profile.mirror.mm2.properties.items()
+    assert not [key for key, value in options if EVIL in str(value) or "replication.policy" in key], options
 
 
 def _covers_internal(name: str, pattern: str) -> list[str]:
@@ -397,6 +485,9 @@ def test_no_generated_profile_renders_a_grant_beyond_the_rule(scratch, monkeypat
                 covered = _covers_internal(binding.resource_name, binding.pattern_type)
                 covered = [name for name in covered if name not in own]
                 assert not covered or opted_in, (binding, covered)
+        own, copied = _mm2_topics(profile)
+        assert set(plans["mm2-source.acls.json"].own_topics) | set(plans["mm2-target.acls.json"].own_topics) == own
+        assert all(LEGAL.match(name) for name in (*own, copied)), (own, copied)  # Kafka takes every name
         for piece in profile.selection().include:
             kind = classify(piece)
             example = kind.value if kind.kind == "literal" else (kind.value if kind.kind == "prefix" else "") + "x"
@@ -412,6 +503,56 @@ def test_no_generated_profile_renders_a_grant_beyond_the_rule(scratch, monkeypat
     print(f"generated profiles: {outcomes}", file=sys.stderr)
     assert outcomes["rendered"] >= 20 and outcomes["refused"] >= 20, outcomes  # both sides of the rule were tried
     assert outcomes["rendered with groups"] >= 3, outcomes
+
+
+# -- the settings and names the aliases and option maps give, as a property over generated profiles -------------------
+@st.composite
+def with_settings(draw, tmp):
+    """Profiles valid but for what is drawn: the aliases (long ones, ones with '-'), the rename, and the option maps
+    (client options, Spark conf, mm2.properties) with settings that load code or make Spark redact less, or not."""
+    data = profile_data(tmp)
+    for side in ("source", "target"):
+        data[side]["alias"] = draw(st.sampled_from(["src", "tgt", "a-b", "b-c", "a" * draw(st.integers(200, 250))]))
+        if draw(st.booleans()):
+            data[side]["client_options"] = dict(draw(st.lists(st.sampled_from(CLIENT_OPTIONS), max_size=2)))
+    if data["source"]["alias"] == data["target"]["alias"]:
+        data["target"]["alias"] += "x"
+    data["mirror"]["topics"] = {"include": "orders"}
+    rule = draw(st.sampled_from(["identity", "alias_prefix", "template"]))
+    template = draw(st.sampled_from(["{source_alias}_{topic}", "{source_alias}--{topic}", "m.{topic}"]))
+    data["mirror"]["rename"] = {"rule": rule, **({"template": template} if rule == "template" else {})}
+    data["mirror"]["spark"] = {"conf": dict(draw(st.lists(st.sampled_from(SPARK_CONF), max_size=2)))}
+    data["mirror"]["mm2"] = {"properties": dict(draw(st.lists(st.sampled_from(CLIENT_OPTIONS), max_size=2)))}
+    return data
+
+
+def test_no_generated_profile_loads_code_hides_less_or_names_an_illegal_topic(scratch):
+    outcomes = {"refused": 0, "rendered": 0, "rendered with settings": 0}
+
+    @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=with_settings(scratch))
+    def check(data):
+        try:
+            profile = Profile.model_validate(data, context={"base_dir": scratch})
+        except ValidationError as exc:  # refused: each problem names its field (no other exception escapes)
+            assert all(FIELD.match(format_problem(error)) for error in exc.errors()), exc
+            outcomes["refused"] += 1
+            return
+        outcomes["rendered"] += 1
+        outcomes["rendered with settings"] += any(_set_options(data))
+        plans = acls.all_plans(profile)
+        own, copied = _mm2_topics(profile)
+        assert set(plans["mm2-source.acls.json"].own_topics) | set(plans["mm2-target.acls.json"].own_topics) == own
+        assert all(LEGAL.match(name) for name in (*own, copied)), (own, copied)  # Kafka takes every name
+        _spark_is_safe(profile, scratch)
+        _loads_no_class(profile)
+
+    for round_seed in range(SEED, SEED + 4):
+        seed(round_seed)(check)()
+        if outcomes["rendered with settings"] >= 10 and outcomes["refused"] >= 20:
+            break
+    print(f"generated profiles with settings: {outcomes}", file=sys.stderr)
+    assert outcomes["rendered with settings"] >= 10 and outcomes["refused"] >= 20, outcomes
 
 
 def test_the_all_topics_grant_warns_and_strict_refuses(tmp_path, capsys):
