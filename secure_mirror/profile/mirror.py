@@ -216,6 +216,13 @@ def too_few_partitions(keep_partition: KeepPartition, source_partitions: int, ta
     return keep_partition is True and target_partitions < source_partitions
 
 
+def grows_partitions(grow_partitions: bool, keep_partition: KeepPartition) -> bool:
+    """Whether the job adds partitions to a target topic whose source grew them: ``mirror.topic_shape.grow_partitions``
+    on, and partitions kept (``keep_partition`` true or auto). Asked as :attr:`Mirror.grows_partitions`; the job, which
+    has job.json's copy of both settings, asks it here."""
+    return grow_partitions and keep_partition is not False
+
+
 class Heartbeats(Strict):
     """MirrorMaker 2's heartbeats, written to the target's ``heartbeats`` topic while the flow is alive
     (docs/heartbeats.md)."""
@@ -363,3 +370,9 @@ class Mirror(Strict):
 
     def keeps_partitions(self, source_partitions: int, target_partitions: int) -> bool:
         return keeps_partitions(self.keep_partition, source_partitions, target_partitions)
+
+    @property
+    def grows_partitions(self) -> bool:
+        """Whether the job adds partitions to target topics (:func:`grows_partitions`): the target's ALTER grant,
+        pre-flight's judgement of it and of the partition counts, and verify's report all ask it here."""
+        return grows_partitions(self.topic_shape.grow_partitions, self.keep_partition)

@@ -11,11 +11,6 @@ SHAPE_TARGET_CONFIG_OPERATIONS = ("ALTER_CONFIGS",)  # set them on the target to
 SHAPE_TARGET_GROW_OPERATIONS = ("ALTER",)  # CreatePartitions on the target topics
 
 
-def grows_partitions(profile: Profile) -> bool:
-    """Whether the job adds partitions to target topics: growth on, and partitions kept (true or auto)."""
-    return profile.mirror.topic_shape.grow_partitions and profile.mirror.keep_partition is not False
-
-
 def shape_source_operations(profile: Profile) -> tuple[str, ...]:
     """What the source topics need beyond READ and DESCRIBE: DESCRIBE_CONFIGS with config sync."""
     return SHAPE_SOURCE_CONFIG_OPERATIONS if profile.mirror.topic_shape.sync_configs else ()
@@ -25,7 +20,7 @@ def shape_target_operations(profile: Profile) -> tuple[str, ...]:
     """What the target topics need: ALTER_CONFIGS with config sync, ALTER with growth."""
     shape = profile.mirror.topic_shape
     return (SHAPE_TARGET_CONFIG_OPERATIONS if shape.sync_configs else ()) + (
-        SHAPE_TARGET_GROW_OPERATIONS if grows_partitions(profile) else ()
+        SHAPE_TARGET_GROW_OPERATIONS if profile.mirror.grows_partitions else ()
     )
 
 

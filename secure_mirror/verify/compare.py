@@ -22,7 +22,6 @@ from secure_mirror.kafka.processes import IsolatedCallError
 from secure_mirror.profile.job_settings import PROVENANCE_PREFIX
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topic_shape import partition_problem
-from secure_mirror.render.topic_shape_acls import grows_partitions
 from secure_mirror.run import checkpoint
 from secure_mirror.run.clients import inspection, watermarks
 from secure_mirror.run.heartbeat_reader import flow_heartbeat
@@ -166,7 +165,7 @@ def _count_problem(profile: Profile, topic: str, source: int, target: int) -> di
     if profile.mirror.keep_partition is False or not target:
         return None
     target_topic = profile.target_topic(topic)
-    found = partition_problem(topic, target_topic, source, target, grows_partitions(profile))
+    found = partition_problem(topic, target_topic, source, target, profile.mirror.grows_partitions)
     return (
         None if found is None else {"topic": topic, "target_topic": target_topic, "finding": found[0], "fix": found[1]}
     )

@@ -61,7 +61,7 @@ def target_checks(profile: Profile, plan: AclPlan, exists: Mapping[str, kafka_ad
     found = []
     if profile.mirror.topic_shape.sync_configs:
         found.append(operation_check(plan, CONFIGS_CHECK, "ALTER_CONFIGS", exists))
-    if acl_plans.grows_partitions(profile):
+    if profile.mirror.grows_partitions:
         grow = operation_check(plan, GROW_CHECK, "ALTER", exists)
         keeps = profile.mirror.keep_partition is True  # a source that grows would stop the job
         found.append(replace(grow, status=FAIL) if keeps and grow.status == WARN else grow)
@@ -74,7 +74,7 @@ def partitions_check(
     """``target.topics.partitions``: each existing target topic's partition count against its source's (``names``:
     target topic -> its source's partitions). More than the source's is reported (Kafka removes none); fewer fails
     where keep_partition is true and the job may not grow them, else warns; the job grows them where it may."""
-    may_grow = acl_plans.grows_partitions(profile)
+    may_grow = profile.mirror.grows_partitions
     problems = {
         t: problem
         for t, d in sorted(exists.items())

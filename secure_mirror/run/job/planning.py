@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from secure_mirror.profile import topic_shape
-from secure_mirror.profile.mirror import keeps_partitions, too_few_partitions
+from secure_mirror.profile.mirror import grows_partitions, keeps_partitions, too_few_partitions
 from secure_mirror.profile.topics import target_name_problem
 from secure_mirror.render.job_model import JobSettings
 from secure_mirror.render.spark import SINK_OFFSET_MAP
@@ -223,7 +223,7 @@ class TopicPlanner:
             self.target_counts[topic] = have
 
     def _grows(self) -> bool:
-        return self.shape.grow_partitions and self.keep_mode is not False
+        return grows_partitions(self.shape.grow_partitions, self.keep_mode)
 
     def _grow_kept(self, topics: set[str], reach: dict[str, int] | None) -> None:
         """Kept topics whose batch reaches partitions the target lacks: the target grows first."""

@@ -9,6 +9,7 @@ import pytest
 from secure_mirror.preflight.checks import topic_shape as shape_checks
 from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN
 from secure_mirror.profile import ProfileError
+from secure_mirror.profile.mirror import grows_partitions
 from secure_mirror.profile.topic_shape import (
     MM2_EXCLUDED_CONFIGS,
     ConfigChange,
@@ -95,6 +96,16 @@ def test_the_profile_field_defaults_to_mm2s_excludes_and_refuses_a_regex_it_cann
         pf.load(tmp_path, topic_shape={"exclude_configs": ["retention\\.ms", "a(b"]})
     with pytest.raises(ProfileError, match=r"mirror\.topic_shape\.interval_seconds"):
         pf.load(tmp_path, topic_shape={"interval_seconds": 0})
+
+
+@pytest.mark.parametrize(
+    ("grow", "keep", "grows"),
+    [(True, "auto", True), (True, True, True), (True, False, False), (False, "auto", False), (False, True, False)],
+)
+def test_target_partitions_grow_only_with_growth_on_and_partitions_kept(tmp_path, grow, keep, grows):
+    mirror = pf.load(tmp_path, keep_partition=keep, topic_shape={"grow_partitions": grow}).mirror
+    assert mirror.grows_partitions is grows
+    assert grows_partitions(grow, keep) is grows  # what the job's planner asks, over job.json's copy of both
 
 
 def _operations(plan) -> set[str]:
