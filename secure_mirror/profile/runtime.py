@@ -28,7 +28,7 @@ PROTECTED_SPARK_CONF = re.compile(
 # Spark's own connections (driver <-> executors: task closures carrying the job's Kafka options, block transfers) and
 # its local spill files, authenticated and AES-encrypted. On YARN Spark makes a secret and a key per application and
 # hands them to the containers in YARN's credentials, so nothing is to configure; elsewhere the cluster's operators
-# must share a secret (README, Security model).
+# must share a secret (docs/security.md).
 SPARK_INTERNAL_SECURITY = {
     "spark.authenticate": "true",
     "spark.network.crypto.enabled": "true",

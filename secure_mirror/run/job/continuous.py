@@ -6,7 +6,7 @@ Each source partition is one task that never ends and hands each record to the s
 runs per epoch on the data's path, so what the micro-batch job decides per batch is decided here when the query
 starts, for the topics the source has then:
 
-- the keep-partition decision is the planner's (``TopicPlanner.plan``, on ``profile.models.keeps_partitions``),
+- the keep-partition decision is the planner's (``TopicPlanner.plan``, on ``profile.mirror.keeps_partitions``),
   passed to the sink as the kept-topics option, as in micro-batch mode;
 - the query subscribes to exactly those topics (``subscribe``, not the pattern), so the sink never sees a topic
   nobody planned; a topic created later that matches the selection is found by :class:`NewTopicWatch`, and the job
