@@ -1,17 +1,89 @@
 """Kafka's StandardAuthorizer rules, reproduced by secure_mirror.preflight.authorizer (pure, no broker): every case
 is decided by ``authorize`` (the rules read over every ACL) and by ``authorize_all`` (many resources at once, by
-pattern), which must agree, on these cases and on large generated ones."""
+pattern), which must agree, on these cases and on large generated ones; and Kafka's own ``StandardAuthorizer`` (the
+KRaft brokers' authorizer, from the Kafka jars in .deps) judges every case asked from a client's address, written
+and generated, through tests/support/StandardAuthorizerCases.java: one JVM for the module, fed one batch of ACLs and
+actions at a time."""
 
 from __future__ import annotations
 
+import os
 import random
+import re
+import select
+import subprocess
 import time
+from collections.abc import Iterable
 
 import pytest
 
+from secure_mirror import paths
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.authorizer import Patterns, authorize, authorize_all
 from tests.support import seeds
+
+KAFKA_CASES = paths.REPO_ROOT / "tests" / "support" / "StandardAuthorizerCases.java"
+TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]+")  # the characters of a topic's name (Kafka's Topic.validate)
+KAFKA_TIMEOUT = 120.0  # seconds for one batch, the JVM's start and compiling the program included
+
+
+class StandardAuthorizer:
+    """Kafka's StandardAuthorizer in one JVM (tests/support/StandardAuthorizerCases.java): ``decide`` hands it one
+    authorizer's configuration, ACLs and actions, and returns its decisions, allowed or not, in order."""
+
+    def __init__(self, log_path):
+        self.log_path = log_path
+        command = [paths.java_executable(), "-cp", paths.kafka_classpath(), str(KAFKA_CASES)]
+        with open(log_path, "wb") as log:
+            self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
+        self.pending = b""
+
+    def decide(
+        self, acls: Iterable[Acl], asks: list[dict], *, allow_if_no_acl=False, super_users: Iterable[str] = ()
+    ) -> list[bool]:
+        lines = [("authorizer", str(allow_if_no_acl).lower(), ";".join(super_users))]
+        lines += [  # a cluster holds each binding once (its controller makes a second creation a no-op)
+            ("acl", a.resource_type, a.pattern_type, a.resource_name, a.principal, a.host, a.operation, a.permission)
+            for a in dict.fromkeys(acls)
+        ]
+        lines += [("ask", q["principal"], q["host"], q["operation"], q["resource_type"], q["name"]) for q in asks]
+        assert not any(("\t" in f or "\n" in f) for line in lines for f in line)
+        batch = "".join("\t".join(line) + "\n" for line in lines) + "end\n"
+        try:
+            self.process.stdin.write(batch.encode())
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            raise AssertionError(self._failed(f"the JVM ended with {self.process.wait()}")) from None
+        answers = self._lines(len(asks))
+        assert set(answers) <= {"ALLOWED", "DENIED"}, self._failed(f"answers {sorted(set(answers))[:5]}")
+        return [answer == "ALLOWED" for answer in answers]
+
+    def _lines(self, count: int) -> list[str]:
+        deadline = time.monotonic() + KAFKA_TIMEOUT
+        while self.pending.count(b"\n") < count:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self.process.stdout], [], [], max(left, 0))
+            assert ready, self._failed(f"no answer within {KAFKA_TIMEOUT:.0f} s")
+            chunk = os.read(self.process.stdout.fileno(), 1 << 16)
+            assert chunk, self._failed(f"the JVM ended with {self.process.wait()}")
+            self.pending += chunk
+        *answers, self.pending = self.pending.split(b"\n", count)
+        return [answer.decode() for answer in answers]
+
+    def _failed(self, what: str) -> str:
+        return f"Kafka's StandardAuthorizer gave {what}; its stderr:\n{self.log_path.read_text()[-4000:]}"
+
+    def close(self):
+        self.process.stdin.close()
+        assert self.process.wait(timeout=30) == 0, self._failed("no clean end")
+
+
+@pytest.fixture(scope="module")
+def kafka(tmp_path_factory):
+    """Kafka's own authorizer, one JVM for the module (about 2 s to start)."""
+    judge = StandardAuthorizer(tmp_path_factory.mktemp("standard-authorizer") / "stderr.log")
+    yield judge
+    judge.close()
 
 
 def acl(
@@ -34,18 +106,21 @@ def acl(
     )
 
 
-def allowed(acls, operation="READ", name="orders", resource_type="TOPIC", host="10.0.0.5", **kw) -> bool:
-    asked = {"principal": "User:mirror", "operation": operation, "resource_type": resource_type, "host": host, **kw}
-    decision = authorize(acls, name=name, **asked)
-    assert authorize_all(acls, names=[name], **asked) == {name: decision}
+def allowed(kafka, acls, operation="READ", name="orders", resource_type="TOPIC", host="10.0.0.5", **kw) -> bool:
+    """``authorize``'s answer, which ``authorize_all`` and Kafka's StandardAuthorizer (``kafka``) must give."""
+    asked = {"principal": "User:mirror", "operation": operation, "resource_type": resource_type, "host": host}
+    decision = authorize(acls, name=name, **asked, **kw)
+    assert authorize_all(acls, names=[name], **asked, **kw) == {name: decision}
+    assert kafka.decide(acls, [{**asked, "name": name}], **kw) == [decision.allowed], "Kafka decides otherwise"
     return decision.allowed
 
 
-def test_no_acl_denies_unless_allow_everyone_if_no_acl_found():
-    assert not allowed([])
-    assert allowed([], allow_if_no_acl=True)
+@pytest.mark.jvm
+def test_no_acl_denies_unless_allow_everyone_if_no_acl_found(kafka):
+    assert not allowed(kafka, [])
+    assert allowed(kafka, [], allow_if_no_acl=True)
     # any ACL naming the resource (even for someone else) turns the default off
-    assert not allowed([acl(principal="User:other")], allow_if_no_acl=True)
+    assert not allowed(kafka, [acl(principal="User:other")], allow_if_no_acl=True)
 
 
 @pytest.mark.parametrize(
@@ -59,11 +134,13 @@ def test_no_acl_denies_unless_allow_everyone_if_no_acl_found():
         ("PREFIXED", "*", "orders", False),  # '*' is only a wildcard for LITERAL
     ],
 )
-def test_resource_patterns(pattern, name, topic, expected):
-    assert allowed([acl(name=name, pattern=pattern)], name=topic) is expected
+@pytest.mark.jvm
+def test_resource_patterns(pattern, name, topic, expected, kafka):
+    assert allowed(kafka, [acl(name=name, pattern=pattern)], name=topic) is expected
 
 
-def test_deny_wins_over_any_allow_and_names_the_rule():
+@pytest.mark.jvm
+def test_deny_wins_over_any_allow_and_names_the_rule(kafka):
     deny = acl(permission="DENY", name="orders.eu", pattern="LITERAL")
     decision = authorize(
         [acl(name="orders", pattern="PREFIXED"), deny],
@@ -74,52 +151,61 @@ def test_deny_wins_over_any_allow_and_names_the_rule():
     )
     assert not decision.allowed and decision.rule == deny
     assert decision.reason == "denied by DENY READ on TOPIC LITERAL 'orders.eu' for User:mirror"
-    assert allowed([acl(name="orders", pattern="PREFIXED"), deny], name="orders.us")
+    assert allowed(kafka, [acl(name="orders", pattern="PREFIXED"), deny], name="orders.us")
 
 
-def test_wildcard_principal_and_other_principals():
-    assert allowed([acl(principal="User:*")])
-    assert not allowed([acl(principal="User:mirror2")])
-    assert not allowed([acl(principal="Group:*")])
-    assert not allowed([acl(), acl(permission="DENY", principal="User:*")])
+@pytest.mark.jvm
+def test_wildcard_principal_and_other_principals(kafka):
+    assert allowed(kafka, [acl(principal="User:*")])
+    assert not allowed(kafka, [acl(principal="User:mirror2")])
+    assert not allowed(kafka, [acl(principal="Group:*")])
+    assert not allowed(kafka, [acl(), acl(permission="DENY", principal="User:*")])
 
 
 @pytest.mark.parametrize("granted", ["READ", "WRITE", "DELETE", "ALTER", "DESCRIBE", "ALL"])
-def test_operations_that_imply_describe(granted):
-    assert allowed([acl(operation=granted)], operation="DESCRIBE")
+@pytest.mark.jvm
+def test_operations_that_imply_describe(granted, kafka):
+    assert allowed(kafka, [acl(operation=granted)], operation="DESCRIBE")
 
 
 @pytest.mark.parametrize("granted", ["CREATE", "DESCRIBE_CONFIGS", "ALTER_CONFIGS"])
-def test_operations_that_do_not_imply_describe(granted):
-    assert not allowed([acl(operation=granted)], operation="DESCRIBE")
+@pytest.mark.jvm
+def test_operations_that_do_not_imply_describe(granted, kafka):
+    assert not allowed(kafka, [acl(operation=granted)], operation="DESCRIBE")
 
 
-def test_alter_configs_implies_describe_configs_and_nothing_implies_read():
-    assert allowed([acl(operation="ALTER_CONFIGS")], operation="DESCRIBE_CONFIGS")
-    assert not allowed([acl(operation="DESCRIBE")], operation="READ")
-    assert not allowed([acl(operation="WRITE")], operation="READ")
+@pytest.mark.jvm
+def test_alter_configs_implies_describe_configs_and_nothing_implies_read(kafka):
+    assert allowed(kafka, [acl(operation="ALTER_CONFIGS")], operation="DESCRIBE_CONFIGS")
+    assert not allowed(kafka, [acl(operation="DESCRIBE")], operation="READ")
+    assert not allowed(kafka, [acl(operation="WRITE")], operation="READ")
 
 
-def test_deny_implies_nothing_but_deny_all_blocks_everything():
+@pytest.mark.jvm
+def test_deny_implies_nothing_but_deny_all_blocks_everything(kafka):
     # DENY READ does not deny DESCRIBE, which the ALLOW READ still implies
-    assert allowed([acl(), acl(permission="DENY")], operation="DESCRIBE")
-    assert not allowed([acl(), acl(operation="ALL", permission="DENY")], operation="DESCRIBE")
-    assert not allowed([acl(operation="ALL"), acl(operation="DESCRIBE", permission="DENY")], operation="DESCRIBE")
-
-
-def test_host_matching():
-    assert allowed([acl(host="10.0.0.5")])
-    assert not allowed([acl(host="10.0.0.6")])
-    assert not allowed([acl(), acl(permission="DENY", host="10.0.0.5")])
-    assert allowed([acl(), acl(permission="DENY", host="10.0.0.6")])
-
-
-def test_resource_types_do_not_mix_and_super_users_bypass():
-    assert not allowed([acl(resource_type="GROUP")])
-    assert allowed(
-        [acl(resource_type="GROUP", name="spark", pattern="PREFIXED")], resource_type="GROUP", name="spark-1"
+    assert allowed(kafka, [acl(), acl(permission="DENY")], operation="DESCRIBE")
+    assert not allowed(kafka, [acl(), acl(operation="ALL", permission="DENY")], operation="DESCRIBE")
+    assert not allowed(
+        kafka, [acl(operation="ALL"), acl(operation="DESCRIBE", permission="DENY")], operation="DESCRIBE"
     )
-    assert allowed([acl(permission="DENY")], super_users=["User:mirror"])
+
+
+@pytest.mark.jvm
+def test_host_matching(kafka):
+    assert allowed(kafka, [acl(host="10.0.0.5")])
+    assert not allowed(kafka, [acl(host="10.0.0.6")])
+    assert not allowed(kafka, [acl(), acl(permission="DENY", host="10.0.0.5")])
+    assert allowed(kafka, [acl(), acl(permission="DENY", host="10.0.0.6")])
+
+
+@pytest.mark.jvm
+def test_resource_types_do_not_mix_and_super_users_bypass(kafka):
+    assert not allowed(kafka, [acl(resource_type="GROUP")])
+    assert allowed(
+        kafka, [acl(resource_type="GROUP", name="spark", pattern="PREFIXED")], resource_type="GROUP", name="spark-1"
+    )
+    assert allowed(kafka, [acl(permission="DENY")], super_users=["User:mirror"])
 
 
 # ---- many resources at once: authorize_all against authorize ------------------------------------------------------
@@ -158,18 +244,88 @@ def _acls(rng: random.Random, count: int, names: list[str]) -> list[Acl]:
     return acls
 
 
+@pytest.mark.jvm
 @pytest.mark.parametrize("round_", range(4))
-def test_authorize_all_decides_as_authorize_on_generated_acls(round_):
-    seed = seeds.draw_seed(f"authorize_all against authorize, round {round_}")
+def test_authorize_all_and_kafka_decide_as_authorize_on_generated_acls(round_, kafka):
+    """Per round, 300 drawn ACLs and 400 drawn names, four operations, with and without
+    allow.everyone.if.no.acl.found: 3,200 decisions by ``authorize`` and by ``authorize_all``, and Kafka's
+    StandardAuthorizer's for every name a topic can have (Kafka's characters: the ``*...`` names stay ACL patterns;
+    Kafka 4.2 applies no LITERAL ``*`` ACL to a resource named ``*`` and more, which no topic can be)."""
+    seed = seeds.draw_seed(f"authorize_all and Kafka against authorize, round {round_}")
     print(f"seed {seed} (repeat with {seeds.ENV}={seed})")
     rng = random.Random(seed * 8 + round_)  # rounds differ when a seed is repeated
     names = _names(rng, 400)
     acls = _acls(rng, 300, names)
-    for operation in ("READ", "DESCRIBE", "WRITE", "DESCRIBE_CONFIGS"):
-        for allow_if_no_acl in (False, True):
+    for allow_if_no_acl in (False, True):
+        asks, ours = [], []
+        for operation in ("READ", "DESCRIBE", "WRITE", "DESCRIBE_CONFIGS"):
             asked = {"principal": "User:mirror", "operation": operation, "resource_type": "TOPIC", "host": "10.0.0.5"}
             expected = {n: authorize(acls, name=n, allow_if_no_acl=allow_if_no_acl, **asked) for n in names}
             assert authorize_all(acls, names=names, allow_if_no_acl=allow_if_no_acl, **asked) == expected, seed
+            asks += [{**asked, "name": n} for n in names if TOPIC_NAME.fullmatch(n)]
+            ours += [expected[n].allowed for n in names if TOPIC_NAME.fullmatch(n)]
+        theirs = kafka.decide(acls, asks, allow_if_no_acl=allow_if_no_acl)
+        differ = [
+            f"{q['operation']} {q['name']!r}: ours {o}, Kafka's {t}" for q, o, t in zip(asks, ours, theirs) if o != t
+        ]
+        assert not differ, f"seed {seed}, allow_if_no_acl={allow_if_no_acl}: {len(differ)} differ: {differ[:5]}"
+
+
+ASKED_OPERATIONS = ["READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "DESCRIBE_CONFIGS", "ALTER_CONFIGS"]
+SCENARIO_NAMES = ["orders", "orders.eu", "orders.us", "pay", "payments"]
+
+
+def _scenario(rng: random.Random) -> tuple[list[Acl], dict]:
+    """A few ACLs over a few names, so that each rule decides some case (among hundreds of ACLs, a PREFIXED grant on
+    a short prefix or a ``*`` decides most of them), and the broker's settings."""
+    acls = []
+    for _ in range(rng.randint(0, 6)):
+        pattern, name = rng.choice(["LITERAL", "LITERAL", "PREFIXED"]), rng.choice(SCENARIO_NAMES)
+        if pattern == "PREFIXED":
+            name = name[: rng.randint(1, len(name))]  # Kafka refuses an empty prefix
+        elif rng.random() < 0.1:
+            name = "*"
+        acls.append(
+            acl(
+                operation=rng.choice(OPERATIONS),
+                name=name,
+                pattern=pattern,
+                permission="DENY" if rng.random() < 0.25 else "ALLOW",
+                principal=rng.choice(PRINCIPALS),
+                host=rng.choice(["*", "*", "10.0.0.5", "10.0.0.6"]),
+                resource_type=rng.choice(["TOPIC", "GROUP"]),
+            )
+        )
+    settings = {"allow_if_no_acl": rng.random() < 0.3, "super_users": ["User:mirror"] if rng.random() < 0.05 else []}
+    return acls, settings
+
+
+@pytest.mark.jvm
+def test_kafka_decides_as_authorize_on_small_generated_scenarios(kafka):
+    """400 drawn scenarios of at most six ACLs, each asked every operation on every name of both resource types, by
+    ``User:mirror`` or ``User:other`` from 10.0.0.5: 32,000 decisions by ``authorize``, ``authorize_all`` and Kafka."""
+    seed = seeds.draw_seed("Kafka against authorize, small scenarios")
+    print(f"seed {seed} (repeat with {seeds.ENV}={seed})")
+    rng = random.Random(seed)
+    differ = []
+    for scenario in range(400):
+        acls, settings = _scenario(rng)
+        principal = rng.choice(["User:mirror", "User:mirror", "User:other"])
+        asks, ours = [], []
+        for resource_type in ("TOPIC", "GROUP"):
+            for operation in ASKED_OPERATIONS:
+                asked = {"principal": principal, "operation": operation, "resource_type": resource_type}
+                asked["host"] = "10.0.0.5"
+                decisions = authorize_all(acls, names=SCENARIO_NAMES, **asked, **settings)
+                assert decisions == {n: authorize(acls, name=n, **asked, **settings) for n in SCENARIO_NAMES}, seed
+                asks += [{**asked, "name": n} for n in SCENARIO_NAMES]
+                ours += [decisions[n].allowed for n in SCENARIO_NAMES]
+        theirs = kafka.decide(acls, asks, **settings)
+        differ += [(scenario, q, o, acls, settings) for q, o, t in zip(asks, ours, theirs) if o != t]
+    if differ:
+        scenario, ask, ours, acls, settings = differ[0]
+        first = f"scenario {scenario}: {ask} with {settings} and {acls}: ours {ours}, Kafka's {not ours}"
+        raise AssertionError(f"seed {seed}: {len(differ)} decisions differ from Kafka's; the first: {first}")
 
 
 def test_authorize_all_follows_resources_plus_acls_not_their_product():
