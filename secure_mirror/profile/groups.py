@@ -42,9 +42,8 @@ def mirror_group_prefix(source_alias: str, target_alias: str) -> str:
     are gave both ``secure-mirror-a-b-c`` (shared groups, and exactly_once's transactional ids fencing each other).
     With no '-' inside the written aliases, ``<prefix>-`` of one mirror never starts another's either, so what the
     mirror appends after a '-' (Spark's ``-<uuid>...``, ``-eos-<topic>-<partition>``) is its own. An alias without '-'
-    is written as it is: the prefix of such a pair is what it always was. (The READ grant render writes is PREFIXED on
-    the prefix itself, without that '-', so it still covers a mirror whose target alias extends this one's: ``a``/``b``
-    covers ``secure-mirror-a-bc-...``; a grant on ``<prefix>-`` would not.)"""
+    is written as it is: the prefix of such a pair is what it always was. Render grants READ on ``<prefix>-``
+    (``Profile.own_groups``), which covers no other mirror's groups."""
     return f"{MIRROR_GROUPS}{_written(source_alias)}-{_written(target_alias)}"
 
 

@@ -210,6 +210,14 @@ class Profile(Strict):
         return groups.mirror_group_prefix(self.source.alias, self.target.alias)
 
     @property
+    def own_groups(self) -> str:
+        """The prefix render grants READ on for the mirror's own groups: the group prefix and the '-' every group id of
+        the mirror carries after it (Spark's ``<prefix>-<uuid>-...``, exactly_once's ``<prefix>-eos-...``,
+        ``<prefix>-inspect``). Without the '-' the grant of a mirror ``a`` -> ``b`` would also cover the groups of
+        ``a`` -> ``bc`` (``secure-mirror-a-bc-...``), exactly_once's committed positions among them."""
+        return f"{self.group_prefix}-"
+
+    @property
     def transactional_prefix(self) -> str:
         """With exactly_once, the start of each source partition's transactional id, which is also the name of the
         target consumer group holding that partition's position: the sink appends ``<topic>-<partition>``

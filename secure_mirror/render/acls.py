@@ -284,7 +284,7 @@ def source_acls(profile: Profile) -> AclPlan:
         profile,
         SOURCE_TOPIC_OPERATIONS + shape_source_operations(profile),
     )
-    plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
+    plan.allow(("READ",), "GROUP", profile.own_groups, "PREFIXED")
     plan.notes.extend(filter(None, [shape_note("source", profile)]))
     return checked(group_sync_source(plan, profile), profile)
 
@@ -300,7 +300,7 @@ def target_acls(profile: Profile) -> AclPlan:
         TARGET_TOPIC_OPERATIONS + VERIFY_TOPIC_OPERATIONS + shape_target_operations(profile),
     )
     plan.notes.extend(filter(None, [shape_note("target", profile)]))
-    plan.allow(("READ",), "GROUP", profile.group_prefix, "PREFIXED")
+    plan.allow(("READ",), "GROUP", profile.own_groups, "PREFIXED")
     if profile.mirror.delivery.exactly_once:
         plan.allow(TRANSACTIONAL_ID_OPERATIONS, "TRANSACTIONAL_ID", profile.transactional_prefix, "PREFIXED")
     if profile.mirror.delivery.enable_idempotence:
@@ -411,7 +411,7 @@ def group_binding_problem(acl: Acl, plan: AclPlan, profile: Profile) -> str | No
     2's ``<alias>-mm2``) or, with ``mirror.groups``, a group include piece as written; never every group."""
     if acl.pattern_type == "PREFIXED" and not acl.resource_name:
         return "covers every group"
-    if (acl.resource_name, acl.pattern_type) in ((profile.group_prefix, "PREFIXED"), (mm2_group(profile), "LITERAL")):
+    if (acl.resource_name, acl.pattern_type) in ((profile.own_groups, "PREFIXED"), (mm2_group(profile), "LITERAL")):
         return None
     synced = {(r.value, r.pattern_type) for r in profile.mirror.groups.selection().resources()}
     if profile.mirror.groups.enabled and (acl.resource_name, acl.pattern_type) in synced:

@@ -42,7 +42,7 @@ def test_a_grant_for_one_host_is_reported_as_valid_for_that_host_only(tmp_path):
     acls = [
         _acl("READ", "payments", host="10.0.0.5"),
         _acl("DESCRIBE", "payments"),
-        _acl("READ", "secure-mirror-src-tgt", resource_type="GROUP", pattern="PREFIXED"),
+        _acl("READ", "secure-mirror-src-tgt-", resource_type="GROUP", pattern="PREFIXED"),
     ]
     checks = {
         c.id: c
@@ -102,8 +102,8 @@ def test_the_rendered_grants_pass_the_source_audit(profile, source_plan):
         Check(
             "source.audit.group-read",
             PASS,
-            f"READ on 1 group(s): {allowed('READ', 'GROUP', 'secure-mirror-src-tgt', 'PREFIXED')}",
-            details={"decisions": {group: allowed("READ", "GROUP", "secure-mirror-src-tgt", "PREFIXED")}},
+            f"READ on 1 group(s): {allowed('READ', 'GROUP', 'secure-mirror-src-tgt-', 'PREFIXED')}",
+            details={"decisions": {group: allowed("READ", "GROUP", "secure-mirror-src-tgt-", "PREFIXED")}},
         ),
     ]
 

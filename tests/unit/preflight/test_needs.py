@@ -38,7 +38,7 @@ def test_the_sample_spark_group_is_under_the_group_grant(profile, source_plan):
     assert group.startswith("secure-mirror-src-tgt-") and group.endswith("-driver-0")
     assert group == acl_plans.spark_group(profile)  # the same for a profile: the checks and the audit agree
     assert source_plan.need("READ", "GROUP", [group]).acls == [
-        acl("READ", "GROUP", "secure-mirror-src-tgt", "PREFIXED")
+        acl("READ", "GROUP", "secure-mirror-src-tgt-", "PREFIXED")
     ]
 
 

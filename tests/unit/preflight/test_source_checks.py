@@ -15,7 +15,7 @@ GROUPS = "consumer groups named secure-mirror-src-tgt*"
 SPARK_GROUPS = "the consumer groups Spark will use (secure-mirror-src-tgt*)"
 VISIBLE = {"orders.eu": 3, "payments": 2, "other": 1, "orders.tmp": 1}
 READ_ORDERS = acl("READ", "TOPIC", "orders", "PREFIXED")
-READ_GROUP = acl("READ", "GROUP", "secure-mirror-src-tgt", "PREFIXED")
+READ_GROUP = acl("READ", "GROUP", "secure-mirror-src-tgt-", "PREFIXED")
 
 
 def described(orders=("DESCRIBE", "READ"), payments=("READ",)) -> dict:

@@ -145,4 +145,5 @@ def test_the_profile_derives_its_names_here(tmp_path):
     data["source"]["alias"], data["target"]["alias"] = "a-b", "c"
     profile = load_profile(pf.write_profile(tmp_path, data))
     assert (profile.group_prefix, profile.transactional_prefix) == ("secure-mirror-a.b-c", "secure-mirror-a.b-c-eos-")
+    assert profile.own_groups == "secure-mirror-a.b-c-"  # the READ grant: not a start of mirror a-b -> cd's ids
     assert profile.mm2_target_topics == ("a-b_checkpoints_internal", "a-b_heartbeats")

@@ -380,7 +380,7 @@ def _group_grants(profile: Profile) -> set[tuple[str, str]]:
     """(name, pattern) of every GROUP binding the job's plans may hold, read independently: the mirror's own prefix,
     MirrorMaker 2's worker group and, with mirror.groups, each include piece as written."""
     written = [alias.replace("-", ".") for alias in (profile.source.alias, profile.target.alias)]  # no '-' inside
-    own = {(f"secure-mirror-{written[0]}-{written[1]}", "PREFIXED")}
+    own = {(f"secure-mirror-{written[0]}-{written[1]}-", "PREFIXED")}  # the '-' ends it: a/b does not cover a/bc
     own.add((f"{profile.source.alias}-mm2", "LITERAL"))
     for piece in (profile.mirror.groups.include or "").split(","):
         piece = piece.strip()

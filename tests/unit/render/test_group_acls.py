@@ -68,7 +68,7 @@ def test_without_groups_no_group_grant_and_no_group_topic(tmp_path):
     profile = pf.load(tmp_path)
     for plan in (acls.source_acls(profile), acls.target_acls(profile)):
         assert [b for b in plan.bindings if b.resource_type == "GROUP"] == [
-            acl("READ", "GROUP", profile.group_prefix, "PREFIXED")
+            acl("READ", "GROUP", "secure-mirror-src-tgt-", "PREFIXED")
         ]
         assert MAP not in plan.own_topics and CHECKPOINTS not in plan.own_topics
         assert not [note for note in plan.notes if note.startswith("Groups:")]

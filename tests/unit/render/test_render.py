@@ -326,7 +326,7 @@ def test_acls_for_regex_and_template(tmp_path, monkeypatch):
     # READ: for verify; ALTER_CONFIGS and ALTER: mirror.topic_shape's config sync and partition growth (default on)
     assert {b.operation for b in topics} == {"WRITE", "DESCRIBE", "CREATE", "READ", "ALTER_CONFIGS", "ALTER"}
     groups = [(b.resource_name, b.pattern_type, b.operation) for b in target.bindings if b.resource_type == "GROUP"]
-    assert groups == [("secure-mirror-src-tgt", "PREFIXED", "READ")]
+    assert groups == [("secure-mirror-src-tgt-", "PREFIXED", "READ")]
 
 
 def test_mirrormaker2_acls_are_separate_and_name_its_internal_topics_and_group(tmp_path, monkeypatch):

@@ -26,7 +26,7 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation DescribeConfigs --topic payments --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt --resource-pattern-type prefixed
+  --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt- --resource-pattern-type prefixed
 
 # ---- target cluster tgt: principal User:mirror
 # The brokers name the identity so from the certificate's subject by ssl.principal.mapping.rules=RULE:^CN=([^,]*),.*$/$1/L,DEFAULT
@@ -59,7 +59,7 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Alter --topic src.payments --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt --resource-pattern-type prefixed
+  --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt- --resource-pattern-type prefixed
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Write --topic heartbeats --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \

@@ -28,7 +28,7 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation DescribeConfigs --topic payments --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt --resource-pattern-type prefixed
+  --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt- --resource-pattern-type prefixed
 
 # ---- target cluster tgt: principal User:mirror
 # Topics: WRITE + DESCRIBE, and CREATE so missing target topics can be created.
@@ -63,7 +63,7 @@ KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Alter --topic src.payments --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt --resource-pattern-type prefixed
+  --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt- --resource-pattern-type prefixed
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
   --add --allow-principal User:mirror --allow-host '*' --operation Write --topic heartbeats --resource-pattern-type literal
 "$KAFKA_ACLS" --bootstrap-server kafka.target.test:9093 --command-config "$TARGET_ADMIN_CONFIG" \
