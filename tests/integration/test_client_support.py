@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.output_schemas import assert_valid
 from tests.support.profiles import password, profile_data, write_profile
 
 REPO = Path(__file__).resolve().parents[2]
@@ -95,6 +96,7 @@ def test_doctor_names_what_pypis_wheel_lacks(pypi_wheel, tmp_path):
 def test_doctor_is_ready_here_and_names_missing_jars(tmp_path):
     ready = _run(["doctor", "--json"], tmp_path, tmp_path)
     assert ready.returncode == 0, ready.stdout + ready.stderr
+    assert_valid("doctor", ready.stdout)
     env_less = subprocess.run(
         [*CLI, "doctor"], capture_output=True, text=True, timeout=120, cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(REPO), "SECURE_MIRROR_DEPS": str(tmp_path / "none")},

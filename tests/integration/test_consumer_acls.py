@@ -32,6 +32,7 @@ from secure_mirror.profile import load_profile
 from secure_mirror.profile.cluster import Cluster
 from secure_mirror.render import java_properties
 from secure_mirror.sandbox.profile import cluster_dict
+from tests.support.output_schemas import assert_valid
 
 pytestmark = pytest.mark.sandbox
 
@@ -191,6 +192,7 @@ def test_the_plan_applied_lets_the_reader_read_the_target_copy_and_refuses_the_o
             timeout=120,
         )
         assert done.returncode == 0, done.stderr
+        assert_valid("acls", done.stdout)
         plan = json.loads(done.stdout)
         assert json.loads((out / "consumer-acls.json").read_text()) == plan
         present = [Acl.of(b) for b in plan["bindings"] if b["present"]]

@@ -30,6 +30,7 @@ from secure_mirror.profile.topics import offset_map_topic
 from secure_mirror.run.lag import lag
 from tests.support.cluster import commit_offsets, produce_transactions
 from tests.support.mirror_case import MirrorCase, kill_when, with_groups
+from tests.support.output_schemas import assert_valid
 from tests.support.sink_jar import JAVAC_LINT, sink_conf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
@@ -288,6 +289,7 @@ def test_the_group_reads_on_the_target_exactly_what_it_had_not_consumed(failed_o
 
 
 def test_kafkas_remote_cluster_utils_reads_the_same_offsets(failed_over):
+    assert_valid("groups", failed_over["groups"].stdout)
     rows = json.loads(failed_over["groups"].stdout)["groups"][0]["partitions"]
     ours = {(failed_over["target_topic"], r["partition"]): r["target_offset"] for r in rows}
     assert failed_over["java"] == ours

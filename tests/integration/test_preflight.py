@@ -29,6 +29,7 @@ from secure_mirror.preflight.checks.audit import ADMIN_FIX, NONE_NOT_REPORTED
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls as acl_plans
 from tests.support.cluster import granted
+from tests.support.output_schemas import assert_valid
 
 pytestmark = pytest.mark.sandbox
 
@@ -244,17 +245,20 @@ def test_applying_the_suggested_acl_file_turns_preflight_green(setup, tmp_path):
         sb.admin(side, admin_ops.delete_acls, acls)
     try:
         failing = _cli(setup["path"], "--json", "--write-acls", str(tmp_path))
+        assert_valid("preflight", failing.stdout)
         assert failing.returncode == 1
         assert not json.loads(failing.stdout)["ok"]
         for side in ("source", "target"):  # the file `preflight --write-acls` wrote, applied as the admin
             sb.admin(side, admin_ops.create_acls, json.loads((tmp_path / f"{side}.acls.json").read_text()))
         unproven = _cli(setup["path"], "--json")  # WRITE on pfsrc.preflight.b, still to create, cannot be asked
+        assert_valid("preflight", unproven.stdout)
         assert unproven.returncode == 1 and json.loads(unproven.stdout)["unproven"] == ["target.acl.topic-write"]
         admin = ",".join(
             f"{side}.principal={sb.sides[side].admin_principal},{side}.keytab={sb.keytab(side, 'admin')}"
             for side in ("source", "target")
         )
         green = _cli(setup["path"], "--json", "--as-admin", admin)  # the audit proves it
+        assert_valid("preflight", green.stdout)
         assert green.returncode == 0, green.stdout
     finally:
         for side, acls in removed.items():

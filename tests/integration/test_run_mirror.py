@@ -21,6 +21,7 @@ from secure_mirror.run.monitor import StatusLine
 from secure_mirror.verify import verify
 from tests.support.cluster import produce_transactions
 from tests.support.mirror_case import MirrorCase, records, wait_for
+from tests.support.output_schemas import assert_valid_lines
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]
@@ -133,6 +134,7 @@ def test_status_lines_and_metrics_file(mirrored):
 
 def test_run_json_prints_run_lines_ending_caught_up(mirrored):
     """The resume ran with --json: every stdout line is one of schema/run-output.schema.json's kinds."""
+    assert_valid_lines("run", mirrored["resumed_out"])
     lines = [RunLine.model_validate_json(line).root for line in mirrored["resumed_out"].splitlines()]
     assert lines[0].kind == "started", mirrored["resumed_out"][:2000]
     assert lines[-1] == OutcomeLine(kind="outcome", status="caught-up", exit_code=EXIT_OK, message="")

@@ -1,5 +1,6 @@
 """verify against the sandbox without Spark: the target is filled by hand and the checkpoint is written as
-Spark writes it, so each kind of difference can be staged exactly."""
+Spark writes it, so each kind of difference can be staged exactly; lag reads the same checkpoint. Their --json is
+validated against the committed schemas."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from secure_mirror.errors import EXIT_FAILED
 from secure_mirror.kafka import admin_ops
 from secure_mirror.verify import verify
 from tests.support.mirror_case import MirrorCase, records
+from tests.support.output_schemas import assert_valid
 
 pytestmark = [pytest.mark.sandbox]
 
@@ -47,6 +49,7 @@ def test_verify_match_then_missing_extra_and_duplicated(sandbox, tmp_path):
             text=True,
         )
         assert proc.returncode == EXIT_FAILED, proc.stderr
+        assert_valid("verify", proc.stdout)
         report = json.loads(proc.stdout)
         summary = {(c["partition"], c["missing"], c["extra"], c["duplicated"]) for c in report["comparisons"]}
         assert summary == {(0, 1, 0, 0), (1, 0, 1, 1)}
@@ -54,6 +57,19 @@ def test_verify_match_then_missing_extra_and_duplicated(sandbox, tmp_path):
         assert examples["missing"]["key"] == "late" and examples["missing"]["offset"] == 20
         assert examples["extra"]["key"] == "intruder"
         assert examples["duplicated"]["key"] == data[3]["key"].decode()
+        lag = subprocess.run(  # lag reads the same checkpoint and the source's end offsets
+            [sys.executable, "-m", "secure_mirror", "lag", str(case.profile_path), "--json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert lag.returncode == 0, lag.stderr
+        assert_valid("lag", lag.stdout)
+        rows = json.loads(lag.stdout)["partitions"]
+        assert {(r["partition"], r["offset"], r["lag"]) for r in rows if r["topic"] == source} == {
+            (0, 21, 0),
+            (1, 20, 0),
+        }
         text = subprocess.run(
             [sys.executable, "-m", "secure_mirror", "verify", str(case.profile_path)], capture_output=True, text=True
         ).stdout
