@@ -42,7 +42,8 @@ ALWAYS_EXCLUDED = (*(pattern for pattern, _ in RESERVED_TOPICS), REPLICA_TOPICS)
 # For prefix grants: the fixed starts of reserved names (a grant on a prefix of one, or under one, covers it) and the
 # reserved names that are fixed words. Names ending in .internal / .heartbeats under a user's own prefix are covered by
 # any grant on that prefix; they are excluded from mirroring, and the MANIFEST says so.
-RESERVED_PREFIXES = ("__", ".", "_confluent", "mm2-")
+OFFSET_MAP_PREFIX = "secure_mirror.offset-map."  # every mirror's offset map (offset_map_topic), whatever its alias
+RESERVED_PREFIXES = ("__", ".", "_confluent", "mm2-", OFFSET_MAP_PREFIX)
 RESERVED_NAMES = ("heartbeats", "connect-configs", "connect-offsets", "connect-status", "_schemas")
 _LITERAL = re.compile(r"^(?:[A-Za-z0-9_-]|\\[.-])+$")
 
@@ -50,7 +51,7 @@ _LITERAL = re.compile(r"^(?:[A-Za-z0-9_-]|\\[.-])+$")
 def offset_map_topic(source_alias: str) -> str:
     """The target topic where the sink records its source-to-target offset map (docs/offset-map.md): a reserved
     ``*.internal`` name, so no mirror copies it."""
-    return f"secure_mirror.offset-map.{source_alias}.internal"
+    return f"{OFFSET_MAP_PREFIX}{source_alias}.internal"
 
 
 def checkpoints_topic(source_alias: str) -> str:
