@@ -28,6 +28,7 @@ from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.preflight.checks.audit import ADMIN_FIX, NONE_NOT_REPORTED
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls as acl_plans
+from secure_mirror.run import heartbeats
 from tests.support.cluster import granted
 from tests.support.output_schemas import assert_valid
 
@@ -85,6 +86,7 @@ def setup(sandbox, tmp_path_factory):
     grants = rendered(profile)
     sandbox.admin("source", admin_ops.create_topics, SOURCE_TOPICS)
     sandbox.admin("target", admin_ops.create_topics, TARGET_TOPICS)
+    _heartbeats_topic(sandbox)
     for side, acls in grants.items():
         sandbox.admin(side, admin_ops.create_acls, acls)
     _wait_visible(sandbox, "source", {"preflight.a", "preflight.b"})
@@ -94,6 +96,18 @@ def setup(sandbox, tmp_path_factory):
         sandbox.admin(side, admin_ops.delete_acls, acls)
     sandbox.admin("source", admin_ops.delete_topics, list(SOURCE_TOPICS))
     sandbox.admin("target", admin_ops.delete_topics, list(TARGET_TOPICS))
+
+
+def _heartbeats_topic(sb) -> None:
+    """The target's heartbeats topic, as any mirror that ran there leaves it (heartbeats.TOPIC_CONFIGS), so that which
+    suites ran before does not decide whether WRITE on it can be asked (a topic still to create is unverified)."""
+    if heartbeats.TOPIC not in sb.admin("target", admin_ops.list_topics):
+        sb.admin(
+            "target",
+            admin_ops.create_topics,
+            {heartbeats.TOPIC: heartbeats.PARTITIONS},
+            config=heartbeats.TOPIC_CONFIGS,
+        )
 
 
 def _wait_visible(sb, side: str, names: set[str], limit: float = 60.0) -> None:
