@@ -15,8 +15,13 @@ these are refused:
 - Spark settings that load code (:data:`SPARK_CODE_SETTINGS`): they belong to the Spark configuration of the machine
   that submits, where its operators review them.
 
-``spark.{driver,executor}.extraClassPath`` is warned about instead (:data:`SPARK_CLASS_PATH`): the live suites put
-this checkout's own sink there when the installed one is older (``tests/support/sink_jar.py``).
+The settings that name the JVM's own class path are warned about instead (:data:`SPARK_CLASS_PATH`):
+``spark.{driver,executor}.extraClassPath`` (the live suites put this checkout's own sink there when the installed one
+is older, ``tests/support/sink_jar.py``) and ``spark.yarn.jars`` / ``spark.yarn.archive`` (where YARN's containers
+take Spark's own jars from: a YARN deployment names its Spark installation there, as the sandbox's YARN profiles do),
+and ``spark.pyspark.python`` / ``spark.pyspark.driver.python`` (the Python that runs the job: a deployment names the
+nodes' own). A metrics sink or source (``spark.metrics.conf.*.class``) is refused unless it is one Spark ships
+(:data:`SPARK_OWN_METRICS`: docs/metrics.md's JMX and Prometheus sinks).
 """
 
 from __future__ import annotations
@@ -70,8 +75,8 @@ REPLICATION_POLICY = re.compile(r"^replication\.policy\.(class|separator)$")
 SPARK_CODE_SETTINGS = re.compile(
     r"^spark\.("
     r"plugins|extraListeners|(driver|executor)\.extraLibraryPath"
-    r"|jars\.(packages|repositories|ivySettings)|yarn\.(dist\.jars|jars|archive)|submit\.pyFiles"
-    r"|pyspark\.(driver\.)?python|kryo\.registrator|serializer|ui\.filters"
+    r"|jars\.(packages|repositories|ivySettings)|yarn\.dist\.jars|submit\.pyFiles"
+    r"|kryo\.registrator|serializer|ui\.filters"
     r"|(driver|executor)\.resource\.[^.]+\.discoveryScript|metrics\.conf\..*\.class"
     r"|sql\.(extensions|queryExecutionListeners|streaming\.streamingQueryListeners|catalog\..*"
     r"|streaming\.stateStore\.providerClass|streaming\.checkpointFileManagerClass)"
@@ -80,7 +85,11 @@ SPARK_CODE_SETTINGS = re.compile(
 )
 
 
-SPARK_CLASS_PATH = re.compile(r"^spark\.(driver|executor)\.extraClassPath$")
+SPARK_CLASS_PATH = re.compile(
+    r"^spark\.((driver|executor)\.extraClassPath|yarn\.(jars|archive)|pyspark\.(driver\.)?python)$"
+)
+SPARK_METRICS_CLASS = re.compile(r"^spark\.metrics\.conf\..*\.class$")
+SPARK_OWN_METRICS = re.compile(r"^org\.apache\.spark\.metrics\.(sink|source)\.[A-Za-z0-9_$]+$")  # Spark's own
 
 
 def kafka_code_problem(key: str, value: object) -> str | None:
@@ -119,9 +128,11 @@ def _setting(key: str) -> str:
     return next((s for i in range(len(parts)) if (s := ".".join(parts[i:])) in KAFKA_OWN_CLASSES), "")
 
 
-def spark_code_problem(key: str) -> str | None:
-    """Why ``mirror.spark.conf.<key>`` is refused, with the fix, or None."""
+def spark_code_problem(key: str, value: object = None) -> str | None:
+    """Why ``mirror.spark.conf.<key>`` (set to ``value``) is refused, with the fix, or None."""
     if not SPARK_CODE_SETTINGS.match(key):
+        return None
+    if SPARK_METRICS_CLASS.match(key) and SPARK_OWN_METRICS.match(str(value).strip()):
         return None
     return (
         "loads code (classes, jars, native libraries, Python or a script) into Spark's driver or executors, which "
@@ -134,6 +145,16 @@ def spark_class_path_finding(key: str) -> str | None:
     """For a warning: what ``mirror.spark.conf.<key>`` does when it sets a JVM's class path, or None."""
     if not SPARK_CLASS_PATH.match(key):
         return None
+    if key.startswith("spark.pyspark."):
+        return (
+            "names the Python that runs the job in Spark's driver or executors, which hold both clusters' credentials "
+            "(keytabs, passwords, TLS keys): it runs with them"
+        )
+    if key.startswith("spark.yarn."):
+        return (
+            "names the Spark jars YARN's containers run Spark's driver and executors with, which hold both clusters' "
+            "credentials (keytabs, passwords, TLS keys): any other jar there runs with them"
+        )
     return (
         "puts the jars and folders it names first on the class path of Spark's driver or executors, which hold both "
         "clusters' credentials (keytabs, passwords, TLS keys): their classes are loaded before Spark's and Kafka's own"

@@ -165,7 +165,9 @@ class Spark(Strict):
                 )
             if (reason := redaction_problem(key, value[key])) is not None:  # Spark would hide less than by default
                 raise Problem(key, reason)
-            if (reason := spark_code_problem(key)) is not None:  # code loaded beside both sides' credentials
+            if (
+                reason := spark_code_problem(key, value[key])
+            ) is not None:  # code loaded beside both sides' credentials
                 raise Problem(key, reason)
         return value
 

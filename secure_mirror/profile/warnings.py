@@ -246,7 +246,7 @@ def _spark_conf(profile: Profile) -> Iterator[ProfileWarning]:
                 field,
                 finding,
                 "remove it, or set it in the Spark configuration of the machine that submits (spark-defaults.conf in "
-                "SPARK_CONF_DIR), naming only jars your security team has reviewed",
+                "SPARK_CONF_DIR), naming only what your security team has reviewed",
             )
         if (finding := string_redaction_finding(key)) is not None:
             yield ProfileWarning(

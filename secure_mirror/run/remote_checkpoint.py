@@ -70,18 +70,19 @@ def read(location: str, profile: Profile | None) -> Snapshot:
     """The snapshot of the remote checkpoint ``location`` through the Hadoop client of ``profile.hadoop``."""
     # Imported here, not above: the job imports this module (through run.checkpoint) in a YARN container, where
     # the package comes as a zip without the templates render's import needs.
-    from secure_mirror.render import hadoop_conf, krb5
+    from secure_mirror.identities import IdentityFolder
+    from secure_mirror.render import hadoop_conf
 
     if profile is None or profile.hadoop is None:
         raise BadInputError(
             f"mirror.checkpoint_location: {location} is remote; reading it needs the profile's hadoop "
             "section (the cluster's configuration and the principal and keytab to log in with)"
         )
-    with tempfile.TemporaryDirectory(prefix="secure-mirror-hadoop-") as folder:
-        conf = Path(folder)
+    folder = IdentityFolder.for_profile(profile, prefix="secure-mirror-hadoop-")  # the Hadoop client's identity
+    try:
+        conf, krb5_path = folder.path, folder.krb5_config
         for name, text in hadoop_conf.site_files(profile.hadoop).items():
             (conf / name).write_text(text, encoding="utf-8")
-        krb5_path = krb5.write_into(profile, conf)
         java_options = [f"-Djava.security.krb5.conf={krb5_path}"] if krb5_path else []
         jars = _pyspark_jars()
         argv = [
@@ -103,6 +104,8 @@ def read(location: str, profile: Profile | None) -> Snapshot:
             stdin=subprocess.DEVNULL,
             env={"PATH": "/usr/bin:/bin", "HADOOP_CONF_DIR": str(conf), "LANG": "C.UTF-8"},
         )
+    finally:
+        folder.remove()
     if res.returncode != 0:
         last = (res.stderr.strip().splitlines() or ["no message"])[-1]
         raise EnvironmentNotReady(

@@ -126,8 +126,6 @@ def test_mirrormaker2s_replication_policy_is_the_renames(key):
         "spark.jars.repositories",
         "spark.yarn.dist.jars",
         "spark.submit.pyFiles",
-        "spark.pyspark.python",
-        "spark.pyspark.driver.python",
         "spark.sql.extensions",
         "spark.sql.queryExecutionListeners",
         "spark.sql.streaming.streamingQueryListeners",
@@ -141,6 +139,16 @@ def test_mirrormaker2s_replication_policy_is_the_renames(key):
 )
 def test_sparks_code_loading_settings_are_refused(key):
     assert spark_code_problem(key) == SPARK_LOADS
+
+
+def test_a_metrics_sink_or_source_is_refused_unless_spark_ships_it():  # docs/metrics.md names Spark's own
+    key = "spark.metrics.conf.driver.sink.jmx.class"
+    assert spark_code_problem(key, "org.apache.spark.metrics.sink.JmxSink") is None
+    assert (
+        spark_code_problem("spark.metrics.conf.*.source.jvm.class", "org.apache.spark.metrics.source.JvmSource") is None
+    )
+    for value in ("com.example.Sink", "org.apache.spark.metrics.sink.JmxSink,com.example.Sink", None):
+        assert spark_code_problem(key, value) == SPARK_LOADS
 
 
 @pytest.mark.parametrize(
@@ -157,6 +165,18 @@ def test_a_class_path_is_warned_about():
             "puts the jars and folders it names first on the class path of Spark's driver or executors, which hold "
             "both clusters' credentials (keytabs, passwords, TLS keys): their classes are loaded before Spark's and "
             "Kafka's own"
+        )
+    for key in ("spark.pyspark.python", "spark.pyspark.driver.python"):  # the nodes' own Python: warned
+        assert spark_code_problem(key) is None
+        assert spark_class_path_finding(key) == (
+            "names the Python that runs the job in Spark's driver or executors, which hold both clusters' credentials "
+            "(keytabs, passwords, TLS keys): it runs with them"
+        )
+    for key in ("spark.yarn.jars", "spark.yarn.archive"):  # a YARN deployment's own Spark: warned, not refused
+        assert spark_code_problem(key) is None
+        assert spark_class_path_finding(key) == (
+            "names the Spark jars YARN's containers run Spark's driver and executors with, which hold both clusters' "
+            "credentials (keytabs, passwords, TLS keys): any other jar there runs with them"
         )
     assert spark_class_path_finding("spark.driver.userClassPathFirst") is None
 

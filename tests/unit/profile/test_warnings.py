@@ -344,7 +344,7 @@ def test_a_class_path_in_the_spark_conf(tmp_path, key):
         f"mirror.spark.conf.{key}: puts the jars and folders it names first on the class path of Spark's driver or "
         "executors, which hold both clusters' credentials (keytabs, passwords, TLS keys): their classes are loaded "
         "before Spark's and Kafka's own; remove it, or set it in the Spark configuration of the machine that submits "
-        "(spark-defaults.conf in SPARK_CONF_DIR), naming only jars your security team has reviewed"
+        "(spark-defaults.conf in SPARK_CONF_DIR), naming only what your security team has reviewed"
     )
 
 
