@@ -97,6 +97,11 @@ class ProcessWatch:
         # parent's until it execs, spark-class's bash becomes the SparkSubmit JVM)
         self.commands: dict[int, list[str]] = {}
         self.files: dict[str, tuple[int, bytes]] = {}  # path -> (mode, content) of files seen while running
+        # a child of the root still showing the root's command line: forked, not yet exec'd, its environ is a copy of
+        # the root's own (where the user put env:NAME) until it execs; judged in leaks(): only a child that stays so
+        # (seen twice, never exec'd: a fork that runs on as the CLI) counts
+        self.before_exec: dict[int, list[bytes]] = {}
+        self.root_command: str | None = None
         self.samples = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
@@ -136,9 +141,14 @@ class ProcessWatch:
             had = self.commands.setdefault(pid, [])
             if command not in had:
                 had.append(command)  # whole: a JVM's main class follows its long options
+            if pid == self.root:
+                self.root_command = command
             for kind, blob in (("cmdline", cmdline), ("environ", _read(f"/proc/{pid}/environ") or b"")):
                 if kind == "environ" and pid == self.root:
                     continue  # the CLI's own environment is where the user put env:NAME
+                if kind == "environ" and command == self.root_command:
+                    self.before_exec.setdefault(pid, []).append(blob)
+                    continue
                 digest = hashlib.sha256(kind.encode() + blob).hexdigest()
                 self.blobs.setdefault(digest, (pid, kind, head, blob))
 
@@ -158,6 +168,12 @@ class ProcessWatch:
             for name, value in markers.items():
                 if value.encode() in blob:
                     found.add(name, f"/proc/{pid}/{kind} of `{head[:160]}`")
+        for pid, blobs in self.before_exec.items():
+            if len(blobs) < 2 or len(self.commands.get(pid, [])) > 1:
+                continue  # caught between its fork and its exec (it exec'd later, or was seen once)
+            for name, value in markers.items():
+                if any(value.encode() in blob for blob in blobs):
+                    found.add(name, f"/proc/{pid}/environ of a child still running the root's own program")
         for path, (mode, content) in self.files.items():
             for name, value in markers.items():
                 if value.encode() in content and mode != 0o600:
@@ -251,11 +267,15 @@ def record(leaks: Leaks) -> None:
 
 # ---- the scanner finds what is there -----------------------------------------------------------------------
 PLANT = r"""
-import os, subprocess
+import os, subprocess, time
 marker = os.environ.pop("ROOT_ONLY")  # only the root's own environment holds it at first
 argv = subprocess.Popen(["sh", "-c", "sleep 2", "sh", marker])
 environ = subprocess.Popen(["sleep", "2"], env={**os.environ, "PLANTED": marker})
-argv.wait(); environ.wait()
+forked = os.fork()  # runs on as the root's program, its environment block the root's: a leak all the same
+if forked == 0:
+    time.sleep(4)  # long enough to be sampled more than once on a busy machine
+    os._exit(0)
+argv.wait(); environ.wait(); os.waitpid(forked, 0)
 """
 
 
@@ -285,7 +305,8 @@ def test_the_scanner_finds_planted_markers(tmp_path):
     assert "event-log/app-1 (a log or event log)" in text  # ... but never in a log, whatever its mode
     assert "a planted stderr" in text
     assert "environ of `" + sys.executable not in text  # the root's own environment is the user's
-    assert len(leaks.findings) == 6, text
+    assert "environ of a child still running the root's own program" in text  # a fork that never exec'd is not
+    assert len(leaks.findings) == 7, text
 
 
 # ---- render, pre-flight, run, verify with marker secrets ----------------------------------------------------
