@@ -230,18 +230,21 @@ def _acls(rng: random.Random, count: int, names: list[str]) -> list[Acl]:
             name = name[: rng.randrange(len(name) + 1)]
         elif rng.random() < 0.05:
             name = "*"
-        acls.append(
-            acl(
-                operation=rng.choice(OPERATIONS),
-                name=name,
-                pattern=pattern,
-                permission="DENY" if rng.random() < 0.15 else "ALLOW",
-                principal=rng.choice(PRINCIPALS),
-                host=rng.choice(["*", "*", "10.0.0.5", "10.0.0.6"]),
-                resource_type=rng.choice(["TOPIC", "TOPIC", "GROUP"]),
-            )
-        )
+        acls.append(_drawn(rng, name, pattern, 0.15, ["TOPIC", "TOPIC", "GROUP"]))
     return acls
+
+
+def _drawn(rng: random.Random, name: str, pattern: str, deny: float, resource_types: list[str]) -> Acl:
+    """An ACL on ``name`` (``pattern``) with a drawn operation, principal and host, DENY with probability ``deny``."""
+    return acl(
+        operation=rng.choice(OPERATIONS),
+        name=name,
+        pattern=pattern,
+        permission="DENY" if rng.random() < deny else "ALLOW",
+        principal=rng.choice(PRINCIPALS),
+        host=rng.choice(["*", "*", "10.0.0.5", "10.0.0.6"]),
+        resource_type=rng.choice(resource_types),
+    )
 
 
 @pytest.mark.jvm
@@ -285,17 +288,7 @@ def _scenario(rng: random.Random) -> tuple[list[Acl], dict]:
             name = name[: rng.randint(1, len(name))]  # Kafka refuses an empty prefix
         elif rng.random() < 0.1:
             name = "*"
-        acls.append(
-            acl(
-                operation=rng.choice(OPERATIONS),
-                name=name,
-                pattern=pattern,
-                permission="DENY" if rng.random() < 0.25 else "ALLOW",
-                principal=rng.choice(PRINCIPALS),
-                host=rng.choice(["*", "*", "10.0.0.5", "10.0.0.6"]),
-                resource_type=rng.choice(["TOPIC", "GROUP"]),
-            )
-        )
+        acls.append(_drawn(rng, name, pattern, 0.25, ["TOPIC", "GROUP"]))
     settings = {"allow_if_no_acl": rng.random() < 0.3, "super_users": ["User:mirror"] if rng.random() < 0.05 else []}
     return acls, settings
 

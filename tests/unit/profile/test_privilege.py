@@ -535,6 +535,19 @@ def scratch(tmp_path_factory):
     return tmp_path_factory.mktemp("generated")
 
 
+def _validated(data: dict, scratch, outcomes: dict[str, int]) -> Profile | None:
+    """The profile ``data`` validates to, or None when validate refuses it: each problem names its field, and no other
+    exception escapes. Counted in ``outcomes`` (refused, rendered)."""
+    try:
+        profile = Profile.model_validate(data, context={"base_dir": scratch})
+    except ValidationError as exc:
+        assert all(FIELD.match(format_problem(error)) for error in exc.errors()), exc
+        outcomes["refused"] += 1
+        return None
+    outcomes["rendered"] += 1
+    return profile
+
+
 def test_no_generated_profile_renders_a_grant_beyond_the_rule(scratch, monkeypatch):
     monkeypatch.setenv("SM_TEST_CLIENT_SECRET", "s3cret")
     outcomes = {"refused": 0, "rendered": 0, "rendered with groups": 0}
@@ -542,13 +555,9 @@ def test_no_generated_profile_renders_a_grant_beyond_the_rule(scratch, monkeypat
     @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(data=generated(scratch))
     def check(data):
-        try:
-            profile = Profile.model_validate(data, context={"base_dir": scratch})
-        except ValidationError as exc:  # refused: each problem names its field (no other exception escapes)
-            assert all(FIELD.match(format_problem(error)) for error in exc.errors()), exc
-            outcomes["refused"] += 1
+        profile = _validated(data, scratch, outcomes)
+        if profile is None:
             return
-        outcomes["rendered"] += 1
         outcomes["rendered with groups"] += profile.mirror.groups.enabled
         groups = _group_grants(profile)
         plans = acls.all_plans(profile)
@@ -618,13 +627,9 @@ def test_no_generated_profile_loads_code_hides_less_or_names_an_illegal_topic(sc
     @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(data=with_settings(scratch))
     def check(data):
-        try:
-            profile = Profile.model_validate(data, context={"base_dir": scratch})
-        except ValidationError as exc:  # refused: each problem names its field (no other exception escapes)
-            assert all(FIELD.match(format_problem(error)) for error in exc.errors()), exc
-            outcomes["refused"] += 1
+        profile = _validated(data, scratch, outcomes)
+        if profile is None:
             return
-        outcomes["rendered"] += 1
         outcomes["rendered with settings"] += any(_set_options(data))
         plans = acls.all_plans(profile)
         own, copied = _mm2_topics(profile)
