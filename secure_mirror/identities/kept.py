@@ -30,6 +30,7 @@ class Identities:
     ):
         self.folder, self.clusters, self.settings = folder, dict(clusters), dict(settings or {})
         self._kept: dict[tuple[Side, str], KeptProcesses] = {}
+        self._identities: dict[tuple[Side, str], KafkaIdentity] = {}  # built once (render's settings, secrets read)
         self._own: list[IdentityProcess] = []
         self._lock = threading.Lock()
 
@@ -58,14 +59,20 @@ class Identities:
         return self.folder.krb5_config
 
     def identity(self, side: Side, who: str = MIRROR) -> KafkaIdentity:
-        identity = self.folder.identity(self.clusters[(side, who)], side, who)
-        return identity.with_settings(self.settings.get(side, {})) if who == MIRROR else identity
+        with self._lock:
+            if (side, who) not in self._identities:
+                identity = self.folder.identity(self.clusters[(side, who)], side, who)
+                extra = self.settings.get(side, {}) if who == MIRROR else {}
+                self._identities[(side, who)] = identity.with_settings(extra)
+            return self._identities[(side, who)]
 
     def call(self, side: Side, fn: Callable[..., T], *args: Any, who: str = MIRROR, **kwargs: Any) -> T:
         """``fn(conf, *args, **kwargs)`` in a kept process of ``who`` on ``side``."""
         identity = self.identity(side, who)
         with self._lock:
-            kept = self._kept.setdefault((side, who), KeptProcesses(self.folder.env(side, who)))
+            if (side, who) not in self._kept:
+                self._kept[(side, who)] = KeptProcesses(identity.env())
+            kept = self._kept[(side, who)]
         return kept.call(fn, identity.conf, *args, **kwargs)
 
     def process(self, side: Side, who: str = MIRROR) -> IdentityProcess:

@@ -78,8 +78,9 @@ def kept_client(name: str, conf: dict[str, Any], make: Callable[[], T]) -> T:
 
 def error_code(exc: BaseException) -> str | None:
     """The librdkafka error name a confluent-kafka exception carries (``KafkaError.name()``), if any."""
-    if isinstance(getattr(exc, "code", None), str):  # ours, raised in the process (run/groups/reading.py)
-        return exc.code  # type: ignore[attr-defined]
+    code = getattr(exc, "code", None)
+    if isinstance(code, str):  # ours, raised in the process (run/groups/reading.py)
+        return code
     for arg in getattr(exc, "args", ()):
         name = getattr(arg, "name", None)
         if callable(name):
@@ -216,18 +217,23 @@ class KeptProcesses:
             self._give(process, keep=answered)
 
     def _take(self) -> IdentityProcess:
-        with self._changed:
-            while True:
-                while self._idle:
-                    process = self._idle.pop()
-                    if process.alive and not process.stale:
-                        return process
-                    self._running -= 1
-                    process.close()
-                if self._closed or self._running < self.most:
-                    self._running += 1
-                    break
-                self._changed.wait()
+        ended: list[IdentityProcess] = []  # closed outside the lock: a close may wait for its process
+        try:
+            with self._changed:
+                while True:
+                    while self._idle:
+                        process = self._idle.pop()
+                        if process.alive and not process.stale:
+                            return process
+                        self._running -= 1
+                        ended.append(process)
+                    if self._closed or self._running < self.most:
+                        self._running += 1
+                        break
+                    self._changed.wait()
+        finally:
+            for process in ended:
+                process.close()
         try:
             return IdentityProcess(self.env)
         except BaseException:
