@@ -2,7 +2,9 @@
 
 A source topic written in transactions, some aborted, with plain records between (three partitions, the same layout
 in each); a consumer group that committed a different point of each partition: at the end (past the last commit
-marker), right before an aborted transaction (at the commit marker before it), and half way. The mirror runs
+marker), right before an aborted transaction (at the commit marker before it), and half way. at_least_once runs in
+the default selection with one partition, committed right before an aborted transaction (one mirror, one restart),
+and with the three under ``slow``. The mirror runs
 until caught up with ``mirror.groups`` selecting the group (the launcher's group sync runs beside it), then
 ``failover --group``; a consumer of the same group on the target, reading from its committed offsets with
 ``auto.offset.reset=error`` (a missing offset fails), must read exactly the records the group had not consumed
@@ -29,46 +31,55 @@ from secure_mirror.kafka.admin_ops import LOG, delete_topics
 from secure_mirror.profile.topics import offset_map_topic
 from secure_mirror.run.lag import lag
 from tests.support.cluster import commit_offsets, produce_transactions
-from tests.support.mirror_case import MirrorCase, kill_when, with_groups
+from tests.support.mirror_case import MirrorCase, kill_when, wait_for, with_groups
 from tests.support.output_schemas import assert_valid
 from tests.support.sink_jar import JAVAC_LINT, sink_conf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]
-PARTITIONS = 3
 # Each partition: commit 10 (0-9, marker 10), abort 5 (11-15, 16), commit 10 (17-26, 27), abort 5 (28-32, 33),
 # 5 plain records (34-38), commit 10 (39-48, 49): 35 records, the log ends at 50.
 LAYOUT = (("commit", 10), ("abort", 5), ("commit", 10), ("abort", 5), ("none", 5), ("commit", 10))
-COMMITTED = {0: 50, 1: 27, 2: 22}  # at the end past the last marker; right before an aborted transaction; half way
+# Partition p's committed offset: at the end past the last marker; right before an aborted transaction; half way.
+COMMITTED = {0: 50, 1: 27, 2: 22}
+UNREAD = {50: 0, 27: 15, 22: 20}  # the records a group committed there has not read
+ONE_PARTITION = {0: 27}  # the cheap case's one partition: right before an aborted transaction
+# (guarantee, committed offsets per partition): both guarantees in the default selection, at_least_once with one
+# partition there (one mirror, one restart) and with three under slow (CI time: each is a whole mirror and failover)
+CASES = [
+    pytest.param(("exactly_once", COMMITTED), id="exactly_once"),
+    pytest.param(("at_least_once", ONE_PARTITION), id="at_least_once-one-partition"),
+    pytest.param(("at_least_once", COMMITTED), id="at_least_once", marks=pytest.mark.slow),
+]
 
 
-def _transactions() -> list[dict]:
+def _transactions(partitions: int) -> list[dict]:
     out = []
     for n, (end, size) in enumerate(LAYOUT):
         rows = [
             {"key": f"{p}".encode(), "value": f"{n}-{end}-{p}-{i}".encode(), "partition": p}
             for i in range(size)
-            for p in range(PARTITIONS)
+            for p in range(partitions)
         ]
         out.append({"records": rows, "end": end})
     return out
 
 
 # ---- run as the sandbox's admin, in its own process ------------------------------------------------------------
-def _read_all(conf: dict, topic: str, timeout: float = 60.0) -> list[tuple[int, int, bytes]]:
+def _read_all(conf: dict, topic: str, partitions: int, timeout: float = 60.0) -> list[tuple[int, int, bytes]]:
     """(partition, offset, value) of every record of ``topic``, read_committed, from the beginning."""
     from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
     settings = {"group.id": "failover-test-reader", "enable.partition.eof": True, "isolation.level": "read_committed"}
     consumer = Consumer({**conf, **settings, "enable.auto.commit": False, "logger": LOG})
-    consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(PARTITIONS)])
-    return _drain(consumer, timeout, KafkaError, KafkaException)
+    consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(partitions)])
+    return _drain(consumer, partitions, timeout, KafkaError, KafkaException)
 
 
-def _drain(consumer, timeout: float, kafka_error, kafka_exception) -> list[tuple[int, int, bytes]]:
+def _drain(consumer, partitions: int, timeout: float, kafka_error, kafka_exception) -> list[tuple[int, int, bytes]]:
     out, ended, deadline = [], set(), time.monotonic() + timeout
     try:
-        while len(ended) < PARTITIONS:
+        while len(ended) < partitions:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"partitions not read to their end in {timeout:.0f} s: {sorted(ended)} were")
             msg = consumer.poll(1.0)
@@ -85,17 +96,28 @@ def _drain(consumer, timeout: float, kafka_error, kafka_exception) -> list[tuple
         consumer.close()
 
 
-def _member_for(conf: dict, group: str, topic: str, seconds: float) -> int:
-    """A member of ``group`` on the source for ``seconds`` (subscribed, committing nothing): records seen."""
+def _member_until(conf: dict, group: str, topic: str, leave: str, seconds: float) -> int:
+    """A member of ``group`` on the source (subscribed, committing nothing) until the file ``leave`` exists, at most
+    ``seconds``: records seen."""
     from confluent_kafka import Consumer
 
     consumer = Consumer({**conf, "group.id": group, "enable.auto.commit": False, "logger": LOG})
     consumer.subscribe([topic])
     seen, deadline = 0, time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and not Path(leave).exists():
         seen += consumer.poll(0.5) is not None
     consumer.close()
     return seen
+
+
+def _group_members(conf: dict, group: str) -> tuple[str, int]:
+    """The group's state on the broker and how many of its members hold an assignment."""
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({**conf, "logger": LOG})
+    described = admin.describe_consumer_groups([group], request_timeout=30)[group].result(30)
+    assigned = [m for m in described.members if m.assignment and m.assignment.topic_partitions]
+    return described.state.name, len(assigned)
 
 
 def _read_map(conf: dict, topic: str) -> list[str]:
@@ -118,14 +140,16 @@ def _read_map(conf: dict, topic: str) -> list[str]:
     return out
 
 
-def _consume_as_group(conf: dict, group: str, topic: str, timeout: float = 90.0) -> list[tuple[int, int, bytes]]:
+def _consume_as_group(
+    conf: dict, group: str, topic: str, partitions: int, timeout: float = 90.0
+) -> list[tuple[int, int, bytes]]:
     """What the group's consumer reads on the target from its committed offsets; a partition without one fails."""
     from confluent_kafka import Consumer, KafkaError, KafkaException
 
     settings = {"group.id": group, "auto.offset.reset": "error", "isolation.level": "read_committed"}
     consumer = Consumer({**conf, **settings, "enable.partition.eof": True, "enable.auto.commit": False, "logger": LOG})
     consumer.subscribe([topic])
-    return _drain(consumer, timeout, KafkaError, KafkaException)
+    return _drain(consumer, partitions, timeout, KafkaError, KafkaException)
 
 
 def _read_map_across_an_open_transaction(conf: dict, topic: str) -> dict:
@@ -213,23 +237,25 @@ def _killed_mid_stream(case: MirrorCase, run_dir: Path) -> None:
     kill_when(launcher, run_dir, ready, "a first batch committed", step=0.5)
 
 
-# at_least_once is marked slow (CI time: each scenario is a whole mirror and failover); run it with -m slow
-@pytest.fixture(scope="module", params=["exactly_once", pytest.param("at_least_once", marks=pytest.mark.slow)])
+# parametrized by each test (indirectly, from CASES): a whole mirror and failover per case, shared by the module
+@pytest.fixture(scope="module")
 def failed_over(request, sandbox, tmp_path_factory):
-    guarantee = request.param
-    folder = tmp_path_factory.mktemp(f"failover-{guarantee}")
+    guarantee, committed = request.param
+    partitions = len(committed)
+    folder = tmp_path_factory.mktemp(f"failover-{guarantee}-{partitions}")
     mirror = {
         "delivery": {"guarantee": guarantee},
-        "spark": {"conf": sink_conf(folder), "max_offsets_per_trigger": 40},  # several batches
+        # several batches (one partition: four of its 50 offsets, so the kill leaves some to the resumed run)
+        "spark": {"conf": sink_conf(folder), "max_offsets_per_trigger": 40 if partitions > 1 else 15},
     }
     case = MirrorCase(sandbox, folder, mirror=mirror)
     group = f"{case.prefix}-grp"
     with_groups(case, group)
     with case:
-        case.create({"tx": PARTITIONS})
+        case.create({"tx": partitions})
         topic, target_topic = case.topic("tx"), case.profile.target_topic(case.topic("tx"))
-        sandbox.admin("source", produce_transactions, topic, _transactions(), f"{case.prefix}-tx")
-        sandbox.admin("source", commit_offsets, group, topic, COMMITTED)
+        sandbox.admin("source", produce_transactions, topic, _transactions(partitions), f"{case.prefix}-tx")
+        sandbox.admin("source", commit_offsets, group, topic, committed)
         _killed_mid_stream(case, folder / "run-killed")  # the map must survive a kill -9 between (or in) batches
         run = subprocess.run(
             case.run_argv(folder / "run", "--until-caught-up"), capture_output=True, text=True, timeout=600
@@ -251,6 +277,7 @@ def failed_over(request, sandbox, tmp_path_factory):
         (folder / "map.out").write_text("\n".join(segments))
         yield {
             "guarantee": guarantee,
+            "committed": committed,
             "case": case,
             "sandbox": sandbox,
             "group": group,
@@ -260,21 +287,22 @@ def failed_over(request, sandbox, tmp_path_factory):
             "metrics": folder / "run" / "metrics.jsonl",
             "failover": failover,
             "groups": groups,
-            "source": sandbox.admin("source", _read_all, topic),
-            "read": _or_error(lambda: sandbox.admin("target", _consume_as_group, group, target_topic)),
+            "source": sandbox.admin("source", _read_all, topic, partitions),
+            "read": _or_error(lambda: sandbox.admin("target", _consume_as_group, group, target_topic, partitions)),
             "segments": segments,
             "java": _translate_offsets_in_java(folder / "out", case.profile.source.alias, group),
         }
 
 
+@pytest.mark.parametrize("failed_over", CASES, indirect=True)
 def test_the_group_reads_on_the_target_exactly_what_it_had_not_consumed(failed_over):
-    failover = failed_over["failover"]
+    failover, committed = failed_over["failover"], failed_over["committed"]
     assert failover.returncode == EXIT_OK, failover.stdout + failover.stderr[-3000:]
     assert isinstance(failed_over["read"], list), f"{failed_over['read']}\n{failover.stdout}"
     source = failed_over["source"]
-    assert len(source) == 35 * PARTITIONS  # the aborted records are not records
-    consumed = {value for p, offset, value in source if offset < COMMITTED[p]}
-    unread = [value for p, offset, value in sorted(source) if offset >= COMMITTED[p]]
+    assert len(source) == 35 * len(committed)  # the aborted records are not records
+    consumed = {value for p, offset, value in source if offset < committed[p]}
+    unread = [value for p, offset, value in sorted(source) if offset >= committed[p]]
     read = [value for _, _, value in sorted(failed_over["read"])]
     again = [value for value in read if value in consumed]
     skipped = sorted(set(unread) - set(read))
@@ -284,10 +312,11 @@ def test_the_group_reads_on_the_target_exactly_what_it_had_not_consumed(failed_o
     assert skipped == [], f"{failover.stdout}\n{failed_over['run'].stderr[-3000:]}\n{failed_over['segments']}"
     if failed_over["guarantee"] == "exactly_once":
         assert again == [] and read == unread
-    per_partition = {p: len([1 for q, o, _ in source if q == p and o >= COMMITTED[p]]) for p in range(PARTITIONS)}
-    assert per_partition == {0: 0, 1: 15, 2: 20}
+    per_partition = {p: len([1 for q, o, _ in source if q == p and o >= offset]) for p, offset in committed.items()}
+    assert per_partition == {p: UNREAD[offset] for p, offset in committed.items()}
 
 
+@pytest.mark.parametrize("failed_over", CASES, indirect=True)
 def test_kafkas_remote_cluster_utils_reads_the_same_offsets(failed_over):
     assert_valid("groups", failed_over["groups"].stdout)
     rows = json.loads(failed_over["groups"].stdout)["groups"][0]["partitions"]
@@ -296,6 +325,7 @@ def test_kafkas_remote_cluster_utils_reads_the_same_offsets(failed_over):
     assert all(r["state"] == "translated" and r["target_committed"] == r["target_offset"] for r in rows), rows
 
 
+@pytest.mark.parametrize("failed_over", CASES, indirect=True)
 def test_failover_prints_the_cut_over(failed_over):
     out = failed_over["failover"].stdout
     assert "bootstrap.servers: kafka.target.test:" in out
@@ -303,6 +333,7 @@ def test_failover_prints_the_cut_over(failed_over):
     assert "/out/target/client.properties: " in out
 
 
+@pytest.mark.parametrize("failed_over", CASES, indirect=True)
 def test_group_sync_ran_beside_the_mirror(failed_over):
     err = failed_over["run"].stderr  # the resumed run's: the killed one committed the group first ("follows ...")
     assert "group sync: stopped" not in err and "did not answer" not in err
@@ -315,15 +346,23 @@ def test_group_sync_ran_beside_the_mirror(failed_over):
     assert all(0 <= f["checkpoint-latency-ms"] < 60_000 for f in figures), figures
 
 
-def test_failover_refuses_while_the_group_is_active_on_the_source(failed_over):
+@pytest.mark.parametrize("failed_over", CASES[:1], indirect=True)  # the same refusal in each guarantee
+def test_failover_refuses_while_the_group_is_active_on_the_source(failed_over, tmp_path):
     case, sandbox, group = failed_over["case"], failed_over["sandbox"], failed_over["group"]
     argv = [*CLI, "failover", str(case.profile_path), "--group", group]
+    leave = tmp_path / "leave"
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        member = pool.submit(sandbox.admin, "source", _member_for, group, failed_over["topic"], 45)
-        time.sleep(15)  # joined and assigned
-        refused = subprocess.run(argv, capture_output=True, text=True, timeout=300)
-        forced = subprocess.run([*argv, "--force", "--dry-run"], capture_output=True, text=True, timeout=300)
-        member.result()
+        member = pool.submit(sandbox.admin, "source", _member_until, group, failed_over["topic"], str(leave), 120)
+        try:
+            joined = lambda: sandbox.admin("source", _group_members, group) == ("STABLE", 1)  # noqa: E731
+            wait_for(joined, 60, f"one member of {group} assigned, the group stable", step=0.5)
+            refused = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+            forced = subprocess.run([*argv, "--force", "--dry-run"], capture_output=True, text=True, timeout=300)
+            still = sandbox.admin("source", _group_members, group)
+        finally:
+            leave.touch()
+            member.result()
+    assert still == ("STABLE", 1), still  # the member was in the group through both commands
     assert refused.returncode == EXIT_FAILED, refused.stderr
     assert refused.stderr.strip() == (
         f"secure-mirror failover: group {group} still has 1 active member(s) on the source: stop its consumers first "
