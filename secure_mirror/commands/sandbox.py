@@ -10,8 +10,8 @@ from pathlib import Path
 from secure_mirror.commands import arguments
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK
 from secure_mirror.sandbox import Sandbox, old_broker
-from secure_mirror.sandbox.bed import PORTS
 from secure_mirror.sandbox.kdc import KRB5_DURATION
+from secure_mirror.sandbox.nodes import MAX_BROKERS, PORTS, PORTS_PER_BROKER
 
 
 def default_dir() -> Path:
@@ -21,6 +21,12 @@ def default_dir() -> Path:
 def _port_base(text: str) -> int:
     if not text.isdigit() or not 1024 <= int(text) <= 65536 - PORTS:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port from 1024 to {65536 - PORTS} ({PORTS} follow it)")
+    return int(text)
+
+
+def _brokers(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= MAX_BROKERS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a broker count from 1 to {MAX_BROKERS}")
     return int(text)
 
 
@@ -39,10 +45,18 @@ def add_arguments(parser) -> None:
         "--port-base",
         type=_port_base,
         default=None,
-        help=f"use {PORTS} consecutive ports from here instead of free ones chosen at start",
+        help=f"use {PORTS} consecutive ports from here instead of free ones chosen at start ({PORTS_PER_BROKER * 2} "
+        "more for each broker after a side's first)",
     )
     parser.add_argument(
         "--ticket-lifetime", type=_ticket_lifetime, default="10h", help="Kerberos ticket lifetime (e.g. 5m, 10h)"
+    )
+    parser.add_argument(
+        "--brokers",
+        type=_brokers,
+        default=1,
+        help=f"brokers a cluster (default 1; 3 for production's shape: a controller quorum of three, replication "
+        f"factor 3, min.insync.replicas 2; at most {MAX_BROKERS})",
     )
     arguments.flag(parser, "--plaintext", "also open a PLAINTEXT listener on each broker (for benchmarks)")
     arguments.flag(
@@ -69,6 +83,7 @@ def run(args) -> int:
             ticket_lifetime=args.ticket_lifetime,
             plaintext=args.plaintext,
             with_hadoop=args.hadoop,
+            brokers=args.brokers,
         )
         if args.old_broker:
             try:

@@ -50,13 +50,22 @@ def record_batches(
 
 
 def create_topics(
-    conf: dict, topics: dict[str, int], timeout: float = 30.0, config: dict[str, str] | None = None
+    conf: dict,
+    topics: dict[str, int],
+    timeout: float = 30.0,
+    config: dict[str, str] | None = None,
+    replication_factor: int = 1,
 ) -> None:
+    """Create ``topics`` (name -> partitions), each with ``replication_factor`` replicas (-1: the brokers' default;
+    brokers before Kafka 2.4 know no default)."""
     from confluent_kafka.admin import NewTopic
 
     admin = _admin(conf)  # keep the client referenced until its futures are done
     for batch in record_batches(topics, len(config or {})):
-        new = [NewTopic(t, num_partitions=p, replication_factor=1, config=dict(config or {})) for t, p in batch.items()]
+        new = [
+            NewTopic(t, num_partitions=p, replication_factor=replication_factor, config=dict(config or {}))
+            for t, p in batch.items()
+        ]
         _wait(admin.create_topics(new, operation_timeout=timeout), timeout)
 
 
@@ -70,6 +79,49 @@ def list_topics(conf: dict, timeout: float = 30.0) -> dict[str, int]:
     admin = _admin(conf)
     md = admin.list_topics(timeout=timeout)
     return {name: len(t.partitions) for name, t in md.topics.items()}
+
+
+def describe_partitions(conf: dict, topics: list[str] | None = None, timeout: float = 30.0) -> list[dict]:
+    """Each partition of ``topics`` (every topic, the internal ones too, when None) as the metadata gives it:
+    ``{topic, partition, leader, replicas, isr}`` (node ids; leader -1 while it has none)."""
+    from confluent_kafka import KafkaException
+
+    md = _admin(conf).list_topics(timeout=timeout)
+    rows = []
+    for name in sorted(md.topics if topics is None else topics):
+        found = md.topics.get(name)
+        if found is None or found.error is not None:
+            raise KafkaException(found.error if found is not None else f"no topic {name} in the metadata")
+        for p in sorted(found.partitions.values(), key=lambda p: p.id):
+            rows.append(
+                {
+                    "topic": name,
+                    "partition": p.id,
+                    "leader": p.leader,
+                    "replicas": list(p.replicas),
+                    "isr": list(p.isrs),
+                }
+            )
+    return rows
+
+
+def describe_cluster(conf: dict, timeout: float = 30.0) -> dict:
+    """``{cluster_id, controller, nodes}``: nodes as ``{id, host, port}``. On KRaft clusters the brokers answer a
+    broker of theirs at random as ``controller`` (KIP-919), not the active controller."""
+    admin = _admin(conf)  # kept referenced until its future is done
+    result = admin.describe_cluster(request_timeout=timeout).result(timeout=timeout)
+    return {
+        "cluster_id": result.cluster_id,
+        "controller": result.controller.id if result.controller is not None else None,
+        "nodes": sorted(({"id": n.id, "host": n.host, "port": n.port} for n in result.nodes), key=lambda n: n["id"]),
+    }
+
+
+def group_coordinator(conf: dict, group: str, timeout: float = 30.0) -> int:
+    """The node id of the broker that coordinates ``group`` (FindCoordinator, as describe_consumer_groups asks)."""
+    admin = _admin(conf)
+    described = admin.describe_consumer_groups([group], request_timeout=timeout)[group].result(timeout=timeout)
+    return described.coordinator.id
 
 
 def _binding(acl: Acl, *, for_filter: bool = False):

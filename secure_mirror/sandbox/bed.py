@@ -8,9 +8,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from secure_mirror import folders, paths
@@ -20,8 +17,9 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.identity import ClientConf, KafkaIdentity
 from secure_mirror.profile.cluster import Cluster
 from secure_mirror.sandbox import hadoop, oidc, old_broker, procs
+from secure_mirror.sandbox.brokers import BrokerControl
 from secure_mirror.sandbox.hadoop import SandboxHadoop
-from secure_mirror.sandbox.kafka import Broker
+from secure_mirror.sandbox.kafka import BROKER_HEAP, MULTI_BROKER_HEAP, Broker, cluster_id_for_cli, cluster_settings
 from secure_mirror.sandbox.kdc import (
     CORP_DOMAIN,
     CORP_MIRROR,
@@ -32,45 +30,13 @@ from secure_mirror.sandbox.kdc import (
     SandboxRealm,
     find_binary,
 )
+from secure_mirror.sandbox.nodes import PORTS, Side, check_broker_count, check_hosts, ports_needed, sides_for
 from secure_mirror.sandbox.profile import cluster_dict, sandbox_profiles
 from secure_mirror.sandbox.tls import CertificateAuthority
 
 STATE = "state.json"
-PORTS = 13  # 2 KDC ports, 3 per broker, the corporate KDC, an SSL listener per broker, the identity provider (2)
 SIDES = ("source", "target")
-
-
-@dataclass(frozen=True)
-class Side:
-    """The facts of one cluster of the sandbox, as clients need them."""
-
-    name: str
-    realm: str
-    domain: str
-    port: int
-    controller_port: int
-    plaintext_port: int
-    ssl_port: int | None = None  # the SSL listener with client certificates (a sandbox from before it has none)
-
-    @property
-    def host(self) -> str:
-        return f"kafka.{self.domain}"
-
-    @property
-    def bootstrap(self) -> str:
-        return f"{self.host}:{self.port}"
-
-    @property
-    def ssl_bootstrap(self) -> str:
-        return f"{self.host}:{self.ssl_port}"
-
-    @property
-    def mirror_principal(self) -> str:
-        return f"mirror/mirror.{self.domain}@{self.realm}"
-
-    @property
-    def admin_principal(self) -> str:
-        return f"admin@{self.realm}"
+START_TIMEOUT = 180.0  # seconds for a broker to serve (several JVMs start at once on two CPUs)
 
 
 def _check_dependencies() -> None:
@@ -89,24 +55,14 @@ def _write_secret(path: Path) -> None:
         fh.write(secrets.token_urlsafe(24))
 
 
-def _check_hosts(sides: list[Side]) -> None:
-    for side in sides:
-        try:
-            addr = socket.gethostbyname(side.host)
-        except OSError:
-            addr = None
-        if addr is None or not addr.startswith("127."):
-            raise EnvironmentNotReady(
-                f"the host name {side.host} does not resolve to loopback; run scripts/setup, which adds "
-                "the sandbox's host names to /etc/hosts"
-            )
+__all__ = ["PORTS", "SIDES", "STATE", "Sandbox", "Side"]
 
 
-class Sandbox:
+class Sandbox(BrokerControl):
     def __init__(self, base: Path, state: dict):
         self.base = Path(base).resolve()
         self.state = state
-        self.sides = {s["name"]: Side(**s) for s in state["sides"]}
+        self.sides = {s["name"]: Side.from_state(s) for s in state["sides"]}
 
     # ---- paths -------------------------------------------------------------------------------------
     @property
@@ -170,7 +126,11 @@ class Sandbox:
         port_base: int | None = None,
         plaintext: bool = False,
         with_hadoop: bool = False,
+        brokers: int = 1,
     ) -> Sandbox:
+        """Start a sandbox in ``base`` with ``brokers`` brokers a side (one: ``kafka.<domain>``; more: a controller
+        quorum of them, ``kafka-<node id>.<domain>``, replication factor 3 and min.insync.replicas 2 from three)."""
+        check_broker_count(brokers)
         folders.check_creatable(folders.named(base), "--dir")  # a symbolic link, dangling or not, is refused
         base = folders.named(base).resolve()  # the same folder: its last part is no link
         if (base / STATE).exists():
@@ -183,17 +143,14 @@ class Sandbox:
             running.down()
         elif base.exists() and any(base.iterdir()):
             raise BadInputError(f"{base} exists and is not a sandbox folder; choose another --dir")
-        ports = cls._ports(port_base)
-        sides = [
-            Side("source", "SOURCE.TEST", "source.test", ports[2], ports[3], ports[4], ports[9]),
-            Side("target", "TARGET.TEST", "target.test", ports[5], ports[6], ports[7], ports[10]),
-        ]
+        ports = cls._ports(port_base, ports_needed(brokers))
+        sides = sides_for(ports, brokers)
         _check_dependencies()
         if with_hadoop:
             hadoop.check_dependencies()
-        _check_hosts(sides)
+        check_hosts(sides)
         state = {
-            "sides": [s.__dict__ for s in sides],
+            "sides": [s.to_state() for s in sides],
             "kdc_ports": ports[:2],
             "corp_kdc_port": ports[8],
             "oidc_port": ports[11],
@@ -214,10 +171,12 @@ class Sandbox:
         return sandbox
 
     @staticmethod
-    def _ports(port_base: int | None) -> list[int]:
+    def _ports(port_base: int | None, count: int = PORTS) -> list[int]:
         if port_base is None:
-            return procs.free_ports(PORTS)
-        ports = list(range(port_base, port_base + PORTS))
+            return procs.free_ports(count)
+        if port_base + count > 65536:
+            raise BadInputError(f"--port-base {port_base} leaves no room for the {count} ports; choose a lower one")
+        ports = list(range(port_base, port_base + count))
         busy = [p for p in ports if procs.port_in_use(p)]
         if busy:
             raise EnvironmentNotReady(f"port {busy[0]} is already in use; choose another --port-base")
@@ -248,27 +207,59 @@ class Sandbox:
             realms.append(SandboxRealm(CORP_REALM, self.state["corp_kdc_port"], [CORP_DOMAIN]))
         return KDC(self.base / "kdc", realms, max_life=self.state["ticket_lifetime"], pid=self.state["pids"].get("kdc"))
 
-    def broker(self, side: str) -> Broker:
+    def brokers(self, side: str) -> list[Broker]:
+        """Every broker of ``side``, in node id order (one, or ``--brokers N``)."""
+        return [self.broker(side, node.node_id) for node in self.sides[side].nodes]
+
+    def broker(self, side: str, node_id: int = 1) -> Broker:
+        """The broker ``node_id`` of ``side`` (the first, the only one with one broker a side)."""
         s = self.sides[side]
+        node, many = s.node(node_id), len(s.nodes) > 1
+        label = f"broker-{node_id}" if many else "broker"  # its keytab and keystore: <side>/<label>.keytab, ...
         return Broker(
-            name=side,
-            base=self.base / side,
-            host=s.host,
+            name=f"{side}-{node_id}" if many else side,
+            base=self.base / side / label if many else self.base / side,
+            host=node.host,
             realm=s.realm,
-            port=s.port,
-            controller_port=s.controller_port,
+            port=node.port,
+            controller_port=node.controller_port,
             krb5_conf=self.base / side / "krb5.conf",
-            keytab=self.keytab(side, "broker"),
-            keystore=self.base / side / "broker-keystore.pem",
+            keytab=self.keytab(side, label),
+            keystore=self.base / side / f"{label}-keystore.pem",
             ca_file=self.ca_file,
             super_users=["User:kafka", "User:admin"],
-            plaintext_port=s.plaintext_port if self.state["plaintext"] else None,
-            pid=self.state["pids"].get(side),
+            plaintext_port=node.plaintext_port if self.state["plaintext"] else None,
+            pid=self.state["pids"].get(self.pid_key(side, node_id)),
             principal_to_local_rules=CORP_RULES if self.corp else (),
-            ssl_port=s.ssl_port,
-            plain_password_file=self.scram_password_file(side) if s.ssl_port else None,
+            ssl_port=node.ssl_port,
+            plain_password_file=self.scram_password_file(side) if node.ssl_port else None,
             jwks_url=f"http://127.0.0.1:{self.state['oidc_port']}{oidc.JWKS_PATH}" if self.oauth else None,
+            node_id=node_id,
+            voters=",".join(f"{n.node_id}@{n.host}:{n.controller_port}" for n in s.nodes) if many else None,
+            settings=cluster_settings(len(s.nodes)),
+            token_key=self.base / side / "delegation-token.key",
+            heap=MULTI_BROKER_HEAP if many else BROKER_HEAP,
         )
+
+    def pid_key(self, side: str, node_id: int = 1) -> str:
+        """The broker's name in ``state["pids"]``: the side with one broker (as always), else ``<side>-<node id>``."""
+        return side if len(self.sides[side].nodes) == 1 else f"{side}-{node_id}"
+
+    def _start_clusters(self) -> None:
+        """Format each side's brokers with one cluster id, launch them all, then wait for each: a broker of several
+        is started only once a majority of its controller quorum runs."""
+        launched = []
+        for side in SIDES:
+            cluster_id = cluster_id_for_cli()
+            for broker in self.brokers(side):
+                broker.format_storage(cluster_id)
+        for side in SIDES:
+            for broker in self.brokers(side):
+                launched.append((broker, broker.launch()))
+                self.state["pids"][self.pid_key(side, broker.node_id)] = broker.pid
+                self._save()  # before any wait: `down` stops what was launched if one never serves
+        for broker, logged in launched:
+            broker.wait_ready(START_TIMEOUT, since=logged)
 
     def _start(self) -> None:
         kdc = self.kdc()
@@ -283,13 +274,7 @@ class Sandbox:
             self._make_identities(kdc, side)
         self._make_corp_identity(kdc)
         self._start_identity_provider()
-        brokers = [self.broker(side) for side in SIDES]
-        for broker in brokers:
-            broker.format_storage()
-        for broker in brokers:
-            broker.start()
-            self.state["pids"][broker.name] = broker.pid
-            self._save()
+        self._start_clusters()
         for side in SIDES:
             for mechanism in ("SCRAM-SHA-512", "SCRAM-SHA-256"):
                 self.admin(side, admin_ops.upsert_scram_user, "mirror", str(self.scram_password_file(side)), mechanism)
@@ -355,14 +340,16 @@ class Sandbox:
         ca.write_server_keystore(self.base / "oidc" / "server.pem", [oidc.IDP_HOST])
         for side, s in self.sides.items():
             (self.base / side).mkdir(exist_ok=True, mode=0o700)
-            ca.write_server_keystore(self.base / side / "broker-keystore.pem", [s.host])
+            for broker in self.brokers(side):  # each broker its own certificate, for its own host name
+                ca.write_server_keystore(broker.keystore, [broker.host])
             ca.write_client_pair(
                 self.base / side / "mirror-client.pem", self.base / side / "mirror-client.key", f"mirror.{s.domain}"
             )
 
     def _make_identities(self, kdc: KDC, side: str) -> None:
         s = self.sides[side]
-        kdc.add_principal(f"kafka/{s.host}@{s.realm}", self.keytab(side, "broker"))
+        for broker in self.brokers(side):  # each broker its own service principal and keytab
+            kdc.add_principal(broker.principal, broker.keytab)
         kdc.add_principal(s.mirror_principal, self.keytab(side, "mirror"))
         kdc.add_principal(s.admin_principal, self.keytab(side, "admin"))
         kdc.write_krb5_conf(self.base / side / "krb5.conf", default_realm=s.realm)  # the broker's: its own realm
@@ -381,22 +368,6 @@ class Sandbox:
             kdc.kadmin(CORP_REALM, query)
             kdc.kadmin(s.realm, query)
         kdc.add_principal(CORP_MIRROR, self.corp_keytab())
-
-    def start_broker(self, side: str, timeout: float = 120.0) -> None:
-        """Start a broker again after ``broker(side).stop()`` (its data is kept) and record its new pid."""
-        broker = self.broker(side)
-        broker.start(timeout)
-        self.state["pids"][side] = broker.pid
-        self._save()
-
-    def restart_broker(
-        self, side: str, *, hard: bool = False, down_seconds: float = 0.0, timeout: float = 120.0
-    ) -> None:
-        """Stop a broker (SIGTERM, or SIGKILL when ``hard``), leave it down ``down_seconds``, then start it again
-        on the same ports with the same data and wait until it serves; ``state["pids"]`` follows."""
-        self.broker(side).stop(hard=hard)
-        time.sleep(down_seconds)
-        self.start_broker(side, timeout)
 
     def stop_kdc(self) -> None:
         """A KDC outage: stop the KDC (its database stays); :meth:`start_kdc` brings it back on the same ports."""
@@ -424,8 +395,9 @@ class Sandbox:
         if (cluster := self.hadoop()) is not None:
             cluster.stop()
         for side in SIDES:
-            if self.state["pids"].get(side):
-                self.broker(side).stop()
+            for broker in self.brokers(side):
+                if broker.pid:
+                    broker.stop()
         if self.state["pids"].get("kdc"):
             self.kdc().stop()
         if self.state["pids"].get("oidc"):
@@ -478,6 +450,10 @@ class Sandbox:
                     "mirror_keytab": str(self.keytab(side, "mirror")),
                     "admin_principal": s.admin_principal,
                     "admin_keytab": str(self.keytab(side, "admin")),
+                    "brokers": [
+                        {"node_id": b.node_id, "bootstrap": b.bootstrap, "principal": b.principal, "pid": b.pid}
+                        for b in self.brokers(side)
+                    ],
                 }
                 for side, s in self.sides.items()
             },

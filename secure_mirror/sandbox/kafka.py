@@ -1,6 +1,7 @@
-"""A single-node KRaft Kafka cluster (broker and controller in one JVM) with SASL_SSL (GSSAPI, SCRAM-SHA-512,
-SCRAM-SHA-256, PLAIN and, with an identity provider, OAUTHBEARER), an SSL listener requiring client certificates,
-and ACLs enforced by the StandardAuthorizer."""
+"""A KRaft Kafka broker of the sandbox (broker and controller in one JVM: one such node is a cluster, or N of them
+are, N voters of one controller quorum) with SASL_SSL (GSSAPI, SCRAM-SHA-512, SCRAM-SHA-256, PLAIN and, with an
+identity provider, OAUTHBEARER), an SSL listener requiring client certificates, and ACLs enforced by the
+StandardAuthorizer."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from secure_mirror.render.encoders import properties_value
 from secure_mirror.sandbox import procs
 
 BROKER_HEAP = "-Xmx512m"
+MULTI_BROKER_HEAP = "-Xmx512m"
 LOG4J2 = """status = warn
 appender.file.type = File
 appender.file.name = FILE
@@ -68,6 +70,25 @@ ONE_BROKER_SETTINGS = {
 }
 
 
+def cluster_settings(brokers: int) -> dict[str, str]:
+    """The replication settings of a cluster of ``brokers`` brokers: ONE_BROKER_SETTINGS for one; for three (or
+    more) what production runs, replication factor 3 and ``min.insync.replicas`` 2 for new topics (the mirror's
+    target topics take the brokers' defaults), the consumer offsets and the transaction state log."""
+    if brokers == 1:
+        return dict(ONE_BROKER_SETTINGS)
+    factor = min(brokers, 3)
+    in_sync = str(max(factor - 1, 1))
+    return {
+        **ONE_BROKER_SETTINGS,
+        "offsets.topic.replication.factor": str(factor),
+        "transaction.state.log.replication.factor": str(factor),
+        "transaction.state.log.min.isr": in_sync,
+        "transaction.state.log.num.partitions": "10",  # Kafka's 50, times 3 replicas, is load on a 2-CPU machine
+        "default.replication.factor": str(factor),
+        "min.insync.replicas": in_sync,
+    }
+
+
 class BrokerAddress:
     """Where clients reach a sandbox broker, and the service principal it logs in as (``host``, ``realm`` and
     ``port`` are the subclass's fields or properties)."""
@@ -87,7 +108,8 @@ class BrokerAddress:
 
 @dataclass
 class Broker(BrokerAddress):
-    """One cluster of the sandbox. ``host`` must resolve to 127.0.0.1 and map to ``realm``."""
+    """One broker of a cluster of the sandbox (with the defaults, a cluster of this broker alone). ``host`` must
+    resolve to 127.0.0.1 and map to ``realm``."""
 
     name: str
     base: Path
@@ -107,14 +129,18 @@ class Broker(BrokerAddress):
     plain_password_file: Path | None = None  # PLAIN's user mirror, with this password
     jwks_url: str | None = None  # OAUTHBEARER, validated against this identity provider's keys
     token_expiry_ms: int = TOKEN_EXPIRY_MS  # a delegation token's lifetime (and twice this its renewable maximum)
+    node_id: int = 1
+    voters: str | None = None  # controller.quorum.voters of a cluster of several brokers (None: this broker alone)
+    settings: dict[str, str] = field(default_factory=lambda: dict(ONE_BROKER_SETTINGS))  # cluster_settings(N)
+    token_key: Path | None = None  # the cluster's delegation token key (shared by its brokers); None: in ``base``
+    heap: str = BROKER_HEAP
     _proc: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
     def log(self) -> Path:
         return self.base / "logs" / "server.log"
 
-    def properties(self) -> dict[str, str]:
-        jaas = _krb5_login(self.keytab, self.principal)
+    def _listeners(self) -> tuple[list[str], str]:
         listeners = [f"SECURE://{self.host}:{self.port}", f"CONTROLLER://{self.host}:{self.controller_port}"]
         protocols = "SECURE:SASL_SSL,CONTROLLER:SASL_SSL"
         if self.plaintext_port:
@@ -123,11 +149,16 @@ class Broker(BrokerAddress):
         if self.ssl_port:
             listeners.append(f"MTLS://{self.host}:{self.ssl_port}")
             protocols += ",MTLS:SSL"
+        return listeners, protocols
+
+    def properties(self) -> dict[str, str]:
+        jaas = _krb5_login(self.keytab, self.principal)
+        listeners, protocols = self._listeners()
         return (
             {
                 "process.roles": "broker,controller",
-                "node.id": "1",
-                "controller.quorum.voters": f"1@{self.host}:{self.controller_port}",
+                "node.id": str(self.node_id),
+                "controller.quorum.voters": self.voters or f"{self.node_id}@{self.host}:{self.controller_port}",
                 "listeners": ",".join(listeners),
                 "advertised.listeners": ",".join(l for l in listeners if not l.startswith("CONTROLLER")),
                 "listener.security.protocol.map": protocols,
@@ -154,7 +185,7 @@ class Broker(BrokerAddress):
                 SSL_RULES_KEY: ",".join(SSL_PRINCIPAL_RULES),
                 "log.dirs": str(self.base / "data"),
                 "num.partitions": "1",
-                **ONE_BROKER_SETTINGS,
+                **self.settings,
                 "log.segment.bytes": str(64 * 1024 * 1024),
             }
             | ({RULES_KEY: ",".join(self.principal_to_local_rules)} if self.principal_to_local_rules else {})
@@ -173,9 +204,9 @@ class Broker(BrokerAddress):
 
     def _token_secret(self) -> str:
         """The key the brokers sign tokens with: made once per broker, kept (0600) so a restart keeps its tokens."""
-        path = self.base / "delegation-token.key"
+        path = self.token_key or self.base / "delegation-token.key"
         if not path.exists():
-            self.base.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.touch(mode=0o600)
             path.write_text(secrets.token_hex(32))
         return path.read_text()
@@ -230,8 +261,9 @@ class Broker(BrokerAddress):
             *args,
         ]
 
-    def format_storage(self) -> None:
-        cluster_id = cluster_id_for_cli()
+    def format_storage(self, cluster_id: str | None = None) -> None:
+        """Format the log folder for ``cluster_id`` (the same for every broker of a cluster; a new one if None)."""
+        cluster_id = cluster_id or cluster_id_for_cli()
         config = self.write_config()
         res = subprocess.run(
             self.java("kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config)),
@@ -245,14 +277,19 @@ class Broker(BrokerAddress):
             )
 
     def start(self, timeout: float = 90.0) -> None:
+        self.wait_ready(timeout, since=self.launch())
+
+    def launch(self) -> int:
+        """Start the JVM without waiting; returns where its log stood, for :meth:`wait_ready` (a broker of several
+        waits for a majority of the quorum, so its peers are launched before any is waited for)."""
         for port in (self.port, self.controller_port, self.plaintext_port, self.ssl_port):
             if port and procs.port_in_use(port):
                 raise EnvironmentNotReady(f"port {port} for the {self.name} broker is already in use")
-        argv = self.java("kafka.Kafka", str(self.base / "broker.properties"), heap=BROKER_HEAP)
+        argv = self.java("kafka.Kafka", str(self.base / "broker.properties"), heap=self.heap)
         logged = len(_read(self.log))  # a restarted broker appends to the log of its previous life
         self._proc = procs.start(argv, env=procs.inherited_env("JAVA_HOME"), log=self.base / "logs" / "stdout.log")
         self.pid = self._proc.pid
-        self.wait_ready(timeout, since=logged)
+        return logged
 
     def wait_ready(self, timeout: float = 90.0, since: int = 0) -> None:
         """Wait for the port and for "Kafka Server started" in the log after its first ``since`` characters."""

@@ -21,7 +21,7 @@ def cluster_dict(sb, side: str, alias: str, mechanism: str = "GSSAPI", who: str 
         certificate, key = sb.client_pair(side)
         return {
             "alias": alias,
-            "bootstrap_servers": [s.ssl_bootstrap],
+            "bootstrap_servers": [n.ssl_bootstrap for n in s.nodes],
             "security_protocol": "SSL",
             "tls": tls | {"certificate": str(certificate), "key": str(key)},
             "principal_mapping": {"ssl_principal_mapping_rules": ",".join(SSL_PRINCIPAL_RULES)},
@@ -44,7 +44,7 @@ def cluster_dict(sb, side: str, alias: str, mechanism: str = "GSSAPI", who: str 
         sasl = {"mechanism": mechanism, "username": "mirror", "password": f"file:{sb.scram_password_file(side)}"}
     return {
         "alias": alias,
-        "bootstrap_servers": [s.bootstrap],
+        "bootstrap_servers": s.bootstrap_servers,  # every broker of the side
         "security_protocol": "SASL_SSL",
         "sasl": sasl,
         "tls": tls,
@@ -55,7 +55,7 @@ def profile_dict(
     sb, *, target_mechanism: str = "GSSAPI", topics: str = "demo\\..*", source_mechanism: str = "GSSAPI"
 ) -> dict:
     kdc_ports = sb.state["kdc_ports"]
-    return {
+    data: dict = {
         "version": 1,
         "kerberos": {
             "realms": {
@@ -74,6 +74,11 @@ def profile_dict(
             "spark": {"master": "local[2]"},
         },
     }
+    if (brokers := len(sb.sides["target"].nodes)) > 1:
+        # MirrorMaker 2's topics as many replicas as the brokers give the job's (default.replication.factor); the job
+        # has no setting of its own: it creates its target topics with the target brokers' default
+        data["mirror"]["mm2"] = {"replication_factor": min(brokers, 3)}
+    return data
 
 
 def corp_profile_dict(sb) -> dict:
