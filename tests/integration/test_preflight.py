@@ -144,6 +144,7 @@ def test_provisioned_sandbox_passes_every_check_on_both_realms(setup):
             "tls.certificate",
             "kafka.connect",
             "kerberos.broker-tickets",
+            "kafka.brokers",
             "acl.topic-describe",
             "audit.acls",
         ):
@@ -154,6 +155,28 @@ def test_provisioned_sandbox_passes_every_check_on_both_realms(setup):
     assert "kafka/kafka.target.test" in report.get("target.kerberos.service-ticket").finding
     assert report.get("source.topics.selection").details["topics"] == ["preflight.a", "preflight.b"]
     assert "pfsrc.preflight.b" in report.get("target.acl.topic-create").finding
+
+
+def test_a_bootstrap_server_down_warns_naming_it_and_preflight_goes_on_through_the_others(setup, tmp_path):
+    """One of two bootstrap servers has nothing listening: its name is in the warning, every other check of the side
+    still runs and passes (a cluster whose broker is down for a restart is still checked)."""
+    sb = setup["sb"]
+    down = f"{sb.sides['source'].host}:{_closed_port()}"
+    path = write_profile(sb, tmp_path, **{"source.bootstrap_servers": [down, sb.sides["source"].bootstrap]})
+    report = run_preflight(load_profile(path), sides=("source",))
+    assert not_passing(report) == {"source.tls.certificate"}, report.to_json()
+    warned = report.get("source.tls.certificate")
+    assert (warned.status, warned.details) == (WARN, {"unreached": [down]})
+    assert f"the bootstrap server(s) {down} could not be reached" in warned.finding
+    assert report.get("source.kafka.brokers").details["brokers"] == [
+        {"node": 1, "server": sb.sides["source"].bootstrap}
+    ]  # the metadata names the running broker only, and it answered on its own
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:  # a port just free: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 # ---- ACL faults: each required ACL removed in turn, one source and one target fault per run -------------

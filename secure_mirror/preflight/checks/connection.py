@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf
-from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, Check
+from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN, Check
 from secure_mirror.preflight.probes import java_client, kafka_admin, tls
 from secure_mirror.profile.cluster import Cluster, Side
 from secure_mirror.profile.models import Profile
@@ -28,7 +28,8 @@ def tls_certificates(run: SideChecks, cluster: Cluster, timeout: float) -> None:
 @dataclass
 class Connected:
     admin: kafka_admin.Admin
-    hosts: list[str]  # the cluster's brokers, as it names them
+    hosts: list[str]  # the cluster's brokers' host names, as it names them
+    nodes: list[tuple[int, str, int]]  # (node id, host, port) of each broker, as its metadata names it
 
 
 def connect(run: SideChecks, cluster: Cluster, timeout: float) -> Connected | None:
@@ -39,7 +40,8 @@ def connect(run: SideChecks, cluster: Cluster, timeout: float) -> Connected | No
     answer = kafka_admin.connect(admin)
     if run.extend(connect_check(run.side, cluster, timeout, answer)).status != PASS or "error" in answer:
         return None
-    return Connected(admin, sorted({host for host, _ in answer["cluster"]["nodes"]}))
+    nodes = answer["cluster"]["nodes"]
+    return Connected(admin, sorted({host for _, host, _ in nodes}), nodes)
 
 
 def java_client_checks(
@@ -63,11 +65,27 @@ def java_client_checks(
 
 # ---- the judgement --------------------------------------------------------------------------------------------------
 def tls_check(side: str, answer: tls.Handshakes) -> Check:
-    """``tls.certificate`` from ``probes.tls.handshakes``'s answer."""
-    if (failure := answer["failure"]) is not None:
-        details = {"kind": failure["kind"], "server": failure["server"]}
-        return check(side, "tls.certificate", FAIL, failure["message"], failure["fix"], details=details)
+    """``tls.certificate`` from ``probes.tls.handshakes``'s answer over the bootstrap servers: a certificate refused
+    fails; a server that cannot be reached only warns, naming it, while another completed a handshake (pre-flight
+    goes on through the others, as the clients do); none reached fails."""
+    refused = [r for r in answer["refused"] if r["kind"] not in tls.UNREACHED]
+    unreached = [r for r in answer["refused"] if r["kind"] in tls.UNREACHED]
+    if failure := (refused or ([] if answer["seen"] else unreached))[:1]:
+        details = {"kind": failure[0]["kind"], "server": failure[0]["server"]}
+        return check(side, "tls.certificate", FAIL, failure[0]["message"], failure[0]["fix"], details=details)
     finding = f"{', '.join(answer['seen'])}: certificate chains to the configured CA and names the host"
+    if unreached:
+        servers = [r["server"] for r in unreached]
+        return check(
+            side,
+            "tls.certificate",
+            WARN,
+            f"{finding}; the bootstrap server(s) {', '.join(servers)} could not be reached "
+            f"({'; '.join(r['message'] for r in unreached)}), and pre-flight went on through the others",
+            f"start {'them' if len(servers) > 1 else 'it'} again, or take {'them' if len(servers) > 1 else 'it'} out "
+            "of bootstrap_servers; clients start through the other bootstrap servers meanwhile",
+            details={"unreached": servers},
+        )
     return check(side, "tls.certificate", PASS, finding)
 
 

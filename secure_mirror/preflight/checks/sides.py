@@ -1,7 +1,7 @@
-"""A side's checks in the order they run, in its worker process (see ``workers``): the first phase of each side
-(settings and files, Kerberos, TLS and the connection, ``connect_phase``; then ``topics_phase``: on the source the
-topic selection, on the target the topics it has; the runner asks for them apart) and the target's second phase,
-which needs the source's topics to name the target's.
+"""A side's checks in the order they run, in its identity's process: the first phase of each side (settings and
+files, Kerberos, TLS, the connection and every broker it names, ``connect_phase``; then ``topics_phase``: on the
+source the topic selection, on the target the topics it has; the runner asks for them apart) and the target's second
+phase, which needs the source's topics to name the target's.
 
 A check whose prerequisite did not pass is reported as skipped, naming the prerequisite, so one cause yields one
 failure: a stopped KDC fails ``<side>.kerberos.initial-ticket`` and skips what depends on it."""
@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from secure_mirror.preflight.checks import connection, kerberos, settings, source, target
+from secure_mirror.preflight.checks import brokers, connection, kerberos, settings, source, target
 from secure_mirror.preflight.checks.base import SideChecks
 from secure_mirror.preflight.model import Check
 from secure_mirror.preflight.probes import kafka_admin
@@ -89,6 +89,7 @@ def _connect_phase(profile: Profile, side: Side, timeout: float, krb5_conf: str 
     facts.hosts, facts.connected = connected.hosts, True
     if creds is not None and isinstance(cluster.sasl, GssapiSasl):
         kerberos.broker_tickets(run, cluster, cluster.sasl, creds, connected.hosts)
+    brokers.every_broker(run, cluster, connected.nodes, timeout)
     _KEPT[side] = connected.admin
     return facts
 

@@ -22,7 +22,7 @@ RETRIABLE = {"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_C
 # Operations are Kafka's names (READ, DESCRIBE ...); None where the brokers report none (before Kafka 2.3).
 class ClusterInfo(TypedDict):
     cluster_id: str | None
-    nodes: list[tuple[str, int]]  # (host, port) of each broker
+    nodes: list[tuple[int, str, int]]  # (node id, host, port) of each broker, as the metadata names it
     operations: list[str] | None  # the identity's on the cluster
 
 
@@ -35,6 +35,13 @@ class Reached(TypedDict):
 class Unreached(TypedDict):
     error: str  # why: librdkafka's last client-level error (auth, TLS, transport), else the exception
     librdkafka: list[str]  # its last client-level errors
+
+
+@final
+class BrokerLogin(TypedDict):
+    node: int
+    server: str  # host:port of its advertised listener
+    error: str | None  # None: it answered this identity on its own; else why not (librdkafka's last error)
 
 
 @final
@@ -73,9 +80,16 @@ class Admin:
         self.errors: list[str] = []
         self.conf, self.timeout = conf, timeout
         ms = str(int(timeout * 1000))
+        quiet = {} if "debug" in conf else {"log_level": 0}  # what it logs reaches error_cb, which the checks judge
         self.client = token_served(
             AdminClient(
-                {**conf, "error_cb": self._on_error, "socket.timeout.ms": ms, "socket.connection.setup.timeout.ms": ms}
+                {
+                    **conf,
+                    **quiet,
+                    "error_cb": self._on_error,
+                    "socket.timeout.ms": ms,
+                    "socket.connection.setup.timeout.ms": ms,
+                }
             ),
             conf,
         )
@@ -105,6 +119,33 @@ def connect(admin: Admin) -> Reached | Unreached:
         return {"cluster": describe_cluster(admin)}
     except Exception as exc:  # noqa: BLE001 - the reason is in librdkafka's error callback
         return {"error": reason(admin, exc), "librdkafka": admin.errors[-3:]}
+
+
+EACH_BROKER_AT_ONCE = 16  # clients asking brokers in parallel: a large cluster is asked in rounds
+
+
+def each_broker(conf: dict, nodes: list[tuple[int, str, int]], timeout: float) -> list[BrokerLogin]:
+    """Each broker the metadata names, asked on its own: a client whose only bootstrap server is that broker's
+    advertised listener asks for the cluster's description. It can only learn of the other brokers through that one,
+    so an answer proves that this broker completed TLS (its certificate checked against its host name) and the login
+    (its service principal's ticket, its keytab) as the job's clients will meet it when a leader or coordinator moves
+    there; no ACL is needed for the question."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def ask(node: tuple[int, str, int]) -> BrokerLogin:
+        node_id, host, port = node
+        admin = Admin({**conf, "bootstrap.servers": f"{host}:{port}"}, timeout)
+        try:
+            admin.client.describe_cluster(request_timeout=timeout).result()
+            error = None
+        except Exception as exc:  # noqa: BLE001 - the reason is in librdkafka's error callback
+            error = reason(admin, exc)
+        return {"node": node_id, "server": f"{host}:{port}", "error": error}
+
+    if not nodes:
+        return []
+    with ThreadPoolExecutor(min(EACH_BROKER_AT_ONCE, len(nodes))) as pool:
+        return list(pool.map(ask, nodes))
 
 
 def inventory(admin: Admin) -> Inventory | Failed:
@@ -143,7 +184,7 @@ def describe_cluster(admin: Admin) -> ClusterInfo:
     result = admin.client.describe_cluster(include_authorized_operations=True, request_timeout=admin.timeout).result()
     return {
         "cluster_id": result.cluster_id,
-        "nodes": [(n.host, n.port) for n in result.nodes],
+        "nodes": [(n.id, n.host, n.port) for n in result.nodes],
         "operations": _ops(result.authorized_operations),
     }  # None: not reported (brokers before Kafka 2.3)
 

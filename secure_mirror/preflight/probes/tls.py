@@ -52,7 +52,10 @@ class TlsRefusal(TypedDict):
 
 class Handshakes(TypedDict):
     seen: list[str]  # host:port of each broker that completed a handshake, in order
-    failure: TlsRefusal | None  # the first refusal (the brokers after it are not asked)
+    refused: list[TlsRefusal]  # each that did not, in order
+
+
+UNREACHED = ("timeout", "refused", "unreachable")  # refusals that say nothing of the certificate
 
 
 @final
@@ -67,16 +70,16 @@ class KeyMatch(TypedDict):
 
 
 def handshakes(brokers: list[tuple[str, int]], ctx: ssl.SSLContext, timeout: float) -> Handshakes:
-    """A TLS handshake with each broker in turn, up to the first refusal."""
-    seen: list[str] = []
+    """A TLS handshake with each broker in turn (one that cannot be reached does not stop the others)."""
+    answer: Handshakes = {"seen": [], "refused": []}
     for host, port in brokers:
         try:
             handshake(host, port, ctx, timeout)
         except TlsFailure as exc:
-            failure = TlsRefusal(kind=exc.kind, message=str(exc), fix=exc.fix, server=f"{host}:{port}")
-            return {"seen": seen, "failure": failure}
-        seen.append(f"{host}:{port}")
-    return {"seen": seen, "failure": None}
+            answer["refused"].append(TlsRefusal(kind=exc.kind, message=str(exc), fix=exc.fix, server=f"{host}:{port}"))
+            continue
+        answer["seen"].append(f"{host}:{port}")
+    return answer
 
 
 def handshake(host: str, port: int, ctx: ssl.SSLContext, timeout: float) -> dict:

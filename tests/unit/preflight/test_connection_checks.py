@@ -7,16 +7,18 @@ import pytest
 
 from secure_mirror.preflight.checks import connection
 from secure_mirror.preflight.checks.base import SideChecks
-from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, UNVERIFIED, Check
+from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, UNVERIFIED, WARN, Check
 from tests.support import profiles as pf
+
+DOWN = {"kind": "refused", "message": "nothing listens on c:9093 (connection refused)", "fix": "-", "server": "c:9093"}
 
 
 def test_tls_certificate():
-    assert connection.tls_check("source", {"seen": ["a:9093", "b:9093"], "failure": None}) == Check(
+    assert connection.tls_check("source", {"seen": ["a:9093", "b:9093"], "refused": []}) == Check(
         "source.tls.certificate", PASS, "a:9093, b:9093: certificate chains to the configured CA and names the host"
     )
     failure = {"kind": "untrusted", "message": "does not chain", "fix": "set tls.ca", "server": "b:9093"}
-    assert connection.tls_check("source", {"seen": ["a:9093"], "failure": failure}) == Check(
+    assert connection.tls_check("source", {"seen": ["a:9093"], "refused": [DOWN, failure]}) == Check(
         "source.tls.certificate",
         FAIL,
         "does not chain",
@@ -25,8 +27,19 @@ def test_tls_certificate():
     )
 
 
+def test_a_bootstrap_server_down_warns_naming_it_while_another_answered():
+    warned = connection.tls_check("source", {"seen": ["a:9093"], "refused": [DOWN]})
+    assert (warned.status, warned.details) == (WARN, {"unreached": ["c:9093"]})
+    assert "c:9093 could not be reached (nothing listens on c:9093" in warned.finding
+    assert warned.finding.startswith("a:9093: certificate chains") and "bootstrap_servers" in warned.fix
+    assert connection.tls_check("source", {"seen": [], "refused": [DOWN]}) == Check(
+        "source.tls.certificate", FAIL, DOWN["message"], "-", details={"kind": "refused", "server": "c:9093"}
+    )
+
+
 def test_connected_and_authenticated(profile):
-    info = {"cluster_id": "abc", "nodes": [("kafka.source.test", 9093), ("b2.source.test", 9093)], "operations": None}
+    nodes = [(1, "kafka.source.test", 9093), (2, "b2.source.test", 9093)]
+    info = {"cluster_id": "abc", "nodes": nodes, "operations": None}
     assert connection.connect_check("source", profile.source, 5.0, {"cluster": info}) == Check(
         "source.kafka.connect", PASS, "authenticated as User:mirror to cluster abc (2 broker(s))", details=info
     )

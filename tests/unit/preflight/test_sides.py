@@ -22,7 +22,9 @@ class Probes:
         self.asked: list[str] = []
         self.login: dict = {"lifetime": 36000}
         self.ca: dict = {"count": 1}
-        self.connect: dict = {"cluster": {"cluster_id": "c1", "nodes": [("kafka.source.test", 9093)], "operations": []}}
+        self.connect: dict = {
+            "cluster": {"cluster_id": "c1", "nodes": [(1, "kafka.source.test", 9093)], "operations": []}
+        }
         patch = monkeypatch.setattr
         patch(files, "keytab", lambda path, field: {"exists": True, "readable": True, "uid": 0, "exposure": None})
         patch(
@@ -47,10 +49,18 @@ class Probes:
         patch(
             kerberos, "service_tickets", self.record("tickets", lambda c, s, hosts: {"hosts": hosts, "failure": None})
         )
-        patch(tls, "handshakes", self.record("tls", lambda *a: {"seen": ["kafka.source.test:9093"], "failure": None}))
+        patch(tls, "handshakes", self.record("tls", lambda *a: {"seen": ["kafka.source.test:9093"], "refused": []}))
         patch(connection, "client_conf", lambda cluster, side: {})
         patch(kafka_admin, "Admin", lambda conf, timeout: "admin")
         patch(kafka_admin, "connect", self.record("connect", lambda admin: self.connect))
+        patch(
+            kafka_admin,
+            "each_broker",
+            self.record(
+                "brokers",
+                lambda conf, nodes, t: [{"node": n, "server": f"{h}:{p}", "error": None} for n, h, p in nodes],
+            ),
+        )
         patch(kafka_admin, "list_topics", self.record("topics", lambda admin: {"orders.eu": 3, "payments": 1}))
         described = {"partitions": 3, "operations": ["DESCRIBE", "READ"]}
         patch(kafka_admin, "describe_topics", lambda admin, names: {n: described for n in names})
@@ -88,13 +98,14 @@ def test_a_healthy_source(monkeypatch, profile):
         ("source.tls.certificate", PASS),
         ("source.kafka.connect", PASS),
         ("source.kerberos.broker-tickets", PASS),
+        ("source.kafka.brokers", PASS),
         ("source.topics.selection", PASS),
         ("source.acl.topic-describe", PASS),
         ("source.acl.topic-read", PASS),
         ("source.acl.group-read", PASS),
     ]
     assert (facts.topics, facts.hosts) == ({"orders.eu": 3, "payments": 3}, ["kafka.source.test"])
-    assert probes.asked == ["clock", "login", "tickets", "tls", "connect", "topics"]
+    assert probes.asked == ["clock", "login", "tickets", "tls", "connect", "tls", "brokers", "topics"]
 
 
 def test_a_target_describes_the_topics_it_already_has_in_its_first_phase(monkeypatch, profile):
@@ -103,9 +114,10 @@ def test_a_target_describes_the_topics_it_already_has_in_its_first_phase(monkeyp
     probes = Probes(monkeypatch)
     monkeypatch.setattr(kafka_admin, "list_topics", probes.record("topics", lambda admin: {"src.orders.eu": 3, "x": 1}))
     facts = sides.first_phase(profile, "target", 1.0, None)
-    assert facts.checks[-1].id == "target.kerberos.broker-tickets" and facts.topics is None
+    assert facts.checks[-1].id == "target.kafka.brokers" and facts.topics is None
     assert facts.described == {"src.orders.eu": {"partitions": 3, "operations": ["DESCRIBE", "READ"]}}
-    assert probes.asked[-3:] == ["connect", "tickets", "topics"]  # tickets: its brokers beyond the bootstrap ones
+    # tickets: its brokers beyond the bootstrap ones; then TLS and a login with each broker the metadata names
+    assert probes.asked[-5:] == ["connect", "tickets", "tls", "brokers", "topics"]
 
 
 def test_a_stopped_kdc_fails_the_ticket_and_skips_the_connection(monkeypatch, profile):
