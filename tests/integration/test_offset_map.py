@@ -4,8 +4,12 @@ cleaner removed superseded records), mirrored in several micro-batches with prov
 read_committed with confluent-kafka and decoded with ``offset_map.decode``, the map translates every mirrored record's
 target offset to the source offset its provenance header names, every segment names real records, a segment starts
 at each gap upstream (and, in exactly_once, at each commit marker downstream), and a topic whose partitions are not
-kept gets no segment. The two mirrors run side by side, one profile each, writing one map topic of their own source
-alias, which the first driver creates: one partition, cleanup.policy=delete, the longest source retention plus a day."""
+kept gets no segment. The map topic, which the first driver creates: one partition, cleanup.policy=delete, the longest
+source retention plus a day.
+
+Two settings. In the default selection one exactly_once mirror of one partition of each source topic (about a
+minute); under ``slow`` (about 3.5 minutes) two partitions in both guarantees, the two mirrors side by side, one
+profile each, writing one map topic of their own source alias."""
 
 from __future__ import annotations
 
@@ -30,9 +34,8 @@ from tests.support.cluster import produce_transactions, topic_acls
 from tests.support.mirror_case import MirrorCase, wait_for
 from tests.support.sink_jar import sink_conf
 
-# slow (about 3.5 min): two mirror runs; test_failover.py proves the map end to end in the default run
-pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.slow]
-PARTITIONS = 2
+pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
+PARTITIONS = 2  # the slow setting's
 RETENTION_MS = 10 * DAY_MS  # the compacted topic's: longer than the others' (the broker's default, 7 days)
 COMPACTED = {
     "cleanup.policy": "compact,delete",
@@ -87,13 +90,13 @@ def _read_as_admin(sandbox, side: str, topic: str) -> list[Row]:
     return sandbox.identity(side, "admin").call(_read, topic)
 
 
-def _transactions(tag: str) -> list[dict]:
-    """Committed transactions with aborted ones and plain records between them, over both partitions."""
+def _transactions(tag: str, partitions: int) -> list[dict]:
+    """Committed transactions with aborted ones and plain records between them, over ``partitions``."""
     out, n = [], 0
     for round_ in range(4):
         for end, size in (("commit", 12), ("abort", 5), ("none", 3), ("commit", 7)):
             rows = [
-                {"key": f"{tag}-{round_}-{end}-{n + i}".encode(), "value": b"v", "partition": (n + i) % PARTITIONS}
+                {"key": f"{tag}-{round_}-{end}-{n + i}".encode(), "value": b"v", "partition": (n + i) % partitions}
                 for i in range(size)
             ]
             n += size
@@ -187,18 +190,18 @@ def _profile(sandbox, folder: Path, guarantee: str, sink: dict[str, str], alias:
     return case
 
 
-def _source(sandbox, case: MirrorCase) -> None:
-    case.create({"tx": PARTITIONS, "spread": PARTITIONS})
+def _source(sandbox, case: MirrorCase, partitions: int) -> None:
+    case.create({"tx": partitions, "spread": PARTITIONS})
     sandbox.admin("source", admin_ops.create_topics, {case.topic("cp"): 1}, config=COMPACTED)
     _to_compact(case, "cp")  # the cleaner works while the others are written
-    sandbox.admin("source", produce_transactions, case.topic("tx"), _transactions("t"), f"{case.prefix}-tx")
+    sandbox.admin("source", produce_transactions, case.topic("tx"), _transactions("t", partitions), f"{case.prefix}-tx")
     case.produce("spread", [{"key": b"s", "value": b"v", "partition": i % PARTITIONS} for i in range(10)])
     name = case.topic("cp")
     wait_for(lambda: len(_read_as_admin(sandbox, "source", name)) < 21, 90, f"the log cleaner to compact {name}")
 
 
 def _run_both(cases: dict[str, MirrorCase], tmp_path: Path) -> float:
-    """Both mirrors at once, each until caught up (two Spark jobs side by side: half the wall time)."""
+    """The mirrors at once, each until caught up (two Spark jobs side by side: half the wall time)."""
     started, jobs = time.monotonic(), {}
     for guarantee, case in cases.items():
         with (tmp_path / f"{guarantee}.err").open("w") as err:
@@ -209,6 +212,47 @@ def _run_both(cases: dict[str, MirrorCase], tmp_path: Path) -> float:
     return time.monotonic() - started
 
 
+def _check_mirror(sandbox, source: MirrorCase, case: MirrorCase, guarantee: str, segments: list[Segment]) -> None:
+    """``case`` mirrored the topics of ``source`` (itself, or the case that made them): its segments translate each
+    of its target records to its source offset, they start at every gap upstream and, in exactly_once, at each commit
+    marker downstream, and the topic whose partitions are not kept has none."""
+    mine = defaultdict(list)
+    for s in segments:
+        if s.target_topic == case.profile.target_topic(s.topic):
+            mine[s.topic].append(s)
+    tx, cp = source.topic("tx"), source.topic("cp")
+    assert set(mine) == {tx, cp}  # none for "spread": its partitions are not kept
+    figures = {
+        name: _check_topic(sandbox, case, name, case.profile.target_topic(name), mine[name]) for name in (tx, cp)
+    }
+    # aborted transactions, their markers and compaction cut segments upstream
+    assert figures[tx]["upstream"] > 0 and figures[cp]["upstream"] > 0
+    if guarantee == "exactly_once":
+        assert figures[tx]["downstream"] > 0  # each batch's commit marker on the target cuts a segment
+    print(f"\n{guarantee}: {figures}")
+
+
+def _check_map_topic(sandbox, alias: str) -> dict:
+    """Created by the first driver: one partition, deleted by time, kept the longest source retention plus a day."""
+    created = sandbox.identity("target", "admin").call(_topic_config, offset_map_topic(alias))
+    assert created == {"partitions": 1, "cleanup.policy": "delete", "retention.ms": str(RETENTION_MS + DAY_MS)}
+    return created
+
+
+def test_one_exactly_once_mirror_maps_the_compacted_and_aborted_gaps_of_one_partition(sandbox, tmp_path):
+    """The default selection's setting: one mirror, one partition of each kept topic."""
+    case = _profile(sandbox, tmp_path / "exactly_once", "exactly_once", sink_conf(tmp_path), None)
+    with case:
+        _source(sandbox, case, partitions=1)
+        spread = case.topic("spread")  # fewer partitions on the target: not kept, so no map
+        sandbox.admin("target", admin_ops.create_topics, {case.profile.target_topic(spread): 1})
+        took = _run_both({"exactly_once": case}, tmp_path)
+        _check_mirror(sandbox, case, case, "exactly_once", _map_records(sandbox, case))
+        created = _check_map_topic(sandbox, case.profile.source.alias)
+        print(f"the mirror {took:.1f} s; the map topic: {created}")
+
+
+@pytest.mark.slow  # about 3.5 min: two partitions, two mirror runs
 def test_the_offset_map_translates_every_mirrored_record_in_both_guarantees(sandbox, tmp_path):
     sink = sink_conf(tmp_path)  # this checkout's sink, compiled once for both
     alo = _profile(sandbox, tmp_path / "at_least_once", "at_least_once", sink, None)
@@ -225,28 +269,12 @@ def test_the_offset_map_translates_every_mirrored_record_in_both_guarantees(sand
         rename={"rule": "template", "template": "eos.{topic}"},
     )
     with alo, eos:
-        _source(sandbox, alo)
+        _source(sandbox, alo, PARTITIONS)
         spread = alo.topic("spread")  # fewer partitions on the target: not kept, so no map
         sandbox.admin("target", admin_ops.create_topics, {c.profile.target_topic(spread): 1 for c in (alo, eos)})
         took = _run_both({"at_least_once": alo, "exactly_once": eos}, tmp_path)
         segments = _map_records(sandbox, alo)  # both mirrors' segments: the same source topics
         for guarantee, case in (("at_least_once", alo), ("exactly_once", eos)):
-            mine = defaultdict(list)
-            for s in segments:
-                if s.target_topic == case.profile.target_topic(s.topic):
-                    mine[s.topic].append(s)
-            tx, cp = alo.topic("tx"), alo.topic("cp")
-            assert set(mine) == {tx, cp}  # none for "spread": its partitions are not kept
-            figures = {
-                name: _check_topic(sandbox, case, name, case.profile.target_topic(name), mine[name])
-                for name in (tx, cp)
-            }
-            # aborted transactions, their markers and compaction cut segments upstream
-            assert figures[tx]["upstream"] > 0 and figures[cp]["upstream"] > 0
-            if guarantee == "exactly_once":
-                assert figures[tx]["downstream"] > 0  # each batch's commit marker on the target cuts a segment
-            print(f"\n{guarantee}: {figures}")
-        # created by the first driver: one partition, deleted by time, kept the longest source retention plus a day
-        created = sandbox.identity("target", "admin").call(_topic_config, offset_map_topic(alias))
-        assert created == {"partitions": 1, "cleanup.policy": "delete", "retention.ms": str(RETENTION_MS + DAY_MS)}
+            _check_mirror(sandbox, alo, case, guarantee, segments)
+        created = _check_map_topic(sandbox, alias)
         print(f"both mirrors {took:.1f} s; the map topic: {created}")
