@@ -1,0 +1,36 @@
+"""What a cluster holds, read by confluent-kafka's own calls (run through ``sandbox.admin``): an independent reader
+for tests that compare it with what render planned."""
+
+from __future__ import annotations
+
+from secure_mirror.kafka import admin_ops
+
+
+def acls_of(conf: dict, principal: str, timeout: float = 30.0) -> list[dict]:
+    """Every binding the cluster holds for ``principal``, read with confluent-kafka's own DescribeAcls (run through
+    ``sandbox.admin``): each as an ``acls/*.acls.json`` entry, librdkafka's names as they come (BROKER for CLUSTER)."""
+    from confluent_kafka.admin import (
+        AclBindingFilter,
+        AclOperation,
+        AclPermissionType,
+        AdminClient,
+        ResourcePatternType,
+        ResourceType,
+    )
+
+    admin = AdminClient({**conf, "logger": admin_ops.LOG})
+    everything = AclBindingFilter(
+        ResourceType.ANY, None, ResourcePatternType.ANY, principal, None, AclOperation.ANY, AclPermissionType.ANY
+    )
+    return [
+        {
+            "principal": b.principal,
+            "host": b.host,
+            "operation": b.operation.name,
+            "permission": b.permission_type.name,
+            "resource_type": b.restype.name,
+            "resource_name": b.name,
+            "pattern_type": b.resource_pattern_type.name,
+        }
+        for b in admin.describe_acls(everything, request_timeout=timeout).result()
+    ]
