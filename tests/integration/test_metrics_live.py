@@ -1,18 +1,21 @@
 """The job's figures where dashboards look, read back from a real ``secure-mirror run`` on the sandbox.
 
 One short run mirrors 300 records (two topics, three partitions) with the profile's ``mirror.spark.conf`` turning on
-Spark's PrometheusServlet and JmxSink on the driver (its UI on a free port) and the driver's JMX on a free loopback
-port (no authentication: loopback only, in this test), and ``mirror.groups`` selecting a group that committed on one
-topic (the launcher's group sync writes its checkpoints and their ``checkpoint-latency-ms`` lines to the metrics
-file). While it runs:
+Spark's PrometheusServlet and JmxSink on the driver (its UI on a free port), the driver's JMX on a free loopback
+port (no authentication: loopback only, in this test) and the Prometheus JMX exporter's own Java agent (the jar
+scripts/setup fetches from Maven Central) with monitoring/jmx-exporter.yml on another, as docs/metrics.md tells an
+operator to; and ``mirror.groups`` selecting a group that committed on one topic (the launcher's group sync writes
+its checkpoints and their ``checkpoint-latency-ms`` lines to the metrics file). A real Prometheus server (Debian's)
+scrapes both endpoints every second with monitoring/prometheus.yml's two jobs, its ``metric_relabel_configs``
+included, and the tests read what it stored over its HTTP API. While the job runs:
 
-- Spark's Prometheus endpoint (``/metrics/prometheus`` on the UI port) has the job's source, and after
-  monitoring/prometheus.yml's relabelling it holds MirrorMaker 2's series per topic-partition with the records
-  mirrored (``record-count``), the bytes the sink reported (``byte-count``, as in the metrics file), rates, ages and
-  latencies;
+- from Spark's Prometheus endpoint (``/metrics/prometheus`` on the UI port), after the relabelling, Prometheus holds
+  MirrorMaker 2's series per topic-partition with the records mirrored (``record-count``), the bytes the sink
+  reported (``byte-count``, as in the metrics file), rates, ages and latencies;
 - Kafka's JmxTool reads MirrorMaker 2's MBeans (``kafka.connect.mirror:type=MirrorSourceConnector,source=src,
   target=tgt,topic=<target topic>,partition=<n>``) with the same figures, and Spark's JmxSink's copy of the source;
-  monitoring/jmx-exporter.yml's rule names them as the dashboard reads them;
+  from the JMX exporter agent Prometheus holds them under the names and labels (source, target, topic, partition)
+  the dashboard reads, with the exact target topic names;
 - the driver has read the group sync's lines from the metrics file: MirrorMaker 2's checkpoint connector series
   (``kafka.connect.mirror:type=MirrorCheckpointConnector,source=...,target=tgt,group=<group>,topic=<target topic>,
   partition=<n>``, ``checkpoint-latency-ms[-min|-max|-avg]``) are at both endpoints, with the file's latencies;
@@ -24,8 +27,8 @@ from __future__ import annotations
 import json
 import math
 import signal
-import socket
 import subprocess
+import time
 import urllib.request
 from collections import Counter
 
@@ -33,8 +36,9 @@ import pytest
 
 from secure_mirror import paths
 from tests.support.cluster import commit_offsets
-from tests.support.exposition import jmx_exporter, jmx_tool_properties, parse_text, relabelled, scrape_job
+from tests.support.exposition import ATTRIBUTES, MONITORING, jmx_tool_properties
 from tests.support.mirror_case import CLI, MirrorCase, caught_up, records, wait_for, with_groups
+from tests.support.prometheus import Prometheus, free_port
 from tests.support.sink_jar import sink_conf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.jvm]
@@ -48,12 +52,6 @@ LATENCIES = [
     "checkpoint-latency-ms-max",
     "checkpoint-latency-ms-avg",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _loopback_jmx(port: int) -> str:
@@ -71,14 +69,21 @@ def _loopback_jmx(port: int) -> str:
     )
 
 
-def _spark_conf(ui: int, jmx: int) -> dict:
+def _exporter_agent(port: int) -> str:
+    """The Prometheus JMX exporter's Java agent on ``127.0.0.1:port`` with monitoring/jmx-exporter.yml."""
+    jars = sorted((paths.deps_dir() / "jmx-exporter").glob("jmx_prometheus_javaagent-*.jar"))
+    assert jars, "the JMX exporter's agent is not in .deps/jmx-exporter: run scripts/setup"
+    return f"-javaagent:{jars[-1]}=127.0.0.1:{port}:{MONITORING / 'jmx-exporter.yml'}"
+
+
+def _spark_conf(ui: int, jmx: int, agent: int) -> dict:
     return {
         "spark.ui.port": ui,
         "spark.metrics.namespace": "secure-mirror",
         "spark.metrics.conf.driver.sink.prometheusServlet.class": "org.apache.spark.metrics.sink.PrometheusServlet",
         "spark.metrics.conf.driver.sink.prometheusServlet.path": "/metrics/prometheus",
         "spark.metrics.conf.driver.sink.jmx.class": "org.apache.spark.metrics.sink.JmxSink",
-        "spark.driver.extraJavaOptions": _loopback_jmx(jmx),
+        "spark.driver.extraJavaOptions": f"{_loopback_jmx(jmx)} {_exporter_agent(agent)}",
     }
 
 
@@ -91,8 +96,8 @@ def _expected(case) -> dict[tuple[str, str], int]:
     }
 
 
-def _scrape(ui: int) -> str:
-    with urllib.request.urlopen(f"http://127.0.0.1:{ui}/metrics/prometheus", timeout=10) as answer:
+def _scrape(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as answer:
         return answer.read().decode()
 
 
@@ -101,31 +106,47 @@ def _normalized(expected: dict[tuple[str, str], int]) -> dict[tuple[str, str], i
     return {(topic.replace(".", "_").replace("-", "_"), p): n for (topic, p), n in expected.items()}
 
 
-def _when_counted(ui: int, expected: dict[tuple[str, str], int]) -> str | None:
-    """The endpoint's text once it counts every record of ``expected``."""
-    try:
-        text = _scrape(ui)
-    except OSError:  # the driver's UI is not up yet
-        return None
-    return text if _counted(_mm2_series(text), "record_count") == _normalized(expected) else None
+def _stored(server: Prometheus) -> dict:
+    """What Prometheus holds now of MirrorMaker 2's series from each job (``spark``: Spark's endpoint after the
+    relabelling; ``jmx``: the JMX exporter agent), and whether each target's last scrape succeeded."""
+    return {
+        "spark": server.job_series("secure-mirror-spark", "kafka_connect_mirror_"),
+        "jmx": server.job_series("secure-mirror-jmx", "kafka_connect_mirror_"),
+        "up": {job: server.up(job) for job in ("secure-mirror-spark", "secure-mirror-jmx")},
+    }
 
 
-def _when_checkpointed(ui: int) -> str | None:
-    """The endpoint's text once it has a checkpoint latency of each partition the group committed."""
-    text = _scrape(ui)
-    found = _mm2_series(text, CHECKPOINTS)
-    partitions = {dict(labels)["partition"] for name, labels in found if name == CHECKPOINTS + "checkpoint_latency_ms"}
-    return text if partitions == {str(p) for p in COMMITTED} else None
+def _settled(stored: dict, expected: dict[tuple[str, str], int]) -> bool:
+    """Both jobs count every record of ``expected`` and have a checkpoint latency of each partition the group
+    committed (what the tests then read: on a broken configuration the last look is read, and they say what it
+    lacks)."""
+    checkpointed = {str(p) for p in COMMITTED}
+    return (
+        _counted(stored["spark"], "record_count") == _normalized(expected)
+        and _counted(stored["jmx"], "record_count") == expected
+        and all(
+            _partitions(stored[job], CHECKPOINTS + "checkpoint_latency_ms") == checkpointed for job in ("spark", "jmx")
+        )
+    )
 
 
-def _mm2_series(text: str, series: str = SERIES) -> dict:
-    rules = scrape_job("secure-mirror-spark")["metric_relabel_configs"]
-    return {key: value for key, value in relabelled(parse_text(text), rules).items() if key[0].startswith(series)}
+def _partitions(series: dict, name: str) -> set[str]:
+    return {dict(labels).get("partition", "") for found, labels in series if found == name}
+
+
+def _last_look(server: Prometheus, expected: dict[tuple[str, str], int], timeout: float) -> dict:
+    """Prometheus's store once it has settled, or as it is after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    stored = _stored(server)
+    while not _settled(stored, expected) and time.monotonic() < deadline:
+        time.sleep(1)
+        stored = _stored(server)
+    return stored
 
 
 def _counted(series: dict, attribute: str) -> dict[tuple[str, str], float]:
     return {
-        (dict(labels)["topic"], dict(labels)["partition"]): value
+        (dict(labels).get("topic", ""), dict(labels).get("partition", "")): value
         for (name, labels), value in series.items()
         if name == SERIES + attribute
     }
@@ -160,8 +181,9 @@ def _option_texts(case, folder) -> set[str]:
 @pytest.fixture(scope="module")
 def exposed(sandbox, tmp_path_factory):
     folder = tmp_path_factory.mktemp("metrics-live")
-    ui, jmx = _free_port(), _free_port()
-    conf = {**_spark_conf(ui, jmx), **sink_conf(folder)}
+    ui, jmx, agent = free_port(), free_port(), free_port()
+    conf = {**_spark_conf(ui, jmx, agent), **sink_conf(folder)}
+    targets = {"secure-mirror-spark": f"127.0.0.1:{ui}", "secure-mirror-jmx": f"127.0.0.1:{agent}"}
     case = MirrorCase(sandbox, folder, mirror={"spark": {"master": "local[2]", "conf": conf}})
     group = f"{case.prefix}-grp"
     with_groups(case, group)  # its own source alias, with the grants group sync needs (tests/support/mirror_case.py)
@@ -172,22 +194,28 @@ def exposed(sandbox, tmp_path_factory):
         sandbox.admin("source", commit_offsets, group, case.topic("a"), COMMITTED)
         expected, metrics = _expected(case), folder / "metrics.jsonl"
         argv = case.run_argv(folder / "run", "--trigger-interval", "1 second", "--metrics-file", str(metrics))
-        with open(folder / "job.out", "w") as out, open(folder / "job.err", "w") as err:
-            job = subprocess.Popen(argv, stdout=out, stderr=err)
-        try:
-            wait_for(lambda: caught_up(case.profile, {case.topic(n) for n in PRODUCED}), 180, "the mirror to catch up")
-            wait_for(lambda: _when_counted(ui, expected), 60, "every record counted at the Prometheus endpoint")
-            text = wait_for(lambda: _when_checkpointed(ui), 60, "the group's checkpoints at the Prometheus endpoint")
-            jmx_text = _jmx_tool(jmx)
-        finally:
-            job.send_signal(signal.SIGTERM)
-            job.wait(timeout=120)
+        with Prometheus(folder, targets) as server:
+            with open(folder / "job.out", "w") as out, open(folder / "job.err", "w") as err:
+                job = subprocess.Popen(argv, stdout=out, stderr=err)
+            try:
+                topics = {case.topic(n) for n in PRODUCED}
+                wait_for(lambda: caught_up(case.profile, topics), 180, "the mirror to catch up")
+                stored = _last_look(server, expected, 90)
+                text = _scrape(f"http://127.0.0.1:{ui}/metrics/prometheus")  # what each endpoint says itself
+                agent_text = _scrape(f"http://127.0.0.1:{agent}/metrics")
+                jmx_text = _jmx_tool(jmx)
+            finally:
+                job.send_signal(signal.SIGTERM)
+                job.wait(timeout=120)
         yield {
             "case": case,
             "alias": case.profile.source.alias,
             "group": group,
             "expected": expected,
             "text": text,
+            "agent_text": agent_text,
+            "stored": stored,
+            "prometheus_log": server.log.read_text(errors="replace")[-3000:],
             "jmx": jmx_tool_properties(jmx_text),
             "lines": [json.loads(line) for line in metrics.read_text().splitlines()],
             "exit": job.returncode,
@@ -207,8 +235,12 @@ def _bytes_in_metrics_file(lines: list[dict]) -> Counter:
 def test_the_prometheus_endpoint_holds_mirrormaker2s_figures(exposed):
     assert exposed["exit"] == 0, exposed["err"][-3000:]
     assert "not all published" not in exposed["err"]
-    series = _mm2_series(exposed["text"])
-    assert _counted(series, "record_count") == _normalized(exposed["expected"])
+    assert exposed["stored"]["up"]["secure-mirror-spark"] == 1, exposed["prometheus_log"]
+    series = _of(exposed["stored"]["spark"], SERIES)  # as Prometheus stored it, after monitoring/prometheus.yml's rules
+    assert _counted(series, "record_count") == _normalized(exposed["expected"]), sorted(exposed["stored"]["spark"])
+    assert {name for name, _ in series} == {SERIES + a.replace("-", "_") for a in ATTRIBUTES}
+    assert {tuple(k for k, _ in labels) for _, labels in series} == {("partition", "source", "target", "topic", "type")}
+    assert len(series) == len(ATTRIBUTES) * len(exposed["expected"])
     sizes = _normalized(_bytes_in_metrics_file(exposed["lines"]))
     assert _counted(series, "byte_count") == sizes and all(sizes.values())
     assert all(value > 0 for value in _counted(series, "record_rate").values())
@@ -242,13 +274,29 @@ def test_jmx_holds_mirrormaker2s_mbeans_and_sparks_copy(exposed):
     assert {name: value for name, value in spark.items() if name.endswith(".record-count,type=gauges")} == {
         f"{prefix}.topic.{topic}.partition.{p}.record-count,type=gauges": n for (topic, p), n in expected.items()
     }  # Spark's JmxSink: its Dropwizard JmxReporter's copy of the job's source
-    exported = jmx_exporter(mm2)  # what the dashboard reads, as the JMX exporter with our rules names it
-    assert len(exported) == len(mm2)
-    assert {
-        (dict(labels)["topic"], dict(labels)["partition"]): value
-        for (name, labels), value in exported.items()
-        if name == SERIES + "record_count"
-    } == expected
+    # What the dashboard reads: the JMX exporter agent's series with monitoring/jmx-exporter.yml, as Prometheus stored
+    # them from it (every MBean attribute JmxTool read, under MirrorMaker 2's names, with the exact target topics)
+    assert exposed["stored"]["up"]["secure-mirror-jmx"] == 1, exposed["prometheus_log"]
+    exported = _of(exposed["stored"]["jmx"], SERIES)
+    assert set(exported) == {_exported(name, attribute) for name, attribute in mm2}, sorted(exposed["stored"]["jmx"])
+    assert _counted(exported, "record_count") == expected
+    for attribute in ("record-count", "byte-count"):  # settled before JmxTool read them
+        assert {_exported(n, a): v for (n, a), v in mm2.items() if a == attribute} == {
+            key: value for key, value in exported.items() if key[0] == SERIES + attribute.replace("-", "_")
+        }
+
+
+def _exported(bean: str, attribute: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The series an MBean's attribute is, as docs/metrics.md and monitoring/prometheus.yml's comment promise it:
+    ``kafka_connect_mirror_<type, lower case>_<attribute, '-' read as '_'>`` with its key properties but ``type`` as
+    labels, values exact."""
+    keys = dict(pair.split("=") for pair in bean.partition(":")[2].split(","))
+    name = f"kafka_connect_mirror_{keys.pop('type').lower()}_{attribute.replace('-', '_')}"
+    return name, tuple(sorted(keys.items()))
+
+
+def _of(series: dict, prefix: str) -> dict:
+    return {key: value for key, value in series.items() if key[0].startswith(prefix)}
 
 
 def _latencies_in_metrics_file(lines: list[dict]) -> dict[tuple[str, str, str], set[float]]:
@@ -280,11 +328,17 @@ def test_the_group_syncs_checkpoints_are_mirrormaker2s_checkpoint_connector(expo
         assert 0 <= bean["checkpoint-latency-ms-min"] <= bean["checkpoint-latency-ms-max"] < 60_000 or all(
             math.isnan(bean[a]) for a in LATENCIES[1:]
         )  # NaN once the checkpoint is over 60 s old
-    exported = jmx_exporter({name: value for name, value in exposed["jmx"].items() if "Checkpoint" in name[0]})
+    exported = _of(exposed["stored"]["jmx"], CHECKPOINTS)  # the JMX exporter agent's, as Prometheus stored them
+    assert set(exported) == {
+        _exported(name, attribute) for name, attribute in exposed["jmx"] if "=MirrorCheckpointConnector," in name
+    }, sorted(exposed["stored"]["jmx"])
     assert {(name, dict(labels)["group"], dict(labels)["topic"]) for name, labels in exported} == {
         (CHECKPOINTS + a.replace("-", "_"), exposed["group"], target_topic) for a in LATENCIES
     }
-    series = _mm2_series(exposed["text"], CHECKPOINTS)  # Spark's endpoint, relabelled as monitoring/prometheus.yml
+    series = _of(exposed["stored"]["spark"], CHECKPOINTS)  # Spark's endpoint, after monitoring/prometheus.yml's rules
+    assert {tuple(k for k, _ in labels) for _, labels in series} == {
+        ("group", "partition", "source", "target", "topic", "type")
+    }, sorted(exposed["stored"]["spark"])
     latest = {
         (dict(labels)["group"], dict(labels)["partition"]): value
         for (name, labels), value in series.items()
@@ -296,8 +350,9 @@ def test_the_group_syncs_checkpoints_are_mirrormaker2s_checkpoint_connector(expo
 
 
 def test_no_option_reaches_a_name_or_a_tag(exposed):
-    series = _mm2_series(exposed["text"])
-    names = [line.split("{")[0] for line in exposed["text"].splitlines() if "kafka_connect_mirror" in line]
-    names += [name for name, _ in exposed["jmx"]] + [value for _, labels in series for _, value in labels]
-    assert len(names) > 2 * 12 * 3 and any(text.endswith("sasl.jaas.config") for text in exposed["options"])
+    stored = {**exposed["stored"]["spark"], **exposed["stored"]["jmx"]}
+    lines = exposed["text"].splitlines() + exposed["agent_text"].splitlines()  # each endpoint's own text
+    names = [line for line in lines if "kafka_connect_mirror" in line and not line.startswith("#")]
+    names += [name for name, _ in exposed["jmx"]] + [value for _, labels in stored for _, value in labels]
+    assert len(names) > 4 * 12 * 3 and any(text.endswith("sasl.jaas.config") for text in exposed["options"])
     assert sorted({text for text in exposed["options"] for name in names if text in name}) == []
