@@ -8,6 +8,7 @@ import json
 import os
 import secrets
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from secure_mirror import folders, paths
@@ -249,10 +250,10 @@ class Sandbox(BrokerControl):
         """Format each side's brokers with one cluster id, launch them all, then wait for each: a broker of several
         is started only once a majority of its controller quorum runs."""
         launched = []
-        for side in SIDES:
-            cluster_id = cluster_id_for_cli()
-            for broker in self.brokers(side):
-                broker.format_storage(cluster_id)
+        ids = {side: cluster_id_for_cli() for side in SIDES}
+        formats = [(broker, ids[side]) for side in SIDES for broker in self.brokers(side)]
+        with ThreadPoolExecutor(max_workers=len(formats)) as pool:  # a JVM each, a few seconds
+            list(pool.map(lambda pair: pair[0].format_storage(pair[1]), formats))
         for side in SIDES:
             for broker in self.brokers(side):
                 launched.append((broker, broker.launch()))
@@ -260,6 +261,13 @@ class Sandbox(BrokerControl):
                 self._save()  # before any wait: `down` stops what was launched if one never serves
         for broker, logged in launched:
             broker.wait_ready(START_TIMEOUT, since=logged)
+
+    def _stop_brokers(self) -> None:
+        """Stop every broker at once: one by one, the last of a controller quorum would wait for a majority that is
+        gone (its controlled shutdown) until it is killed."""
+        brokers = [broker for side in SIDES for broker in self.brokers(side) if broker.pid]
+        with ThreadPoolExecutor(max_workers=max(len(brokers), 1)) as pool:
+            list(pool.map(lambda broker: broker.stop(), brokers))
 
     def _start(self) -> None:
         kdc = self.kdc()
@@ -394,10 +402,7 @@ class Sandbox(BrokerControl):
         old_broker.stop(self.base)
         if (cluster := self.hadoop()) is not None:
             cluster.stop()
-        for side in SIDES:
-            for broker in self.brokers(side):
-                if broker.pid:
-                    broker.stop()
+        self._stop_brokers()
         if self.state["pids"].get("kdc"):
             self.kdc().stop()
         if self.state["pids"].get("oidc"):

@@ -172,7 +172,7 @@ def start(sandbox, timeout: float = 120.0) -> OldBroker:
         side.realm,
         port,
         zookeeper_port,
-        sandbox.keytab("source", "broker"),
+        sandbox.broker("source").keytab,  # the first broker's: its host and principal are side.host's
         sandbox.base / "source" / "krb5.conf",
     )
     try:
