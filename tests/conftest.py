@@ -48,6 +48,27 @@ def hadoop(sandbox):
 
 
 @pytest.fixture(scope="session")
+def three_brokers(tmp_path_factory):
+    """A second sandbox of three brokers a side (``sandbox up --brokers 3``), started at its first use and shared by
+    the session's three-broker suites; SECURE_MIRROR_TEST_THREE_BROKERS=DIR reuses a running one. Its
+    ``state["up_seconds"]`` says how long it took to start."""
+    import time
+
+    from secure_mirror.sandbox import Sandbox
+
+    reuse = os.environ.get("SECURE_MIRROR_TEST_THREE_BROKERS")
+    started = time.monotonic()
+    sb = Sandbox.load(Path(reuse)) if reuse else Sandbox.up(tmp_path_factory.mktemp("three") / "sb", brokers=3)
+    sb.state["up_seconds"] = round(time.monotonic() - started)
+    with pytest.MonkeyPatch.context() as patch:
+        if "SPARK_SUBMIT_OPTS" not in os.environ:  # the tests' quick Spark starts, as the sandbox fixture gives them
+            patch.setenv("SPARK_SUBMIT_OPTS", jvm_starts.spark_submit_opts(sb, tmp_path_factory.mktemp("jvm3"))[0])
+        yield sb
+    if not reuse:
+        sb.down()
+
+
+@pytest.fixture(scope="session")
 def old_bootstrap(sandbox):
     """The old broker's bootstrap (Kafka 2.2.2 with ZooKeeper): the running one of a sandbox started with
     ``--old-broker``, else one started at its first use and stopped at the session's end."""

@@ -124,8 +124,10 @@ def _first_phases(
 
 
 def _reached(sides: tuple[Side, ...], side: Side, facts: SideFacts) -> bool:
-    """Whether librdkafka connected to ``side`` (one of those asked): only then is the Java client tried there."""
-    return side in sides and Report(facts.checks).passed(f"{side}.kafka.connect")
+    """Whether librdkafka connected to ``side`` (one of those asked) and no broker it names refused it: only then is
+    the Java client tried there (it would meet the refusing broker too: one cause, one failure)."""
+    refused = any(c.id == f"{side}.kafka.brokers" and c.status == FAIL for c in facts.checks)
+    return side in sides and Report(facts.checks).passed(f"{side}.kafka.connect") and not refused
 
 
 def _needed(sides: tuple[Side, ...]) -> tuple[Side, ...]:

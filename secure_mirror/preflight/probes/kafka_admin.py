@@ -114,11 +114,20 @@ def reason(admin: Admin, exc: BaseException) -> str:
 
 
 def connect(admin: Admin) -> Reached | Unreached:
-    """The cluster once connected and authenticated, else why not."""
+    """The cluster once connected and authenticated, else why not. The client sends DescribeCluster to the broker
+    the metadata names controller (on KRaft any broker, drawn anew): when that one does not answer, the metadata a
+    broker that did answer gave still describes the cluster, without the identity's operations (``kafka.brokers``
+    then names the broker that did not answer)."""
     try:
         return {"cluster": describe_cluster(admin)}
     except Exception as exc:  # noqa: BLE001 - the reason is in librdkafka's error callback
-        return {"error": reason(admin, exc), "librdkafka": admin.errors[-3:]}
+        why = reason(admin, exc)
+        try:
+            metadata = admin.client.list_topics(timeout=admin.timeout)
+        except Exception:  # noqa: BLE001 - no broker answered: the first reason says why
+            return {"error": why, "librdkafka": admin.errors[-3:]}
+        nodes = sorted((b.id, b.host, b.port) for b in metadata.brokers.values())
+        return {"cluster": {"cluster_id": metadata.cluster_id, "nodes": nodes, "operations": None}}
 
 
 EACH_BROKER_AT_ONCE = 16  # clients asking brokers in parallel: a large cluster is asked in rounds
@@ -126,20 +135,23 @@ EACH_BROKER_AT_ONCE = 16  # clients asking brokers in parallel: a large cluster 
 
 def each_broker(conf: dict, nodes: list[tuple[int, str, int]], timeout: float) -> list[BrokerLogin]:
     """Each broker the metadata names, asked on its own: a client whose only bootstrap server is that broker's
-    advertised listener asks for the cluster's description. It can only learn of the other brokers through that one,
-    so an answer proves that this broker completed TLS (its certificate checked against its host name) and the login
-    (its service principal's ticket, its keytab) as the job's clients will meet it when a leader or coordinator moves
-    there; no ACL is needed for the question."""
+    advertised listener asks for the cluster's metadata (the topics this identity may describe, no ACL needed for
+    the question). It knows no other broker before that one answered, so the answer proves that this broker completed
+    TLS (its certificate checked against its host name) and the login (its service principal's ticket, its keytab) as
+    the job's clients will meet it when a leader or coordinator moves there. (A DescribeCluster would not do: the
+    client sends it to the cluster's controller, whichever broker that is.)"""
     from concurrent.futures import ThreadPoolExecutor
 
     def ask(node: tuple[int, str, int]) -> BrokerLogin:
         node_id, host, port = node
         admin = Admin({**conf, "bootstrap.servers": f"{host}:{port}"}, timeout)
         try:
-            admin.client.describe_cluster(request_timeout=timeout).result()
+            admin.client.list_topics(timeout=timeout)
             error = None
         except Exception as exc:  # noqa: BLE001 - the reason is in librdkafka's error callback
-            error = reason(admin, exc)
+            admin.client.poll(0)  # serves the error events (the login's own error) to error_cb
+            said = [e for e in admin.errors if "_ALL_BROKERS_DOWN" not in e]  # "1/1 brokers are down" says no why
+            error = said[-1] if said else str(exc)
         return {"node": node_id, "server": f"{host}:{port}", "error": error}
 
     if not nodes:
