@@ -81,6 +81,9 @@ class LagPartition(BaseModel):
     offset: int | None = Field(description="the offset the mirror's checkpoint committed (null: not mirrored yet)")
     log_end: int | None = Field(description="the source's end offset (null: the source no longer shows the topic)")
     lag: int | None = Field(description="log_end - offset (null when log_end is unknown: never 0)")
+    unread: str | None = Field(
+        default=None, description="why the source's end offset could not be read (no leader, its leader down)"
+    )
 
 
 class LagOutput(BaseModel):
@@ -134,6 +137,14 @@ class PartitionCount(BaseModel):
     fix: str
 
 
+class Unread(BaseModel):
+    topic: str
+    partition: int | None = Field(description="null: the whole topic (the mirror did not keep partitions)")
+    target_topic: str
+    side: Literal["source", "target"] = Field(description="the side whose partition could not be read")
+    why: str = Field(description="no leader, or its leader did not answer")
+
+
 class VerifyOutput(BaseModel):
     """``verify --json``: source against target over the mirrored range (exit 0 when ok, else 1)."""
 
@@ -145,6 +156,9 @@ class VerifyOutput(BaseModel):
     not_mirrored: list[Pending] = Field(description="source partitions the checkpoint does not know yet")
     partition_counts: list[PartitionCount] = Field(
         description="target topics whose partition count is not the source's where partitions are kept, with the fix"
+    )
+    unread: list[Unread] = Field(
+        default_factory=list, description="what could not be read and so was not compared (ok is then false)"
     )
     heartbeat: Heartbeat | None = Field(description="null when mirror.heartbeats is off")
 

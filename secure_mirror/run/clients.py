@@ -3,6 +3,8 @@ identity's process: lag and verify read both clusters with the same identities t
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from secure_mirror.identities import Identities
 from secure_mirror.kafka.admin_ops import LOG
 from secure_mirror.kafka.identity import ClientConf
@@ -39,11 +41,22 @@ def _consumer(conf: dict):
     )
 
 
-def watermarks(
+@dataclass(frozen=True)
+class EndOffsets:
+    """What ``end_offsets`` read: each partition's (low, high) watermarks, and the partitions it could not read with
+    why (no leader, or a leader that did not answer): callers report those, never 0 lag or a match for them."""
+
+    ends: dict[tuple[str, int], tuple[int, int]]
+    unread: dict[tuple[str, int], str] = field(default_factory=dict)
+
+
+def end_offsets(
     conf: dict, topics: list[str] | None = None, java_pattern: str | None = None, timeout: float = 30.0
-) -> dict[tuple[str, int], tuple[int, int]]:
-    """(topic, partition) -> (low, high) for ``topics`` and/or the topics ``java_pattern`` selects."""
-    from confluent_kafka import TopicPartition
+) -> EndOffsets:
+    """(low, high) per partition of ``topics`` and/or the topics ``java_pattern`` selects; a partition without a leader,
+    or whose leader does not answer within ``timeout``, is unread (the other partitions of a leader that did not
+    answer are not asked again: a broker down costs one wait, not one per partition)."""
+    from confluent_kafka import KafkaException, TopicPartition
 
     from secure_mirror.profile.javaregex import compile_java
 
@@ -52,12 +65,37 @@ def watermarks(
         metadata = consumer.list_topics(timeout=timeout)
         pattern = compile_java(java_pattern) if java_pattern else None
         wanted = set(topics or [])
-        out = {}
+        ends: dict[tuple[str, int], tuple[int, int]] = {}
+        unread: dict[tuple[str, int], str] = {}
+        silent: dict[int, str] = {}  # leader -> why it did not answer
         for name, topic in metadata.topics.items():
-            if name in wanted or (pattern is not None and pattern.fullmatch(name)):
-                for partition in topic.partitions:
-                    low, high = consumer.get_watermark_offsets(TopicPartition(name, partition), timeout=timeout)
-                    out[(name, partition)] = (low, high)
-        return out
+            if not (name in wanted or (pattern is not None and pattern.fullmatch(name))):
+                continue
+            for partition, found in topic.partitions.items():
+                if found.leader < 0:  # (a replica out of sync alone does not stop reading: not asked about)
+                    unread[(name, partition)] = f"no leader ({found.error or 'none elected'})"
+                elif found.leader in silent:
+                    unread[(name, partition)] = silent[found.leader]
+                else:
+                    try:
+                        ends[(name, partition)] = consumer.get_watermark_offsets(
+                            TopicPartition(name, partition), timeout=timeout
+                        )
+                    except KafkaException as error:
+                        silent[found.leader] = f"its leader, broker {found.leader}, did not answer ({error.args[0]})"
+                        unread[(name, partition)] = silent[found.leader]
+        return EndOffsets(ends, unread)
     finally:
         consumer.close()
+
+
+def watermarks(
+    conf: dict, topics: list[str] | None = None, java_pattern: str | None = None, timeout: float = 30.0
+) -> dict[tuple[str, int], tuple[int, int]]:
+    """(topic, partition) -> (low, high) for ``topics`` and/or the topics ``java_pattern`` selects; an error when a
+    partition could not be read (``end_offsets`` says which and why)."""
+    marks = end_offsets(conf, topics, java_pattern, timeout)
+    if marks.unread:
+        (topic, partition), why = next(iter(sorted(marks.unread.items())))
+        raise RuntimeError(f"{len(marks.unread)} partition(s) could not be read, {topic}[{partition}]: {why}")
+    return marks.ends

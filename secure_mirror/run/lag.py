@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 
 from secure_mirror.profile.models import Profile
 from secure_mirror.run import checkpoint
-from secure_mirror.run.clients import inspection, watermarks
+from secure_mirror.run.clients import end_offsets, inspection
 from secure_mirror.run.heartbeat_reader import flow_heartbeat
 from secure_mirror.run.heartbeats import HeartbeatState
 
@@ -25,21 +25,27 @@ class LagRow:
     offset: int | None  # committed by the mirror; None: not mirrored yet
     log_end: int | None  # None: the source no longer shows the topic (deleted, or not describable by the mirror)
     lag: int | None  # None when log_end is unknown: not 0, which would read as "caught up"
+    unread: str | None = None  # why the source's end offset could not be read (no leader, a leader down)
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 def lag_rows(
-    profile: Profile, ends: dict[tuple[str, int], tuple[int, int]], committed: dict[tuple[str, int], int]
+    profile: Profile,
+    ends: dict[tuple[str, int], tuple[int, int]],
+    committed: dict[tuple[str, int], int],
+    unread: dict[tuple[str, int], str] | None = None,
 ) -> list[LagRow]:
-    """Rows from the source's (low, high) watermarks and the committed offsets (pure; tested on its own)."""
+    """Rows from the source's (low, high) watermarks, the partitions whose end offsets could not be read (``unread``:
+    why) and the committed offsets (pure; tested on its own)."""
     group = profile.group_prefix
+    unread = unread or {}
     rows = []
-    for topic, partition in sorted(set(ends) | set(committed)):
+    for topic, partition in sorted(set(ends) | set(committed) | set(unread)):
         offset = committed.get((topic, partition))
         if (topic, partition) not in ends:
-            rows.append(LagRow(group, topic, partition, offset, None, None))
+            rows.append(LagRow(group, topic, partition, offset, None, None, unread.get((topic, partition))))
             continue
         low, high = ends[(topic, partition)]
         behind = high - (
@@ -54,8 +60,10 @@ def lag(profile: Profile) -> list[LagRow]:
     found = checkpoint.committed_offsets(profile.mirror.checkpoint_location, profile)
     committed = found[1] if found else {}
     with inspection(profile) as clients:
-        ends = clients.call("source", watermarks, sorted({t for t, _ in committed}), profile.selection().java_pattern())
-    return lag_rows(profile, ends, committed)
+        marks = clients.call(
+            "source", end_offsets, sorted({t for t, _ in committed}), profile.selection().java_pattern()
+        )
+    return lag_rows(profile, marks.ends, committed, marks.unread)
 
 
 def lag_heartbeat(profile: Profile) -> HeartbeatState | None:
@@ -88,7 +96,11 @@ def format_table(rows: list[LagRow]) -> str:
     ]
     known = [r.lag for r in rows if r.lag is not None]
     footer = [f"total lag: {sum(known)} records over {len(known)} partitions"]
-    if unknown := sorted({r.topic for r in rows if r.lag is None}):
+    if unread := [r for r in rows if r.unread is not None]:
+        named = "; ".join(f"{r.topic}[{r.partition}]: {r.unread}" for r in unread[:10])
+        more = f" and {len(unread) - 10} more" if len(unread) > 10 else ""
+        footer.append(f"unread: {len(unread)} partition(s) whose lag is unknown, not 0: {named}{more}")
+    if unknown := sorted({r.topic for r in rows if r.lag is None and r.unread is None}):
         footer.append(
             f"unknown: {', '.join(unknown)} no longer shown by the source (deleted, or the mirror identity "
             "may no longer DESCRIBE it); the job stops on a deleted topic (exit 5)"

@@ -23,7 +23,7 @@ from secure_mirror.profile.job_settings import PROVENANCE_PREFIX
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topic_shape import partition_problem
 from secure_mirror.run import checkpoint
-from secure_mirror.run.clients import inspection, watermarks
+from secure_mirror.run.clients import end_offsets, inspection
 from secure_mirror.run.heartbeat_reader import flow_heartbeat
 from secure_mirror.run.heartbeats import HeartbeatState
 from secure_mirror.verify import scan
@@ -64,10 +64,11 @@ class VerifyResult:
     batch: int
     heartbeat: HeartbeatState | None = None  # None: heartbeats off
     partition_counts: list[dict] = field(default_factory=list)  # target topics whose count is not the source's
+    unread: list[dict] = field(default_factory=list)  # what could not be read, so not compared: never a match
 
     @property
     def ok(self) -> bool:
-        return all(c.ok for c in self.comparisons)
+        return all(c.ok for c in self.comparisons) and not self.unread
 
     def to_dict(self) -> dict:
         return {
@@ -78,6 +79,7 @@ class VerifyResult:
             "comparisons": [c.to_dict() for c in self.comparisons],
             "not_mirrored": self.not_mirrored,
             "partition_counts": self.partition_counts,
+            "unread": self.unread,
             **({"heartbeat": self.heartbeat.to_dict()} if self.heartbeat is not None else {}),
         }
 
@@ -103,8 +105,14 @@ class VerifyResult:
             )
         for shape in self.partition_counts:
             lines.append(f"SHAPE    {shape['finding']}: {shape['fix']}")
+        for unread in self.unread:
+            part = "all" if unread["partition"] is None else unread["partition"]
+            lines.append(
+                f"UNREAD   {unread['topic']}[{part}] -> {unread['target_topic']}: the {unread['side']} partition "
+                f"could not be read ({unread['why']}): not compared"
+            )
         total = self.to_dict()
-        verdict = "match" if self.ok else "MISMATCH"
+        verdict = "match" if self.ok else "MISMATCH" if not all(c.ok for c in self.comparisons) else "INCOMPLETE"
         lines.append(
             f"verify: {verdict}: {total['source_records']} source records, {total['target_records']} "
             f"target records over {len(self.comparisons)} comparisons (checkpoint batch {self.batch})"
@@ -127,16 +135,30 @@ class _Plan:
     groups: dict[tuple, str]  # group -> target topic
     not_mirrored: list[dict]
     partition_counts: list[dict] = field(default_factory=list)
+    unread: list[dict] = field(default_factory=list)  # groups left out: a partition of theirs could not be read
 
 
-def plan_ranges(profile: Profile, committed: dict, initial: dict, source_marks: dict, target_marks: dict) -> _Plan:
-    """Which offsets of which partitions are compared, and how they are grouped (pure; tested on its own)."""
+def plan_ranges(
+    profile: Profile,
+    committed: dict,
+    initial: dict,
+    source_marks: dict,
+    target_marks: dict,
+    source_unread: dict | None = None,
+    target_unread: dict | None = None,
+) -> _Plan:
+    """Which offsets of which partitions are compared, and how they are grouped (pure; tested on its own). A group
+    with a partition that could not be read (``*_unread``: (topic, partition) -> why) is left out and listed."""
     source_ranges, target_ranges, groups, counts = [], [], {}, []
+    source_unread, target_unread = source_unread or {}, target_unread or {}
+    skipped: dict[tuple, dict] = {}
     topics = sorted({t for t, _ in committed})
     for topic in topics:
         target = profile.target_topic(topic)
-        source_parts = sorted(p for t, p in source_marks if t == topic) or sorted(p for t, p in committed if t == topic)
-        target_parts = sorted(p for t, p in target_marks if t == target)
+        source_parts = sorted(p for t, p in {*source_marks, *source_unread} if t == topic) or sorted(
+            p for t, p in committed if t == topic
+        )
+        target_parts = sorted(p for t, p in {*target_marks, *target_unread} if t == target)
         per_partition = profile.mirror.keeps_partitions(len(source_parts), len(target_parts))
         if (problem := _count_problem(profile, topic, len(source_parts), len(target_parts))) is not None:
             counts.append(problem)
@@ -145,18 +167,31 @@ def plan_ranges(profile: Profile, committed: dict, initial: dict, source_marks: 
             start = max(initial.get((topic, partition), low), low)
             group = (topic, partition if per_partition else None)
             groups[group] = target
+            if (why := source_unread.get((topic, partition))) is not None:
+                skipped.setdefault(group, {"side": "source", "why": why})
             source_ranges.append((topic, partition, start, committed[(topic, partition)], group))
         for partition in target_parts:
-            low, high = target_marks[(target, partition)]
             group = (topic, partition if per_partition else None)
             groups.setdefault(group, target)
+            if (why := target_unread.get((target, partition))) is not None:
+                skipped.setdefault(group, {"side": "target", "why": why})
+                continue
+            low, high = target_marks[(target, partition)]
             target_ranges.append((target, partition, low, high, group))
     not_mirrored = [
         {"topic": t, "partition": p, "records": high - low}
         for (t, p), (low, high) in sorted(source_marks.items())
         if (t, p) not in committed and high > low
     ]
-    return _Plan(source_ranges, target_ranges, groups, not_mirrored, counts)
+    unread = [
+        {"topic": group[0], "partition": group[1], "target_topic": groups.pop(group), **found}
+        for group, found in sorted(
+            skipped.items(), key=lambda item: (item[0][0], -1 if item[0][1] is None else item[0][1])
+        )
+    ]
+    source_ranges = [r for r in source_ranges if r[-1] not in skipped]
+    target_ranges = [r for r in target_ranges if r[-1] not in skipped]
+    return _Plan(source_ranges, target_ranges, groups, not_mirrored, counts, unread)
 
 
 def _count_problem(profile: Profile, topic: str, source: int, target: int) -> dict | None:
@@ -197,9 +232,9 @@ def verify(profile: Profile, *, cells: int = DEFAULT_CELLS, examples: int = EXAM
 def _verify(profile: Profile, batch: int, committed: dict, initial: dict, cells: int, examples: int) -> VerifyResult:
     with inspection(profile) as clients:
         topics = sorted({t for t, _ in committed})
-        source_marks = clients.call("source", watermarks, topics, profile.selection().java_pattern())
-        target_marks = clients.call("target", watermarks, sorted({profile.target_topic(t) for t in topics}))
-        plan = plan_ranges(profile, committed, initial, source_marks, target_marks)
+        ours = clients.call("source", end_offsets, topics, profile.selection().java_pattern())
+        theirs = clients.call("target", end_offsets, sorted({profile.target_topic(t) for t in topics}))
+        plan = plan_ranges(profile, committed, initial, ours.ends, theirs.ends, ours.unread, theirs.unread)
         keep = provenance_rules(profile, clients.call("target", scan.cluster_id))
         with ThreadPoolExecutor(2) as pool:
             source = pool.submit(clients.call, "source", scan.scan, plan.source_ranges, None, cells, keep["source"])
@@ -211,7 +246,7 @@ def _verify(profile: Profile, batch: int, committed: dict, initial: dict, cells:
         if differences:
             _explain(clients, plan, comparisons, differences, examples, keep)
         heartbeat = flow_heartbeat(profile, clients)
-    return VerifyResult(comparisons, plan.not_mirrored, batch, heartbeat, plan.partition_counts)
+    return VerifyResult(comparisons, plan.not_mirrored, batch, heartbeat, plan.partition_counts, plan.unread)
 
 
 def provenance_rules(profile: Profile, target_id: str | None) -> dict[str, tuple[str, str, str] | None]:

@@ -67,3 +67,18 @@ def test_checkpoint_of_other_settings_is_refused(tmp_path):
     ):
         checkpoint.check_fingerprint(str(tmp_path), {"sha256": fingerprint(new), "settings": new})
     checkpoint.check_fingerprint("hdfs://nn/ckpt", {"sha256": "x", "settings": {}})  # the job checks those
+
+
+def test_a_partition_whose_end_offset_could_not_be_read_has_no_lag_and_is_named(tmp_path):
+    """A broker down: the partition's lag is unknown (None), never 0, and the table says which and why."""
+    profile = pf.load(tmp_path)
+    why = "its leader, broker 2, did not answer (KafkaError{code=_TIMED_OUT})"
+    rows = lag_rows(profile, {("t", 0): (0, 12)}, {("t", 0): 12, ("t", 1): 4}, {("t", 1): why})
+    assert [(r.partition, r.offset, r.log_end, r.lag, r.unread) for r in rows] == [
+        (0, 12, 12, 0, None),
+        (1, 4, None, None, why),
+    ]
+    table = format_table(rows)
+    assert "total lag: 0 records over 1 partitions" in table
+    assert f"unread: 1 partition(s) whose lag is unknown, not 0: t[1]: {why}" in table
+    assert "no longer shown by the source" not in table  # it is shown: its leader is down

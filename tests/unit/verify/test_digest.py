@@ -66,3 +66,45 @@ def test_plan_ranges_per_partition_when_counts_match_else_per_topic(tmp_path):
     assert plan.not_mirrored == [{"topic": "new", "partition": 0, "records": 3}]
     unkept = plan_ranges(pf.load(tmp_path / "unkept", keep_partition=False), committed, {}, source, target)
     assert {g for *_r, g in unkept.source_ranges} == {("a", None), ("b", None)}
+
+
+def test_a_partition_that_could_not_be_read_is_left_out_and_named_never_a_match(tmp_path):
+    """With a broker down, the group of a partition that could not be read on either side is not compared: it is
+    listed as unread, and the result is not ok even when everything compared matched."""
+    from secure_mirror.verify.compare import VerifyResult
+
+    committed = {("a", 0): 10, ("a", 1): 7, ("b", 0): 5}
+    source = {("a", 0): (0, 10), ("b", 0): (0, 5)}
+    target = {("src.a", 0): (0, 10), ("src.a", 1): (0, 7)}
+    plan = plan_ranges(
+        pf.load(tmp_path / "auto"),
+        committed,
+        {},
+        source,
+        target,
+        {("a", 1): "no leader (LEADER_NOT_AVAILABLE)"},
+        {("src.b", 0): "its leader, broker 3, did not answer"},
+    )
+    assert {g for *_r, g in plan.source_ranges} == {g for *_r, g in plan.target_ranges} == {("a", 0)}
+    assert plan.unread == [
+        {
+            "topic": "a",
+            "partition": 1,
+            "target_topic": "src.a",
+            "side": "source",
+            "why": "no leader (LEADER_NOT_AVAILABLE)",
+        },
+        {
+            "topic": "b",
+            "partition": 0,
+            "target_topic": "src.b",
+            "side": "target",
+            "why": "its leader, broker 3, did not answer",
+        },
+    ]
+    assert plan.partition_counts == []  # an unread partition still counts as one of its topic's
+    result = VerifyResult([], [], 3, unread=plan.unread)
+    assert not result.ok
+    text = result.text()
+    assert "UNREAD   a[1] -> src.a: the source partition could not be read (no leader (LEADER_NOT_AVAILABLE))" in text
+    assert text.splitlines()[-1].startswith("verify: INCOMPLETE: ")
