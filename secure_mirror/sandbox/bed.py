@@ -37,7 +37,7 @@ from secure_mirror.sandbox.tls import CertificateAuthority
 
 STATE = "state.json"
 SIDES = ("source", "target")
-START_TIMEOUT = 180.0  # seconds for a broker to serve (several JVMs start at once on two CPUs)
+START_TIMEOUT = 300.0  # seconds for a broker to serve (several JVMs start at once on two CPUs, often busy)
 
 
 def _check_dependencies() -> None:
@@ -241,6 +241,12 @@ class Sandbox(BrokerControl):
             token_key=self.base / side / "delegation-token.key",
             heap=MULTI_BROKER_HEAP if many else BROKER_HEAP,
         )
+
+    @property
+    def replication_factor(self) -> int:
+        """The replication factor of the topics made here for mirroring: 3 from three brokers a side (their
+        ``min.insync.replicas`` 2 is the brokers' default), else one replica a broker."""
+        return min(len(self.sides["source"].nodes), 3)
 
     def pid_key(self, side: str, node_id: int = 1) -> str:
         """The broker's name in ``state["pids"]``: the side with one broker (as always), else ``<side>-<node id>``."""

@@ -2,28 +2,23 @@
 service principal, keytab and certificate, a three-voter KRaft quorum a side, replication factor 3 and
 min.insync.replicas 2; the sandbox's helpers for the fault cases; and a mirror, exactly_once, on it. Every fact is
 read by a reader of its own (confluent-kafka as the side's admin, Kafka's own tools, the KDC's and brokers' logs,
-Python's TLS client), not by secure_mirror's verify. One sandbox of its own for the whole module (the session's
+Python's TLS client), not by secure_mirror's verify. The session's three-broker sandbox (`three_brokers`; the session's
 `sandbox` stays single-broker); SECURE_MIRROR_TEST_THREE_BROKERS=DIR reuses a running one."""
 
 from __future__ import annotations
 
-import os
 import socket
 import ssl
 import subprocess
 import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 import yaml
 from cryptography import x509
 
 from secure_mirror.errors import EXIT_OK
-from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.processes import call_kept
-from secure_mirror.sandbox import Sandbox
-from tests.support import jvm_starts
 from tests.support.cluster import produce_transactions
 from tests.support.mirror_case import MirrorCase, wait_for
 from tests.support.sink_jar import sink_conf
@@ -34,17 +29,9 @@ RECORDS = 300
 
 
 @pytest.fixture(scope="module")
-def three(tmp_path_factory):
-    reuse = os.environ.get("SECURE_MIRROR_TEST_THREE_BROKERS")
-    started = time.monotonic()
-    sb = Sandbox.load(Path(reuse)) if reuse else Sandbox.up(tmp_path_factory.mktemp("three") / "sb", brokers=3)
-    sb.state["up_seconds"] = round(time.monotonic() - started)
-    with pytest.MonkeyPatch.context() as patch:
-        if "SPARK_SUBMIT_OPTS" not in os.environ:  # the tests' quick Spark starts, as conftest's sandbox gives them
-            patch.setenv("SPARK_SUBMIT_OPTS", jvm_starts.spark_submit_opts(sb, tmp_path_factory.mktemp("jvm"))[0])
-        yield sb
-    if not reuse:
-        sb.down()
+def three(three_brokers):
+    """The session's three-broker sandbox (tests/conftest.py), shared with the three-broker pre-flight suite."""
+    return three_brokers
 
 
 def _metadata(conf: dict) -> dict:
@@ -112,7 +99,8 @@ def mirrored(three, tmp_path_factory):
     with case:
         topic = case.topic("a")
         target_topic = case.profile.target_topic(topic)
-        three.admin("source", admin_ops.create_topics, {topic: 3}, replication_factor=3)
+        assert three.replication_factor == 3
+        case.create({"a": 3})
         batches = [
             {
                 "records": [{"key": f"k{i}".encode(), "value": f"v{i}".encode(), "partition": i % 3} for i in part],
@@ -137,9 +125,10 @@ def mirrored(three, tmp_path_factory):
             "target_topic": target_topic,
             "seconds": seconds,
             "replicas": {s: three.admin(s, _metadata)["topics"] for s in SIDES},
-            "min_insync": three.admin(
-                "target", _min_insync, [target_topic, "__transaction_state", "__consumer_offsets"]
-            ),
+            "min_insync": {
+                side: three.admin(side, _min_insync, [name, "__transaction_state", "__consumer_offsets"])
+                for side, name in (("source", topic), ("target", target_topic))
+            },
             "transactions": three.transactions("target"),
         }
 
@@ -202,7 +191,7 @@ def test_the_internal_topics_and_the_mirrored_topics_have_three_replicas_and_min
         assert {len(r) for parts in internal.values() for r in parts.values()} == {3}, side
     assert {len(r) for r in mirrored["replicas"]["source"][mirrored["topic"]].values()} == {3}
     assert {len(r) for r in mirrored["replicas"]["target"][mirrored["target_topic"]].values()} == {3}
-    assert set(mirrored["min_insync"].values()) == {"2"}, mirrored["min_insync"]
+    assert {v for side in SIDES for v in mirrored["min_insync"][side].values()} == {"2"}, mirrored["min_insync"]
 
 
 def test_an_exactly_once_mirror_copies_every_record_once(three, mirrored):
@@ -230,7 +219,7 @@ def test_a_clean_stop_and_start_of_one_broker_and_the_isr_recovers(three, mirror
         assert all(node not in p["isr"] for p in three.partitions(side, [mirrored["topic"]]))
     finally:
         three.start_broker(side, node_id=node)
-    seconds = three.wait_in_sync(side, timeout=180)
+    seconds = three.wait_in_sync(side)
     assert three.under_replicated(side) == []
     assert three.metadata_quorum(side)["voters"] == [1, 2, 3]
     print(f"source broker {node} back in sync {seconds:.1f} s after it served again")

@@ -88,7 +88,9 @@ class MirrorCase:
                 self.sb.admin(side, admin_ops.delete_topics, mine)
 
     def create(self, topics: dict[str, int]) -> None:
-        self.sb.admin("source", admin_ops.create_topics, {self.topic(t): n for t, n in topics.items()})
+        """The source topics (name -> partitions), as many replicas as the sandbox's topics for mirroring have."""
+        topics = {self.topic(t): n for t, n in topics.items()}
+        self.sb.admin("source", admin_ops.create_topics, topics, replication_factor=self.sb.replication_factor)
 
     def produce(self, name: str, records: list[dict], side: str = "source") -> None:
         self.sb.admin(side, admin_ops.produce, name if side == "target" else self.topic(name), records)

@@ -150,3 +150,41 @@ def test_the_transactions_list_is_read_as_plain_data():
         {"transactional_id": "tx-b", "coordinator": 3, "producer_id": 9, "state": "Ongoing"},
     ]
     assert parse_transactions("TransactionalId Coordinator ProducerId TransactionState\n") == []
+
+
+def _sandbox(tmp_path, brokers: int):
+    from secure_mirror.sandbox import Sandbox
+
+    sides = sides_for(list(range(40000, 40000 + ports_needed(brokers))), brokers)
+    (tmp_path / "secrets").mkdir()
+    for side in ("source", "target"):  # PLAIN's password, which a broker's properties hold
+        (tmp_path / "secrets" / f"{side}-mirror.scram-password").write_text("not-a-secret")
+    state = {"sides": [s.to_state() for s in sides], "kdc_ports": [1, 2], "pids": {}, "plaintext": False}
+    return Sandbox(tmp_path, state | {"corp_kdc_port": 3, "oidc_port": 4, "ticket_lifetime": "10h"})
+
+
+def test_one_broker_a_side_keeps_its_folder_files_and_pid_name(tmp_path):
+    sb = _sandbox(tmp_path, 1)
+    (broker,) = sb.brokers("source")
+    assert (broker.name, broker.base, broker.host) == ("source", tmp_path / "source", "kafka.source.test")
+    assert (broker.keytab, broker.keystore) == (
+        tmp_path / "source/broker.keytab",
+        tmp_path / "source/broker-keystore.pem",
+    )
+    assert broker.properties()["controller.quorum.voters"] == f"1@kafka.source.test:{broker.controller_port}"
+    assert sb.pid_key("source") == "source" and sb.replication_factor == 1
+    assert broker.settings == ONE_BROKER_SETTINGS
+
+
+def test_three_brokers_a_side_each_have_a_folder_keytab_keystore_and_pid_name_of_their_own(tmp_path):
+    sb = _sandbox(tmp_path, 3)
+    brokers = sb.brokers("target")
+    assert [b.name for b in brokers] == ["target-1", "target-2", "target-3"]
+    assert [b.keytab.name for b in brokers] == ["broker-1.keytab", "broker-2.keytab", "broker-3.keytab"]
+    assert len({b.keystore for b in brokers}) == len({b.base for b in brokers}) == 3
+    assert [b.principal for b in brokers] == [f"kafka/kafka-{i}.target.test@TARGET.TEST" for i in (1, 2, 3)]
+    voters = {b.properties()["controller.quorum.voters"] for b in brokers}
+    assert voters == {",".join(f"{b.node_id}@{b.host}:{b.controller_port}" for b in brokers)}
+    assert {b.token_key for b in brokers} == {tmp_path / "target" / "delegation-token.key"}  # one key a cluster
+    assert [sb.pid_key("target", i) for i in (1, 2, 3)] == ["target-1", "target-2", "target-3"]
+    assert sb.replication_factor == 3 and sb.broker("target", 2).node_id == 2
