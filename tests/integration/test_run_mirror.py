@@ -11,7 +11,6 @@ import sys
 import pytest
 
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUSED
-from secure_mirror.kafka import admin_ops
 from secure_mirror.preflight import FAIL, WARN, run_preflight
 from secure_mirror.profile import load_profile
 from secure_mirror.run.json_lines import OutcomeLine, RunLine
@@ -19,7 +18,7 @@ from secure_mirror.run.lag import lag
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.run.monitor import StatusLine
 from secure_mirror.verify import verify
-from tests.support.cluster import produce_transactions
+from tests.support.cluster import consume_to_end, produce_transactions
 from tests.support.mirror_case import MirrorCase, records, wait_for
 from tests.support.output_schemas import assert_valid_lines
 
@@ -110,7 +109,7 @@ def test_mirrors_renamed_topics_with_a_new_topic_and_resumes(mirrored):
 
 def test_records_keep_keys_headers_and_null_values(mirrored, sandbox):
     case = mirrored["case"]
-    got = sandbox.admin("target", admin_ops.consume, f"src.{case.topic('b')}", max_records=25)
+    got = sandbox.admin("target", consume_to_end, f"src.{case.topic('b')}")  # to the end: a record more is seen
     expected = records(25, 1, "b")
     assert [(r["key"], r["value"], r["headers"]) for r in got] == [
         (e["key"], e["value"], e["headers"]) for e in expected
@@ -240,10 +239,8 @@ def test_exactly_once_mirrors_what_a_read_committed_source_reader_sees(sandbox, 
                 case.profile, until_caught_up=True, skip_preflight=True, run_dir=str(tmp_path / f"run-{attempt}")
             )
             assert code == EXIT_OK
-            source = sandbox.admin("source", admin_ops.consume, topic, max_records=expected + 1, timeout=5)
-            target = sandbox.admin(
-                "target", admin_ops.consume, case.profile.target_topic(topic), max_records=expected + 1, timeout=5
-            )
+            source = sandbox.admin("source", consume_to_end, topic)
+            target = sandbox.admin("target", consume_to_end, case.profile.target_topic(topic))
             assert len(source) == expected and not any(r["key"].startswith(b"a") for r in source)
             assert keys(target) == keys(source), attempt
         # the mirror's own source gave the sink a producer per task: its positions are in the topic's group

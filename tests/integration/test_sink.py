@@ -15,7 +15,7 @@ import pytest
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
-from tests.support.cluster import granted, unique
+from tests.support.cluster import consume_to_end, granted, unique
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 REPO = Path(__file__).resolve().parents[2]
@@ -89,8 +89,9 @@ def test_sink_writes_renamed_topic_kept_partitions_timestamps_headers_and_report
         )
         # a replay in another JVM: new producers fence the old ids and read the position committed on the target
         reports += _write(out / "spark", [{"topic": eos, "options": transactional}])
-    got = sandbox.admin("target", admin_ops.consume, profile.target_topic(plain), max_records=10)
+    got = sandbox.admin("target", consume_to_end, profile.target_topic(plain))  # to the end: a record more is seen
     by_key = {r["key"]: r for r in got}
+    assert len(got) == len(by_key) == len(sent), [r["key"] for r in got]
     assert {k: (r["timestamp"], r["partition"]) for k, r in by_key.items()} == {
         s["key"]: (s["timestamp"], s["partition"]) for s in sent
     }
@@ -128,5 +129,5 @@ def test_sink_writes_renamed_topic_kept_partitions_timestamps_headers_and_report
     assert [(p["record-count"], p["skipped-count"]) for p in reports[1]["partitions"]] == [(5, 0), (5, 0)]
     for replay in reports[2:]:
         assert [(p["record-count"], p["skipped-count"]) for p in replay["partitions"]] == [(0, 5), (0, 5)]
-    committed = sandbox.admin("target", admin_ops.consume, profile.target_topic(eos), max_records=20, timeout=10)
+    committed = sandbox.admin("target", consume_to_end, profile.target_topic(eos))  # read_committed, to the end
     assert sorted(r["key"] for r in committed) == sorted(s["key"] for s in sent)

@@ -13,7 +13,7 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
 from secure_mirror.run.launcher import run_mirror
-from tests.support.cluster import unique
+from tests.support.cluster import consume_to_end, unique
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 
@@ -46,13 +46,14 @@ def test_target_records_keep_source_timestamps_and_headers(sandbox, tmp_path):
         sandbox.admin(side, admin_ops.create_acls, acls[side])
     try:
         assert run_mirror(profile, until_caught_up=True, skip_preflight=True, run_dir=str(tmp_path / "run")) == 0
-        got = sandbox.as_mirror(
-            "target", admin_ops.consume, profile.target_topic(topic), max_records=6, group_id="secure-mirror-src-tgt-ts"
+        got = sandbox.as_mirror(  # to the end, so that a record more is seen
+            "target", consume_to_end, profile.target_topic(topic), group_id="secure-mirror-src-tgt-ts"
         )
     finally:
         for side in acls:
             sandbox.admin(side, admin_ops.delete_acls, acls[side])
     by_key = {r["key"]: r for r in got}
+    assert len(got) == len(by_key) == len(sent), [r["key"] for r in got]
     assert {k: r["timestamp"] for k, r in by_key.items()} == {s["key"]: s["timestamp"] for s in sent}
     assert {k: r["headers"] for k, r in by_key.items()} == {s["key"]: s["headers"] for s in sent}
     assert by_key[b"k3"]["value"] is None

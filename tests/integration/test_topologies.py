@@ -38,7 +38,7 @@ from secure_mirror.render import render_all
 from secure_mirror.sandbox import old_broker
 from secure_mirror.sandbox.profile import cluster_dict, profile_dict
 from secure_mirror.verify import verify
-from tests.support.cluster import preflight_old_source, topic_acls
+from tests.support.cluster import consume_to_end, preflight_old_source, topic_acls
 from tests.support.mirror_case import CLI, records
 from tests.support.sink_jar import sink_conf
 
@@ -73,11 +73,10 @@ class Topologies:
     copies: dict[str, list[dict]] = field(default_factory=dict)
 
     def copy(self, name: str) -> list[dict]:
-        """The target topic of flow ``name``, read whole once (one record more is waited for, to see a duplicate)."""
+        """The target topic of flow ``name``, read whole once, to each partition's end (so a duplicate is seen)."""
         if name not in self.copies:
             flow = self.flows[name]
-            topic, most = flow.profile.target_topic(self.topic), PRODUCED[flow.source] + 1
-            self.copies[name] = self.admins[flow.target](admin_ops.consume, topic, max_records=most, timeout=4.0)
+            self.copies[name] = self.admins[flow.target](consume_to_end, flow.profile.target_topic(self.topic))
         return self.copies[name]
 
 
@@ -175,10 +174,7 @@ def topologies(sandbox, old_bootstrap, tmp_path_factory):
         for flow in flows.values():
             flow.preflight = _preflight(flow)
         _run_side_by_side(flows, folder)
-        sources = {
-            letter: admins[letter](admin_ops.consume, topic, max_records=count, timeout=30.0)
-            for letter, count in PRODUCED.items()
-        }
+        sources = {letter: admins[letter](consume_to_end, topic) for letter in PRODUCED}
         ids = {letter: admins[letter](_cluster_id) for letter in admins}
         yield Topologies(topic, flows, sources, ids, admins)
     finally:

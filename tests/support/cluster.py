@@ -7,6 +7,7 @@ import itertools
 import os
 import subprocess
 import uuid
+from collections import Counter
 from pathlib import Path
 
 from secure_mirror import paths
@@ -152,29 +153,38 @@ def partition_count(conf: dict, topic: str) -> int:
 
 
 def _read_to_end(
-    conf: dict, topic: str, partitions: list[int] | None, timeout: float
-) -> tuple[dict[int, list[tuple]], set[int]]:
-    """(key, value) of every record of ``partitions`` (all of the topic's when None), per partition in offset order,
-    read read_committed from the start to each partition's end as the reader sees it (its end-of-partition event:
-    transaction markers, aborted records and compacted-away offsets leave no offset to wait for); and the partitions
-    not read to their end within ``timeout``."""
+    conf: dict, topic: str, partitions: list[int] | None, timeout: float, group_id: str = "secure-mirror-check"
+) -> tuple[dict[int, list[dict]], set[int]]:
+    """Every record of ``partitions`` (all of the topic's when None), per partition in offset order, read read_committed
+    from the start to each partition's end as the reader sees it (its end-of-partition event, at the last stable
+    offset: transaction markers, aborted records and compacted-away offsets leave no offset to wait for), as
+    ``admin_ops.consume`` gives them; and the partitions not read to their end within ``timeout``. Never stops at a
+    number of records: a record more than expected is read too."""
     import time
 
     from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
-    consumer = Consumer(
-        {**conf, "group.id": "secure-mirror-check", "enable.auto.commit": False, "enable.partition.eof": True}
-    )
+    settings = {"group.id": group_id, "enable.auto.commit": False, "enable.partition.eof": True}
+    consumer = Consumer({**conf, **settings, "isolation.level": "read_committed", "logger": admin_ops.LOG})
     try:
         if partitions is None:
             partitions = list(consumer.list_topics(topic, timeout=30).topics[topic].partitions)
         consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
-        found: dict[int, list[tuple]] = {p: [] for p in partitions}
+        found: dict[int, list[dict]] = {p: [] for p in partitions}
         pending, deadline = set(partitions), time.monotonic() + timeout
         while pending and time.monotonic() < deadline:
             for message in consumer.consume(10_000, 0.5):
                 if message.error() is None:
-                    found[message.partition()].append((message.key(), message.value()))
+                    found[message.partition()].append(
+                        {
+                            "key": message.key(),
+                            "value": message.value(),
+                            "headers": message.headers(),
+                            "timestamp": message.timestamp()[1],
+                            "partition": message.partition(),
+                            "offset": message.offset(),
+                        }
+                    )
                 elif message.error().code() == KafkaError._PARTITION_EOF:
                     pending.discard(message.partition())
         return found, pending
@@ -185,7 +195,18 @@ def _read_to_end(
 def partition_records(conf: dict, topic: str, partition: int, timeout: float = 30.0) -> list[tuple]:
     """(key, value) of each record of one partition, from its start to its end (what was read by ``timeout``)."""
     found, _pending = _read_to_end(conf, topic, [partition], timeout)
-    return found[partition]
+    return [(r["key"], r["value"]) for r in found[partition]]
+
+
+def consume_to_end(
+    conf: dict, topic: str, *, timeout: float = 60.0, group_id: str = "secure-mirror-check"
+) -> list[dict]:
+    """Every record of ``topic``, read read_committed to each partition's end (not up to an expected count, so that
+    an extra record is seen), in ``admin_ops.consume``'s shape, partition by partition in offset order."""
+    found, pending = _read_to_end(conf, topic, None, timeout, group_id)
+    if pending:
+        raise TimeoutError(f"partitions {sorted(pending)} of {topic} not read to their end in {timeout:.0f} s")
+    return [record for partition in sorted(found) for record in found[partition]]
 
 
 def keys_by_partition(conf: dict, topic: str, timeout: float = 120.0) -> dict[int, list[bytes]]:
@@ -193,4 +214,17 @@ def keys_by_partition(conf: dict, topic: str, timeout: float = 120.0) -> dict[in
     found, pending = _read_to_end(conf, topic, None, timeout)
     if pending:
         raise TimeoutError(f"partitions {sorted(pending)} of {topic} not read to their end in {timeout:.0f} s")
-    return {p: [key for key, _value in records] for p, records in found.items()}
+    return {p: [r["key"] for r in records] for p, records in found.items()}
+
+
+def assert_same_records(source, target, source_topic: str, target_topic: str, expected: int) -> None:
+    """An independent judge of a mirror, beside its own ``verify``: each side's topic read by confluent-kafka as the
+    identity ``source`` / ``target`` (a ``KafkaIdentity``, the side's admin), read_committed to each partition's end;
+    the target must hold the source's (key, value) pairs, each as many times, and ``expected`` of them."""
+    held = {}
+    for name, identity, topic in (("source", source, source_topic), ("target", target, target_topic)):
+        held[name] = Counter((r["key"], r["value"]) for r in identity.call(consume_to_end, topic, timeout=120.0))
+    missing, extra = held["source"] - held["target"], held["target"] - held["source"]
+    counts = {name: sum(pairs.values()) for name, pairs in held.items()}
+    assert not missing and not extra, f"{counts}; missing on the target {dict(missing)}; extra {dict(extra)}"
+    assert counts == {"source": expected, "target": expected}, counts
