@@ -24,7 +24,7 @@ from secure_mirror.preflight.probes.api_versions import ask
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
 from secure_mirror.sandbox import old_broker
-from tests.support.cluster import plain_records, preflight_old_source
+from tests.support.cluster import assert_same_records, plain_records, preflight_old_source
 
 pytestmark = pytest.mark.sandbox
 CLI = [sys.executable, "-m", "secure_mirror"]
@@ -100,7 +100,7 @@ def test_a_missing_grant_on_an_old_broker_is_named(case, operation, resource_typ
     assert check.acls and check.acls[0].operation == operation and check.acls[0].resource_type == resource_type
 
 
-def test_the_job_mirrors_from_the_old_broker_to_the_current_cluster(case, tmp_path):
+def test_the_job_mirrors_from_the_old_broker_to_the_current_cluster(sandbox, case, tmp_path):
     case["admin"].call(
         admin_ops.produce, case["topic"], [dict(r, partition=i % 2) for i, r in enumerate(plain_records(40, "old"))]
     )
@@ -125,6 +125,8 @@ def test_the_job_mirrors_from_the_old_broker_to_the_current_cluster(case, tmp_pa
     assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr[-3000:]
     target = case["profile"].target_topic(case["topic"])
     assert "40" in verify.stdout and target in verify.stdout
+    # judged by confluent-kafka readers too, not only by our own verify
+    assert_same_records(case["admin"], sandbox.identity("target", "admin"), case["topic"], target, 40)
 
 
 def test_sandbox_status_and_down_cover_the_old_broker(sandbox, old_bootstrap):

@@ -20,6 +20,7 @@ import yaml
 from secure_mirror import paths
 from secure_mirror.commands.bundle import confluent_kafka_version
 from secure_mirror.sandbox.profile import profile_dict
+from tests.support.cluster import assert_same_records
 from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
@@ -127,6 +128,9 @@ def test_preflight_and_a_mirror_run_from_the_installed_package(installed, sandbo
         assert verify.returncode == 0, verify.stdout + verify.stderr
         assert "verify: match: 40 source records, 40 target records" in verify.stdout  # every record arrived
         assert f"OK       {case.topic('a')}[0] -> src.{case.topic('a')}" in verify.stdout
+        # judged by confluent-kafka readers too, not only by the installed package's own verify
+        admins = [sandbox.identity(side, "admin") for side in ("source", "target")]
+        assert_same_records(*admins, case.topic("a"), case.profile.target_topic(case.topic("a")), 40)
     shutil.rmtree(folder / "rendered", ignore_errors=True)  # it holds the options files
 
 
@@ -174,4 +178,6 @@ def test_without_local_jars_the_installed_job_resolves_the_connector_with_spark_
         assert verify.returncode == 0 and "verify: match: 10 source records, 10 target records" in verify.stdout, (
             verify.stdout + verify.stderr
         )
+        admins = [sandbox.identity(side, "admin") for side in ("source", "target")]
+        assert_same_records(*admins, case.topic("p"), case.profile.target_topic(case.topic("p")), 10)
     shutil.rmtree(folder / "rendered", ignore_errors=True)

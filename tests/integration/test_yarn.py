@@ -20,6 +20,7 @@ from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_OK
 from secure_mirror.run.lag import lag
 from secure_mirror.sandbox.profile import yarn_profile_dict
 from secure_mirror.verify import verify
+from tests.support.cluster import assert_same_records
 from tests.support.mirror_case import MirrorCase, kill_when, records
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.hadoop]
@@ -114,6 +115,9 @@ def test_mirror_on_yarn_with_hdfs_checkpoint_resumes(sandbox, hadoop, tmp_path, 
         assert sum(r.offset for r in rows) == 50 and all(r.lag == 0 for r in rows), rows
         result = verify(case.profile)
         assert result.ok and result.to_dict()["source_records"] == 50, result.text()
+        # judged by confluent-kafka readers too, not only by our own verify
+        admins = [sandbox.identity(side, "admin") for side in ("source", "target")]
+        assert_same_records(*admins, case.topic("s"), case.profile.target_topic(case.topic("s")), 50)
         _assert_spark_connections_secured({logs / app for app in set(os.listdir(logs)) - earlier_apps})
 
         # the launcher reads the fingerprint on HDFS: other topics on this checkpoint are refused before Spark starts
