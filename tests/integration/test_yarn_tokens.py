@@ -31,11 +31,14 @@ from tests.support.mirror_case import MirrorCase, records, wait_for
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.hadoop]
 # (guarantee, token lifetimes the run outlives, source partitions). exactly_once keeps a transactional producer per
-# source partition between batches, and those are replaced too: in the default selection through one lifetime of one
-# partition, under slow (run it with -m "hadoop and slow") through three of two, as at_least_once.
+# source partition between batches, and those are replaced too: under slow (run it with -m "hadoop and slow"), through
+# one lifetime of one partition and through three of two. Neither can fail when the kept producers are not replaced:
+# the sandbox's brokers never re-authenticate a connection (no connections.max.reauth.ms), so a producer kept past
+# its token's expiry goes on writing; a sink that never replaced them passed both. Until the brokers re-authenticate,
+# the cheap case is not in the default selection, where it would claim what it cannot show.
 CASES = [
     pytest.param("at_least_once", 3, 2, id="at_least_once"),
-    pytest.param("exactly_once", 1, 1, id="exactly_once-one-lifetime"),
+    pytest.param("exactly_once", 1, 1, id="exactly_once-one-lifetime", marks=pytest.mark.slow),
     pytest.param("exactly_once", 3, 2, id="exactly_once", marks=pytest.mark.slow),
 ]
 
