@@ -39,6 +39,7 @@ from hypothesis import HealthCheck, settings
 
 STATS: Counter = Counter()  # filled by the tests, printed by pytest_terminal_summary
 DETAILS: list[str] = []  # one line per mirror case: what was done to it and its figures
+FIGURES: list[dict] = []  # one row per fault case with its figures as numbers (the three-broker cases), if any
 _STARTED = time.monotonic()
 
 _COMMON = dict(
@@ -97,7 +98,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 def write_results(path: Path, terminalreporter, exitstatus) -> tuple[Path, Path]:
     """PATH.json and PATH.md: the figures, the setting, the date, the machine, the command, the outcome."""
     stats = terminalreporter.stats
-    record = {
+    record: dict = {
         "setting": "long" if LONG else "quick",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": {
@@ -113,6 +114,7 @@ def write_results(path: Path, terminalreporter, exitstatus) -> tuple[Path, Path]
         "tests": {k: len(stats.get(k, [])) for k in ("passed", "failed", "error", "skipped")},
         "figures": figures(),
         "cases": list(DETAILS),
+        **({"case_figures": list(FIGURES)} if FIGURES else {}),
         "hostile_input": {
             k: STATS[k]
             for k in ("tracebacks", "leaks", "hangs", "exit3", "left_behind", "jaas_parsed", "jaas_injections")
@@ -133,9 +135,19 @@ def write_results(path: Path, terminalreporter, exitstatus) -> tuple[Path, Path]
         f"Tests: {record['tests']['passed']} passed, {record['tests']['failed']} failed, "
         f"{record['tests']['error']} errors, {record['tests']['skipped']} skipped (pytest exit status "
         f"{record['pytest_exit_status']}) in {record['duration_seconds']} s.\n\n| figure | value |\n| --- | --- |\n{rows}\n\n"
-        f"## Mirror cases\n\n{cases}\n"
+        f"## Mirror cases\n\n{cases}\n{_figures_table()}"
     )
     return json_path, md_path
+
+
+def _figures_table() -> str:
+    """:data:`FIGURES` as a Markdown table (empty when no case recorded a row)."""
+    if not FIGURES:
+        return ""
+    columns = list(FIGURES[0])
+    head = f"| {' | '.join(c.replace('_', ' ') for c in columns)} |\n| {' | '.join('---' for _ in columns)} |\n"
+    rows = "".join(f"| {' | '.join(str(row.get(c, '')) for c in columns)} |\n" for row in FIGURES)
+    return f"\n## Figures per case\n\n{head}{rows}"
 
 
 def _memory_gib() -> float | None:

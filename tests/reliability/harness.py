@@ -37,7 +37,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 from pathlib import Path
 
 import yaml
@@ -59,6 +59,16 @@ ProfileHook = Callable[[dict], None]
 
 
 # ---- the producer process ----------------------------------------------------------------------------------
+def _record(seq: int, partitions: int, padding: bytes, tag: str) -> dict:
+    """Record ``seq``: its key, its value, its sequence number as a header, its partition."""
+    return {
+        "key": f"{tag}{seq}".encode(),
+        "value": b"seq=%d " % seq + padding,
+        "headers": [(SEQ_HEADER, str(seq).encode())],
+        "partition": seq % partitions,
+    }
+
+
 def _produce_loop(
     env: dict, conf: dict, topic: str, partitions: int, rate: float, size: int, stop, acked_count, out
 ) -> None:
@@ -102,10 +112,7 @@ def _produce_loop(
             try:
                 producer.produce(
                     topic,
-                    key=f"k{seq}".encode(),
-                    value=b"seq=%d " % seq + padding,
-                    headers=[(SEQ_HEADER, str(seq).encode())],
-                    partition=seq % partitions,
+                    **_record(seq, partitions, padding, "k"),
                     on_delivery=lambda err, _msg, seq=seq: delivered(seq, err),
                 )
             except BufferError:  # the local queue is full (a broker is down): try again at the next tick
@@ -117,30 +124,144 @@ def _produce_loop(
     out.close()
 
 
-class BackgroundProducer:
-    """Sequence-numbered records into one topic, from one spawned process, as the source's admin."""
+def _transactional_loop(
+    env: dict,
+    conf: dict,
+    topic: str,
+    partitions: int,
+    rate: float,
+    size: int,
+    stop,
+    acked_count,
+    out,
+    transactional_id: str,
+    seq_base: int,
+    abort_every: int,
+) -> None:
+    """Runs in its own spawned process: ``rate`` records/s in transactions of up to 50 records, every
+    ``abort_every``-th aborted, until ``stop`` is set; sends the sequence numbers of the committed transactions
+    (``acked``), of the aborted ones, and of those whose outcome is unknown (the producer failed fatally and was
+    replaced: its open transaction is aborted by the next ``init_transactions`` unless its commit had been
+    decided)."""
+    os.environ.update(env)
+    import logging
 
-    def __init__(self, sandbox, topic: str, partitions: int, rate: float, size: int = 200):
+    from confluent_kafka import KafkaException, Producer
+
+    quiet = logging.getLogger("reliability.transactions")
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
+    errors: Counter = Counter()
+    done: dict[str, list[int]] = {"acked": [], "aborted": [], "unknown": []}
+
+    def new_producer() -> Producer:
+        producer = Producer(
+            {
+                **conf,
+                "transactional.id": transactional_id,
+                "acks": "all",
+                "enable.idempotence": True,
+                "linger.ms": 5,
+                "logger": quiet,
+                "transaction.timeout.ms": 120000,
+                "error_cb": lambda err: errors.update([err.name()]),
+            }
+        )
+        _retried(lambda: producer.init_transactions(60), errors)
+        return producer
+
+    def end(producer: Producer, batch: list[int], commit: bool) -> None:
+        _retried(lambda: producer.commit_transaction(60) if commit else producer.abort_transaction(60), errors)
+        done["acked" if commit else "aborted"].extend(batch)
+        acked_count.value = len(done["acked"])
+
+    padding = b"." * max(0, size - 24)
+    producer, seq, transactions, started = new_producer(), seq_base, 0, time.monotonic()
+    while not stop.is_set():
+        due = seq_base + int((time.monotonic() - started) * rate)
+        if due <= seq:
+            producer.poll(0.05)
+            continue
+        batch = list(range(seq, min(due, seq + 50)))
+        seq, transactions = batch[-1] + 1, transactions + 1
+        try:
+            producer.begin_transaction()
+            for s in batch:
+                producer.produce(topic, **_record(s, partitions, padding, "t"))
+            end(producer, batch, commit=transactions % abort_every != 0)
+        except KafkaException as error:
+            errors[error.args[0].name()] += 1
+            if error.args[0].txn_requires_abort():
+                try:
+                    end(producer, batch, commit=False)
+                    continue
+                except KafkaException:
+                    pass
+            done["unknown"].extend(batch)  # fatal, or the abort failed: a new producer fences this one
+            producer = new_producer()
+    out.send({**done, "sent": seq - seq_base, "errors": dict(errors)})
+    out.close()
+
+
+def _retried(call, errors: Counter, attempts: int = 10) -> None:
+    """``call()`` again while it fails with a retriable error (a coordinator moving, a request timing out)."""
+    from confluent_kafka import KafkaException
+
+    for attempt in range(attempts):
+        try:
+            call()
+            return
+        except KafkaException as error:
+            if not error.args[0].retriable() or attempt == attempts - 1:
+                raise
+            errors[error.args[0].name()] += 1
+            time.sleep(1.0)
+
+
+@dataclass(frozen=True)
+class Transactions:
+    """A transactional producer's settings: its id, its first sequence number (apart from the plain producer's),
+    and every how many transactions one is aborted."""
+
+    transactional_id: str
+    seq_base: int = 1_000_000_000
+    abort_every: int = 5
+
+
+class BackgroundProducer:
+    """Sequence-numbered records into one topic, from one spawned process, as the source's admin: idempotent, or
+    with ``transactions`` in transactions (some aborted)."""
+
+    def __init__(
+        self,
+        sandbox,
+        topic: str,
+        partitions: int,
+        rate: float,
+        size: int = 200,
+        transactions: Transactions | None = None,
+    ):
         ctx = multiprocessing.get_context("spawn")
         self._stop = ctx.Event()
         self._count = ctx.Value("q", 0, lock=False)
         self._recv, send = ctx.Pipe(duplex=False)
         env = sandbox.identity_env("source", "admin")
+        args = (
+            env,
+            sandbox.client_conf("source", "admin"),
+            topic,
+            partitions,
+            rate,
+            size,
+            self._stop,
+            self._count,
+            send,
+        )
         self._process = ctx.Process(
-            target=_produce_loop,
-            name="reliability-producer",
+            target=_produce_loop if transactions is None else _transactional_loop,
+            name="reliability-producer" if transactions is None else "reliability-transactions",
             daemon=True,
-            args=(
-                env,
-                sandbox.client_conf("source", "admin"),
-                topic,
-                partitions,
-                rate,
-                size,
-                self._stop,
-                self._count,
-                send,
-            ),
+            args=args if transactions is None else (*args, *astuple(transactions)),
         )
         self._process.start()
         send.close()
@@ -175,6 +296,11 @@ def count_sequences(conf: dict, topic: str, timeout: float = 120.0) -> dict[int,
     """seq -> how many times it is on ``topic`` (all partitions, from the start to the high watermark), as an
     independent read_committed consumer reads it: records of aborted transactions are not counted.
     Runs in an identity's process (``kafka/processes.py``) (``sandbox.admin``)."""
+    return {seq: len(at) for seq, at in sequence_positions(conf, topic, timeout).items()}
+
+
+def sequence_positions(conf: dict, topic: str, timeout: float = 120.0) -> dict[int, list[tuple[int, int]]]:
+    """seq -> every (partition, offset) holding it on ``topic``, read as :func:`count_sequences` reads."""
     from confluent_kafka import Consumer, KafkaError, TopicPartition
 
     consumer = Consumer(
@@ -195,7 +321,7 @@ def count_sequences(conf: dict, topic: str, timeout: float = 120.0) -> dict[int,
             if high > low:
                 ends[partition] = high
         consumer.assign([TopicPartition(topic, p, 0) for p in ends])
-        counts: Counter = Counter()
+        found: dict[int, list[tuple[int, int]]] = {}
         deadline = time.monotonic() + timeout
         while ends:
             if time.monotonic() > deadline:
@@ -206,10 +332,11 @@ def count_sequences(conf: dict, topic: str, timeout: float = 120.0) -> dict[int,
                         ends.pop(message.partition(), None)
                         continue
                     raise RuntimeError(str(message.error()))
-                counts[int(dict(message.headers())[SEQ_HEADER])] += 1
+                seq = int(dict(message.headers())[SEQ_HEADER])
+                found.setdefault(seq, []).append((message.partition(), message.offset()))
                 if message.offset() >= ends.get(message.partition(), 0) - 1:
                     ends.pop(message.partition(), None)
-        return dict(counts)
+        return found
     finally:
         consumer.close()
 
@@ -229,9 +356,16 @@ class Outcome:
     exit_codes: list[int] = field(default_factory=list)  # of every `secure-mirror run`, in order
     lost_examples: list[int] = field(default_factory=list)
     producer_errors: dict = field(default_factory=dict)
+    # with a transactional producer (MirrorUnderLoad's transactional_rate): produced is what a read_committed
+    # reader of the source holds, lost counts what it holds or a producer was acknowledged for, missing on the target
+    on_target: int | None = None  # records a read_committed reader of the target holds
+    aborted_on_target: int | None = None  # records of aborted source transactions found on the target (must be 0)
+    committed_not_on_source: int | None = (
+        None  # committed or acknowledged, yet not on the source (the producers' check)
+    )
 
     def text(self) -> str:
-        return ", ".join(f"{k}={v}" for k, v in asdict(self).items() if k != "lost_examples" or v)
+        return ", ".join(f"{k}={v}" for k, v in asdict(self).items() if v is not None and (k != "lost_examples" or v))
 
 
 class _Case(MirrorCase):
@@ -275,6 +409,7 @@ class MirrorUnderLoad:
         target_mechanism: str = "GSSAPI",
         name: str = "load",
         env: dict[str, str] | None = None,
+        transactional_rate: float = 0.0,
     ):
         self.sb = sandbox
         self.folder = Path(folder)
@@ -286,6 +421,10 @@ class MirrorUnderLoad:
         self.name = name
         self.env = env  # the job's environment (None: this one), e.g. a standalone cluster's client_env()
         self.producer: BackgroundProducer | None = None
+        self.transactional_rate = transactional_rate  # records/s of a second, transactional producer (0: none)
+        self.transactions: BackgroundProducer | None = None
+        self.source_positions: dict[int, list[tuple[int, int]]] = {}  # as counted at the end (transactional)
+        self.target_counts: dict[int, int] = {}
         self.job: subprocess.Popen | None = None
         self.run_dir: Path | None = None
         self.starts = 0
@@ -317,6 +456,15 @@ class MirrorUnderLoad:
         try:
             self.case.create({self.name: self.partitions})
             self.producer = BackgroundProducer(self.sb, self.source_topic, self.partitions, self.rate, self.record_size)
+            if self.transactional_rate:
+                self.transactions = BackgroundProducer(
+                    self.sb,
+                    self.source_topic,
+                    self.partitions,
+                    self.transactional_rate,
+                    self.record_size,
+                    Transactions(f"{self.case.prefix}-{self.name}-tx"),
+                )
         except BaseException:
             self.case.__exit__(None, None, None)
             raise
@@ -326,8 +474,9 @@ class MirrorUnderLoad:
         try:
             if self.job is not None and self.job.poll() is None:
                 self._kill_everything()
-            if self.producer is not None:
-                self.producer.kill()
+            for producer in (self.producer, self.transactions):
+                if producer is not None:
+                    producer.kill()
         finally:
             self.case.__exit__(*exc)
 
@@ -465,18 +614,33 @@ class MirrorUnderLoad:
     # -- the end
     def caught_up(self) -> bool:
         """The checkpoint has committed every record the source holds."""
-        found = checkpoint.committed_offsets(self.profile.mirror.checkpoint_location)
-        if found is None:
-            return False
+        return self.caught_up_to(self.source_marks())
+
+    def source_marks(self) -> dict:
+        """The source topic's (low, high) watermarks per partition, now."""
         with inspection(self.profile) as clients:
-            marks = clients.call("source", watermarks, [self.source_topic])
-        committed = found[1]
+            return clients.call("source", watermarks, [self.source_topic])
+
+    def caught_up_to(self, marks: dict) -> bool:
+        """The checkpoint has committed every record up to ``marks`` (:meth:`source_marks`): the job commits a batch
+        after its records are on the target."""
+        found = checkpoint.committed_offsets(self.profile.mirror.checkpoint_location)
+        committed = {} if found is None else found[1]
         return all(committed.get(tp, -1) >= high for tp, (_low, high) in marks.items() if high > 0)
 
     def finish(self, drain_timeout: float = 300.0) -> Outcome:
         """Stop producing; the running job catches up and is stopped with SIGTERM (or, when none runs, ``run
         --until-caught-up`` drains); then count. Records the figures in ``STATS``."""
         produced = self.producer.stop()
+        if self.transactions is not None:
+            tx = self.transactions.stop()
+            produced = {
+                **produced,
+                "acked": produced["acked"] + tx["acked"],
+                "aborted": tx["aborted"],
+                "sent": produced["sent"] + tx["sent"],
+                "errors": {**produced["errors"], **{f"tx:{k}": v for k, v in tx["errors"].items()}},
+            }
         if self.job is not None and self.job.poll() is None:
             wait_for(
                 lambda: self._fail_if_ended("it caught up") or self.caught_up(),
@@ -501,6 +665,16 @@ class MirrorUnderLoad:
     def _count(self, produced: dict) -> Outcome:
         on_target = self.sb.admin("target", count_sequences, self.target_topic)
         acked = produced["acked"]
+        counted: dict = {}
+        if self.transactions is not None:  # what the source holds, read read_committed, is what was produced
+            self.source_positions = self.sb.admin("source", sequence_positions, self.source_topic)
+            self.target_counts = on_target
+            counted = {
+                "on_target": sum(on_target.values()),
+                "aborted_on_target": sum(1 for seq in produced["aborted"] if seq in on_target),
+                "committed_not_on_source": sum(1 for seq in acked if seq not in self.source_positions),
+            }
+            acked = sorted(set(acked) | set(self.source_positions))
         missing = sorted(seq for seq in set(acked) if seq not in on_target)
         duplicated = sum(times - 1 for times in on_target.values() if times > 1)
         # verify lists every difference only when its sketch has room for them: size it from our own count
@@ -521,6 +695,7 @@ class MirrorUnderLoad:
             exit_codes=list(self.exit_codes),
             lost_examples=missing[:10],
             producer_errors=produced["errors"],
+            **counted,
         )
 
 
