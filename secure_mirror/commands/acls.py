@@ -18,7 +18,7 @@ from secure_mirror.kafka import client_support
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.preflight.probes import kafka_admin
-from secure_mirror.profile import load_profile
+from secure_mirror.profile import load_profile, policy
 from secure_mirror.profile.cluster import Cluster, Side
 from secure_mirror.profile.models import Profile
 from secure_mirror.render import consumer_acls
@@ -103,7 +103,8 @@ def summary(plan: consumer_acls.ConsumerPlan) -> str:
 
 
 def _words(acl: Acl) -> str:
-    return (
+    """A binding in words, with any control character of a name shown escaped, never sent to the terminal."""
+    return policy.printable(
         f"{acl.permission} {acl.principal} {acl.operation} on {acl.resource_type} {acl.resource_name} "
         f"({acl.pattern_type}, host {acl.host})"
     )

@@ -26,6 +26,9 @@ The rules, each a sentence of :data:`RULES` (the script and the JSON repeat them
   include piece (a literal group id under it, or the longer of two prefixes); without, every such group binding.
 - The diff: a binding already on the target (the same principal, host, operation, permission and resource pattern)
   is listed as present; only the others are in the script.
+- One odd binding never blocks the plan: a target binding holding a value ``kafka-acls.sh`` cannot be given as an
+  argument (a control character in a group id, say) is skipped, its source binding named with why, and the rest of
+  the plan stands.
 """
 
 from __future__ import annotations
@@ -38,12 +41,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from secure_mirror.errors import BadInputError
-from secure_mirror.kafka.acl import Acl
+from secure_mirror.kafka.acl import Acl, kafka_acls_arguments
 from secure_mirror.profile import kafka_names, topics
 from secure_mirror.profile.models import Profile
 from secure_mirror.render import acls as _apply_acls  # noqa: F401 - registers the acl_arguments filter (apply-acls.sh's)
 from secure_mirror.render import templating
-from secure_mirror.render.encoders import json_text
+from secure_mirror.render.encoders import UnrepresentableValue, json_text, sh
 
 WILDCARD_PRINCIPAL = "User:*"
 TOPIC_OPERATIONS = {"READ": ("READ", "DESCRIBE"), "ALL": ("READ", "DESCRIBE"), "DESCRIBE": ("DESCRIBE",)}
@@ -55,6 +58,7 @@ RULES = (
     "DENY bindings are copied as DENY for READ and DESCRIBE (DENY ALL as both); the host is kept.",
     "User:* is never copied; a User:NAME keeps its name unless the target's Kerberos rules map NAME@<source realm>.",
     "Groups: those of principals that may read a selected topic; with mirror.groups, only the groups it syncs.",
+    "A binding kafka-acls.sh cannot be given (a control character in a name) is skipped and named; the rest stands.",
 )
 
 
@@ -214,14 +218,32 @@ def _copy(
 ) -> bool:
     """``acl``'s consumer operations (``table``) on ``resources``, for its principal on the target; else why not."""
     operations = _operations(acl, table)
+    if operations and (why := unscriptable(acl)) is not None:  # before its principal is recorded
+        plan.skipped.append(Skipped(acl, why))
+        return False
     principal = _principal(plan, profile, acl) if operations else Skipped(acl, _not_copied(acl))
     if isinstance(principal, Skipped) or not resources:
         plan.skipped.append(principal if isinstance(principal, Skipped) else Skipped(acl, no_resource))
         return False
+    copied = False
     for name, pattern in resources:
         for operation in operations:
-            plan.add(_binding(acl, principal, operation, acl.resource_type, name, pattern), acl)
-    return True
+            binding = _binding(acl, principal, operation, acl.resource_type, name, pattern)
+            if (why := unscriptable(binding)) is not None:
+                plan.skipped.append(Skipped(acl, why))
+                break
+            plan.add(binding, acl)
+            copied = True
+    return copied
+
+
+def unscriptable(binding: Acl) -> str | None:
+    """Why ``kafka-acls.sh`` cannot be given ``binding`` as arguments (the field, never the value), or None."""
+    try:
+        kafka_acls_arguments(binding, sh)
+    except UnrepresentableValue as refused:
+        return f"not scriptable, grant it by hand: {str(refused).removesuffix('; change the value')}"
+    return None
 
 
 def _binding(acl: Acl, principal: str, operation: str, resource_type: str, name: str, pattern: str) -> Acl:
@@ -327,6 +349,7 @@ def consumer_acls_script(plan: ConsumerPlan, profile: Profile) -> str:
         "templates/consumer-acls.sh.j2",
         plan=plan,
         rules=RULES,
+        scriptable=lambda binding: unscriptable(binding) is None,
         bootstrap=",".join(profile.target.bootstrap_servers),
         kerberos=profile.target.mechanism == "GSSAPI",
     )

@@ -5,6 +5,7 @@ resource a target name of a selected topic or a group, host and permission kept;
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 
@@ -197,6 +198,45 @@ def test_the_script_encodes_every_value_and_lists_only_what_to_add(profile, tmp_
     assert written[0].read_text() == script and (tmp_path / "elsewhere").read_text() == "kept\n"
 
 
+def test_one_odd_binding_is_named_and_skipped_and_the_rest_stands(profile, tmp_path):
+    odd_group = acl("User:alice", "READ", "GROUP", "billing\tapp")
+    odd_principal = acl("User:bob\nx", "READ", "TOPIC", "payments")
+    plan = plan_of(
+        profile,
+        acl("User:alice", "READ", "TOPIC", "payments"),
+        odd_group,
+        acl("User:alice", "READ", "GROUP", "billing-app"),
+        odd_principal,
+    )
+    assert [(item.binding, item.reason) for item in plan.skipped] == [
+        (
+            odd_principal,
+            "not scriptable, grant it by hand: an ACL principal: the value contains a line feed (U+000A), "
+            "which a shell script cannot represent",
+        ),
+        (
+            odd_group,
+            "not scriptable, grant it by hand: an ACL resource name: the value contains a tab (U+0009), "
+            "which a shell script cannot represent",
+        ),
+    ]
+    assert "User:bob\nx" not in plan.principals
+    script = ca.consumer_acls_script(plan, profile)
+    subprocess.run(["bash", "-n"], input=script, text=True, check=True)
+    adds = [shlex.split(line) for line in script.replace("\\\n", "").splitlines() if line.startswith('"$KAFKA_ACLS"')]
+    named = sorted(
+        (words[words.index(o) + 1], words[words.index("--operation") + 1])
+        for words in adds
+        for o in ("--topic", "--group")
+        if o in words
+    )
+    assert named == [("billing-app", "Read"), ("src.payments", "Describe"), ("src.payments", "Read")]
+    assert script.count("a GROUP binding; consumer-acls.json names it") == 1
+    assert script.count("a TOPIC binding; consumer-acls.json names it") == 1
+    skipped = json.loads(plan.to_json())["skipped"]
+    assert {item["resource_name"] for item in skipped} == {"billing\tapp", "payments"}
+
+
 def test_the_command_wants_its_plan_named(tmp_path, capsys):
     from secure_mirror.cli import main
 
@@ -205,9 +245,21 @@ def test_the_command_wants_its_plan_named(tmp_path, capsys):
 
 
 # ---- generated inputs -------------------------------------------------------------------------------------------------
-PRINCIPALS = ["User:alice", "User:bob", "User:*", "User:mirror", "Group:ops", "User:carol"]
+PRINCIPALS = ["User:alice", "User:bob", "User:*", "User:mirror", "Group:ops", "User:carol", "User:dave\r"]
 OPERATIONS = ["READ", "WRITE", "ALL", "DESCRIBE", "CREATE", "DELETE", "ALTER", "DESCRIBE_CONFIGS", "ALTER_CONFIGS"]
-NAMES = [*SOURCE_TOPICS, "*", "orders", "orders.", "o", "", "pay", "billing-app", "billing-"]
+NAMES = [
+    *SOURCE_TOPICS,
+    "*",
+    "orders",
+    "orders.",
+    "o",
+    "",
+    "pay",
+    "billing-app",
+    "billing-",
+    "billing\tapp",
+    "team-\x1b[",
+]
 
 
 def _random_acl(rng) -> Acl:
@@ -268,5 +320,7 @@ def test_generated_source_acls_keep_the_rules(tmp_path, groups):
                     assert any(b.operation == "READ" and origin in plan.origins[b] for b in plan.bindings)
             if origin.operation == "WRITE":
                 assert not any(origin in origins for origins in plan.origins.values())
+        subprocess.run(["bash", "-n"], input=ca.consumer_acls_script(plan, profile), text=True, check=True)
+        assert all(ca.unscriptable(binding) is None for binding in plan.bindings)
         assert set(plan.present or ()) <= set(plan.bindings)
         assert set(plan.to_add) | set(plan.present or ()) == set(plan.bindings)
