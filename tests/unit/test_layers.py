@@ -1,8 +1,8 @@
 """Imports only go downward: a module may import its own layer and the layers listed before it, never one after.
 
 The order, written once here: the flow (profile -> render -> preflight -> run -> verify) with the thin Kafka
-wrappers under render, an identity's process and folder (``identities``) under pre-flight, the sandbox above the
-flow it tests, then the demo, the commands and the entry points.
+wrappers under render, an identity's process and folder (``identities``) under pre-flight, the cut-over (which uses
+the whole flow) after it, the sandbox above the flow it tests, then the demo, the commands and the entry points.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ LAYERS = [
     {"preflight"},
     {"run"},
     {"verify"},
+    {"cutover"},
     {"sandbox"},
     {"demo"},
     {"commands"},
