@@ -9,7 +9,9 @@ per topic-partition: the offsets the batch covered, the sink's figures for it (`
 (the loop filter, docs/provenance.md) - ages and latencies), and
 ``records-behind`` (the source's end offset minus the offset the batch reached). With heartbeats on, each line and
 status line also has the age of the newest heartbeat the target acknowledged (``heartbeat-age-ms``, docs/heartbeats.md),
-and the loop that watches the query tells the heartbeat writer when the query proved alive.
+and the loop that watches the query tells the heartbeat writer when the query proved alive. Each line and status line
+also counts the comparisons of the target topics' shape with the source's done since the job started
+(``topic-shape-sync-count``, one every ``mirror.topic_shape.interval_seconds``, docs/replica.md).
 
 With ``run --json`` (the job's ``--json``) a status line is a JSON object instead (:class:`StatusLine`: the metrics
 line's figures without its partitions, which stay in the metrics file), and so is a notice (:class:`NoticeLine`).
@@ -228,6 +230,11 @@ class StatusLine(BaseModel):
     heartbeat_age_ms: int | None = Field(
         None, alias="heartbeat-age-ms", description="age of the newest heartbeat (heartbeats on; null: none yet)"
     )
+    topic_shape_sync_count: int | None = Field(
+        None,
+        alias="topic-shape-sync-count",
+        description="comparisons of the target topics' configs and partitions with the source's since the job started",
+    )
 
 
 class NoticeLine(BaseModel):
@@ -283,6 +290,7 @@ class Reporter:
         self.last_print = 0.0
         self.last_text = ""
         self.heart = None  # a run.heartbeat_writer.HeartbeatWriter, set by watch() when heartbeats are on
+        self.shape = None  # the job's run.job.planning.TopicPlanner (its shape_syncs), set by watch()
 
     def report(self, query, mirror) -> None:
         if (poll := getattr(self.publish, "poll", None)) is not None:  # lines the group sync appends to the file
@@ -296,7 +304,7 @@ class Reporter:
                 continue
             self.last_batch = progress["batchId"]
             self._alive()
-            line = self._aged(batch_line(progress, mirror.batches.pop(self.last_batch, None), self.pieces))
+            line = self._stamped(batch_line(progress, mirror.batches.pop(self.last_batch, None), self.pieces))
             if line["record-count"] or line["partitions"]:
                 self._write(line)
                 self._show(line, status_text)
@@ -307,17 +315,19 @@ class Reporter:
         if self.heart is not None:
             self.heart.alive()
 
-    def _aged(self, line: dict) -> dict:
-        """``line`` with ``heartbeat-age-ms`` when heartbeats are on."""
+    def _stamped(self, line: dict) -> dict:
+        """``line`` with ``heartbeat-age-ms`` when heartbeats are on, and ``topic-shape-sync-count``."""
         if self.heart is not None and self.heart.enabled:
             line["heartbeat-age-ms"] = self.heart.age_ms()
+        if self.shape is not None:
+            line["topic-shape-sync-count"] = self.shape.shape_syncs
         return line
 
     def report_epochs(self, mirror) -> None:
         for batch in mirror.epochs():
             self.last_batch = batch["epoch"]
             self._alive()  # an epoch committed
-            line = self._aged(epoch_line(batch, self.pieces))
+            line = self._stamped(epoch_line(batch, self.pieces))
             if line["record-count"] is None or line["record-count"] or line["partitions"]:
                 self._write(line)
                 self._show(line, epoch_status)
@@ -325,7 +335,7 @@ class Reporter:
             self._idle("epoch")
 
     def _idle(self, unit: str) -> None:
-        line = self._aged({unit: self.last_batch, "idle": True})
+        line = self._stamped({unit: self.last_batch, "idle": True})
         self._show(line, lambda _line: f"{unit} {self.last_batch}: idle, waiting for new records")
 
     def _show(self, line: dict, text: Callable[[dict], str]) -> None:
@@ -417,6 +427,7 @@ def watch(query, mirror, reporter: Reporter, stop_requested: Callable[[], bool])
 
     stopped = False
     reporter.heart = _heartbeat_writer(mirror)
+    reporter.shape = getattr(mirror, "planner", None)
     try:
         while query.isActive:
             if stop_requested():

@@ -7,10 +7,12 @@ nothing is produced (issue 29 part 4)."""
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +26,7 @@ from tests.support.cluster import (
     topic_configs,
 )
 from tests.support.mirror_case import MirrorCase, caught_up, wait_for
+from tests.support.output_schemas import assert_valid_lines
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]
@@ -182,12 +185,35 @@ def test_a_compacted_target_compacts_the_same_keys(shaped):
 
 
 SHAPE_GRANTS = frozenset({"ALTER_CONFIGS", "ALTER"})  # the target grants the shape adds (docs/replica.md)
+UNSYNCED = "secure-mirror job: topic configs are not synced: the target identity may not"
+PASSES = 4  # topic shape comparisons the job counted after it said the configs are not synced
+
+
+def status_lines(log: Path) -> list[str]:
+    """The job's status lines (run --json) in its output, in order."""
+    return [line for line in log.read_text().splitlines() if line.startswith('{"kind":"status"')]
+
+
+def passes_after_unsynced(log: Path) -> int | None:
+    """How many topic shape comparisons the job counted (its status lines' topic-shape-sync-count) since the first
+    status line printed after it said configs are not synced; None before that line. The job says it during a pass
+    and counts that pass when it ends, before the next status line, so every comparison counted here came later."""
+    text = log.read_text()
+    if UNSYNCED not in text:
+        return None
+    counts = [
+        json.loads(line)["topic-shape-sync-count"]
+        for line in text[text.index(UNSYNCED) :].splitlines()
+        if line.startswith('{"kind":"status"')
+    ]
+    return counts[-1] - counts[0] if counts else None
 
 
 @pytest.fixture(scope="module")
 def ungranted(sandbox, tmp_path_factory):
-    """The shape's target grants withheld (ALTER_CONFIGS, ALTER): a streaming run syncing configs every second, then
-    a run with keep_partition true over a source topic that has more partitions than its target."""
+    """The shape's target grants withheld (ALTER_CONFIGS, ALTER): a streaming run syncing configs every second (run
+    --json, a status line a second), watched until it counted PASSES comparisons after it said configs are not synced;
+    then a run with keep_partition true over a source topic that has more partitions than its target."""
     from secure_mirror.kafka import admin_ops
 
     folder = tmp_path_factory.mktemp("shape-ungranted")
@@ -199,21 +225,31 @@ def ungranted(sandbox, tmp_path_factory):
         topic = case.topic("c")
         sandbox.admin("source", admin_ops.create_topics, {topic: 1}, config=COMPACTED)
         case.produce("c", keyed("c", 6))
-        output = (folder / "sync" / "job.out").open("w")
+        log = folder / "sync" / "job.out"
+        output = log.open("w")
         job = subprocess.Popen(
-            case.run_argv(folder / "sync" / "run", "--trigger-interval", "1 second"),
+            case.run_argv(
+                folder / "sync" / "run", "--trigger-interval", "1 second", "--json", "--status-interval", "1"
+            ),
             stdout=output,
             stderr=subprocess.STDOUT,
         )
         try:
             wait_for(lambda: caught_up(case.profile, {topic}), 240, "the first batches")
-            time.sleep(4)  # four sync intervals: the refusal is said once, not each time
+            wait_for(
+                lambda: (passes_after_unsynced(log) or 0) >= PASSES,
+                120,
+                f"{PASSES} topic shape comparisons counted in the status lines after the job said configs are not "
+                f"synced (the job's output: {log})",
+            )
+            facts["passes"] = passes_after_unsynced(log)
             facts["created_configs"] = sandbox.admin("target", topic_configs, case.profile.target_topic(topic))
         finally:
             job.send_signal(signal.SIGTERM)
             job.wait(timeout=120)
             output.close()
-        facts["sync_log"], facts["sync_code"] = (folder / "sync" / "job.out").read_text(), job.returncode
+        facts["sync_log"], facts["sync_code"] = log.read_text(), job.returncode
+        facts["status_lines"] = status_lines(log)
     (folder / "keep").mkdir()
     with MirrorCase(sandbox, folder / "keep", mirror={"keep_partition": True}, withhold=SHAPE_GRANTS) as case:
         topic = case.topic("g")
@@ -229,9 +265,13 @@ def ungranted(sandbox, tmp_path_factory):
 
 
 def test_without_the_config_grants_the_job_mirrors_and_says_so_once(ungranted):
+    """Said once over PASSES comparisons or more that the job counted after saying it (not a sleep assumed to span
+    them); the status lines that counted them are of run --json's committed shape."""
     log = ungranted["sync_log"]
     assert ungranted["sync_code"] == 0, log[-2000:]
-    assert log.count("secure-mirror job: topic configs are not synced: the target identity may not") == 1, log[-3000:]
+    assert ungranted["passes"] >= PASSES
+    assert log.count(UNSYNCED) == 1, log[-3000:]
+    assert_valid_lines("run", "\n".join(ungranted["status_lines"]))
     assert "ALTER_CONFIGS on the target topics" in log
     # created with the source's configs all the same: creating a topic with configs needs CREATE only
     assert ungranted["created_configs"].get("cleanup.policy") == "compact"

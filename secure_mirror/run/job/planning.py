@@ -66,6 +66,7 @@ class TopicPlanner:
         self.shape = settings.topic_shape
         self.next_shape_sync = time.monotonic()
         self.configs_unsynced: str | None = None  # why configs are not synced (said once)
+        self.shape_syncs = 0  # comparisons done by sync_shape (the status lines' topic-shape-sync-count)
         self.lock = threading.Lock()  # plan (the batch's thread) and sync_shape (the watch loop's) share the counts
         self.offset_map: str | None = sink_options.get(SINK_OFFSET_MAP) or None  # created with the first plan
 
@@ -328,7 +329,7 @@ class TopicPlanner:
     def sync_shape(self) -> bool:
         """Every ``interval_seconds``: the planned topics' configs and partition counts made the source's. Called from
         the job's watch loop; always False (it never stops the query), and a round the clusters do not answer is
-        tried again at the next interval."""
+        tried again at the next interval (only the rounds done are counted in ``shape_syncs``)."""
         if time.monotonic() < self.next_shape_sync or not self.keep:
             return False
         self.next_shape_sync = time.monotonic() + self.shape.interval_seconds
@@ -343,6 +344,7 @@ class TopicPlanner:
                         wanted, have = counts[topic], self.target_counts[topic]
                         if wanted is not None and topic_shape.partition_growth(wanted, have) == "grow":
                             self.target_counts[topic] = self._grow(topic, wanted, have)
+            self.shape_syncs += 1
         except JobRefused:
             raise
         except Exception as error:  # noqa: BLE001 - a cluster that did not answer this time: next interval

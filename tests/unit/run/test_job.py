@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from secure_mirror import errors
 from secure_mirror.profile.redaction import JOB_PLAN_REDACTION
 from secure_mirror.render import job_file
+from secure_mirror.render.job_model import JobTopicShape
 from secure_mirror.run.checkpoint import fingerprint_mismatch
 from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.run.job import control as job_control
@@ -171,6 +173,29 @@ def test_the_topics_read_are_those_of_the_last_progress():
     progress = {"sources": [{"endOffset": '{"a":{"0":3},"b":{"1":0}}'}, {"endOffset": None}]}
     assert planning._read_topics(progress) == {"a", "b"}
     assert planning._read_topics(None) == set()
+
+
+def test_the_planner_counts_the_topic_shape_comparisons_it_made(capsys):
+    """``shape_syncs`` (the status lines' topic-shape-sync-count) counts the rounds done, one per interval: not a call
+    before the interval is over, nor a round the cluster did not answer (tried again at the next interval)."""
+    planner = object.__new__(planning.TopicPlanner)  # no JVM: the clusters' answers are given
+    planner.keep, planner.keep_mode, planner.target_counts = {"t": True}, True, {"t": 2}
+    planner.shape = JobTopicShape(sync_configs=False, exclude_configs=(), grow_partitions=True, interval_seconds=30)
+    planner.next_shape_sync, planner.shape_syncs, planner.lock = 0.0, 0, threading.Lock()
+    answers = [{"t": 2}, TimeoutError("no answer")]
+
+    def partition_counts(_admin, _topics):
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    planner.source, planner._partition_counts = None, partition_counts
+    assert planner.sync_shape() is False and planner.shape_syncs == 1
+    assert planner.sync_shape() is False and planner.shape_syncs == 1 and answers  # before the interval: not asked
+    planner.next_shape_sync = 0.0
+    assert planner.sync_shape() is False and planner.shape_syncs == 1 and not answers  # not answered: not counted
+    assert "topic shape not synced this time: TimeoutError" in capsys.readouterr().err
 
 
 def test_one_fingerprint_comparison_for_the_launcher_and_the_job():

@@ -12,6 +12,7 @@ from secure_mirror.preflight.model import Check, Report
 from secure_mirror.run import launcher
 from secure_mirror.run.json_lines import RunLine
 from secure_mirror.run.monitor import Reporter
+from tests.support.output_schemas import assert_valid_lines
 from tests.unit.run.test_launcher import job  # noqa: F401 - the fixture: supervise with a bash job in its place
 from tests.unit.run.test_monitor import BATCH, PROGRESS, _Batches, _epoch, _Query
 
@@ -34,6 +35,24 @@ def test_status_lines_are_json_with_the_metrics_lines_figures(tmp_path):
     assert batch == {"kind": "status", **{k: v for k, v in written.items() if k not in ("partitions", "duration-ms")}}
     assert batch["batch"] == 4 and batch["records-behind"] == 5 and "epoch" not in batch
     assert (idle["kind"], idle["batch"], idle["idle"]) == ("status", 4, True) and "record-count" not in idle
+
+
+def test_status_lines_and_metrics_lines_count_the_topic_shape_comparisons(tmp_path):
+    """The planner's count of topic shape comparisons (``shape_syncs``) as it is when each line is printed: on a
+    batch's line and its metrics line, and on idle lines (what a test waits on to know that passes were made)."""
+
+    class Planner:
+        shape_syncs = 3
+
+    metrics, stream = tmp_path / "metrics.jsonl", io.StringIO()
+    reporter = Reporter(str(metrics), 0.0, ["src.", ""], stream, json_lines=True)
+    reporter.shape = Planner()
+    reporter.report(_Query(PROGRESS), _Batches({4: BATCH}))
+    Planner.shape_syncs = 5
+    reporter.report(_Query(PROGRESS), _Batches({}))  # nothing new: an idle line
+    assert_valid_lines("run", stream.getvalue())
+    assert [line.get("topic-shape-sync-count") for line in _lines(stream.getvalue())] == [3, 3, 5]
+    assert json.loads(metrics.read_text())["topic-shape-sync-count"] == 3
 
 
 def test_an_epochs_status_line_keeps_what_is_not_available_as_null():
