@@ -20,6 +20,7 @@ from secure_mirror import __version__
 from secure_mirror.commands import (
     acls,
     bundle,
+    cutover,
     demo,
     doctor,
     failover,
@@ -50,6 +51,11 @@ COMMANDS: dict[str, tuple[ModuleType, str]] = {
     "acls": (acls, "plan the target-side ACLs the source's consumers need after failover (--consumers); never applied"),
     "groups": (groups, "show consumer groups' source offsets, their translation and the target's offsets"),
     "failover": (failover, "move consumer groups to the target: a last translation and commit, and the cut-over"),
+    "cutover": (
+        cutover,
+        "move the applications to the target in one resumable command: check, fence, drain, sync, "
+        "stop, promote, report",
+    ),
     "reverse": (reverse, "write the profile of the way back (B -> A), names mapped back, loop-safe"),
     "doctor": (doctor, "tell what this machine has and lacks to run a mirror, each with the fix"),
     "bundle": (bundle, "write the wheel, its Python dependencies and the connector jars for an offline install"),

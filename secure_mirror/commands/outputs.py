@@ -1,7 +1,7 @@
 """The shapes of every command's ``--json``, as models: the commands print through them, and their JSON Schemas are
 generated from them (``secure-mirror schema --of NAME``, committed as schema/NAME-output.schema.json). Shapes used
 below the commands live with their producer: ``groups`` (run/groups/report.py), ``preflight`` (preflight/table.py),
-``run``'s lines (run/json_lines.py)."""
+``run``'s lines (run/json_lines.py), ``cutover``'s report (cutover/report.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from secure_mirror.cutover.report import CutoverReport
 from secure_mirror.preflight.table import PreflightOutput
 from secure_mirror.profile.warnings import ProfileWarning
 from secure_mirror.render.consumer_acls import ConsumerAclsOutput
@@ -196,6 +197,7 @@ SHAPES: dict[str, type[BaseModel]] = {
     "preflight": PreflightOutput,
     "acls": ConsumerAclsOutput,
     "run": RunLine,
+    "cutover": CutoverReport,
 }
 
 

@@ -5,12 +5,79 @@ removed, on which cluster, by which identity. One JSON document and the same in 
 
 from __future__ import annotations
 
+from pydantic import BaseModel, Field
+
 from secure_mirror.cutover.state import Record
 from secure_mirror.render.encoders import json_text, md
 
 
+# ---- the shape of the report and of ``cutover --json`` (schema/cutover-output.schema.json) --------------------------
+class CommandOut(BaseModel):
+    profile_sha256: str = Field(description="the SHA-256 of the profile file the cut-over ran with")
+    direction: str = Field(description="cutover")
+    groups: list[str]
+
+
+class StepOut(BaseModel):
+    name: str = Field(description="check, fence, drain, sync, stop, promote or report")
+    status: str = Field(description="done, failed, started (it was running when the command ended) or not begun")
+    started: str | None = Field(description="UTC, ISO 8601")
+    ended: str | None
+    attempts: int = Field(description="how many times the step was begun (a re-run after a crash begins it again)")
+    message: str = Field(description="why it stopped, with the fix")
+    result: dict = Field(description="what the step found (open: each step its own)")
+
+
+class CountOut(BaseModel):
+    topic: str
+    partition: int
+    source: int | None = Field(description="records of the mirrored range on the source (verify's count)")
+    target: int | None
+
+
+class GroupOffsetOut(BaseModel):
+    group: str
+    topic: str
+    partition: int
+    source_offset: int | None
+    target_offset: int | None = Field(description="the translation committed on the target")
+
+
+class BindingOut(BaseModel):
+    principal: str
+    host: str
+    operation: str
+    permission: str
+    resource_type: str
+    resource_name: str
+    pattern_type: str
+
+
+class AclChangeOut(BaseModel):
+    cluster: str = Field(description="source or target")
+    change: str = Field(description="added or removed")
+    by: str = Field(description="the admin identity's principal that made the change")
+    binding: BindingOut
+
+
+class CutoverReport(BaseModel):
+    """The cut-over's report: ``DIR/cutover-report.json`` and ``cutover --json``."""
+
+    command: CommandOut
+    complete: bool
+    steps: list[StepOut]
+    counts: list[CountOut]
+    groups: list[GroupOffsetOut]
+    acls: list[AclChangeOut]
+
+
 def document(record: Record) -> dict:
-    """The report as plain data: the command, the steps, and what the steps noted (``counts``, ``groups``, ``acls``)."""
+    """The report as plain data: the command, the steps, and what the steps noted (``counts``, ``groups``, ``acls``),
+    in the shape of :class:`CutoverReport`."""
+    return CutoverReport.model_validate(_plain(record)).model_dump()
+
+
+def _plain(record: Record) -> dict:
     notes = record.notes
     return {
         "command": record.command,

@@ -99,3 +99,25 @@ def watermarks(
         (topic, partition), why = next(iter(sorted(marks.unread.items())))
         raise RuntimeError(f"{len(marks.unread)} partition(s) could not be read, {topic}[{partition}]: {why}")
     return marks.ends
+
+
+def stable_ends(conf: dict, partitions: list[tuple[str, int]], timeout: float = 30.0) -> dict:
+    """Each partition's end offset and last stable offset (ListOffsets LATEST, read_uncommitted and read_committed):
+    {"ends": {tp: end}, "stable": {tp: lso}, "unread": {tp: why}}. A transaction left open keeps the last stable
+    offset below the end."""
+    from confluent_kafka import IsolationLevel, KafkaException, TopicPartition
+    from confluent_kafka.admin import AdminClient, OffsetSpec
+
+    admin = token_served(AdminClient({**conf, "logger": LOG}), conf)
+    asked = {TopicPartition(topic, partition): OffsetSpec.latest() for topic, partition in partitions}
+    out: dict[str, dict] = {"ends": {}, "stable": {}, "unread": {}}
+    if not asked:
+        return out
+    for key, level in (("ends", IsolationLevel.READ_UNCOMMITTED), ("stable", IsolationLevel.READ_COMMITTED)):
+        futures = admin.list_offsets(asked, isolation_level=level, request_timeout=timeout)
+        for tp, future in futures.items():
+            try:
+                out[key][(tp.topic, tp.partition)] = future.result(timeout=timeout).offset
+            except KafkaException as error:
+                out["unread"][(tp.topic, tp.partition)] = str(error.args[0])
+    return out

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from secure_mirror.errors import EnvironmentNotReady
+from secure_mirror.run.control_folder import pid_alive
 
 
 def free_ports(count: int) -> list[int]:
@@ -98,16 +99,6 @@ def start(argv: list[str], *, env: dict[str, str], log: Path, cwd: Path | None =
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def pid_cmdline(pid: int) -> str:

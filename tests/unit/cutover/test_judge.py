@@ -9,6 +9,7 @@ from markdown_it import MarkdownIt
 
 from secure_mirror.cutover import judge, report, state
 from secure_mirror.kafka.acl import Acl
+from tests.support.output_schemas import assert_valid
 
 P0, P1 = ("orders", 0), ("orders", 1)
 
@@ -73,6 +74,7 @@ def test_the_report_holds_every_step_count_offset_and_binding_in_json_and_markdo
         "groups": [{"group": "billing|x", "topic": "orders", "partition": 0, "source_offset": 4, "target_offset": 4}],
         "acls": [{"cluster": "source", "change": "added", "by": "User:admin", "binding": binding.to_dict()}],
     }
+    assert_valid("cutover", report.json_report(record))
     data = json.loads(report.json_report(record))
     assert [s["status"] for s in data["steps"]] == ["done", "failed", *["not begun"] * 5]
     assert data["acls"][0]["binding"]["principal"] == "User:app|" and not data["complete"]

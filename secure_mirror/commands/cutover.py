@@ -1,0 +1,188 @@
+"""secure-mirror cutover PROFILE (--group G ... | --all-groups) --as-admin ADMIN --run-dir DIR [--dry-run] [--force]
+[--json]: move the applications of the mirrored topics and groups to the target in one resumable command
+(docs/cutover.md): check, fence, drain, sync, stop, promote, report. Every step is recorded in DIR/cutover.json before
+and after it runs; the same command run again after a crash or Ctrl-C goes on from the first step not done.
+``--dry-run`` asks both clusters and prints what each step would do, changing nothing and writing nothing.
+Exit 0 when complete, 1 when a step stopped (its sentence says what to fix; run the same command again after)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from secure_mirror import folders
+from secure_mirror.commands import arguments
+from secure_mirror.cutover import fence, state, steps
+from secure_mirror.errors import EXIT_FAILED, EXIT_OK, BadInputError, SecureMirrorError
+from secure_mirror.identities import Identities
+from secure_mirror.kafka import client_support
+from secure_mirror.kafka.acl import Acl
+from secure_mirror.preflight.admin_identity import admin_clusters
+from secure_mirror.profile import load_profile, policy
+from secure_mirror.render import consumer_acls
+from secure_mirror.run.groups.session import Session
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    arguments.profile(parser)
+    chosen = parser.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("--group", action="append", help="a consumer group to move (repeat for more)")
+    chosen.add_argument("--all-groups", action="store_true", help="every source group mirror.groups selects")
+    parser.add_argument(
+        "--as-admin",
+        metavar="ADMIN",
+        required=True,
+        help="the admin identity of both clusters that changes the producers' and consumers' ACLs: a profile file, or "
+        "SIDE.KEY=VALUE,... (principal, keytab / username, password) for source and target",
+    )
+    parser.add_argument("--run-dir", metavar="DIR", required=True, help="the --run-dir the mirror runs with")
+    arguments.flag(parser, "--dry-run", "ask both clusters and print what each step would do; change nothing")
+    arguments.flag(parser, "--force", "move a group although it still has members on the source")
+    arguments.flag(parser, "--json", "print the report as JSON")
+    parser.add_argument(
+        "--timeout", type=float, default=300.0, metavar="S", help="seconds each step may wait (default 300)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.timeout <= 0:
+        raise BadInputError("--timeout must be a positive number of seconds")
+    profile = load_profile(args.profile)
+    client_support.require(profile.mechanisms, "cutover")
+    admins = admin_clusters(profile, args.as_admin)
+    if set(admins) != {"source", "target"}:
+        raise BadInputError("--as-admin: name an admin identity for both the source and the target")
+    run_dir = folders.named(args.run_dir)
+    if not run_dir.is_dir():
+        raise BadInputError(f"--run-dir: {run_dir} is not a folder; name the --run-dir the mirror runs with")
+    groups = list(dict.fromkeys(args.group or [])) or _all_groups(profile)
+    if not groups:
+        raise BadInputError("--all-groups: mirror.groups selects no group on the source; name them with --group")
+    say = _printer(args.json)
+    with Identities.for_profile(profile, admins=admins, prefix="secure-mirror-cutover-") as identities:
+        names = {side: admins[side].kafka_principal for side in admins}
+        if args.dry_run:
+            return _dry_run(profile, admins, identities, groups, run_dir, args, say)
+        store = state.RecordFile(run_dir)
+        key = state.command_key(Path(args.profile).read_text(encoding="utf-8"), "cutover", groups)
+        record = store.load(key) or state.Record(command=key)
+        ctx = steps.Context(
+            profile,
+            admins,
+            groups,
+            run_dir,
+            record,
+            lambda: store.save(record),
+            identities,
+            force=args.force,
+            timeout=args.timeout,
+            say=say,
+            admin_names=names,
+        )
+        code = drive(ctx)
+    if args.json:
+        print(state_report(record))
+    return code
+
+
+def _printer(quiet: bool):
+    def say(line: str) -> None:
+        print(f"secure-mirror cutover: {policy.printable(line)}", file=sys.stderr if quiet else sys.stdout)
+
+    return say
+
+
+def _all_groups(profile) -> list[str]:
+    if not profile.mirror.groups.enabled:
+        raise BadInputError("--all-groups needs mirror.groups in the profile; name the groups with --group instead")
+    with Session(profile) as session:
+        return sorted(session.observe(None).sources)
+
+
+def drive(ctx: steps.Context) -> int:
+    """Run the steps from the first not done; record each; stop at the first that fails. The report is written at
+    the end either way (it says which step stopped, and why)."""
+    record = ctx.record
+    if record.complete:
+        ctx.say(f"the cut-over recorded in {ctx.run_dir / state.FILE} is complete; nothing to do")
+        return EXIT_OK
+    code = EXIT_OK
+    while (name := record.next_step()) is not None:
+        resumed = record.step(name).attempts > 0
+        record.begin(name, state.now())
+        ctx.save()
+        ctx.say(f"{name}: {'again, ' if resumed else ''}started")
+        try:
+            result = steps.STEPS[name](ctx)
+        except steps.StepFailed as failed:
+            record.fail(name, state.now(), str(failed), failed.result)
+            code = EXIT_FAILED
+        except SecureMirrorError as error:
+            record.fail(name, state.now(), str(error))
+            code = error.exit_code if error.exit_code != EXIT_OK else EXIT_FAILED
+        else:
+            record.finish(name, state.now(), result)
+            ctx.save()
+            ctx.say(f"{name}: done")
+            continue
+        ctx.save()
+        ctx.say(f"{name}: stopped: {record.step(name).message}")
+        ctx.say(f"fix that, then run the same command again: it goes on from {name}")
+        break
+    steps.write_report(ctx)
+    ctx.say(f"report: {ctx.run_dir / steps.REPORT_JSON}, {ctx.run_dir / steps.REPORT_MD}")
+    return code
+
+
+def state_report(record: state.Record) -> str:
+    from secure_mirror.cutover import report
+
+    return report.json_report(record).rstrip("\n")
+
+
+def _dry_run(profile, admins, identities, groups, run_dir, args, say) -> int:
+    """What each step would do, from what both clusters hold now; nothing changed, nothing written."""
+    ctx = steps.Context(
+        profile,
+        admins,
+        groups,
+        run_dir,
+        state.Record(command={}),
+        lambda: None,
+        identities,
+        force=args.force,
+        timeout=args.timeout,
+        say=say,
+    )
+    say("dry run: nothing is changed or written")
+    try:
+        steps.check(ctx)
+        say("check: would pass")
+    except steps.StepFailed as failed:
+        say(f"check: would stop: {failed}")
+    source_acls, source_topics = steps.read_inventory(ctx, "source")
+    target_acls, _ = steps.read_inventory(ctx, "target")
+    selected = profile.selection().select(list(source_topics))
+    plan = fence.fence_plan(profile, source_acls, selected)
+    for item in plan.unfenceable:
+        say(f"fence: would stop: {_words(item.binding)}: {item.reason}")
+    for binding in plan.deny:
+        say(f"fence: would add {_words(binding)}")
+    for binding in plan.remove:
+        say(f"fence: would remove {_words(binding)}")
+    say(f"drain: would wait for the mirror to reach the fenced ends of {len(selected)} topic(s), then verify")
+    say(f"sync: would translate and commit {', '.join(groups)} on the target")
+    say(f"stop: would stop the job running from {run_dir}")
+    grants = fence.promote_plan(profile, plan, target_acls)
+    consumers = consumer_acls.consumer_plan(profile, source_acls, list(source_topics), target_acls)
+    for binding in [*grants.grant, *consumers.to_add]:
+        say(f"promote: would add on the target {_words(binding)}")
+    return EXIT_FAILED if plan.unfenceable else EXIT_OK
+
+
+def _words(acl: Acl) -> str:
+    return (
+        f"{acl.permission} {acl.principal} {acl.operation} on {acl.resource_type} {acl.pattern_type} "
+        f"{acl.resource_name} (host {acl.host})"
+    )

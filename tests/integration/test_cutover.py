@@ -1,0 +1,322 @@
+"""`secure-mirror cutover` on the sandbox (issue 41, docs/cutover.md), exactly_once, while a producer writes.
+
+Two producer principals of their own write a selected topic of two partitions on the source: one through a LITERAL
+ALLOW WRITE on the topic, the other through a PREFIXED one on the case's prefix (which the fence cannot remove
+without touching other topics: it gets a DENY). A reader principal has READ on the topic and its group; the group
+committed half of each partition. The mirror streams with ``mirror.groups`` selecting the group. Then:
+
+- ``--dry-run`` prints the fence and the promotion, changes nothing and writes no record;
+- ``cutover`` is started and killed with SIGKILL as soon as it has recorded the fence it is about to apply, then run
+  again: it completes (exit 0), every step recorded done;
+- the producer, still writing, is refused by the source's authorizer (TOPIC_AUTHORIZATION_FAILED); every record the
+  source acknowledged is on the target, and the target holds the source's records, each once (an independent
+  read_committed read of both, not ``verify``);
+- the group, read on the target with ``auto.offset.reset=error``, gets exactly the records it had not consumed;
+- the report's counts equal that independent read; its ACL changes are the ones found on the clusters;
+- after promotion both producers write the target copy under their own names, and the mirror's job has ended
+  cleanly (the launcher's exit 0).
+Everything added (principals, ACLs, topics) is removed afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from secure_mirror.cutover import state
+from secure_mirror.errors import EXIT_OK
+from secure_mirror.kafka import admin_ops
+from secure_mirror.kafka.acl import Acl
+from tests.support.cluster import commit_offsets, consume_to_end
+from tests.support.mirror_case import MirrorCase, caught_up, wait_for, with_groups
+from tests.support.output_schemas import assert_valid
+from tests.support.sink_jar import sink_conf
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
+CLI = [sys.executable, "-m", "secure_mirror"]
+PARTITIONS, FIRST = 2, 40  # records before the mirror starts; the group committed half of each partition
+
+
+def _identity(sb, side: str, name: str, folder: Path):
+    """``name@<side's realm>`` as a librdkafka identity of its own (the sandbox's settings, its own login)."""
+    principal = f"{name}@{sb.sides[side].realm}"
+    return replace(
+        sb.identity(side, "admin").with_settings(
+            {"sasl.kerberos.principal": principal, "sasl.kerberos.keytab": str(folder / f"{principal}.keytab")}
+        ),
+        ccache=str(folder / f"{name}-{side}.ccache"),
+    )
+
+
+def _admin_option(sb) -> str:
+    return ",".join(
+        f"{side}.principal={sb.sides[side].admin_principal},{side}.keytab={sb.keytab(side, 'admin')}"
+        for side in ("source", "target")
+    )
+
+
+def produce_until_refused(conf: dict, topic: str, stop: str, seconds: float) -> dict:
+    """Write a record every 20 ms until the authorizer refuses one, ``stop`` exists, or ``seconds`` pass: the values
+    the source acknowledged, and the first error."""
+    from confluent_kafka import Producer
+
+    acked: list[str] = []
+    errors: list[str] = []
+
+    def delivered(err, msg):
+        if err is None:
+            acked.append(msg.value().decode())
+        else:
+            errors.append(err.name())
+
+    producer = Producer({**conf, "acks": "all", "enable.idempotence": True, "logger": admin_ops.LOG})
+    deadline, n = time.monotonic() + seconds, 0
+    while time.monotonic() < deadline and not errors and not Path(stop).exists():
+        producer.produce(topic, value=f"live-{n}".encode(), key=str(n).encode(), on_delivery=delivered)
+        producer.poll(0.02)
+        n += 1
+    producer.flush(60)
+    return {"acked": acked, "errors": errors}
+
+
+def _group_reads(conf: dict, group: str, topic: str, timeout: float = 90.0) -> list[str]:
+    """What the group's consumer reads on the target from its committed offsets (a partition without one fails)."""
+    from confluent_kafka import Consumer, KafkaError, KafkaException
+
+    settings = {"group.id": group, "auto.offset.reset": "error", "isolation.level": "read_committed"}
+    consumer = Consumer({**conf, **settings, "enable.partition.eof": True, "enable.auto.commit": False})
+    consumer.subscribe([topic])
+    out, ended, deadline = [], set(), time.monotonic() + timeout
+    try:
+        while len(ended) < PARTITIONS and time.monotonic() < deadline:
+            msg = consumer.poll(0.5)
+            if msg is None:
+                continue
+            if msg.error() is not None:
+                if msg.error().code() == KafkaError._PARTITION_EOF:
+                    ended.add(msg.partition())
+                    continue
+                raise KafkaException(msg.error())
+            out.append(msg.value().decode())
+        return out
+    finally:
+        consumer.close()
+
+
+def _produce_one(conf: dict, topic: str) -> str:
+    from confluent_kafka import KafkaException
+
+    try:
+        admin_ops.produce(conf, topic, [{"value": b"after-promotion"}], timeout=30)
+        return "ok"
+    except KafkaException as error:  # the refusal's name is the finding
+        return str(error)
+
+
+@pytest.fixture(scope="module")
+def cut(sandbox, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cutover")
+    mirror = {"delivery": {"guarantee": "exactly_once"}, "spark": {"conf": sink_conf(folder)}}
+    case = MirrorCase(sandbox, folder, mirror=mirror)
+    group = f"{case.prefix}-grp"
+    with_groups(case, group)
+    app, etl, reader = (f"{case.prefix}{who}" for who in ("app", "etl", "read"))
+    topic = case.topic("orders")
+    target_topic = case.profile.target_topic(topic)
+    source_acls = [
+        Acl(principal=f"User:{app}", operation="WRITE", resource_type="TOPIC", resource_name=topic),
+        Acl(
+            principal=f"User:{etl}",
+            operation="WRITE",
+            resource_type="TOPIC",
+            resource_name=f"{case.prefix}.",
+            pattern_type="PREFIXED",
+        ),
+        Acl(principal=f"User:{reader}", operation="READ", resource_type="TOPIC", resource_name=topic),
+        Acl(principal=f"User:{reader}", operation="READ", resource_type="GROUP", resource_name=group),
+    ]
+    principals = [f"{name}@{sandbox.sides[side].realm}" for name in (app, etl, reader) for side in ("source", "target")]
+    for principal in principals:
+        sandbox.kdc().add_principal(principal, folder / f"{principal}.keytab")
+    run_dir, stop = folder / "run", folder / "stop-producing"
+    try:
+        with case:
+            case.create({"orders": PARTITIONS})
+            sandbox.admin("source", admin_ops.create_acls, source_acls)
+            first = [{"key": b"k%d" % i, "value": b"first-%d" % i, "partition": i % PARTITIONS} for i in range(FIRST)]
+            sandbox.admin("source", admin_ops.produce, topic, first)
+            sandbox.admin(
+                "source", commit_offsets, group, topic, {p: FIRST // PARTITIONS // 2 for p in range(PARTITIONS)}
+            )
+            argv = [
+                *CLI,
+                "cutover",
+                str(case.profile_path),
+                "--group",
+                group,
+                "--as-admin",
+                _admin_option(sandbox),
+                "--run-dir",
+                str(run_dir),
+                "--timeout",
+                "240",
+            ]
+            launcher = case.start_streaming(run_dir)
+            try:
+                wait_for(lambda: caught_up(case.profile, {topic}), 300, "the mirror to catch up")
+                dry = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, timeout=600)
+                with ThreadPoolExecutor(1) as pool:
+                    writing = pool.submit(
+                        _identity(sandbox, "source", app, folder).call, produce_until_refused, topic, str(stop), 900
+                    )
+                    time.sleep(3)  # some live records before the fence
+                    killed = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    record = run_dir / state.FILE
+                    wait_for(
+                        lambda: killed.poll() is not None or "fence" in _notes(record),
+                        600,
+                        "the fence to be recorded",
+                        step=0.05,
+                    )
+                    if killed.poll() is None:
+                        os.kill(killed.pid, signal.SIGKILL)
+                    killed.wait(timeout=60)
+                    after_kill = json.loads(record.read_text())
+                    done = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
+                    stop.touch()
+                    produced = writing.result(timeout=120)
+                ended = launcher.wait(timeout=300)
+            finally:
+                if launcher.poll() is None:
+                    launcher.kill()
+                    launcher.wait()
+            source = sandbox.admin("source", consume_to_end, topic)
+            target = sandbox.admin("target", consume_to_end, target_topic)
+            yield {
+                "sb": sandbox,
+                "folder": folder,
+                "case": case,
+                "group": group,
+                "topic": topic,
+                "target_topic": target_topic,
+                "dry": dry,
+                "killed": killed.returncode,
+                "after_kill": after_kill,
+                "done": done,
+                "record": json.loads(record.read_text()),
+                "produced": produced,
+                "launcher": ended,
+                "source": source,
+                "target": target,
+                "run_dir": run_dir,
+                "names": (app, etl, reader),
+                "group_read": sandbox.admin("target", _group_reads, group, target_topic),
+                "app_target": _identity(sandbox, "target", app, folder).call(_produce_one, target_topic),
+                "etl_target": _identity(sandbox, "target", etl, folder).call(_produce_one, target_topic),
+                "app_source": _identity(sandbox, "source", app, folder).call(_produce_one, topic),
+            }
+    finally:
+        stop.touch()
+        for side in ("source", "target"):
+            held = sandbox.admin(side, _acls_of, case.prefix)
+            if held:
+                sandbox.admin(side, admin_ops.delete_acls, held)
+        for principal in principals:
+            sandbox.kdc().delete_principal(principal)
+
+
+def _notes(record: Path) -> dict:
+    try:
+        return json.loads(record.read_text())["notes"]
+    except (FileNotFoundError, ValueError, KeyError):
+        return {}
+
+
+def _acls_of(conf: dict, prefix: str) -> list[Acl]:
+    """Every binding on the cluster naming the case's principals or topics (what the test and the cut-over added)."""
+    from secure_mirror.preflight.probes.kafka_admin import Admin, describe_acls
+
+    return [a for a in describe_acls(Admin(conf, 30.0)) if prefix in a.principal or prefix in a.resource_name]
+
+
+def test_the_dry_run_shows_the_plan_and_changes_nothing(cut):
+    app, etl, reader = cut["names"]
+    dry = cut["dry"]
+    assert dry.returncode == EXIT_OK, dry.stdout + dry.stderr[-3000:]
+    assert f"fence: would add DENY User:{etl} WRITE on TOPIC LITERAL {cut['topic']} (host *)" in dry.stdout
+    assert f"fence: would remove ALLOW User:{app} WRITE on TOPIC LITERAL {cut['topic']} (host *)" in dry.stdout
+    for name in (app, etl):
+        assert (
+            f"promote: would add on the target ALLOW User:{name} WRITE on TOPIC LITERAL {cut['target_topic']}"
+            in dry.stdout
+        )
+    assert f"promote: would add on the target ALLOW User:{reader} READ on GROUP LITERAL {cut['group']}" in dry.stdout
+    assert "check: would pass" in dry.stdout, dry.stdout
+
+
+def test_killed_once_and_run_again_the_cutover_completes(cut):
+    assert cut["killed"] == -signal.SIGKILL, "the first cut-over ended before it could be killed"
+    assert "fence" in cut["after_kill"]["notes"]
+    done = cut["done"]
+    assert done.returncode == EXIT_OK, done.stdout + done.stderr[-3000:]
+    steps = cut["record"]["steps"]
+    assert [(s["name"], s["status"]) for s in steps] == [(name, "done") for name in state.STEPS]
+    assert next(s for s in steps if s["name"] == "fence")["attempts"] == 2
+    assert cut["launcher"] == EXIT_OK  # the job stopped cleanly, its checkpoint kept
+
+
+def test_the_fenced_producer_is_refused_and_nothing_it_wrote_is_lost(cut):
+    produced = cut["produced"]
+    assert produced["errors"][:1] == ["TOPIC_AUTHORIZATION_FAILED"], produced["errors"][:3]
+    assert cut["app_source"] != "ok" and "TOPIC_AUTHORIZATION_FAILED" in cut["app_source"]
+    source = Counter((r["key"], r["value"]) for r in cut["source"])
+    target = Counter((r["key"], r["value"]) for r in cut["target"])
+    print(
+        f"\ncut-over: {len(produced['acked'])} live records acknowledged, source {sum(source.values())}, "
+        f"target {sum(target.values())}"
+    )
+    assert len(produced["acked"]) > 0
+    assert source == target and max(target.values()) == 1  # each once
+    on_target = {r["value"].decode() for r in cut["target"] if r["value"]}
+    assert set(produced["acked"]) <= on_target
+
+
+def test_the_group_reads_on_the_target_exactly_what_it_had_not_consumed(cut):
+    half = FIRST // PARTITIONS // 2
+    by_partition: dict[int, list[str]] = {}
+    for record in cut["source"]:
+        by_partition.setdefault(record["partition"], []).append(record["value"].decode())
+    unread = sorted(v for values in by_partition.values() for v in values[half:])
+    assert sorted(cut["group_read"]) == unread
+
+
+def test_the_report_counts_and_acl_changes_are_what_the_clusters_hold(cut):
+    assert_valid("cutover", (cut["run_dir"] / "cutover-report.json").read_text())
+    report = json.loads((cut["run_dir"] / "cutover-report.json").read_text())
+    counted = Counter(r["partition"] for r in cut["source"])
+    assert {(c["partition"], c["source"], c["target"]) for c in report["counts"] if c["topic"] == cut["topic"]} == {
+        (p, n, n) for p, n in counted.items()
+    }
+    app, etl, reader = cut["names"]
+    changes = {
+        (a["cluster"], a["change"], a["binding"]["principal"], a["binding"]["operation"], a["binding"]["permission"])
+        for a in report["acls"]
+    }
+    assert ("source", "removed", f"User:{app}", "WRITE", "ALLOW") in changes
+    assert ("source", "added", f"User:{etl}", "WRITE", "DENY") in changes
+    assert {("target", "added", f"User:{n}", "WRITE", "ALLOW") for n in (app, etl)} <= changes
+    assert ("target", "added", f"User:{reader}", "READ", "ALLOW") in changes
+    assert (cut["run_dir"] / "cutover-report.md").read_text().startswith("# Cut-over report (cutover)")
+
+
+def test_after_promotion_the_producers_write_the_target(cut):
+    assert (cut["app_target"], cut["etl_target"]) == ("ok", "ok")
