@@ -1,8 +1,8 @@
 """The sink's one reach into Kafka's producer (jvm/sink PartitionEnlister: a task's partitions enlisted in its
 transaction at once) resolves against the kafka-clients jar the job runs with, and reaches the real transaction
 manager: asked to add a partition for a producer that never called initTransactions, Kafka's own refusal comes back.
-Against a class with no transaction manager it warns once, with the reason, and enlists nothing (each partition is
-then added as its first record is sent).
+Against a class with no transaction manager it warns once, with the reason and the client's version, and enlists
+nothing (each partition is then added as its first record is sent).
 
 Run by tests/support/PartitionEnlisterCheck.java, compiled with the enlister (same package) as setup compiles the sink.
 """
@@ -25,6 +25,11 @@ CHECK = paths.REPO_ROOT / "tests" / "support" / "PartitionEnlisterCheck.java"
 def _job_kafka_clients() -> Path:
     """The kafka-clients jar the job's Spark runs with (setup resolves it beside Spark's Kafka connector)."""
     return next((paths.deps_dir() / "spark-jars").glob("kafka-clients-*.jar"))
+
+
+def _version() -> str:
+    """The version in the jar's name (kafka-clients-3.9.0.jar): what the client's AppInfoParser says of itself."""
+    return _job_kafka_clients().name.removeprefix("kafka-clients-").removesuffix(".jar")
 
 
 def _run_check(out: Path) -> list[str]:
@@ -58,7 +63,7 @@ def test_the_enlister_reaches_the_transaction_manager_of_the_jobs_kafka_client_a
         "after two enlists, warned 1",
     ]
     assert lines[4:] == [
-        "warning secure-mirror sink: this Kafka client has no transaction manager to enlist partitions with "
-        "(java.lang.NoSuchFieldException: transactionManager); a transaction adds each partition when its first "
-        "record is sent, with a round trip to the transaction coordinator each"
+        f"warning secure-mirror sink: this Kafka client (kafka-clients {_version()}) has no transaction manager to "
+        "enlist partitions with (java.lang.NoSuchFieldException: transactionManager); a transaction adds each "
+        "partition when its first record is sent, with a round trip to the transaction coordinator each"
     ]

@@ -7,6 +7,7 @@ import java.util.function.Consumer;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.AppInfoParser;
 
 /**
  * The one reach into Kafka's producer: adding partitions to its open transaction before any record goes to them.
@@ -19,7 +20,7 @@ import org.apache.kafka.common.TopicPartition;
  * producer's private {@code transactionManager} field.
  * <p>
  * Resolved once per JVM against the client on the class path ({@link #CLIENT}). Where it does not resolve (another
- * client), that is said once, at WARN, and {@link #enlist} does nothing: each partition is added as its first record
+ * client), that is said once, at WARN naming the client's version, and {@link #enlist} does nothing: each partition is added as its first record
  * is sent, as the client does by itself. tests/unit/test_sink_enlist.py resolves it against the job's kafka-clients.
  */
 final class PartitionEnlister {
@@ -42,9 +43,9 @@ final class PartitionEnlister {
             manager.setAccessible(true);
             return new PartitionEnlister(manager, manager.getType().getMethod("maybeAddPartition", TopicPartition.class));
         } catch (ReflectiveOperationException | RuntimeException missing) {
-            warn.accept("secure-mirror sink: this Kafka client has no transaction manager to enlist partitions with ("
-                + missing + "); a transaction adds each partition when its first record is sent, with a round trip "
-                + "to the transaction coordinator each");
+            warn.accept("secure-mirror sink: this Kafka client (kafka-clients " + AppInfoParser.getVersion()
+                + ") has no transaction manager to enlist partitions with (" + missing + "); a transaction adds each "
+                + "partition when its first record is sent, with a round trip to the transaction coordinator each");
             return new PartitionEnlister(null, null);
         }
     }
