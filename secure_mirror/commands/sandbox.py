@@ -30,6 +30,12 @@ def _brokers(text: str) -> int:
     return int(text)
 
 
+def _reauth_ms(text: str) -> int:
+    if not text.isdigit() or int(text) < 1000:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number of milliseconds of at least 1000")
+    return int(text)
+
+
 def _ticket_lifetime(text: str) -> str:
     if not KRB5_DURATION.match(text):
         raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a Kerberos duration such as 5m, 10h or 1d12h")
@@ -58,6 +64,13 @@ def add_arguments(parser) -> None:
         help=f"brokers a cluster (default 1; 3 for production's shape: a controller quorum of three, replication "
         f"factor 3, min.insync.replicas 2; at most {MAX_BROKERS})",
     )
+    parser.add_argument(
+        "--reauth-ms",
+        type=_reauth_ms,
+        default=None,
+        help="the brokers' connections.max.reauth.ms: clients must authenticate again on open connections this often "
+        "(KIP-368), with the credentials they hold by then (default: never, as Kafka's default)",
+    )
     arguments.flag(parser, "--plaintext", "also open a PLAINTEXT listener on each broker (for benchmarks)")
     arguments.flag(
         parser,
@@ -84,6 +97,7 @@ def run(args) -> int:
             plaintext=args.plaintext,
             with_hadoop=args.hadoop,
             brokers=args.brokers,
+            reauth_ms=args.reauth_ms,
         )
         if args.old_broker:
             try:

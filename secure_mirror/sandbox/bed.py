@@ -128,9 +128,15 @@ class Sandbox(BrokerControl):
         plaintext: bool = False,
         with_hadoop: bool = False,
         brokers: int = 1,
+        reauth_ms: int | None = None,
+        reauth_mechanisms: tuple[str, ...] | None = None,
     ) -> Sandbox:
         """Start a sandbox in ``base`` with ``brokers`` brokers a side (one: ``kafka.<domain>``; more: a controller
-        quorum of them, ``kafka-<node id>.<domain>``, replication factor 3 and min.insync.replicas 2 from three)."""
+        quorum of them, ``kafka-<node id>.<domain>``, replication factor 3 and min.insync.replicas 2 from three).
+        ``reauth_ms`` sets the brokers' ``connections.max.reauth.ms`` (KIP-368): every client (and broker) connection
+        must authenticate again within that many milliseconds, with the credentials its client holds by then, and a
+        delegation token's session ends when the token does; None, as Kafka's default, never. ``reauth_mechanisms``
+        limits it to those mechanisms' connections on the client listener (None: every connection)."""
         check_broker_count(brokers)
         folders.check_creatable(folders.named(base), "--dir")  # a symbolic link, dangling or not, is refused
         base = folders.named(base).resolve()  # the same folder: its last part is no link
@@ -159,6 +165,8 @@ class Sandbox(BrokerControl):
             "pids": {},
             "ticket_lifetime": ticket_lifetime,
             "plaintext": plaintext,
+            "reauth_ms": reauth_ms,
+            "reauth_mechanisms": list(reauth_mechanisms) if reauth_mechanisms is not None else None,
         }
         if with_hadoop:
             state["hadoop"] = hadoop.new_state()
@@ -240,6 +248,8 @@ class Sandbox(BrokerControl):
             settings=cluster_settings(len(s.nodes)),
             token_key=self.base / side / "delegation-token.key",
             heap=MULTI_BROKER_HEAP if many else BROKER_HEAP,
+            reauth_ms=self.state.get("reauth_ms"),  # a sandbox started before the setting existed has none
+            reauth_mechanisms=tuple(m) if (m := self.state.get("reauth_mechanisms")) is not None else None,
         )
 
     @property

@@ -139,6 +139,8 @@ class Broker(BrokerAddress):
     settings: dict[str, str] = field(default_factory=lambda: dict(ONE_BROKER_SETTINGS))  # cluster_settings(N)
     token_key: Path | None = None  # the cluster's delegation token key (shared by its brokers); None: in ``base``
     heap: str = BROKER_HEAP
+    reauth_ms: int | None = None  # connections.max.reauth.ms (KIP-368): clients authenticate again on live connections
+    reauth_mechanisms: tuple[str, ...] | None = None  # only these mechanisms' connections (None: every one)
     _proc: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -197,7 +199,20 @@ class Broker(BrokerAddress):
             | self._password_mechanisms()
             | self._oauth()
             | self._delegation_tokens()
+            | self._reauthentication()
         )
+
+    def _reauthentication(self) -> dict[str, str]:
+        """KIP-368: a connection's session ends ``reauth_ms`` after it authenticated, or when its credential ends if
+        sooner (a delegation token's expiry), unless its client authenticates again on it."""
+        if not self.reauth_ms:
+            return {}
+        if self.reauth_mechanisms is None:
+            return {"connections.max.reauth.ms": str(self.reauth_ms)}
+        return {
+            f"listener.name.secure.{m.lower()}.connections.max.reauth.ms": str(self.reauth_ms)
+            for m in self.reauth_mechanisms
+        }
 
     def _delegation_tokens(self) -> dict[str, str]:
         return {

@@ -188,3 +188,17 @@ def test_three_brokers_a_side_each_have_a_folder_keytab_keystore_and_pid_name_of
     assert {b.token_key for b in brokers} == {tmp_path / "target" / "delegation-token.key"}  # one key a cluster
     assert [sb.pid_key("target", i) for i in (1, 2, 3)] == ["target-1", "target-2", "target-3"]
     assert sb.replication_factor == 3 and sb.broker("target", 2).node_id == 2
+
+
+def test_brokers_re_authenticate_connections_only_when_the_sandbox_says_so(tmp_path):
+    sb = _sandbox(tmp_path, 3)
+    assert all("connections.max.reauth.ms" not in b.properties() for b in sb.brokers("source"))  # Kafka's: never
+    sb.state["reauth_ms"] = 60000  # `sandbox up --reauth-ms 60000`, as state.json keeps it
+    for side in ("source", "target"):
+        assert {b.properties()["connections.max.reauth.ms"] for b in sb.brokers(side)} == {"60000"}
+    sb.state["reauth_mechanisms"] = ["SCRAM-SHA-512", "SCRAM-SHA-256"]  # delegation tokens' mechanisms alone
+    props = sb.broker("source", 2).properties()
+    assert {k: v for k, v in props.items() if "reauth" in k} == {
+        "listener.name.secure.scram-sha-512.connections.max.reauth.ms": "60000",
+        "listener.name.secure.scram-sha-256.connections.max.reauth.ms": "60000",
+    }

@@ -24,6 +24,8 @@ def test_sandbox_options_that_cannot_work_are_one_sentence_with_exit_2(tmp_path)
             "--ticket-lifetime",
             "10h\n[realms]",
         ): "argument --ticket-lifetime: '10h\\n[realms]' is not a Kerberos duration",
+        ("--reauth-ms", "500"): "argument --reauth-ms: '500' is not a number of milliseconds of at least 1000",
+        ("--reauth-ms", "1m"): "argument --reauth-ms: '1m' is not a number of milliseconds of at least 1000",
     }
     for args, said in cases.items():
         done = subprocess.run(
