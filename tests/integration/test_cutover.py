@@ -6,8 +6,11 @@ without touching other topics: it gets a DENY). A reader principal has READ on t
 committed half of each partition. The mirror streams with ``mirror.groups`` selecting the group. Then:
 
 - ``--dry-run`` prints the fence and the promotion, changes nothing and writes no record;
-- ``cutover`` is started and killed with SIGKILL as soon as it has recorded the fence it is about to apply, then run
-  again: it completes (exit 0), every step recorded done;
+- with ``User:*`` also allowed to WRITE the topic, ``cutover`` stops at the fence naming that grant, and changes
+  nothing; the grant removed, the same command goes on from the fence;
+- it is killed with SIGKILL as soon as it has recorded the fence it is about to apply, and run again;
+- with a member of the group still on the source it stops at sync naming the group; the member gone, the same
+  command completes (exit 0), every step recorded done;
 - the producer, still writing, is refused by the source's authorizer (TOPIC_AUTHORIZATION_FAILED); every record the
   source acknowledged is on the target, and the target holds the source's records, each once (an independent
   read_committed read of both, not ``verify``);
@@ -19,6 +22,7 @@ Everything added (principals, ACLs, topics) is removed afterwards."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -36,7 +40,8 @@ from secure_mirror.cutover import state
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl
-from tests.support.cluster import commit_offsets, consume_to_end
+from secure_mirror.run.control_folder import ControlFolder, pid_alive
+from tests.support.cluster import commit_offsets, consume_to_end, group_members, member_until
 from tests.support.mirror_case import MirrorCase, caught_up, wait_for, with_groups
 from tests.support.output_schemas import assert_valid
 from tests.support.sink_jar import sink_conf
@@ -172,13 +177,18 @@ def cut(sandbox, tmp_path_factory):
             ]
             launcher = case.start_streaming(run_dir)
             try:
-                wait_for(lambda: caught_up(case.profile, {topic}), 300, "the mirror to catch up")
+                wait_for(lambda: caught_up(case.profile, {topic}), 600, "the mirror to catch up")
                 dry = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, timeout=600)
                 with ThreadPoolExecutor(1) as pool:
                     writing = pool.submit(
                         _identity(sandbox, "source", app, folder).call, produce_until_refused, topic, str(stop), 900
                     )
                     time.sleep(3)  # some live records before the fence
+                    everyone = Acl(principal="User:*", operation="WRITE", resource_type="TOPIC", resource_name=topic)
+                    sandbox.admin("source", admin_ops.create_acls, [everyone])
+                    unfenceable = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
+                    unchanged = sandbox.admin("source", _acls_of, case.prefix)
+                    sandbox.admin("source", admin_ops.delete_acls, [everyone])
                     killed = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                     record = run_dir / state.FILE
                     wait_for(
@@ -191,14 +201,23 @@ def cut(sandbox, tmp_path_factory):
                         os.kill(killed.pid, signal.SIGKILL)
                     killed.wait(timeout=60)
                     after_kill = json.loads(record.read_text())
+                    leave = folder / "leave-the-group"
+                    with ThreadPoolExecutor(1) as members:
+                        member = members.submit(sandbox.admin, "source", member_until, group, topic, str(leave), 900)
+                        wait_for(
+                            lambda: sandbox.admin("source", group_members, group) == ("STABLE", 1),
+                            300,
+                            "the member to join the group on the source",
+                        )
+                        with_member = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
+                        leave.touch()
+                        member.result(timeout=120)
                     done = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
                     stop.touch()
                     produced = writing.result(timeout=120)
                 ended = launcher.wait(timeout=300)
             finally:
-                if launcher.poll() is None:
-                    launcher.kill()
-                    launcher.wait()
+                _end(launcher, run_dir)
             source = sandbox.admin("source", consume_to_end, topic)
             target = sandbox.admin("target", consume_to_end, target_topic)
             yield {
@@ -209,6 +228,10 @@ def cut(sandbox, tmp_path_factory):
                 "topic": topic,
                 "target_topic": target_topic,
                 "dry": dry,
+                "unfenceable": unfenceable,
+                "unchanged": unchanged,
+                "source_acls": source_acls,
+                "with_member": with_member,
                 "killed": killed.returncode,
                 "after_kill": after_kill,
                 "done": done,
@@ -232,6 +255,22 @@ def cut(sandbox, tmp_path_factory):
                 sandbox.admin(side, admin_ops.delete_acls, held)
         for principal in principals:
             sandbox.kdc().delete_principal(principal)
+
+
+def _end(launcher: subprocess.Popen, run_dir: Path) -> None:
+    """The mirror ended, whatever happened: asked to stop as Ctrl-C does, else killed with its job's process group
+    (the Spark driver is not the launcher's child alone: killing the launcher would leave it running)."""
+    if launcher.poll() is None:
+        launcher.send_signal(signal.SIGTERM)
+        try:
+            launcher.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            launcher.kill()
+            launcher.wait()
+    driver = ControlFolder(run_dir).pid()
+    if driver is not None and pid_alive(driver):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(os.getpgid(driver), signal.SIGKILL)
 
 
 def _notes(record: Path) -> dict:
@@ -263,6 +302,27 @@ def test_the_dry_run_shows_the_plan_and_changes_nothing(cut):
     assert "check: would pass" in dry.stdout, dry.stdout
 
 
+def test_a_grant_the_fence_cannot_stop_is_named_and_nothing_changes(cut):
+    stopped = cut["unfenceable"]
+    assert stopped.returncode == 1, stopped.stdout + stopped.stderr[-3000:]
+    assert (
+        f"fence: stopped: the fence cannot stop every producer; nothing was changed: User:* through WRITE on TOPIC "
+        f"LITERAL {cut['topic']}" in stopped.stdout
+    )
+    assert "it goes on from fence" in stopped.stdout
+    everyone = Acl(principal="User:*", operation="WRITE", resource_type="TOPIC", resource_name=cut["topic"])
+    mirror = cut["case"].profile.source.kafka_principal  # the mirror's own grants, the case's
+    held = [a for a in cut["unchanged"] if a.principal != mirror]
+    assert sorted(map(str, held)) == sorted(map(str, [*cut["source_acls"], everyone]))
+
+
+def test_a_group_with_a_member_on_the_source_is_refused_at_sync(cut):
+    refused = cut["with_member"]
+    assert refused.returncode == 1, refused.stdout + refused.stderr[-3000:]
+    assert f"sync: stopped: group {cut['group']} still has 1 active member(s) on the source" in refused.stdout
+    assert "it goes on from sync" in refused.stdout
+
+
 def test_killed_once_and_run_again_the_cutover_completes(cut):
     assert cut["killed"] == -signal.SIGKILL, "the first cut-over ended before it could be killed"
     assert "fence" in cut["after_kill"]["notes"]
@@ -270,7 +330,8 @@ def test_killed_once_and_run_again_the_cutover_completes(cut):
     assert done.returncode == EXIT_OK, done.stdout + done.stderr[-3000:]
     steps = cut["record"]["steps"]
     assert [(s["name"], s["status"]) for s in steps] == [(name, "done") for name in state.STEPS]
-    assert next(s for s in steps if s["name"] == "fence")["attempts"] == 2
+    attempts = {s["name"]: s["attempts"] for s in steps}
+    assert (attempts["check"], attempts["fence"], attempts["sync"]) == (1, 3, 2)  # stopped, killed; refused
     assert cut["launcher"] == EXIT_OK  # the job stopped cleanly, its checkpoint kept
 
 

@@ -30,7 +30,7 @@ from secure_mirror.errors import EXIT_FAILED, EXIT_OK, SecureMirrorError
 from secure_mirror.kafka.admin_ops import LOG, delete_topics
 from secure_mirror.profile.topics import offset_map_topic
 from secure_mirror.run.lag import lag
-from tests.support.cluster import commit_offsets, produce_transactions
+from tests.support.cluster import commit_offsets, group_members, member_until, produce_transactions
 from tests.support.mirror_case import MirrorCase, kill_when, wait_for, with_groups
 from tests.support.output_schemas import assert_valid
 from tests.support.sink_jar import JAVAC_LINT, sink_conf
@@ -94,30 +94,6 @@ def _drain(consumer, partitions: int, timeout: float, kafka_error, kafka_excepti
         return out
     finally:
         consumer.close()
-
-
-def _member_until(conf: dict, group: str, topic: str, leave: str, seconds: float) -> int:
-    """A member of ``group`` on the source (subscribed, committing nothing) until the file ``leave`` exists, at most
-    ``seconds``: records seen."""
-    from confluent_kafka import Consumer
-
-    consumer = Consumer({**conf, "group.id": group, "enable.auto.commit": False, "logger": LOG})
-    consumer.subscribe([topic])
-    seen, deadline = 0, time.monotonic() + seconds
-    while time.monotonic() < deadline and not Path(leave).exists():
-        seen += consumer.poll(0.5) is not None
-    consumer.close()
-    return seen
-
-
-def _group_members(conf: dict, group: str) -> tuple[str, int]:
-    """The group's state on the broker and how many of its members hold an assignment."""
-    from confluent_kafka.admin import AdminClient
-
-    admin = AdminClient({**conf, "logger": LOG})
-    described = admin.describe_consumer_groups([group], request_timeout=30)[group].result(30)
-    assigned = [m for m in described.members if m.assignment and m.assignment.topic_partitions]
-    return described.state.name, len(assigned)
 
 
 def _read_map(conf: dict, topic: str) -> list[str]:
@@ -352,13 +328,13 @@ def test_failover_refuses_while_the_group_is_active_on_the_source(failed_over, t
     argv = [*CLI, "failover", str(case.profile_path), "--group", group]
     leave = tmp_path / "leave"
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        member = pool.submit(sandbox.admin, "source", _member_until, group, failed_over["topic"], str(leave), 120)
+        member = pool.submit(sandbox.admin, "source", member_until, group, failed_over["topic"], str(leave), 120)
         try:
-            joined = lambda: sandbox.admin("source", _group_members, group) == ("STABLE", 1)  # noqa: E731
+            joined = lambda: sandbox.admin("source", group_members, group) == ("STABLE", 1)  # noqa: E731
             wait_for(joined, 60, f"one member of {group} assigned, the group stable", step=0.5)
             refused = subprocess.run(argv, capture_output=True, text=True, timeout=300)
             forced = subprocess.run([*argv, "--force", "--dry-run"], capture_output=True, text=True, timeout=300)
-            still = sandbox.admin("source", _group_members, group)
+            still = sandbox.admin("source", group_members, group)
         finally:
             leave.touch()
             member.result()

@@ -6,6 +6,7 @@ import contextlib
 import itertools
 import os
 import subprocess
+import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -228,3 +229,27 @@ def assert_same_records(source, target, source_topic: str, target_topic: str, ex
     counts = {name: sum(pairs.values()) for name, pairs in held.items()}
     assert not missing and not extra, f"{counts}; missing on the target {dict(missing)}; extra {dict(extra)}"
     assert counts == {"source": expected, "target": expected}, counts
+
+
+def member_until(conf: dict, group: str, topic: str, leave: str, seconds: float) -> int:
+    """A member of ``group`` on the source (subscribed, committing nothing) until the file ``leave`` exists, at most
+    ``seconds``: records seen."""
+    from confluent_kafka import Consumer
+
+    consumer = Consumer({**conf, "group.id": group, "enable.auto.commit": False, "logger": admin_ops.LOG})
+    consumer.subscribe([topic])
+    seen, deadline = 0, time.monotonic() + seconds
+    while time.monotonic() < deadline and not Path(leave).exists():
+        seen += consumer.poll(0.5) is not None
+    consumer.close()
+    return seen
+
+
+def group_members(conf: dict, group: str) -> tuple[str, int]:
+    """The group's state on the broker and how many of its members hold an assignment."""
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({**conf, "logger": admin_ops.LOG})
+    described = admin.describe_consumer_groups([group], request_timeout=30)[group].result(30)
+    assigned = [m for m in described.members if m.assignment and m.assignment.topic_partitions]
+    return described.state.name, len(assigned)
