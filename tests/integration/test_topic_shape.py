@@ -199,6 +199,7 @@ def passes_after_unsynced(log: Path) -> int | None:
     status line printed after it said configs are not synced; None before that line. The job says it during a pass
     and counts that pass when it ends, before the next status line, so every comparison counted here came later."""
     text = log.read_text()
+    text = text[: text.rfind("\n") + 1]  # whole lines: the job may be writing the last one
     if UNSYNCED not in text:
         return None
     counts = [
