@@ -3,6 +3,7 @@ granted on the sandbox and revoked afterwards, and its topics deleted afterwards
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -18,7 +19,7 @@ from secure_mirror.errors import EXIT_OK
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
-from secure_mirror.run.control_folder import ControlFolder
+from secure_mirror.run.control_folder import ControlFolder, pid_alive
 from secure_mirror.run.lag import lag
 from secure_mirror.sandbox.profile import profile_dict
 from tests.support.cluster import group_acls, topic_acls
@@ -150,6 +151,10 @@ def kill_when(launcher: subprocess.Popen, run_dir: Path, ready, what: str, step:
         if launcher.poll() is None:
             launcher.kill()
             launcher.wait()
+        driver = ControlFolder(run_dir).pid()  # a driver the launcher started is not ended with it
+        if driver is not None and pid_alive(driver):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(os.getpgid(driver), signal.SIGKILL)
 
 
 def with_groups(case: MirrorCase, group: str) -> None:
