@@ -20,13 +20,15 @@ from secure_mirror import paths
 SOURCES = paths.REPO_ROOT / "jvm" / "sink" / "securemirror"  # its packages: sink, source and metrics
 # As scripts/setup compiles it: every lint an error but [path] (third-party manifests naming jars pyspark lacks).
 JAVAC_LINT = ("-Xlint:all,-path", "-Werror")
+VENV_STAMP = paths.REPO_ROOT / ".venv" / ".secure-mirror-requirements"  # scripts/setup's venv_stamp
 
 
 def _stamp() -> str:
-    """scripts/setup's stamp of the sink: the sources, then the connector's and the virtualenv's stamps."""
+    """scripts/setup's stamp of the sink: the sources, then the connector's stamp and the virtualenv's requirements
+    stamp (kept in the virtualenv itself: ``.venv/.secure-mirror-requirements``)."""
     stamps = paths.deps_dir() / "stamps"
     data = b"".join(p.read_bytes() for p in sorted(SOURCES.glob("*/*.java")))
-    data += (stamps / "mvn-spark-connector").read_bytes() + (stamps / "venv").read_bytes()
+    data += (stamps / "mvn-spark-connector").read_bytes() + VENV_STAMP.read_bytes()
     return hashlib.sha256(data).hexdigest()[:16]
 
 
