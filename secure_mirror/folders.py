@@ -55,6 +55,14 @@ def append(path: Path | str, data: bytes, mode: int = 0o666) -> None:
         os.close(descriptor)
 
 
+def replace(path: Path, text: str, mode: int) -> None:
+    """Write ``text`` to ``path`` as a new file made with ``mode``: a file or link there is removed first, so the text
+    never goes through a link and the file never keeps a wider mode it had."""
+    path.unlink(missing_ok=True)
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 def make(folder: Path, option: str, mode: int = 0o700) -> None:
     """Make ``folder`` (and its parents, along the named path); an existing one keeps its mode. A failure, or a
     symbolic link in ``folder``'s place, is bad input naming ``option``."""

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from secure_mirror import folders
 from secure_mirror.cutover import fence, judge, report
 from secure_mirror.cutover.state import Record
 from secure_mirror.errors import SecureMirrorError
@@ -327,10 +328,7 @@ REPORT_JSON, REPORT_MD = "cutover-report.json", "cutover-report.md"
 
 def write_report(ctx: Context) -> dict:
     for name, text in ((REPORT_JSON, report.json_report(ctx.record)), (REPORT_MD, report.markdown_report(ctx.record))):
-        path = ctx.run_dir / name
-        path.unlink(missing_ok=True)
-        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as out:
-            out.write(text)
+        folders.replace(ctx.run_dir / name, text, 0o600)
     return {"files": [str(ctx.run_dir / REPORT_JSON), str(ctx.run_dir / REPORT_MD)]}
 
 

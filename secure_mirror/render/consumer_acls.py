@@ -33,13 +33,13 @@ The rules, each a sentence of :data:`RULES` (the script and the JSON repeat them
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from secure_mirror import folders
 from secure_mirror.errors import BadInputError
 from secure_mirror.kafka.acl import Acl, kafka_acls_arguments
 from secure_mirror.profile import kafka_names, topics
@@ -366,8 +366,5 @@ def write(plan: ConsumerPlan, profile: Profile, out_dir: Path) -> list[Path]:
         "consumer-acls.json": (plan.to_json(), 0o600),
     }
     for name, (text, mode) in files.items():
-        path = out_dir / name
-        path.unlink(missing_ok=True)
-        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "w", encoding="utf-8") as handle:
-            handle.write(text)
+        folders.replace(out_dir / name, text, mode)
     return [out_dir / name for name in files]
