@@ -23,6 +23,7 @@ from secure_mirror.commands import (
     cutover,
     demo,
     doctor,
+    failback,
     failover,
     groups,
     lag,
@@ -55,6 +56,11 @@ COMMANDS: dict[str, tuple[ModuleType, str]] = {
         cutover,
         "move the applications to the target in one resumable command: check, fence, drain, sync, "
         "stop, promote, report",
+    ),
+    "failback": (
+        failback,
+        "the way back of a cut-over: fence the target, drain the way back's mirror, move the groups back, restore "
+        "both clusters' bindings",
     ),
     "reverse": (reverse, "write the profile of the way back (B -> A), names mapped back, loop-safe"),
     "doctor": (doctor, "tell what this machine has and lacks to run a mirror, each with the fix"),

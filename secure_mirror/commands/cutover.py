@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
             return _dry_run(profile, admins, identities, groups, run_dir, args, say)
         store = state.RecordFile(run_dir)
         key = state.command_key(Path(args.profile).read_text(encoding="utf-8"), "cutover", groups)
-        record = store.load(key) or state.Record(command=key)
+        record = store.load(key) or state.Record.start(key)
         ctx = steps.Context(
             profile,
             admins,

@@ -198,6 +198,7 @@ SHAPES: dict[str, type[BaseModel]] = {
     "acls": ConsumerAclsOutput,
     "run": RunLine,
     "cutover": CutoverReport,
+    "failback": CutoverReport,
 }
 
 

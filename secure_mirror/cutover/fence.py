@@ -137,6 +137,43 @@ def restore(fenced: FencePlan) -> tuple[list[Acl], list[Acl]]:
     return list(fenced.remove), list(fenced.deny)
 
 
+@dataclass
+class RestorePlan:
+    """The way back's last change (``failback``'s restore step): per cluster of the forward cut-over (``source``, the
+    cluster the applications return to; ``target``, the one they leave), the bindings to add and to delete so that
+    both hold again exactly what they held before the cut-over."""
+
+    add: dict[str, list[Acl]] = field(default_factory=dict)
+    delete: dict[str, list[Acl]] = field(default_factory=dict)
+
+
+def restore_plan(forward: dict, back: dict) -> RestorePlan:
+    """From the forward cut-over's notes and the way back's (their ``fence`` and ``acls``, as recorded):
+
+    - on the forward's source: the bindings its fence removed are added again, the DENYs it added deleted;
+    - on the forward's target: the bindings the way back's fence removed are added again unless the forward cut-over
+      had added them (its promotion), and what the forward cut-over added there and the way back's DENYs are
+      deleted."""
+    promoted = [
+        Acl.of(entry["binding"])
+        for entry in forward.get("acls", [])
+        if entry["cluster"] == "target" and entry["change"] == "added"
+    ]
+    back_fence = back.get("fence") or {"remove": [], "deny": []}
+    forward_fence = forward["fence"]
+    again = [a for a in map(Acl.of, back_fence["remove"]) if a not in promoted]
+    plan = RestorePlan()
+    plan.add["source"] = _unique(map(Acl.of, forward_fence["remove"]))
+    plan.delete["source"] = _unique(map(Acl.of, forward_fence["deny"]))
+    plan.add["target"] = _unique(again)
+    plan.delete["target"] = [a for a in _unique([*map(Acl.of, back_fence["deny"]), *promoted]) if a not in again]
+    return plan
+
+
+def _unique(acls: Iterable[Acl]) -> list[Acl]:
+    return list(dict.fromkeys(acls))
+
+
 def promote_plan(profile: Profile, fenced: FencePlan, target_acls: Iterable[Acl] | None) -> PromotePlan:
     """The producers' grants on the target (rule 4), with the diff against the target's bindings when read."""
     held = set(target_acls or ())

@@ -14,12 +14,12 @@ from secure_mirror.render.encoders import json_text, md
 # ---- the shape of the report and of ``cutover --json`` (schema/cutover-output.schema.json) --------------------------
 class CommandOut(BaseModel):
     profile_sha256: str = Field(description="the SHA-256 of the profile file the cut-over ran with")
-    direction: str = Field(description="cutover")
+    direction: str = Field(description="cutover, or failback (the way back)")
     groups: list[str]
 
 
 class StepOut(BaseModel):
-    name: str = Field(description="check, fence, drain, sync, stop, promote or report")
+    name: str = Field(description="check, fence, drain, sync, stop, promote (cutover) or restore (failback), report")
     status: str = Field(description="done, failed, started (it was running when the command ended) or not begun")
     started: str | None = Field(description="UTC, ISO 8601")
     ended: str | None

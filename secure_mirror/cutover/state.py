@@ -21,7 +21,15 @@ from secure_mirror.errors import BadInputError
 FILE = "cutover.json"
 VERSION = 1
 STEPS = ("check", "fence", "drain", "sync", "stop", "promote", "report")
+# The way back (``failback``): the same cut-over in the other direction, whose last change is not a promotion but the
+# restoration of both clusters' bindings to what they were before the cut-over.
+FAILBACK_STEPS = ("check", "fence", "drain", "sync", "stop", "restore", "report")
+CUTOVER, FAILBACK = "cutover", "failback"
 DONE, STARTED, FAILED = "done", "started", "failed"
+
+
+def steps_of(direction: str) -> tuple[str, ...]:
+    return FAILBACK_STEPS if direction == FAILBACK else STEPS
 
 
 def now() -> str:
@@ -50,7 +58,12 @@ class Record:
 
     @classmethod
     def new(cls, profile_text: str, direction: str, groups: list[str]) -> Record:
-        return cls(command=command_key(profile_text, direction, groups))
+        return cls.start(command_key(profile_text, direction, groups))
+
+    @classmethod
+    def start(cls, command: dict) -> Record:
+        """A record of nothing done yet, with the steps of ``command``'s direction."""
+        return cls(command=command, steps=[StepRecord(name) for name in steps_of(command.get("direction", ""))])
 
     def step(self, name: str) -> StepRecord:
         return next(step for step in self.steps if step.name == name)
@@ -87,8 +100,9 @@ class Record:
         if data.get("version") != VERSION:
             raise ValueError(f"version {data.get('version')!r}, not {VERSION}")
         names = [step["name"] for step in data["steps"]]
-        if names != list(STEPS):
-            raise ValueError(f"steps {names}, not {list(STEPS)}")
+        expected = list(steps_of(data["command"].get("direction", "")))
+        if names != expected:
+            raise ValueError(f"steps {names}, not {expected}")
         return cls(
             command=dict(data["command"]),
             steps=[StepRecord(**step) for step in data["steps"]],
@@ -120,18 +134,24 @@ class RecordFile:
     def __init__(self, folder: Path):
         self.path = folder / FILE
 
-    def load(self, key: dict) -> Record | None:
-        """The record of this cut-over, None when there is none; refuses another cut-over's or a damaged record."""
+    def peek(self) -> Record | None:
+        """The record kept here, whichever cut-over it is; None when there is none; refuses a damaged record."""
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
         try:
-            record = Record.of(json.loads(text))
+            return Record.of(json.loads(text))
         except (ValueError, KeyError, TypeError, AttributeError) as damaged:
             raise BadInputError(
                 f"{self.path} is not a cut-over record this version reads ({damaged}); move it away"
             ) from None
+
+    def load(self, key: dict) -> Record | None:
+        """The record of this cut-over, None when there is none; refuses another cut-over's or a damaged record."""
+        record = self.peek()
+        if record is None:
+            return None
         if (why := resume_problem(record, key)) is not None:
             raise BadInputError(f"{self.path}: {why}; finish that one, or move the file away to start anew")
         return record

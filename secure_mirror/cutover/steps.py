@@ -9,7 +9,9 @@ the source changed so they cannot write the selected topics; then the end offset
 drain (the mirror's checkpoint at the fenced ends and ``verify`` matching per partition), sync (the groups' last
 translation committed on the target; a group with members on the source refused unless forced), stop (the job ends
 cleanly, its checkpoint kept), promote (the producers' grants and the consumers' on the target), report (JSON and
-Markdown beside the record).
+Markdown beside the record). The way back (``failback``) runs the same steps with the way back's profile, translates
+the groups through the forward's map read the other way as well as its own, and instead of promoting restores both
+clusters' bindings to what they were before the cut-over (``restore``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from secure_mirror.run.clients import stable_ends
 from secure_mirror.run.control_folder import ControlFolder, pid_alive
 from secure_mirror.run.groups import decide
 from secure_mirror.run.groups.session import Session
+from secure_mirror.run.groups.translate import inverted
 from secure_mirror.run.lag import lag, lag_heartbeat
 from secure_mirror.verify.compare import verify
 
@@ -56,6 +59,16 @@ class StepFailed(SecureMirrorError):
 
 
 @dataclass
+class Forward:
+    """For the way back: the forward cut-over's profile, record and run folder (where its record is kept)."""
+
+    profile: Profile
+    record: Record
+    run_dir: Path
+    path: Path  # the forward record's file
+
+
+@dataclass
 class Context:
     profile: Profile
     admins: dict[Side, Cluster]
@@ -68,6 +81,7 @@ class Context:
     timeout: float = 120.0
     say: Callable[[str], None] = print
     admin_names: dict[Side, str] = field(default_factory=dict)
+    forward: Forward | None = None  # set for the way back
 
     def note(self, key: str, value: object) -> None:
         """Keep ``value`` in the record before acting on it (written at once)."""
@@ -101,7 +115,7 @@ def check(ctx: Context) -> dict:
     stale = float(profile.mirror.heartbeats.stale_after_seconds)
     if (why := judge.heartbeat_problem(age, stale, profile.mirror.heartbeats.enabled)) is not None:
         raise StepFailed(why)
-    with Session(profile) as session:
+    with groups_session(ctx) as session:
         plan = session.observe(ctx.groups).plan()
     if plan.skipped:
         raise StepFailed("; ".join(f"group {g}: {why}" for g, why in plan.skipped.items()))
@@ -248,8 +262,19 @@ def drain(ctx: Context) -> dict:
 
 
 # ---- sync -----------------------------------------------------------------------------------------------------------
+def groups_session(ctx: Context) -> Session:
+    """The groups as the mirror sees them; on the way back with the forward's map read the other way besides its own:
+    the records the forward copied carry provenance, the way back skips them and has no segment of them."""
+    if ctx.forward is None:
+        return Session(ctx.profile)
+    with Session(ctx.forward.profile) as forward:
+        forward.read_map()
+        segments = [seg for found in forward.maps.values() for seg in found]
+    return Session(ctx.profile, known=inverted(segments))
+
+
 def sync(ctx: Context) -> dict:
-    with Session(ctx.profile) as session:
+    with groups_session(ctx) as session:
         observation = session.observe(ctx.groups)
         if refusals := decide.failover_refusals(observation.sources, ctx.force):
             raise StepFailed("; ".join(refusals))
@@ -322,6 +347,34 @@ def promote(ctx: Context) -> dict:
     }
 
 
+# ---- restore (the way back) ----------------------------------------------------------------------------------------
+def restore(ctx: Context) -> dict:
+    """Both clusters' bindings as before the forward cut-over (``fence.restore_plan``); then the forward record is
+    kept under another name, so that the forward run folder can be cut over again."""
+    forward = ctx.forward
+    if forward is None:
+        raise StepFailed("restore belongs to the way back; run `secure-mirror failback`")
+    plan = fence.restore_plan(forward.record.notes, ctx.record.notes)
+    here: dict[str, Side] = {"source": "target", "target": "source"}  # the forward's sides, as the way back names them
+    for side in ("source", "target"):
+        cluster = here[side]
+        _note_acls(ctx, cluster, [("added", a) for a in plan.add[side]] + [("removed", a) for a in plan.delete[side]])
+        ctx.ask(cluster, admin_ops.create_acls, plan.add[side], ctx.timeout)
+        ctx.ask(cluster, admin_ops.delete_acls, plan.delete[side], ctx.timeout)
+    kept = ctx.record.notes.get("forward_record") or str(
+        forward.run_dir / f"cutover-{ctx.record.step('restore').started or 'restored'}.json".replace(":", "")
+    )
+    ctx.note("forward_record", kept)
+    if forward.path.exists() and forward.path != Path(kept):
+        os.replace(forward.path, kept)
+    ctx.say(f"restore: the forward cut-over's record is kept as {kept}; start the forward mirror again")
+    return {
+        "added": {here[side]: len(plan.add[side]) for side in plan.add},
+        "removed": {here[side]: len(plan.delete[side]) for side in plan.delete},
+        "forward_record": kept,
+    }
+
+
 # ---- report ---------------------------------------------------------------------------------------------------------
 REPORT_JSON, REPORT_MD = "cutover-report.json", "cutover-report.md"
 
@@ -339,5 +392,6 @@ STEPS: dict[str, Callable[[Context], dict]] = {
     "sync": sync,
     "stop": stop,
     "promote": promote,
+    "restore": restore,
     "report": write_report,
 }

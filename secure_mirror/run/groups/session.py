@@ -4,7 +4,7 @@ offset map read so far (incrementally), and one :class:`Observation` per pass, w
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from secure_mirror.profile.models import Profile
@@ -47,12 +47,14 @@ def mirrored_to(profile: Profile) -> dict[TopicPartition, int]:
 class Session:
     """``with Session(profile) as session: session.observe()``; the map is read once and then from where it ended."""
 
-    def __init__(self, profile: Profile):
+    def __init__(self, profile: Profile, known: Mapping[TopicPartition, Sequence[Segment]] | None = None):
+        """``known``: segments that hold besides the map topic's (the forward's map read the other way, for the
+        way back: ``translate.inverted``)."""
         self.profile = profile
         self.map_topic = offset_map_topic(profile.source.alias)
         self.checkpoints_topic = checkpoints_topic(profile.source.alias)
         self.positions: dict[int, int] = {}
-        self.maps: dict[TopicPartition, list[Segment]] = {}
+        self.maps: dict[TopicPartition, list[Segment]] = {tp: compact(segs) for tp, segs in (known or {}).items()}
         self.unreadable = 0  # records of the map topic that are not segments
         self._clients = inspection(profile)
 

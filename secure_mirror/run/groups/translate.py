@@ -70,6 +70,19 @@ def translate(offset: int, segments: Sequence[Segment], mirrored_to: int | None 
     return Translation(TRANSLATED, min(seg.target_end for seg in before if seg.source_end == previous_end))
 
 
+def inverted(segments: Iterable[Segment]) -> dict[tuple[str, int], list[Segment]]:
+    """The way back's map from the forward's: each forward segment (source ``s``, target ``t``, ``n`` records, from
+    a topic to its target name) read the other way, keyed by the target topic and partition. Where the way back keeps
+    names and skips what the forward copied (provenance), these are the segments of every record that came from the
+    source before the way back started: the groups that moved to the target translate back through them exactly, and
+    through the way back's own segments past them (docs/cutover.md, failback)."""
+    out: dict[tuple[str, int], list[Segment]] = {}
+    for seg in segments:
+        back = Segment(seg.target_topic or seg.topic, seg.partition, seg.target, seg.source, seg.count, seg.topic)
+        out.setdefault((back.topic, back.partition), []).append(back)
+    return out
+
+
 def not_translatable(reason: str) -> Translation:
     return Translation(NOT_TRANSLATABLE, reason=reason)
 

@@ -40,7 +40,7 @@ def run(tmp_path, monkeypatch):
     said: list[str] = []
 
     def once() -> int:
-        record = store.load(key) or state.Record(command=key)
+        record = store.load(key) or state.Record.start(key)
         ctx = steps.Context(None, {}, ["g"], tmp_path, record, lambda: store.save(record), None, say=said.append)
         return cutover.drive(ctx)
 
