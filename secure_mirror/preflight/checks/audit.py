@@ -7,12 +7,13 @@ alone (``render.acls.AclPlan.need``).
 
 from __future__ import annotations
 
+from secure_mirror.kafka import acl_answers
 from secure_mirror.kafka.acl import CLUSTER_NAME, Acl, kafka_acls_command
 from secure_mirror.preflight.authorizer import Decision, authorize, authorize_all, principal_matches
 from secure_mirror.preflight.checks import topic_shape as shape_checks
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf
 from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN, Check, Status
-from secure_mirror.preflight.probes import Failed, kafka_admin
+from secure_mirror.preflight.probes import Failed, api_versions, kafka_admin
 from secure_mirror.preflight.probes.kafka_admin import Inventory
 from secure_mirror.preflight.probes.wire import local_address
 from secure_mirror.profile.cluster import Cluster, Side
@@ -23,8 +24,12 @@ from secure_mirror.render.acls import AclPlan, Need
 
 # ---- the steps ------------------------------------------------------------------------------------------------------
 def collect(admin_cluster: Cluster, side: Side, timeout: float) -> Inventory | Failed:
-    """Every topic (with partitions) and every ACL of the cluster, as the admin sees them."""
-    return kafka_admin.inventory(kafka_admin.Admin(client_conf(admin_cluster, side), timeout))
+    """Every topic (with partitions) and every ACL of the cluster, as the admin sees them; where no operation on the
+    cluster is reported, whether the brokers report operations (``api_versions.operations_reported``)."""
+    data = kafka_admin.inventory(kafka_admin.Admin(client_conf(admin_cluster, side), timeout))
+    if "error" not in data and data["operations"] is None:
+        data["reports_operations"] = api_versions.operations_reported(admin_cluster, timeout)
+    return data
 
 
 def audit_side(
@@ -64,7 +69,7 @@ def audit_checks(
             )
         ]
     if (unread := acls_unread(data)) is not None:
-        return [check(side, "audit.acls", unread[0], unread[1], ADMIN_FIX)]
+        return [check(side, "audit.acls", unread[0], unread[1] + NOT_JUDGED, unread[2])]
     plan = acl_plans.source_acls(profile) if side == "source" else acl_plans.target_acls(profile)
     mine = [a for a in data["acls"] if principal_matches(a.principal, plan.principal)]
     run = SideChecks(side)
@@ -90,28 +95,27 @@ def audit_checks(
 
 
 ADMIN_FIX = "give --as-admin an identity with DESCRIBE on the cluster (a super user or an ACL admin)"
-NO_DESCRIBE = (
-    "the brokers report no DESCRIBE on the cluster for the admin identity (its operations there: {}), and they answer "
-    "an identity without it an empty list of ACLs rather than an error, so the {} ACL(s) read are not the cluster's"
-)
-NONE_NOT_REPORTED = (
-    "the admin identity read no ACL at all, and the brokers report no operations on the cluster for it (brokers before "
-    "Kafka 2.3 report none, later ones none for an identity with no right on the cluster), so an identity without "
-    "DESCRIBE there, which they answer an empty list, cannot be told from a cluster without ACLs"
-)
+NOT_JUDGED = "; the mirror's access was not judged from them"
+UNREAD_FIXES = {
+    acl_answers.REFUSED: ADMIN_FIX,
+    acl_answers.NO_AUTHORIZER: "pre-flight without --as-admin proves the access by the brokers' answers; configure an "
+    "authorizer (authorizer.class.name) for the ACLs to matter",
+    acl_answers.EMPTY: "pre-flight without --as-admin proves the access by the brokers' answers; where an external "
+    "authorizer (Apache Ranger) decides, review its policies for the mirror's principal",
+}
 
 
-def acls_unread(data: Inventory) -> tuple[Status, str] | None:
-    """Why an admin's inventory does not show the cluster's ACLs, as (status, finding), or None when it does: the
-    brokers answer DescribeAcls from an identity without DESCRIBE on the cluster with no bindings, not an error. An
-    identity they report without DESCRIBE (or ALL) fails; an empty answer where they report no operations is
-    unverified; bindings read where they report none prove the right."""
-    operations = data.get("operations")
-    if operations is not None and not {"DESCRIBE", "ALL"} & set(operations):
-        return FAIL, NO_DESCRIBE.format(", ".join(operations) or "none", len(data["acls"]))
-    if operations is None and not data["acls"]:
-        return UNVERIFIED, NONE_NOT_REPORTED
-    return None
+def acls_unread(data: Inventory) -> tuple[Status, str, str] | None:
+    """Why an admin's inventory does not show the cluster's ACLs, as (status, finding, fix), or None when it does
+    (``kafka.acl_answers.unread``): DescribeAcls refused fails (the admin identity cannot do what --as-admin asks);
+    no authorizer, or an empty list (an external authorizer's grants are not visible), is unverified."""
+    why = acl_answers.unread(
+        data["acls"], data.get("operations"), data.get("authorizer"), reports_operations=data.get("reports_operations")
+    )
+    if why is None:
+        return None
+    status: Status = FAIL if why.kind == acl_answers.REFUSED else UNVERIFIED
+    return status, why.finding, UNREAD_FIXES[why.kind]
 
 
 def audit_needs(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.checks.audit import acls_unread
-from secure_mirror.preflight.model import PASS, SKIPPED, UNVERIFIED, WARN, Check
+from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, UNVERIFIED, WARN, Check
 from secure_mirror.preflight.probes import Failed
 from secure_mirror.preflight.probes.kafka_admin import Inventory
 from secure_mirror.profile.models import Profile
@@ -32,18 +32,11 @@ def consumer_access(profile: Profile, source: Inventory | Failed | None, target:
     for side, data in (("source", source), ("target", target)):
         if "error" in data:
             return unverified(f"the admin could not read the {side}'s topics and ACLs: {data['error']}", side)
-        if (unread := acls_unread(data)) is not None:
-            return unverified(f"the {side}'s ACLs were not read: {unread[1]}", side)
+        if (unread := acls_unread(data)) is not None:  # refused, no authorizer, or empty: never "nothing to copy"
+            fix = None if unread[0] == FAIL else NOT_READABLE_FIX  # FAIL: DescribeAcls refused the admin identity
+            return unverified(f"the {side}'s ACLs were not read: {unread[1]}", side, fix)
         read[side] = data
-    if not read["source"]["acls"]:  # also the brokers' answer to an identity without DESCRIBE on the cluster
-        return unverified(NONE_READ, "source")
     return judged(consumer_plan(profile, read["source"]["acls"], read["source"]["topics"], read["target"]["acls"]))
-
-
-NONE_READ = (
-    "the admin read no ACL at all on the source, which is also what the brokers answer an identity without DESCRIBE "
-    "on the cluster: no consumer to copy cannot be told from none visible"
-)
 
 
 def judged(plan: ConsumerPlan) -> Check:
@@ -65,8 +58,14 @@ def judged(plan: ConsumerPlan) -> Check:
     return Check(WHAT, WARN, finding, FIX, acls=missing, details=counts)
 
 
-def unverified(why: str, side: str) -> Check:
-    fix = f"give --as-admin an identity with DESCRIBE on the {side} cluster (a super user or an ACL admin)"
+NOT_READABLE_FIX = (
+    "the consumers' grants cannot be read from these ACLs: grant them on the target by name (where an external "
+    "authorizer such as Apache Ranger decides, in its policies)"
+)
+
+
+def unverified(why: str, side: str, fix: str | None = None) -> Check:
+    fix = fix or f"give --as-admin an identity with DESCRIBE on the {side} cluster (a super user or an ACL admin)"
     return Check(WHAT, UNVERIFIED, f"the consumers' access after failover was not judged: {why}", fix)
 
 

@@ -19,6 +19,7 @@ from typing import TypedDict, final
 
 from secure_mirror.preflight.probes import Failed
 from secure_mirror.preflight.probes.wire import recv_exactly
+from secure_mirror.profile.cluster import Cluster
 
 API_VERSIONS = 18
 METADATA = 3
@@ -101,3 +102,15 @@ def answer(host: str, port: int, tls: ssl.SSLContext | None, timeout: float) -> 
         return {"apis": ask(host, port, tls, timeout)}
     except ApiVersionsError as exc:
         return {"error": str(exc)}
+
+
+def operations_reported(cluster: Cluster, timeout: float) -> bool | None:
+    """Whether ``cluster``'s first broker reports a client's authorized operations (Kafka 2.3+), so that none reported
+    means none granted (confluent-kafka hands an empty set over as None, as it does operations not reported); None
+    when the broker could not be asked."""
+    from secure_mirror.preflight.probes import tls
+
+    host, port = cluster.brokers[0]
+    context = tls.context_for(cluster.tls_settings) if cluster.uses_tls else None
+    reply = answer(host, port, context, timeout)
+    return None if "error" in reply else reply["apis"].reports_authorized_operations

@@ -8,8 +8,9 @@ Thin on purpose: every function takes an open client and returns dicts/lists of 
 from __future__ import annotations
 
 import time
-from typing import TypedDict, final
+from typing import NotRequired, TypedDict, final
 
+from secure_mirror.kafka import acl_answers
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.kafka.admin_ops import record_batches
 from secure_mirror.kafka.oauth import token_served
@@ -47,8 +48,11 @@ class BrokerLogin(TypedDict):
 @final
 class Inventory(TypedDict):
     topics: dict[str, int]  # name -> partitions
-    acls: list[Acl]  # every ACL of the cluster
-    operations: list[str] | None  # the identity's on the cluster: tells an empty answer from no ACL (inventory)
+    acls: list[Acl]  # every ACL of the cluster, as librdkafka hands DescribeAcls' answer over (its error code dropped)
+    operations: list[str] | None  # the identity's on the cluster: tells a refused DescribeAcls from no ACL
+    authorizer: str | None  # the brokers' authorizer.class.name ("": none); None: DescribeConfigs not answered
+    # where ``operations`` is None: whether the brokers report operations (Kafka 2.3+: then None means none granted)
+    reports_operations: NotRequired[bool | None]
 
 
 @final
@@ -161,35 +165,51 @@ def each_broker(conf: dict, nodes: list[tuple[int, str, int]], timeout: float) -
 
 
 def inventory(admin: Admin) -> Inventory | Failed:
-    """Every topic and ACL of the cluster as an admin sees them, with its operations on the cluster, or why not. The
-    brokers answer DescribeAcls from an identity without DESCRIBE on the cluster with no bindings, not an error: its
-    operations tell such an empty answer from a cluster without ACLs."""
+    """Every topic and ACL of the cluster as an admin sees them, with its operations on the cluster and the brokers'
+    authorizer, or why not. librdkafka drops DescribeAcls' error code: a refusal and a broker without an authorizer
+    arrive as no bindings, which the operations and the authorizer tell apart (``kafka.acl_answers``)."""
     try:
-        operations = describe_cluster(admin)["operations"]
-        return {"topics": list_topics(admin), "acls": describe_acls(admin), "operations": operations}
+        cluster = describe_cluster(admin)
+        topics, acls = list_topics(admin), describe_acls(admin)
+        node = cluster["nodes"][0][0] if cluster["nodes"] else None
+        authorizer = None if node is None else broker_authorizer(admin, node)
+        return {"topics": topics, "acls": acls, "operations": cluster["operations"], "authorizer": authorizer}
     except Exception as exc:  # noqa: BLE001 - any failure is the answer
         return {"error": reason(admin, exc)}
 
 
-NO_CLUSTER_DESCRIBE = (
-    "the brokers report no DESCRIBE on the cluster for this identity (or report no operations at all), and they answer "
-    "DescribeAcls from an identity without it with no bindings rather than an error, so no answer could be trusted"
-)
+def read_inventory(conf: dict, timeout: float) -> dict:
+    """:func:`inventory` as the identity ``conf`` configures, for a call in that identity's own process
+    (``KafkaIdentity.call``; a plain dict): {"topics": name -> partitions, "acls": [Acl], "operations", "authorizer"}
+    or {"error": why}. What its ACLs tell is ``kafka.acl_answers.unread``'s to judge."""
+    admin = Admin(conf, timeout)
+    answer = connect(admin)
+    return dict(answer) if "error" in answer else dict(inventory(admin))
 
 
 def read_acls(conf: dict, timeout: float) -> dict:
-    """:func:`inventory` as the identity ``conf`` configures, for a call in that identity's own process
-    (``KafkaIdentity.call``; a plain dict: ``acls`` reads it, not the checks): {"topics": name -> partitions, "acls":
-    [Acl], "operations"} or {"error": why}. An identity without DESCRIBE on the cluster proven is an error (the brokers
-    answer an identity without it an empty list of ACLs; they report an identity with no operation on the cluster as
-    reporting none)."""
-    admin = Admin(conf, timeout)
-    answer = connect(admin)
+    """:func:`read_inventory`, with {"error": why} where its ACLs are not the cluster's (``kafka.acl_answers.unread``:
+    DescribeAcls refused, no authorizer, or an empty list): for the cut-over, which acts on the ACLs it reads."""
+    answer = read_inventory(conf, timeout)
     if "error" in answer:
-        return dict(answer)
-    if not {"DESCRIBE", "ALL"} & set(answer["cluster"]["operations"] or ()):
-        return {"error": NO_CLUSTER_DESCRIBE}
-    return dict(inventory(admin))
+        return answer
+    why = acl_answers.unread(answer["acls"], answer["operations"], answer["authorizer"], "this identity")
+    return answer if why is None else {"error": why.finding}
+
+
+def broker_authorizer(admin: Admin, node: int) -> str | None:
+    """Broker ``node``'s ``authorizer.class.name`` ("" when none is configured), or None when DescribeConfigs is not
+    answered (it needs DESCRIBE_CONFIGS on the cluster, which a broker without an authorizer grants everyone)."""
+    from confluent_kafka.admin import ConfigResource, ResourceType
+
+    resource = ConfigResource(ResourceType.BROKER, str(node))
+    try:
+        asked = admin.client.describe_configs([resource], request_timeout=admin.timeout)
+        entries = next(iter(asked.values())).result()
+    except Exception:  # noqa: BLE001 - not answered: the authorizer is not known
+        return None
+    entry = entries.get("authorizer.class.name")
+    return None if entry is None else entry.value or ""
 
 
 def describe_cluster(admin: Admin) -> ClusterInfo:

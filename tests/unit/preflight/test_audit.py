@@ -120,50 +120,123 @@ def test_an_admin_that_cannot_read_fails_once(profile):
 
 
 def test_an_admin_the_brokers_report_without_describe_on_the_cluster_fails_whatever_it_read(profile):
-    """The brokers answer DescribeAcls from an identity without DESCRIBE on the cluster with no bindings: never PASS."""
+    """Kafka refuses DescribeAcls (CLUSTER_AUTHORIZATION_FAILED) from an identity without DESCRIBE on the cluster, and
+    librdkafka hands the refusal over as an empty list: never PASS, and no need judged from it."""
     for acls in ([], [_acl("READ", "payments")]):
-        data = {"topics": SOURCE_TOPICS, "acls": acls, "operations": ["ALTER", "IDEMPOTENT_WRITE"]}
+        data = {"topics": SOURCE_TOPICS, "acls": acls, "operations": ["ALTER", "IDEMPOTENT_WRITE"], "authorizer": None}
         assert audit_checks(profile, "source", data, SOURCE_TOPICS, HOST) == [
             Check(
                 "source.audit.acls",
                 FAIL,
-                "the brokers report no DESCRIBE on the cluster for the admin identity (its operations there: ALTER, "
-                f"IDEMPOTENT_WRITE), and they answer an identity without it an empty list of ACLs rather than an error, "
-                f"so the {len(acls)} ACL(s) read are not the cluster's",
+                "DescribeAcls was refused (CLUSTER_AUTHORIZATION_FAILED): the brokers report no DESCRIBE on the "
+                "cluster for the admin identity (its operations there: ALTER, IDEMPOTENT_WRITE), so no ACL was read "
+                "and nothing is concluded from them; the mirror's access was not judged from them",
                 "give --as-admin an identity with DESCRIBE on the cluster (a super user or an ACL admin)",
             )
         ]
 
 
-def test_no_acl_read_where_the_brokers_report_no_operations_is_unverified(profile):
-    data = {"topics": SOURCE_TOPICS, "acls": [], "operations": None}
+def test_no_operation_reported_by_brokers_that_report_them_is_describe_acls_refused(profile):
+    """Kafka 2.3+ reports a client's operations on the cluster, and confluent-kafka hands "none" over as None."""
+    data = {"topics": SOURCE_TOPICS, "acls": [], "operations": None, "authorizer": None, "reports_operations": True}
     assert audit_checks(profile, "target", data, SOURCE_TOPICS, HOST) == [
         Check(
             "target.audit.acls",
-            UNVERIFIED,
-            "the admin identity read no ACL at all, and the brokers report no operations on the cluster for it (brokers "
-            "before Kafka 2.3 report none, later ones none for an identity with no right on the cluster), so an "
-            "identity without DESCRIBE there, which they answer an empty list, cannot be told from a cluster without "
-            "ACLs",
+            FAIL,
+            "DescribeAcls was refused (CLUSTER_AUTHORIZATION_FAILED): the brokers report no DESCRIBE on the cluster "
+            "for the admin identity (its operations there: none), so no ACL was read and nothing is concluded from "
+            "them; the mirror's access was not judged from them",
             "give --as-admin an identity with DESCRIBE on the cluster (a super user or an ACL admin)",
         )
     ]
 
 
+EMPTY_FIX = (
+    "pre-flight without --as-admin proves the access by the brokers' answers; where an external authorizer (Apache "
+    "Ranger) decides, review its policies for the mirror's principal"
+)
+
+
+def test_no_acl_read_where_the_brokers_report_no_operations_is_unverified(profile):
+    data = {"topics": SOURCE_TOPICS, "acls": [], "operations": None, "authorizer": None}
+    assert audit_checks(profile, "target", data, SOURCE_TOPICS, HOST) == [
+        Check(
+            "target.audit.acls",
+            UNVERIFIED,
+            "DescribeAcls answered an empty list: either the cluster holds no ACL, or its authorizer (Apache Ranger's, "
+            "say) grants access by policies of its own, which DescribeAcls does not show, or the admin identity lacks "
+            "DESCRIBE on the cluster (the brokers report no operations: before Kafka 2.3); nothing is concluded from "
+            "it; the mirror's access was not judged from them",
+            EMPTY_FIX,
+        )
+    ]
+
+
+RANGER = "org.apache.ranger.authorization.kafka.authorizer.RangerKafkaAuthorizer"
+
+
+@pytest.mark.parametrize("operations", [["DESCRIBE"], ["ALL"]])
+@pytest.mark.parametrize("authorizer", [RANGER, "org.apache.kafka.metadata.authorizer.StandardAuthorizer", None])
+def test_an_empty_list_read_by_an_admin_that_may_describe_acls_is_unverified_never_a_grant_to_add(
+    profile, operations, authorizer
+):
+    """An authorizer that serves no ACLs (Ranger's answers an empty list although its policies grant) cannot be told
+    from a cluster without ACLs: no need is judged, no grant is named, whatever authorizer the brokers name."""
+    data = {"topics": SOURCE_TOPICS, "acls": [], "operations": operations, "authorizer": authorizer}
+    named = f" (the brokers' authorizer: {authorizer})" if authorizer else ""
+    assert audit_checks(profile, "source", data, SOURCE_TOPICS, HOST) == [
+        Check(
+            "source.audit.acls",
+            UNVERIFIED,
+            f"DescribeAcls answered an empty list{named}: either the cluster holds no ACL, or its authorizer (Apache "
+            "Ranger's, say) grants access by policies of its own, which DescribeAcls does not show; nothing is "
+            "concluded from it; the mirror's access was not judged from them",
+            EMPTY_FIX,
+        )
+    ]
+
+
+def test_brokers_without_an_authorizer_are_unverified_whatever_was_read(profile, source_plan):
+    """authorizer.class.name empty: Kafka answers DescribeAcls SECURITY_DISABLED (an empty list, through librdkafka),
+    and enforces no ACL; bindings stored anyway would not be what decides."""
+    for acls in ([], source_plan.bindings):
+        data = {"topics": SOURCE_TOPICS, "acls": acls, "operations": ["ALL"], "authorizer": ""}
+        assert audit_checks(profile, "target", data, SOURCE_TOPICS, HOST) == [
+            Check(
+                "target.audit.acls",
+                UNVERIFIED,
+                "the brokers have no authorizer (authorizer.class.name is empty; DescribeAcls answers "
+                "SECURITY_DISABLED): they enforce no ACL and grant every client everything, so no ACL was read and "
+                "nothing is concluded from them; the mirror's access was not judged from them",
+                "pre-flight without --as-admin proves the access by the brokers' answers; configure an authorizer "
+                "(authorizer.class.name) for the ACLs to matter",
+            )
+        ]
+
+
 @pytest.mark.parametrize("operations", [["DESCRIBE"], ["ALL"], None])
 def test_acls_read_by_an_admin_that_may_describe_them_are_judged(profile, source_plan, operations):
-    """Empty with DESCRIBE proven: the cluster has no ACL, and every need fails; bindings read prove the right even
-    where the brokers report no operations."""
-    acls = [] if operations else source_plan.bindings
-    data = {"topics": SOURCE_TOPICS, "acls": acls, "operations": operations}
-    found = {c.id: c.status for c in audit_checks(profile, "source", data, SOURCE_TOPICS, HOST)}
-    assert found["source.audit.acls"] == PASS
-    assert found["source.audit.topic-read"] == (PASS if acls else FAIL)
+    """Bindings read are judged where DESCRIBE is reported, and prove the right where the brokers report no
+    operations; another principal's bindings alone: every need fails with the plan's grant."""
+    acls = (
+        source_plan.bindings
+        if operations is None
+        else [replace(b, principal="User:other") for b in source_plan.bindings]
+    )
+    data = {"topics": SOURCE_TOPICS, "acls": acls, "operations": operations, "authorizer": None}
+    found = {c.id: c for c in audit_checks(profile, "source", data, SOURCE_TOPICS, HOST)}
+    assert found["source.audit.acls"].status == PASS
+    read = found["source.audit.topic-read"]
+    assert (read.status, bool(read.acls)) == ((PASS, False) if operations is None else (FAIL, True))
 
 
 def test_a_selection_of_nothing_fails_the_source_audit(profile):
     found = audit_checks(
-        profile, "source", {"topics": {"other": 1}, "acls": [], "operations": ["ALL"]}, {"other": 1}, HOST
+        profile,
+        "source",
+        {"topics": {"other": 1}, "acls": [_acl("READ", "x")], "operations": ["ALL"]},
+        {"other": 1},
+        HOST,
     )
     assert [(c.id, c.status) for c in found] == [("source.audit.acls", PASS), ("source.audit.topics", FAIL)]
     assert found[1] == Check(

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from secure_mirror.kafka import acl_answers
 from secure_mirror.kafka.acl import Acl
-from secure_mirror.preflight.checks.audit import NO_DESCRIBE
-from secure_mirror.preflight.checks.consumer_access import FIX, NONE_READ, consumer_access
+from secure_mirror.preflight.checks.consumer_access import FIX, NOT_READABLE_FIX, consumer_access
 from secure_mirror.preflight.model import PASS, SKIPPED, UNVERIFIED, WARN, Check
 from tests.support import profiles as pf
 
@@ -46,10 +46,13 @@ def profile(tmp_path):
 
 
 ADMIN = ["ALTER", "DESCRIBE"]  # the brokers' report of an ACL admin's operations on the cluster
+KAFKAS = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 
 
-def inventory(acls: list[Acl], topics: list[str] = TOPICS, operations: list[str] | None = ADMIN) -> dict:
-    return {"topics": topics, "acls": acls, "operations": operations}
+def inventory(
+    acls: list[Acl], topics: list[str] = TOPICS, operations: list[str] | None = ADMIN, authorizer: str | None = KAFKAS
+) -> dict:
+    return {"topics": topics, "acls": acls, "operations": operations, "authorizer": authorizer}
 
 
 def test_pass_when_the_target_holds_every_planned_binding(profile):
@@ -78,7 +81,7 @@ def test_warn_names_how_many_are_missing_a_few_of_them_and_the_acls_command(prof
 
 def test_warn_shows_three_examples_and_counts_the_rest_with_their_hosts(profile):
     readers = [acl(f"r{i}", "READ", "TOPIC", "payments", host="10.0.0.1") for i in range(3)]
-    got = consumer_access(profile, inventory(readers), inventory([]))
+    got = consumer_access(profile, inventory(readers), inventory(MIRROR_ON_TARGET))
     assert got.status == WARN and got.details == {"needed": 6, "missing": 6, "not_copied": 0}
     assert got.finding.endswith(
         "on the target: ALLOW READ on TOPIC src.payments for User:r0 from 10.0.0.1; "
@@ -89,7 +92,7 @@ def test_warn_shows_three_examples_and_counts_the_rest_with_their_hosts(profile)
 
 def test_nothing_to_copy_passes_when_no_source_binding_lets_a_consumer_read(profile):
     only_others = [*SOURCE[2:], acl("carol", "READ", "TOPIC", "secret"), acl("*", "READ", "TOPIC", "payments")]
-    got = consumer_access(profile, inventory(only_others), inventory([]))
+    got = consumer_access(profile, inventory(only_others), inventory(MIRROR_ON_TARGET))
     assert got == Check(
         "target.audit.consumer-access",
         PASS,
@@ -113,24 +116,44 @@ def test_a_side_the_admin_could_not_read_is_unverified(profile, side):
 
 @pytest.mark.parametrize("side", ["source", "target"])
 def test_a_side_whose_admin_may_not_describe_acls_is_unverified(profile, side):
-    """The brokers answer an identity without DESCRIBE on the cluster an empty list: never judged as the truth."""
+    """DescribeAcls refused (librdkafka hands the refusal over as an empty list): never judged as the truth."""
     answers = {"source": inventory(SOURCE), "target": inventory(NEEDED), side: inventory([], operations=["ALTER"])}
     got = consumer_access(profile, answers["source"], answers["target"])
+    refused = acl_answers.REFUSED_FINDING.format(who="the admin identity", operations="ALTER")
     assert got == Check(
         "target.audit.consumer-access",
         UNVERIFIED,
-        f"the consumers' access after failover was not judged: the {side}'s ACLs were not read: "
-        + NO_DESCRIBE.format("ALTER", 0),
+        f"the consumers' access after failover was not judged: the {side}'s ACLs were not read: {refused}",
         f"give --as-admin an identity with DESCRIBE on the {side} cluster (a super user or an ACL admin)",
     )
-
-
-def test_no_acl_at_all_on_the_source_is_unverified_not_nothing_to_copy(profile):
-    got = consumer_access(profile, inventory([]), inventory(NEEDED))
-    assert (got.status, got.finding) == (
-        UNVERIFIED,
-        f"the consumers' access after failover was not judged: {NONE_READ}",
+    assert got.finding.startswith(
+        f"the consumers' access after failover was not judged: the {side}'s ACLs were not read: DescribeAcls was "
+        "refused (CLUSTER_AUTHORIZATION_FAILED): the brokers report no DESCRIBE on the cluster for the admin identity"
     )
+
+
+@pytest.mark.parametrize("side", ["source", "target"])
+@pytest.mark.parametrize(
+    ("authorizer", "said"),
+    [
+        ("", "the brokers have no authorizer (authorizer.class.name is empty; DescribeAcls answers SECURITY_DISABLED)"),
+        (
+            "org.apache.ranger.authorization.kafka.authorizer.RangerKafkaAuthorizer",
+            "DescribeAcls answered an empty list",
+        ),
+        (None, "DescribeAcls answered an empty list"),
+    ],
+)
+def test_no_authorizer_or_no_acl_at_all_on_a_side_is_unverified_not_nothing_to_copy(profile, side, authorizer, said):
+    """An empty list (a Ranger-authorized cluster answers one) or a cluster without an authorizer, on either side:
+    neither "nothing to copy" (source) nor "all missing" (target)."""
+    answers = {"source": inventory(SOURCE), "target": inventory(NEEDED), side: inventory([], authorizer=authorizer)}
+    got = consumer_access(profile, answers["source"], answers["target"])
+    assert (got.status, got.fix) == (UNVERIFIED, NOT_READABLE_FIX)
+    assert got.finding.startswith(
+        f"the consumers' access after failover was not judged: the {side}'s ACLs were not read: {said}"
+    )
+    assert got.finding.endswith(("nothing is concluded from them", "nothing is concluded from it"))
 
 
 def test_skipped_when_the_source_was_not_audited(profile):

@@ -10,12 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.checks import audit, source, target
 from secure_mirror.preflight.probes.api_versions import BrokerApis
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.render.acls import NotPlanned
 from tests.support import profiles as pf
 from tests.unit.preflight.conftest import acl
+
+# the admin reads one binding, another principal's: none of the mirror's (an empty list would prove nothing)
+NOT_MINE = [Acl(principal="User:other", operation="READ", resource_type="TOPIC", resource_name="unrelated")]
 
 PACKAGE = Path(__file__).resolve().parents[3] / "secure_mirror"
 TOPICS = ["orders.eu", "orders.us", "payments", "eu.sales", "us.sales", "cx.events", "other", "orders.eu.tmp"]
@@ -144,7 +148,7 @@ def test_every_need_the_checks_and_the_audit_ask_about_is_held_by_the_plan(monke
     for side, topics in (("source", {}), ("target", {}), ("target", dict.fromkeys(named[:1], 1))):
         cluster = ("IDEMPOTENT_WRITE",) if side == "target" else ()  # as runner's cluster_operations decides
         checks = audit.audit_checks(
-            profile, side, {"topics": topics, "acls": [], "operations": ["DESCRIBE"]}, visible, "*", cluster
+            profile, side, {"topics": topics, "acls": NOT_MINE, "operations": ["DESCRIBE"]}, visible, "*", cluster
         )
         assert any(c.status == "fail" and c.acls for c in checks)
 
@@ -164,7 +168,7 @@ def test_the_guard_bites_a_check_asking_about_a_need_the_plan_does_not_hold(monk
         source.source_topics(profile, "admin")
     with pytest.raises(NotPlanned, match="no READ on GROUP"):
         audit.audit_checks(
-            profile, "source", {"topics": {}, "acls": [], "operations": ["DESCRIBE"]}, {t: 1 for t in TOPICS}, "*"
+            profile, "source", {"topics": {}, "acls": NOT_MINE, "operations": ["DESCRIBE"]}, {t: 1 for t in TOPICS}, "*"
         )
 
 
