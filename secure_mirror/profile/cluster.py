@@ -33,6 +33,31 @@ _ALIAS = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 ExecutorAuth = Literal["keytab", "delegation_token"]
+AclFormat = Literal["kafka", "ranger", "both"]
+_RANGER_SERVICE = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")
+
+
+class AclSettings(Strict):
+    """How this side's brokers authorize, so render writes the grants in the form its security team applies."""
+
+    format: AclFormat = Field(
+        "kafka",
+        description="kafka: Kafka ACLs (acls/<side>.acls.json, apply-acls.sh); ranger: Apache Ranger policies for "
+        "the kafka service definition (ranger/<side>.policies.json, ranger/apply-policies.sh); both: the two",
+    )
+    ranger_service: str = Field(
+        "kafka",
+        pattern=_RANGER_SERVICE.pattern,
+        description="the Ranger service (of type kafka) the policies belong to, as Ranger Admin names it",
+    )
+
+    @property
+    def kafka(self) -> bool:
+        return self.format in ("kafka", "both")
+
+    @property
+    def ranger(self) -> bool:
+        return self.format in ("ranger", "both")
 
 
 class Cluster(Strict):
@@ -44,6 +69,9 @@ class Cluster(Strict):
     client_options: dict[str, OptionValue] = Field(default_factory=dict, description="extra Java client options")
     principal_mapping: PrincipalMapping = Field(
         default_factory=PrincipalMapping, description="how the brokers name the mirror's identity"
+    )
+    acls: AclSettings = Field(
+        default_factory=AclSettings, description="the form of the grants render writes for this side's brokers"
     )
     executor_auth: ExecutorAuth = Field(
         "keytab",

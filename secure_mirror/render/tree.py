@@ -16,7 +16,7 @@ from typing import NamedTuple
 from secure_mirror import folders
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.profile import policy
-from secure_mirror.profile.cluster import Cluster, Side
+from secure_mirror.profile.cluster import SIDES, Cluster, Side
 from secure_mirror.profile.job_settings import JOB_FILE, SINK_OPTIONS_FILE, SOURCE_OPTIONS_FILE
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.security import GssapiSasl, OAuthSasl
@@ -29,6 +29,7 @@ from secure_mirror.render import (
     krb5,
     librdkafka,
     mm2,
+    ranger,
     spark,
     templating,
 )
@@ -196,6 +197,31 @@ def _other_files(profile: Profile, out_dir: Path, plans: dict[str, acls.AclPlan]
     ]
     if (text := krb5.krb5_conf(profile)) is not None:
         files.insert(0, RenderedFile(KRB5_CONF.name, text, KRB5_CONF.purpose))
+    return files + _ranger_files(profile, plans)
+
+
+def _ranger_files(profile: Profile, plans: dict[str, acls.AclPlan]) -> list[RenderedFile]:
+    """The job's grants as Apache Ranger policies, for each side whose ``acls.format`` names ranger."""
+    sides = [
+        ranger.plan_policies(plans[f"{side}.acls.json"], profile) for side in SIDES if profile.cluster(side).acls.ranger
+    ]
+    files = [
+        RenderedFile(
+            f"ranger/{ranger.POLICIES_FILE.format(side=found.side)}",
+            found.to_json(),
+            f"Apache Ranger policies (REST API v2) the mirror identity needs on the {found.side}",
+        )
+        for found in sides
+    ]
+    if sides:
+        files.append(
+            RenderedFile(
+                "ranger/apply-policies.sh",
+                ranger.apply_script(sides),
+                "curl calls creating or replacing those policies in Ranger Admin, for review",
+                executable=True,
+            )
+        )
     return files
 
 

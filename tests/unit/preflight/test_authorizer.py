@@ -7,11 +7,8 @@ actions at a time."""
 
 from __future__ import annotations
 
-import os
 import random
 import re
-import select
-import subprocess
 import time
 from collections.abc import Iterable
 
@@ -21,61 +18,30 @@ from secure_mirror import paths
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.authorizer import Patterns, authorize, authorize_all
 from tests.support import seeds
+from tests.support.jvm_cases import JvmCases
 
 KAFKA_CASES = paths.REPO_ROOT / "tests" / "support" / "StandardAuthorizerCases.java"
 TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]+")  # the characters of a topic's name (Kafka's Topic.validate)
-KAFKA_TIMEOUT = 120.0  # seconds for one batch, the JVM's start and compiling the program included
 
 
-class StandardAuthorizer:
+class StandardAuthorizer(JvmCases):
     """Kafka's StandardAuthorizer in one JVM (tests/support/StandardAuthorizerCases.java): ``decide`` hands it one
     authorizer's configuration, ACLs and actions, and returns its decisions, allowed or not, in order."""
 
     def __init__(self, log_path):
-        self.log_path = log_path
-        command = [paths.java_executable(), "-cp", paths.kafka_classpath(), str(KAFKA_CASES)]
-        with open(log_path, "wb") as log:
-            self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
-        self.pending = b""
+        what = "Kafka's StandardAuthorizer"
+        super().__init__(KAFKA_CASES, paths.kafka_classpath(), log_path, what, {"ALLOWED", "DENIED"})
 
     def decide(
         self, acls: Iterable[Acl], asks: list[dict], *, allow_if_no_acl=False, super_users: Iterable[str] = ()
     ) -> list[bool]:
-        lines = [("authorizer", str(allow_if_no_acl).lower(), ";".join(super_users))]
+        lines: list[tuple[str, ...]] = [("authorizer", str(allow_if_no_acl).lower(), ";".join(super_users))]
         lines += [  # a cluster holds each binding once (its controller makes a second creation a no-op)
             ("acl", a.resource_type, a.pattern_type, a.resource_name, a.principal, a.host, a.operation, a.permission)
             for a in dict.fromkeys(acls)
         ]
         lines += [("ask", q["principal"], q["host"], q["operation"], q["resource_type"], q["name"]) for q in asks]
-        assert not any(("\t" in f or "\n" in f) for line in lines for f in line)
-        batch = "".join("\t".join(line) + "\n" for line in lines) + "end\n"
-        try:
-            self.process.stdin.write(batch.encode())
-            self.process.stdin.flush()
-        except BrokenPipeError:
-            raise AssertionError(self._failed(f"the JVM ended with {self.process.wait()}")) from None
-        answers = self._lines(len(asks))
-        assert set(answers) <= {"ALLOWED", "DENIED"}, self._failed(f"answers {sorted(set(answers))[:5]}")
-        return [answer == "ALLOWED" for answer in answers]
-
-    def _lines(self, count: int) -> list[str]:
-        deadline = time.monotonic() + KAFKA_TIMEOUT
-        while self.pending.count(b"\n") < count:
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([self.process.stdout], [], [], max(left, 0))
-            assert ready, self._failed(f"no answer within {KAFKA_TIMEOUT:.0f} s")
-            chunk = os.read(self.process.stdout.fileno(), 1 << 16)
-            assert chunk, self._failed(f"the JVM ended with {self.process.wait()}")
-            self.pending += chunk
-        *answers, self.pending = self.pending.split(b"\n", count)
-        return [answer.decode() for answer in answers]
-
-    def _failed(self, what: str) -> str:
-        return f"Kafka's StandardAuthorizer gave {what}; its stderr:\n{self.log_path.read_text()[-4000:]}"
-
-    def close(self):
-        self.process.stdin.close()
-        assert self.process.wait(timeout=30) == 0, self._failed("no clean end")
+        return [answer == "ALLOWED" for answer in self.ask(lines, len(asks))]
 
 
 @pytest.fixture(scope="module")
