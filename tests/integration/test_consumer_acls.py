@@ -5,7 +5,9 @@ reads both clusters and writes the script and JSON; the script applied with bash
 ``kafka-acls.sh`` runs it) lets the reader read the target copy in its group, while the other is refused. No Spark.
 
 Without --as-admin the mirror's identity asks, which the brokers answer with no ACLs at all: refused (exit 1), not
-an empty plan. Everything it adds (principals, ACLs on both sides, topics) is removed afterwards."""
+an empty plan. An admin identity without DESCRIBE on the cluster (issue 42 part 4: none granted on the source, DENY
+DESCRIBE on the target) gets the same from ``acls --consumers`` and from pre-flight's audit: DescribeAcls refused,
+said plainly, nothing concluded. Everything it adds (principals, ACLs on both sides, topics) is removed afterwards."""
 
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ pytestmark = pytest.mark.sandbox
 RUN = uuid.uuid4().hex[:6]
 TOPIC = f"cacl{RUN}.orders"
 READER, OTHER, GROUP = f"cread{RUN}", f"cother{RUN}", f"cacl{RUN}-app"
+NO_DESCRIBE = f"cnodesc{RUN}"  # given as --as-admin: may not describe the cluster (so DescribeAcls is refused)
 RECORDS = 5
 
 
@@ -55,7 +58,8 @@ SOURCE_ACLS = [
 
 
 def _principals(sb) -> list[str]:
-    return [f"{name}@{sb.sides[side].realm}" for name in (READER, OTHER) for side in ("source", "target")]
+    names = (READER, OTHER, NO_DESCRIBE)
+    return [f"{name}@{sb.sides[side].realm}" for name in names for side in ("source", "target")]
 
 
 def _keytab(folder: Path, principal: str) -> Path:
@@ -227,3 +231,81 @@ def test_the_plan_applied_lets_the_reader_read_the_target_copy_and_refuses_the_o
             PASS,
             "the 3 binding(s) the source's consumers need after failover are on the target",
         )
+
+
+# On the target, NO_DESCRIBE may alter the cluster (which implies DESCRIBE) but is denied DESCRIBE; on the source it has
+# no grant at all. The brokers report no operation on the cluster to an identity without DESCRIBE there, on both.
+TARGET_CLUSTER_ACLS = [
+    acl(NO_DESCRIBE, "ALTER", "CLUSTER", "kafka-cluster"),
+    replace(acl(NO_DESCRIBE, "DESCRIBE", "CLUSTER", "kafka-cluster"), permission="DENY"),
+]
+
+
+def _listed_as(sb, folder: Path, name: str) -> subprocess.Popen:
+    """Kafka's AclCommand ``--list`` on the target as ``name@<target realm>``, started: its output (stdout and stderr)
+    is the brokers' answer to DescribeAcls as Kafka's Java client reads it, error code kept."""
+    tool, _ = _kafka_acls(sb, folder)
+    principal = f"{name}@{sb.sides['target'].realm}"
+    data = cluster_dict(sb, "target", "tgt", who="admin")
+    data["sasl"] = {**data["sasl"], "principal": principal, "keytab": str(_keytab(folder, principal))}
+    cluster = Cluster.model_validate(data)
+    config = folder / f"{name}-target.properties"
+    config.write_text(java_properties.properties_text(java_properties.client_properties(cluster, "target"), [name]))
+    config.chmod(0o600)
+    bootstrap = ",".join(cluster.bootstrap_servers)
+    argv = [str(tool), "--bootstrap-server", bootstrap, "--command-config", str(config), "--list"]
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+REFUSED = "DescribeAcls was refused (CLUSTER_AUTHORIZATION_FAILED): the brokers report no DESCRIBE on the cluster for"
+
+
+def test_an_admin_identity_that_may_not_describe_the_cluster_is_refused_and_nothing_is_concluded(setup):
+    """``acls --consumers`` and ``preflight --as-admin``, both as NO_DESCRIBE, at once: each says DescribeAcls was
+    refused on each side and concludes nothing (no plan, no audit of a need, no PASS of the audit)."""
+    sb, folder, profile = setup["sb"], setup["folder"], str(setup["profile"])
+    admin = ",".join(
+        f"{side}.principal={NO_DESCRIBE}@{sb.sides[side].realm},"
+        f"{side}.keytab={_keytab(folder, f'{NO_DESCRIBE}@{sb.sides[side].realm}')}"
+        for side in ("source", "target")
+    )
+    cli = [sys.executable, "-m", "secure_mirror"]
+    sb.admin("target", admin_ops.create_acls, TARGET_CLUSTER_ACLS)
+    try:
+        started = time.monotonic()
+        preflight = subprocess.Popen(
+            [*cli, "preflight", profile, "--as-admin", admin, "--json"], stdout=subprocess.PIPE, text=True
+        )
+        listed = _listed_as(sb, folder, NO_DESCRIBE)  # Kafka's Java client keeps DescribeAcls' error code
+        plan = subprocess.run(
+            [*cli, "acls", profile, "--consumers", "--as-admin", admin, "--json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        out, _ = preflight.communicate(timeout=240)
+        listing = listed.communicate(timeout=120)[0]
+        seconds = time.monotonic() - started
+    finally:
+        sb.admin("target", admin_ops.delete_acls, TARGET_CLUSTER_ACLS)
+    assert "ClusterAuthorizationException" in listing, listing  # the brokers' own answer: CLUSTER_AUTHORIZATION_FAILED
+    assert (plan.returncode, plan.stdout) == (1, ""), plan.stderr  # no plan, not an empty one
+    assert plan.stderr.startswith(
+        "secure-mirror acls: no consumer access plan: the source's ACLs were not read as the admin identity: "
+        f"{REFUSED} the admin identity (its operations there: none), so no ACL was read and nothing is concluded "
+        "from them; give --as-admin an identity with DESCRIBE on the source cluster"
+    ), plan.stderr
+    assert preflight.returncode == 1
+    assert_valid("preflight", out)
+    checks = {c["id"]: c for c in json.loads(out)["checks"]}
+    audit = {name: c for name, c in checks.items() if ".audit." in name}
+    for side in ("source", "target"):
+        assert (audit[f"{side}.audit.acls"]["status"], audit[f"{side}.audit.acls"]["finding"]) == (
+            "fail",
+            f"{REFUSED} the admin identity (its operations there: none), so no ACL was read and nothing is concluded "
+            "from them; the mirror's access was not judged from them",
+        )
+    consumers = audit.pop("target.audit.consumer-access")
+    assert consumers["status"] == "unverified" and REFUSED in consumers["finding"], consumers
+    assert sorted(audit) == ["source.audit.acls", "target.audit.acls"]  # no need judged from the empty answer
+    print(f"preflight and acls --consumers as an admin without DESCRIBE, at once: {seconds:.1f} s")

@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from secure_mirror.kafka import admin_ops
+from secure_mirror.kafka import acl_answers, admin_ops
 from secure_mirror.kafka.acl import Acl, operation_word
 from secure_mirror.preflight import FAIL, SKIPPED, WARN, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
-from secure_mirror.preflight.checks.audit import ADMIN_FIX, NONE_NOT_REPORTED
+from secure_mirror.preflight.checks.audit import ADMIN_FIX, NOT_JUDGED
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.run import heartbeats
@@ -222,13 +222,14 @@ def test_deny_overrides_allow_and_the_audit_names_the_rule(setup):
 
 
 def test_an_admin_that_may_not_describe_acls_never_passes_the_audit(setup):
-    """--as-admin with an identity that may not describe the cluster's ACLs (the mirror's own): the brokers answer its
-    DescribeAcls with an empty list, not an error; the audit says so and judges nothing from that list."""
+    """--as-admin with an identity that may not describe the cluster's ACLs (the mirror's own): the brokers refuse its
+    DescribeAcls (CLUSTER_AUTHORIZATION_FAILED), which librdkafka hands over as an empty list; the audit says it was
+    refused, from the operations the brokers report (none), and judges nothing from that list."""
     profile = setup["profile"]
     report = run_preflight(profile, sides=("source",), admin={"source": profile.source})
     audit = [c for c in report.checks if ".audit." in c.id]
-    # the mirror has no right on the cluster, for which the brokers report no operations at all: not a pass
-    assert [(c.id, c.status, c.finding) for c in audit] == [("source.audit.acls", "unverified", NONE_NOT_REPORTED)]
+    refused = acl_answers.REFUSED_FINDING.format(who="the admin identity", operations="none") + NOT_JUDGED
+    assert [(c.id, c.status, c.finding) for c in audit] == [("source.audit.acls", "fail", refused)]
     assert audit[0].fix == ADMIN_FIX and not report.ok()
 
 
