@@ -31,7 +31,7 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -40,6 +40,9 @@ from secure_mirror.cutover import state
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl
+from secure_mirror.profile import load_profile
+from secure_mirror.render import acls
+from secure_mirror.run.clients import stable_ends
 from secure_mirror.run.control_folder import ControlFolder, pid_alive
 from tests.support.cluster import commit_offsets, consume_to_end, group_members, member_until
 from tests.support.mirror_case import MirrorCase, caught_up, wait_for, with_groups
@@ -130,10 +133,23 @@ def _produce_one(conf: dict, topic: str) -> str:
 @pytest.fixture(scope="module")
 def cut(sandbox, tmp_path_factory):
     folder = tmp_path_factory.mktemp("cutover")
-    mirror = {"delivery": {"guarantee": "exactly_once"}, "spark": {"conf": sink_conf(folder)}}
+    mirror = {
+        "delivery": {"guarantee": "exactly_once"},
+        "spark": {"conf": sink_conf(folder)},
+        "rename": {"rule": "identity"},  # kept names, as a migration keeps them: the way back needs them
+        "provenance_headers": True,
+    }
     case = MirrorCase(sandbox, folder, mirror=mirror)
     group = f"{case.prefix}-grp"
     with_groups(case, group)
+    back_path = folder / "back" / "profile.yaml"  # the way back (failback), its grants given with the case's
+    back_path.parent.mkdir()
+    reversed_ = subprocess.run([*CLI, "reverse", str(case.profile_path), "--out", str(back_path)], capture_output=True)
+    assert reversed_.returncode == 0, reversed_.stderr
+    back_grants = {  # the way back's source is the target: its identities read there and write the source
+        "target": [asdict(b) for b in acls.source_acls(load_profile(back_path)).bindings],
+        "source": [asdict(b) for b in acls.target_acls(load_profile(back_path)).bindings],
+    }
     app, etl, reader = (f"{case.prefix}{who}" for who in ("app", "etl", "read"))
     topic = case.topic("orders")
     target_topic = case.profile.target_topic(topic)
@@ -157,6 +173,9 @@ def cut(sandbox, tmp_path_factory):
         with case:
             case.create({"orders": PARTITIONS})
             sandbox.admin("source", admin_ops.create_acls, source_acls)
+            for side, grants in back_grants.items():
+                sandbox.admin(side, admin_ops.create_acls, grants)
+            before = {side: sandbox.admin(side, _acls_of, case.prefix) for side in ("source", "target")}
             first = [{"key": b"k%d" % i, "value": b"first-%d" % i, "partition": i % PARTITIONS} for i in range(FIRST)]
             sandbox.admin("source", admin_ops.produce, topic, first)
             sandbox.admin(
@@ -249,9 +268,14 @@ def cut(sandbox, tmp_path_factory):
                 "app_target": _identity(sandbox, "target", app, folder).call(_produce_one, target_topic),
                 "etl_target": _identity(sandbox, "target", etl, folder).call(_produce_one, target_topic),
                 "app_source": _identity(sandbox, "source", app, folder).call(_produce_one, topic),
+                "before": before,
+                "back_path": back_path,
+                "admin": _admin_option(sandbox),
             }
     finally:
         stop.touch()
+        for side, grants in back_grants.items():
+            sandbox.admin(side, admin_ops.delete_acls, grants)
         for side in ("source", "target"):
             held = sandbox.admin(side, _acls_of, case.prefix)
             if held:
@@ -384,3 +408,116 @@ def test_the_report_counts_and_acl_changes_are_what_the_clusters_hold(cut):
 
 def test_after_promotion_the_producers_write_the_target(cut):
     assert (cut["app_target"], cut["etl_target"]) == ("ok", "ok")
+
+
+# ---- the way back (failback) ------------------------------------------------------------------------------------------
+WRITTEN_BACK = 30  # records the producer writes on the target after the promotion
+
+
+@pytest.fixture(scope="module")
+def back(cut):
+    """After the cut-over: the producer writes the target, the group reads some of it there (its offsets moved on the
+    target: one partition past the promotion, one inside the copies); the way back's mirror starts; ``failback``
+    is killed once after its fence is recorded and run again."""
+    sb, folder, topic, group = cut["sb"], cut["folder"], cut["topic"], cut["group"]
+    app = cut["names"][0]
+    written = [
+        {"key": b"b%d" % i, "value": b"on-target-%d" % i, "partition": i % PARTITIONS} for i in range(WRITTEN_BACK)
+    ]
+    ends = sb.admin("target", stable_ends, [(topic, p) for p in range(PARTITIONS)])["ends"]
+    _identity(sb, "target", app, folder).call(admin_ops.produce, topic, written)
+    moved = {row["partition"]: row["target_offset"] for row in cut["record"]["notes"]["groups"]}
+    sb.admin("target", commit_offsets, group, topic, {0: ends[(topic, 0)] + 1, 1: moved[1] + 3})
+    on_target = sb.admin("target", _group_reads, group, topic)  # what the group would read there next
+    back_run = folder / "run-back"
+    argv = [
+        *CLI,
+        "failback",
+        str(cut["case"].profile_path),
+        "--back",
+        str(cut["back_path"]),
+        "--as-admin",
+        cut["admin"],
+        "--run-dir",
+        str(cut["run_dir"]),
+        "--back-run-dir",
+        str(back_run),
+        "--timeout",
+        "240",
+    ]
+    job = subprocess.Popen(
+        [*CLI, "run", str(cut["back_path"]), "--skip-preflight", "--run-dir", str(back_run)]
+        + ["--trigger-interval", "1 second"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        back_profile = load_profile(cut["back_path"])
+        wait_for(lambda: caught_up(back_profile, {topic}), 600, "the way back to catch up")
+        dry = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, timeout=600)
+        killed = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        record = back_run / state.FILE
+        wait_for(lambda: killed.poll() is not None or "fence" in _notes(record), 600, "the fence", step=0.05)
+        if killed.poll() is None:
+            os.kill(killed.pid, signal.SIGKILL)
+        killed.wait(timeout=60)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
+        try:
+            ended: int | None = job.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            ended = None
+    finally:
+        _end(job, back_run)
+    yield {
+        "written": written,
+        "on_target": on_target,
+        "dry": dry,
+        "killed": killed.returncode,
+        "done": done,
+        "job": ended,
+        "record": json.loads(record.read_text()),
+        "back_run": back_run,
+        "source": sb.admin("source", consume_to_end, topic),
+        "on_source": sb.admin("source", _group_reads, group, topic),
+        "acls": {side: sb.admin(side, _acls_of, cut["case"].prefix) for side in ("source", "target")},
+        "app_source": _identity(sb, "source", app, folder).call(_produce_one, topic),
+        "app_target": _identity(sb, "target", app, folder).call(_produce_one, topic),
+    }
+
+
+def test_failback_killed_once_completes_and_stops_the_way_back(cut, back):
+    dry = back["dry"]
+    assert dry.returncode == EXIT_OK, dry.stdout + dry.stderr[-3000:]
+    app = cut["names"][0]
+    assert f"fence: would remove on {cut['case'].profile.target.alias} ALLOW User:{app} WRITE" in dry.stdout
+    assert f"restore: would add on {cut['case'].profile.source.alias} ALLOW User:{app} WRITE" in dry.stdout
+    assert back["killed"] == -signal.SIGKILL, "the failback ended before it could be killed"
+    done = back["done"]
+    assert done.returncode == EXIT_OK, done.stdout + done.stderr[-3000:]
+    steps = back["record"]["steps"]
+    assert [(s["name"], s["status"]) for s in steps] == [(name, "done") for name in state.FAILBACK_STEPS]
+    assert back["job"] == EXIT_OK  # the way back's job stopped cleanly
+    assert_valid("failback", (back["back_run"] / "cutover-report.json").read_text())
+    kept = back["record"]["notes"]["forward_record"]
+    assert Path(kept).is_file() and not (cut["run_dir"] / state.FILE).exists()
+
+
+def test_failback_brings_every_record_written_on_the_target_back_once(cut, back):
+    source = Counter((r["key"], r["value"]) for r in back["source"])
+    print(f"\nfailback: {len(back['written'])} records written on the target, source now {sum(source.values())}")
+    expected = Counter((r["key"], r["value"]) for r in cut["source"])  # the source when the cut-over ended
+    expected[(None, b"after-promotion")] += 2  # one by each producer on the target after the promotion
+    expected.update((r["key"], r["value"]) for r in back["written"])
+    assert source == expected  # each once: nothing lost, nothing went round
+
+
+def test_the_group_reads_on_the_source_exactly_what_it_had_left_on_the_target(back):
+    assert back["on_target"], "the group had nothing left to read on the target"
+    assert sorted(back["on_source"]) == sorted(back["on_target"])
+
+
+def test_failback_restores_both_clusters_bindings(cut, back):
+    for side in ("source", "target"):
+        assert sorted(map(str, back["acls"][side])) == sorted(map(str, cut["before"][side])), side
+    assert back["app_source"] == "ok"
+    assert "TOPIC_AUTHORIZATION_FAILED" in back["app_target"]
