@@ -46,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
     clusters = admin_clusters(profile, args.as_admin) if args.as_admin else {}
     client_support.require(profile.mechanisms, "acls")
     answers = read_both(profile, clusters, args.timeout)
-    plan = consumer_acls.consumer_plan(profile, *_source(answers["source"], args.as_admin), _target(answers["target"]))
+    plan = consumer_acls.consumer_plan(
+        profile, *_source(answers["source"], args.as_admin), _target(answers["target"], args.as_admin)
+    )
     for path in consumer_acls.write(plan, profile, Path(args.out)) if args.out else ():
         print(f"wrote {path}", file=sys.stderr)
     print(plan.to_json() if args.json else summary(plan), end="" if args.json else "\n")
@@ -92,12 +94,12 @@ def _source(answer: dict, as_admin: str | None) -> tuple[list[Acl], list[str]]:
     return answer["acls"], list(answer["topics"])
 
 
-def _target(answer: dict) -> list[Acl] | None:
+def _target(answer: dict, as_admin: str | None = None) -> list[Acl] | None:
     """The target's bindings for the diff, or None (every binding listed as to add) where they were not read."""
     fix = "give --as-admin an identity with DESCRIBE on the target cluster for the diff"
     if "error" in answer:
         why = answer["error"]
-    elif (unread := _unread(answer)) is not None:
+    elif (unread := _unread(answer, "the admin identity" if as_admin else "the mirror's identity")) is not None:
         why = unread.finding
         fix = fix if unread.kind == acl_answers.REFUSED else "'add' may include what the target grants otherwise"
     else:
