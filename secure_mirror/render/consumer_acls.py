@@ -45,7 +45,7 @@ from secure_mirror.kafka.acl import Acl, kafka_acls_arguments
 from secure_mirror.profile import kafka_names, topics
 from secure_mirror.profile.models import Profile
 from secure_mirror.render import acls as _apply_acls  # noqa: F401 - registers the acl_arguments filter (apply-acls.sh's)
-from secure_mirror.render import templating
+from secure_mirror.render import ranger, templating
 from secure_mirror.render.encoders import UnrepresentableValue, json_text, sh
 
 WILDCARD_PRINCIPAL = "User:*"
@@ -357,7 +357,8 @@ def consumer_acls_script(plan: ConsumerPlan, profile: Profile) -> str:
 
 def write(plan: ConsumerPlan, profile: Profile, out_dir: Path) -> list[Path]:
     """``consumer-acls.sh`` (mode 0700) and ``consumer-acls.json`` (0600) in ``out_dir`` (made 0700 when new, never a
-    symbolic link); a file of those names there is replaced, never written through."""
+    symbolic link), and with a target whose ``acls.format`` names ranger ``consumer-policies.json`` (0600) and
+    ``apply-consumer-policies.sh`` (0700); a file of those names there is replaced, never written through."""
     if out_dir.is_symlink():
         raise BadInputError(f"--out: {out_dir} is a symbolic link; name a real folder")
     out_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -365,6 +366,10 @@ def write(plan: ConsumerPlan, profile: Profile, out_dir: Path) -> list[Path]:
         "consumer-acls.sh": (consumer_acls_script(plan, profile), 0o700),
         "consumer-acls.json": (plan.to_json(), 0o600),
     }
+    if profile.target.acls.ranger:  # docs/ranger.md: the same grants as Ranger policies, merged into existing ones
+        policies, skipped = ranger.consumer_policies(plan.to_add, profile)  # the plan skipped control characters
+        files["consumer-policies.json"] = (policies.to_json(), 0o600)
+        files["apply-consumer-policies.sh"] = (ranger.apply_script([policies], merge=True, skipped=skipped), 0o700)
     for name, (text, mode) in files.items():
         folders.replace(out_dir / name, text, mode)
     return [out_dir / name for name in files]

@@ -164,11 +164,43 @@ def plan_policies(plan: AclPlan, profile: Profile) -> RangerPolicies:
     return RangerPolicies(plan.side, service, cluster.alias, owner(profile), found)
 
 
-def apply_script(sides: list[RangerPolicies]) -> str:
-    """``apply-policies.sh``: each policy created, or replaced by its service and name, with curl."""
+def apply_script(sides: list[RangerPolicies], merge: bool = False, skipped: Iterable[str] = ()) -> str:
+    """``apply-policies.sh``: each policy created, or replaced by its service and name, with curl. ``merge``: each
+    policy's items merged by Ranger Admin into the policy that already holds its resources, else created (the
+    consumers' grants, whose topics the mirror's own policies hold); ``skipped``: grants left out, in words."""
     bodies = [
         (side, policy["name"], json_inline({k: v for k, v in policy.items() if k != "service"}))
         for side in sides
         for policy in side.policies
     ]
-    return templating.render("templates/apply-ranger-policies.sh.j2", sides=sides, bodies=bodies)
+    return templating.render(
+        "templates/apply-ranger-policies.sh.j2", sides=sides, bodies=bodies, merge=merge, skipped=list(skipped)
+    )
+
+
+def unrepresentable(acl: Acl, field: str) -> str | None:
+    """Why a Ranger policy cannot hold ``acl`` (a sentence), or None."""
+    try:
+        policies_of([acl], service="s", owner="o", side="target", alias="a", field=field)
+    except UnrepresentableValue as refused:
+        return str(refused)
+    return None
+
+
+def consumer_policies(bindings: Iterable[Acl], profile: Profile) -> tuple[RangerPolicies, list[str]]:
+    """The consumers' target grants (``acls --consumers``) as policies of the mirror's target service, named after
+    the mirror's consumers; a binding no policy can hold is left out and said why (one odd binding never blocks
+    the plan, as in consumer-acls.sh)."""
+    field = "acls --consumers"
+    kept, skipped = [], []
+    for acl in bindings:
+        if (why := unrepresentable(acl, field)) is None:
+            kept.append(acl)
+        else:
+            skipped.append(
+                f"{acl.permission} {acl.operation} {acl.resource_type} {acl.resource_name} for {acl.principal}: {why}"
+            )
+    cluster, name = profile.target, f"{owner(profile)}-consumers"
+    service = cluster.acls.ranger_service
+    found = policies_of(kept, service=service, owner=name, side="target", alias=cluster.alias, field=field)
+    return RangerPolicies("target", service, cluster.alias, name, found), skipped

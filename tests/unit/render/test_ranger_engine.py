@@ -349,3 +349,49 @@ def test_apply_script_refuses_a_service_name_that_is_not_a_name(tmp_path):
     done = subprocess.run(["bash", str(tmp_path / "apply.sh")], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "SOURCE_RANGER_SERVICE: a Ranger service name is letters, digits" in done.stderr
+
+
+# ---- acls --consumers: the consumers' target grants as policies ------------------------------------------------------
+def test_the_consumers_policies_allow_their_reads_deny_their_denials_and_skip_what_ranger_cannot_hold(engine, tmp_path):
+    from secure_mirror.render import consumer_acls
+
+    profile = _profile(tmp_path)
+
+    def grant(principal, operation, kind, name, permission="ALLOW", pattern="LITERAL", host="*"):
+        return Acl(principal=principal, host=host, operation=operation, permission=permission,
+                   resource_type=kind, resource_name=name, pattern_type=pattern)  # fmt: skip
+
+    source = [
+        grant("User:alice", "READ", "TOPIC", "payments"),
+        grant("User:alice", "READ", "GROUP", "billing"),
+        grant("User:bob", "ALL", "TOPIC", "orders", pattern="PREFIXED"),
+        grant("User:bob", "READ", "TOPIC", "orders.secret", permission="DENY"),
+        grant("User:carol", "READ", "TOPIC", "payments", host="10.1.1.1"),  # a host: no Ranger spelling here
+        grant("User:alice", "READ", "GROUP", "team?"),  # '?': a Ranger wildcard
+        grant("User:alice", "READ", "GROUP", "tab\there"),  # no shell word can carry it: the plan skips it
+    ]
+    plan = consumer_acls.consumer_plan(profile, source, ["payments", "orders.eu", "orders.secret"])
+    written = consumer_acls.write(plan, profile, tmp_path / "out")
+    assert [p.name for p in written][2:] == ["consumer-policies.json", "apply-consumer-policies.sh"]
+    script = (tmp_path / "out" / "apply-consumer-policies.sh").read_text()
+    subprocess.run(["bash", "-n", str(tmp_path / "out" / "apply-consumer-policies.sh")], check=True)
+    assert "/service/public/v2/api/policy/apply" in script
+    assert script.count("\nmerge_policy ") == len(json.loads(written[2].read_text()))
+    assert (
+        "# Left out: ALLOW READ TOPIC src.payments for User:carol: acls --consumers: a grant limited to host" in script
+    )
+    assert "# Left out: ALLOW READ GROUP team? for User:alice: acls --consumers: the consumer group name" in script
+    assert "tab" not in script
+    asks = [
+        ("alice", "consume", "topic", "src.payments"),
+        ("alice", "describe", "topic", "src.payments"),
+        ("alice", "consume", "consumergroup", "billing"),
+        ("bob", "consume", "topic", "src.orders.eu"),
+        ("bob", "consume", "topic", "src.orders.secret"),  # denied on the source: denied here, over bob's prefix
+        ("alice", "publish", "topic", "src.payments"),
+        ("carol", "consume", "topic", "src.payments"),
+        ("alice", "consume", "consumergroup", "teamx"),
+        ("mallory", "consume", "topic", "src.payments"),
+    ]
+    answers = engine.decide("cl1_kafka", written[2], asks)
+    assert answers == [True, True, True, True, False, False, False, False, False]
