@@ -8,7 +8,8 @@ committed half of each partition. The mirror streams with ``mirror.groups`` sele
 - ``--dry-run`` prints the fence and the promotion, changes nothing and writes no record;
 - with ``User:*`` also allowed to WRITE the topic, ``cutover`` stops at the fence naming that grant, and changes
   nothing; the grant removed, the same command goes on from the fence;
-- it is killed with SIGKILL as soon as it has recorded the fence it is about to apply, and run again;
+- it is killed with SIGKILL as soon as each step has begun (the fence: as soon as it has recorded what it is about to
+  apply), and run again;
 - with a member of the group still on the source it stops at sync naming the group; the member gone, the same
   command completes (exit 0), every step recorded done;
 - the producer, still writing, is refused by the source's authorizer (TOPIC_AUTHORIZATION_FAILED); every record the
@@ -18,6 +19,9 @@ committed half of each partition. The mirror streams with ``mirror.groups`` sele
 - the report's counts equal that independent read; its ACL changes are the ones found on the clusters;
 - after promotion both producers write the target copy under their own names, and the mirror's job has ended
   cleanly (the launcher's exit 0).
+Then the way back (``failback``, with the way back's mirror from ``reverse``): the producer writes the target and the
+group reads some of it there; failback, killed at each step and run again, brings those records to the source once,
+the group reads on the source exactly what it had left, and both clusters' bindings are what they were before.
 Everything added (principals, ACLs, topics) is removed afterwards."""
 
 from __future__ import annotations
@@ -203,13 +207,14 @@ def cut(sandbox, tmp_path_factory):
                         _identity(sandbox, "source", app, folder).call, produce_until_refused, topic, str(stop), 900
                     )
                     time.sleep(3)  # some live records before the fence
+                    record = run_dir / state.FILE
+                    kills = {"check": _kill_at(argv, record, "check")}
                     everyone = Acl(principal="User:*", operation="WRITE", resource_type="TOPIC", resource_name=topic)
                     sandbox.admin("source", admin_ops.create_acls, [everyone])
                     unfenceable = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
                     unchanged = sandbox.admin("source", _acls_of, case.prefix)
                     sandbox.admin("source", admin_ops.delete_acls, [everyone])
                     killed = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                    record = run_dir / state.FILE
                     wait_for(
                         lambda: killed.poll() is not None or "fence" in _notes(record),
                         600,
@@ -220,6 +225,7 @@ def cut(sandbox, tmp_path_factory):
                         os.kill(killed.pid, signal.SIGKILL)
                     killed.wait(timeout=60)
                     after_kill = json.loads(record.read_text())
+                    kills["drain"] = _kill_at(argv, record, "drain")
                     leave = folder / "leave-the-group"
                     with ThreadPoolExecutor(1) as members:
                         member = members.submit(sandbox.admin, "source", member_until, group, topic, str(leave), 900)
@@ -231,6 +237,8 @@ def cut(sandbox, tmp_path_factory):
                         with_member = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
                         leave.touch()
                         member.result(timeout=120)
+                    for name in ("sync", "stop", "promote", "report"):
+                        kills[name] = _kill_at(argv, record, name)
                     done = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
                     stop.touch()
                     produced = writing.result(timeout=120)
@@ -256,6 +264,7 @@ def cut(sandbox, tmp_path_factory):
                 "with_member": with_member,
                 "killed": killed.returncode,
                 "after_kill": after_kill,
+                "kills": kills,
                 "done": done,
                 "record": json.loads(record.read_text()),
                 "produced": produced,
@@ -298,6 +307,26 @@ def _end(launcher: subprocess.Popen, run_dir: Path) -> None:
     if driver is not None and pid_alive(driver):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(os.getpgid(driver), signal.SIGKILL)
+
+
+def _kill_at(argv: list[str], record: Path, name: str) -> str:
+    """Run the command and kill it with SIGKILL as soon as its record shows step ``name`` begun: ``killed``, or how
+    it ended before (a step that takes milliseconds may be over before the record is read)."""
+    command = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def begun() -> bool:
+        try:
+            steps = json.loads(record.read_text())["steps"]
+        except (FileNotFoundError, ValueError, KeyError):
+            return command.poll() is not None
+        return command.poll() is not None or any(s["name"] == name and s["status"] == "started" for s in steps)
+
+    wait_for(begun, 900, f"step {name} to begin", step=0.02)
+    if command.poll() is None:
+        os.kill(command.pid, signal.SIGKILL)
+        command.wait(timeout=60)
+        return "killed"
+    return f"ended with {command.returncode}"
 
 
 def _notes(record: Path) -> dict:
@@ -358,7 +387,14 @@ def test_killed_once_and_run_again_the_cutover_completes(cut):
     steps = cut["record"]["steps"]
     assert [(s["name"], s["status"]) for s in steps] == [(name, "done") for name in state.STEPS]
     attempts = {s["name"]: s["attempts"] for s in steps}
-    assert (attempts["check"], attempts["fence"], attempts["sync"]) == (1, 3, 2)  # stopped, killed; refused
+    kills = cut["kills"]
+    print(f"\ncut-over killed at each step: {kills}; attempts {attempts}")
+    assert all(kills[name] == "killed" for name in ("check", "drain", "sync", "stop")), kills
+    assert all(kills[name] in ("killed", "ended with 0") for name in ("promote", "report")), kills
+    killed = {name for name, how in kills.items() if how == "killed"}
+    assert attempts["fence"] == 3  # stopped at User:*, killed once recorded, done
+    assert attempts["sync"] == 2 + ("sync" in killed)  # refused (a member), killed, done
+    assert all(attempts[name] == 2 for name in killed - {"sync"}), attempts
     assert cut["launcher"] == EXIT_OK  # the job stopped cleanly, its checkpoint kept
 
 
@@ -418,7 +454,7 @@ WRITTEN_BACK = 30  # records the producer writes on the target after the promoti
 def back(cut):
     """After the cut-over: the producer writes the target, the group reads some of it there (its offsets moved on the
     target: one partition past the promotion, one inside the copies); the way back's mirror starts; ``failback``
-    is killed once after its fence is recorded and run again."""
+    is killed with SIGKILL as soon as each of its steps has begun, run again each time, and once more to the end."""
     sb, folder, topic, group = cut["sb"], cut["folder"], cut["topic"], cut["group"]
     app = cut["names"][0]
     written = [
@@ -455,12 +491,8 @@ def back(cut):
         back_profile = load_profile(cut["back_path"])
         wait_for(lambda: caught_up(back_profile, {topic}), 600, "the way back to catch up")
         dry = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, timeout=600)
-        killed = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         record = back_run / state.FILE
-        wait_for(lambda: killed.poll() is not None or "fence" in _notes(record), 600, "the fence", step=0.05)
-        if killed.poll() is None:
-            os.kill(killed.pid, signal.SIGKILL)
-        killed.wait(timeout=60)
+        kills = {name: _kill_at(argv, record, name) for name in state.FAILBACK_STEPS}
         done = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
         try:
             ended: int | None = job.wait(timeout=300)
@@ -472,7 +504,7 @@ def back(cut):
         "written": written,
         "on_target": on_target,
         "dry": dry,
-        "killed": killed.returncode,
+        "kills": kills,
         "done": done,
         "job": ended,
         "record": json.loads(record.read_text()),
@@ -485,17 +517,21 @@ def back(cut):
     }
 
 
-def test_failback_killed_once_completes_and_stops_the_way_back(cut, back):
+def test_failback_killed_at_each_step_completes_and_stops_the_way_back(cut, back):
     dry = back["dry"]
     assert dry.returncode == EXIT_OK, dry.stdout + dry.stderr[-3000:]
     app = cut["names"][0]
     assert f"fence: would remove on {cut['case'].profile.target.alias} ALLOW User:{app} WRITE" in dry.stdout
     assert f"restore: would add on {cut['case'].profile.source.alias} ALLOW User:{app} WRITE" in dry.stdout
-    assert back["killed"] == -signal.SIGKILL, "the failback ended before it could be killed"
     done = back["done"]
     assert done.returncode == EXIT_OK, done.stdout + done.stderr[-3000:]
     steps = back["record"]["steps"]
     assert [(s["name"], s["status"]) for s in steps] == [(name, "done") for name in state.FAILBACK_STEPS]
+    kills, attempts = back["kills"], {s["name"]: s["attempts"] for s in steps}
+    print(f"\nfailback killed at each step: {kills}; attempts {attempts}")
+    assert all(kills[name] == "killed" for name in ("check", "fence", "drain", "sync", "stop")), kills
+    assert all(how in ("killed", "ended with 0") for how in kills.values()), kills
+    assert all(attempts[name] == 1 + (how == "killed") for name, how in kills.items()), attempts
     assert back["job"] == EXIT_OK  # the way back's job stopped cleanly
     assert_valid("failback", (back["back_run"] / "cutover-report.json").read_text())
     kept = back["record"]["notes"]["forward_record"]
