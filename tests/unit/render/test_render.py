@@ -77,6 +77,14 @@ def _case(name: str, tmp: Path, monkeypatch) -> dict:
         "cross-realm": lambda: pf.cross_realm(
             pf.profile_data(tmp, pf.gssapi(tmp, "source"), pf.mutual_tls(tmp, "target"))
         ),
+        "ranger": lambda: _ranger(
+            pf.profile_data(
+                tmp,
+                pf.gssapi(tmp, "source"),
+                pf.password(tmp, "target", "SCRAM-SHA-512"),
+                groups={"include": "app\\..*,billing"},
+            )
+        ),
     }
     return cases[name]()
 
@@ -85,6 +93,13 @@ def _tokens(data: dict) -> dict:
     """Both sides' executors log in with Kafka delegation tokens (executor_auth: delegation_token)."""
     for side in ("source", "target"):
         data[side]["executor_auth"] = "delegation_token"
+    return data
+
+
+def _ranger(data: dict) -> dict:
+    """Apache Ranger policies for both sides (docs/ranger.md): the source's alone, the target's beside its ACLs."""
+    data["source"]["acls"] = {"format": "ranger"}
+    data["target"]["acls"] = {"format": "both", "ranger_service": "cl1_kafka"}
     return data
 
 
@@ -100,6 +115,7 @@ CASES = [
     "yarn-client-tokens",
     "k8s-client",
     "cross-realm",
+    "ranger",
 ]
 
 
