@@ -188,13 +188,18 @@ def _other_files(profile: Profile, out_dir: Path, plans: dict[str, acls.AclPlan]
             holds_secret(profile.source) or holds_secret(profile.target),
         ),
         *(RenderedFile(f"acls/{name}", plan.to_json(), ACL_FILE_PURPOSES[name]) for name, plan in plans.items()),
-        RenderedFile(
-            "acls/apply-acls.sh",
-            acls.apply_acls_script([plans["source.acls.json"], plans["target.acls.json"]], out_dir),
-            "kafka-acls.sh commands granting those ACLs, for review",
-            executable=True,
-        ),
     ]
+    # kafka-acls.sh for the sides whose brokers authorize by Kafka's ACLs (acls.format kafka or both); the plans'
+    # JSON stays for every side, as the plan of record pre-flight and the MANIFEST read
+    if kafka_sides := [plans[f"{side}.acls.json"] for side in SIDES if profile.cluster(side).acls.kafka]:
+        files.append(
+            RenderedFile(
+                "acls/apply-acls.sh",
+                acls.apply_acls_script(kafka_sides, out_dir),
+                "kafka-acls.sh commands granting those ACLs, for review",
+                executable=True,
+            )
+        )
     if (text := krb5.krb5_conf(profile)) is not None:
         files.insert(0, RenderedFile(KRB5_CONF.name, text, KRB5_CONF.purpose))
     return files + _ranger_files(profile, plans)

@@ -251,8 +251,13 @@ def test_render_writes_the_ranger_files_only_for_the_sides_that_ask(tmp_path):
     profile = load(tmp_path, data["source"], data["target"])
     paths_ = [f.path for f in render_files(profile, tmp_path / "out")]
     assert [p for p in paths_ if p.startswith("ranger/")] == ["ranger/target.policies.json", "ranger/apply-policies.sh"]
+    assert "acls/apply-acls.sh" in paths_  # the source's brokers still take Kafka's ACLs
     plain = load(tmp_path / "plain")
     assert not [f for f in render_files(plain, tmp_path / "out2") if f.path.startswith("ranger/")]
+    data["source"]["acls"] = {"format": "ranger"}
+    both = load(tmp_path, data["source"], data["target"])
+    paths_ = [f.path for f in render_files(both, tmp_path / "out3")]
+    assert "acls/apply-acls.sh" not in paths_ and "acls/source.acls.json" in paths_  # the plan of record stays
 
 
 # ---- generated profiles --------------------------------------------------------------------------------------------

@@ -4,33 +4,8 @@
 #
 # Run with an ADMIN client configuration for each cluster (the mirror identity cannot grant ACLs):
 #   SOURCE_ADMIN_CONFIG=/path/admin-source.properties TARGET_ADMIN_CONFIG=/path/admin-target.properties ./apply-acls.sh
-# Kerberos: export KAFKA_OPTS=-Djava.security.krb5.conf=... for the admin identities.
 set -euo pipefail
 KAFKA_ACLS="${KAFKA_ACLS:-kafka-acls.sh}"
-
-# ---- source cluster src: principal User:mirror
-# Topics: READ + DESCRIBE. Group: READ on the consumer groups Spark's Kafka source uses.
-# Topic shape: DESCRIBE_CONFIGS on the source topics (mirror.topic_shape: the target topics take the source topics' own configs and partition counts, docs/replica.md).
-# Groups: DESCRIBE on the consumer groups mirror.groups syncs (their committed offsets).
-: "${SOURCE_ADMIN_CONFIG:?set it to an admin client config for the source cluster}"
-"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation Read --topic orders --resource-pattern-type prefixed
-"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation Describe --topic orders --resource-pattern-type prefixed
-"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation DescribeConfigs --topic orders --resource-pattern-type prefixed
-"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation Read --topic payments --resource-pattern-type literal
-"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation Describe --topic payments --resource-pattern-type literal
-"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation DescribeConfigs --topic payments --resource-pattern-type literal
-"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation Read --group secure-mirror-src-tgt- --resource-pattern-type prefixed
-"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation Describe --group app. --resource-pattern-type prefixed
-"$KAFKA_ACLS" --bootstrap-server kafka.source.test:9093 --command-config "$SOURCE_ADMIN_CONFIG" \
-  --add --allow-principal User:mirror --allow-host '*' --operation Describe --group billing --resource-pattern-type literal
 
 # ---- target cluster tgt: principal User:mirror
 # Topics: WRITE + DESCRIBE, and CREATE so missing target topics can be created.
