@@ -400,3 +400,93 @@ def test_the_consumers_policies_allow_their_reads_deny_their_denials_and_skip_wh
     ]
     answers = engine.decide("cl1_kafka", written[2], asks)
     assert answers == [True, True, True, True, False, False, False, False, False]
+
+
+def test_a_deny_item_also_denies_what_its_access_implies_unlike_kafka(engine, tmp_path):
+    """Ranger applies implied grants to deny items: denying consume denies describe too, where Kafka's DENY READ leaves
+    DESCRIBE to the allows (docs/ranger.md): a consumer denied a topic on the source cannot describe its copy either."""
+    profile = _profile(tmp_path)
+    topic = {"principal": "User:bob", "resource_type": "TOPIC"}
+    bob = [
+        Acl(**topic, operation="READ", resource_name="src.orders", pattern_type="PREFIXED"),
+        Acl(**topic, operation="DESCRIBE", resource_name="src.orders", pattern_type="PREFIXED"),
+        Acl(**topic, operation="READ", resource_name="src.orders.secret", permission="DENY"),
+    ]
+    policies, skipped = ranger.consumer_policies(bob, profile)
+    path = tmp_path / "consumers.json"
+    path.write_text(policies.to_json(), encoding="utf-8")
+    asks = [
+        ("bob", access, "topic", name)
+        for name in ("src.orders.secret", "src.orders.x")
+        for access in ("consume", "describe")
+    ]
+    assert engine.decide("cl1_kafka", path, asks) == [False, False, True, True]
+    assert skipped == []
+
+
+# ---- generated consumer plans --------------------------------------------------------------------------------------
+IMPLIES_DESCRIBE = {"consume", "publish", "configure", "delete"}
+
+
+def ranger_model(bindings: list[Acl], user: str, access: str, resource: str, name: str) -> bool:
+    """Kafka's allow-unless-denied over ``bindings``, with Ranger's one difference: a deny implies as an allow does."""
+
+    def matches(acl: Acl) -> bool:
+        granted = ranger.ACCESS_TYPES[acl.operation]
+        implied = (access == "describe" and granted in IMPLIES_DESCRIBE) or (
+            access == "describe_configs" and granted == "alter_configs"
+        )
+        return (
+            acl.principal == f"User:{user}"
+            and (granted == access or implied)
+            and _covers(acl, RESOURCE_TYPES[resource], name)
+        )
+
+    mine = [acl for acl in bindings if matches(acl)]
+    return any(a.permission == "ALLOW" for a in mine) and not any(a.permission == "DENY" for a in mine)
+
+
+CONSUMER_TOPICS = ["payments", "orders.eu", "orders.secret", "pay.x"]
+
+
+def _source_acl(rng) -> Acl:
+    kind = rng.choice(["TOPIC", "TOPIC", "GROUP"])
+    names = (
+        ["payments", "orders.secret", "orders", "pay", "unselected"] if kind == "TOPIC" else ["billing", "app.", "a?"]
+    )
+    return Acl(
+        principal=f"User:{rng.choice(['alice', 'bob', 'carol'])}",
+        host=rng.choice(["*"] * 5 + ["10.1.1.1"]),
+        operation=rng.choice(["READ", "ALL", "DESCRIBE", "WRITE"]),
+        permission=rng.choice(["ALLOW"] * 4 + ["DENY"]),
+        resource_type=kind,
+        resource_name=rng.choice(names),
+        pattern_type=rng.choice(["LITERAL", "PREFIXED"]),
+    )
+
+
+CONSUMER_PLANS = 50
+
+
+def test_generated_consumer_plans_mean_under_ranger_what_they_mean_to_kafka(engine, tmp_path):
+    from secure_mirror.render import consumer_acls
+
+    profile = _profile(tmp_path)
+    rng = seeds.seeded("the generated consumer plans judged by Ranger")
+    users, judged = ["alice", "bob", "carol", OTHER_USER], 0
+    for round_ in range(CONSUMER_PLANS):
+        source = [_source_acl(rng) for _ in range(rng.randint(1, 8))]
+        plan = consumer_acls.consumer_plan(profile, source, CONSUMER_TOPICS)
+        policies, _ = ranger.consumer_policies(plan.to_add, profile)
+        kept = [acl for acl in plan.to_add if ranger.unrepresentable(acl, "test") is None]
+        path = tmp_path / f"consumers-{round_}.json"
+        path.write_text(policies.to_json(), encoding="utf-8")
+        names = {"topic": [profile.target_topic(t) for t in [*CONSUMER_TOPICS, "unselected"]] + ["__consumer_offsets"]}
+        names["consumergroup"] = ["billing", "app.x", "other"]
+        asks = [(u, a, r, n) for u in users for r, ns in names.items() for n in ns for a in ACCESS_TYPES]
+        answers = engine.decide("cl1_kafka", path, asks)
+        wrong = [ask for ask, allowed in zip(asks, answers) if allowed != ranger_model(kept, *ask)]
+        assert not wrong, f"plan {round_} from {source}: Ranger decides otherwise on {wrong[:6]}"
+        assert not any(allowed for (u, a, _, _), allowed in zip(asks, answers) if u == OTHER_USER or a == "publish")
+        judged += bool(kept)
+    assert judged >= CONSUMER_PLANS // 2, judged
