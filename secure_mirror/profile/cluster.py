@@ -34,6 +34,21 @@ _ALIAS = re.compile(r"^[A-Za-z0-9_-]+$")
 
 ExecutorAuth = Literal["keytab", "delegation_token"]
 AclFormat = Literal["kafka", "ranger", "both"]
+# What Ranger's resource matcher reads as a pattern in a value, with no escape (render/ranger.py, docs/ranger.md).
+RANGER_PATTERN_CHARACTERS = {
+    "*": "'*' (a wildcard)",
+    "?": "'?' (a wildcard)",
+    "{": "'{' (a macro)",
+    "}": "'}' (a macro)",
+}
+
+
+def ranger_pattern_problem(name: str) -> str | None:
+    """What in ``name`` Ranger would read as a pattern (``'?' (a wildcard)``), or None."""
+    found = [what for char, what in RANGER_PATTERN_CHARACTERS.items() if char in name]
+    return " and ".join(found) or None
+
+
 _RANGER_SERVICE = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")
 
 

@@ -12,7 +12,7 @@ from pydantic import ValidationInfo, field_validator, model_validator
 
 from secure_mirror.profile import cycles, groups, mm2_topics, topics
 from secure_mirror.profile.base import Strict
-from secure_mirror.profile.cluster import Cluster, Side
+from secure_mirror.profile.cluster import Cluster, Side, ranger_pattern_problem
 from secure_mirror.profile.fields import Problem
 from secure_mirror.profile.mirror import Mirror
 from secure_mirror.profile.policy import shorten
@@ -105,6 +105,23 @@ class Profile(Strict):
                 f"with mirror.groups the target gets the topic {shorten(long[0], 80)}, over Kafka's limit of "
                 f"{topics.MAX_TOPIC_LENGTH} characters; shorten source.alias",
             )
+        return self
+
+    @model_validator(mode="after")
+    def _ranger_names(self) -> Profile:
+        """A side whose grants are Ranger policies gets its synced groups by name: Ranger would read '?' or a macro
+        in one as a pattern (``cluster.ranger_pattern_problem``), so such a group is refused here, with the fix."""
+        sides = [side for side, cluster in self.clusters().items() if cluster.acls.ranger]
+        if not sides or not self.mirror.groups.enabled:
+            return self
+        for resource in self.mirror.groups.selection().resources():
+            if found := ranger_pattern_problem(resource.value):
+                raise Problem(
+                    "mirror.groups.include",
+                    f"the group {resource.value!r} contains {found}, which Ranger reads as a pattern and cannot "
+                    f"escape ({' and '.join(f'{side}.acls.format' for side in sides)} names ranger); leave the group "
+                    "out, or use Kafka's ACLs for that side",
+                )
         return self
 
     @model_validator(mode="after")

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from secure_mirror.kafka.acl import Acl
-from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.cluster import Cluster, ranger_pattern_problem
 from secure_mirror.profile.models import Profile
 from secure_mirror.render import templating
 from secure_mirror.render.acls import AclPlan
@@ -49,7 +49,6 @@ RESOURCES = {"TOPIC": "topic", "GROUP": "consumergroup", "TRANSACTIONAL_ID": "tr
 _KINDS = {"TOPIC": "topic", "GROUP": "consumer group", "TRANSACTIONAL_ID": "transactional id", "CLUSTER": "cluster"}
 LABEL = "secure-mirror"
 POLICIES_FILE = "{side}.policies.json"
-_SPECIAL = {"*": "'*' (a wildcard)", "?": "'?' (a wildcard)", "{": "'{' (a macro)", "}": "'}' (a macro)"}
 
 
 @dataclass(frozen=True)
@@ -84,10 +83,10 @@ def ranger_value(acl: Acl, field: str) -> str:
         return "*"  # mirror.topics.grant_all_topics: every topic, as the Kafka ACL says
     if acl.pattern_type not in ("LITERAL", "PREFIXED"):
         raise UnrepresentableValue(f"{field}: a {acl.pattern_type} resource pattern has no Ranger spelling")
-    if found := [what for char, what in _SPECIAL.items() if char in acl.resource_name]:
+    if found := ranger_pattern_problem(acl.resource_name):
         kind = _KINDS.get(acl.resource_type, acl.resource_type.lower())
         raise UnrepresentableValue(
-            f"{field}: the {kind} name {acl.resource_name!r} contains {' and '.join(found)}, which Ranger reads as "
+            f"{field}: the {kind} name {acl.resource_name!r} contains {found}, which Ranger reads as "
             "a pattern and cannot escape, so a policy would cover other names; rename it, or use Kafka's ACLs "
             "(acls.format: kafka) for this side"
         )

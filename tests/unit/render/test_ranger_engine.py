@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -226,20 +225,25 @@ def test_policies_are_in_rangers_shape_and_say_whose_they_are(tmp_path):
 @pytest.mark.parametrize("group", ["ap?x", "team-{USER}"])
 def test_a_group_name_ranger_reads_as_a_pattern_is_refused(tmp_path, group):
     """validate refuses '*' in a group name already (Kafka's own wildcard); '?' and Ranger's macros are Ranger's."""
-    profile = _profile(tmp_path, groups={"include": re.escape(group)})
+    acl = Acl(principal="User:alice", operation="READ", resource_type="GROUP", resource_name=group)
     with pytest.raises(BadInputError) as refused:
-        ranger.plan_policies(acls.target_acls(profile), profile)
+        ranger.policies_of([acl], service="kafka", owner="m", side="target", alias="tgt", field="target.acls.format")
     assert str(refused.value).startswith(f"target.acls.format: the consumer group name {group!r} contains")
     assert "which Ranger reads as a pattern and cannot escape" in str(refused.value)
 
 
-def test_render_refuses_the_wildcard_group_with_the_sentence(tmp_path, capsys):
+def test_validate_refuses_a_synced_group_ranger_reads_as_a_pattern_and_kafka_mode_keeps_it(tmp_path, capsys):
     from secure_mirror.cli import main
 
-    data = profile_data(tmp_path, groups={"include": "app\\?"})
+    data = profile_data(tmp_path, groups={"include": "app\\?,billing"})
+    assert main(["validate", str(write_profile(tmp_path, data))]) == 0  # Kafka's ACLs name it as it is
     data["target"]["acls"] = {"format": "ranger"}
+    capsys.readouterr()
     assert main(["render", str(write_profile(tmp_path, data)), "--out", str(tmp_path / "out")]) == 2
-    assert "target.acls.format: the consumer group name 'app?' contains '?' (a wildcard)" in capsys.readouterr().err
+    assert (
+        "mirror.groups.include: the group 'app?' contains '?' (a wildcard), which Ranger reads as a pattern and cannot "
+        "escape (target.acls.format names ranger); leave the group out, or use Kafka's ACLs for that side"
+    ) in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 
