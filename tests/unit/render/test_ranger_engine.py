@@ -494,3 +494,15 @@ def test_generated_consumer_plans_mean_under_ranger_what_they_mean_to_kafka(engi
         assert not any(allowed for (u, a, _, _), allowed in zip(asks, answers) if u == OTHER_USER or a == "publish")
         judged += bool(kept)
     assert judged >= CONSUMER_PLANS // 2, judged
+
+
+@pytest.mark.parametrize("name", ["secure-mirror-src-tgt target topic src.orders*", "grüppe/ä?b#c%d+e", "a'b\"c$(d)"])
+def test_the_scripts_path_segment_is_what_a_url_quoting_gives(tmp_path, name):
+    from urllib.parse import quote
+
+    from secure_mirror.render.tree import render_files
+
+    script = next(f for f in render_files(_profile(tmp_path), tmp_path / "out") if f.path == "ranger/apply-policies.sh")
+    function = script.content[script.content.index("urlencode() {") : script.content.index("\n}\n") + 3]
+    done = subprocess.run(["bash", "-c", function + 'urlencode "$1"', "-", name], capture_output=True, text=True)
+    assert done.stdout == quote(name, safe="-._~")
