@@ -81,8 +81,8 @@ def ranger_value(acl: Acl, field: str) -> str:
     a name Ranger would read as a wildcard or a macro is refused."""
     if acl.resource_type == "TOPIC" and acl.pattern_type == "LITERAL" and acl.resource_name == "*":
         return "*"  # mirror.topics.grant_all_topics: every topic, as the Kafka ACL says
-    if acl.pattern_type not in ("LITERAL", "PREFIXED"):
-        raise UnrepresentableValue(f"{field}: a {acl.pattern_type} resource pattern has no Ranger spelling")
+    if acl.pattern_type not in ("LITERAL", "PREFIXED") or not acl.resource_name:
+        raise UnrepresentableValue(f"{field}: a {acl.pattern_type} grant on {acl.resource_name!r} has no Ranger value")
     if found := ranger_pattern_problem(acl.resource_name):
         kind = _KINDS.get(acl.resource_type, acl.resource_type.lower())
         raise UnrepresentableValue(

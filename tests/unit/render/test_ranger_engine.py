@@ -232,6 +232,16 @@ def test_a_group_name_ranger_reads_as_a_pattern_is_refused(tmp_path, group):
     assert "which Ranger reads as a pattern and cannot escape" in str(refused.value)
 
 
+def test_an_empty_prefix_is_never_a_lone_star(tmp_path):
+    acl = Acl(
+        principal="User:alice", operation="READ", resource_type="GROUP", resource_name="", pattern_type="PREFIXED"
+    )
+    assert (
+        ranger.unrepresentable(acl, "acls --consumers")
+        == "acls --consumers: a PREFIXED grant on '' has no Ranger value"
+    )
+
+
 def test_validate_refuses_a_synced_group_ranger_reads_as_a_pattern_and_kafka_mode_keeps_it(tmp_path, capsys):
     from secure_mirror.cli import main
 
