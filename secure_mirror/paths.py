@@ -72,6 +72,11 @@ def kafka_old_lib_dir() -> Path:
     return deps_dir() / "kafka-old" / "lib"
 
 
+def ranger_kafka_lib_dir() -> Path:
+    """Apache Ranger's Kafka authorizer 1.2.0 and its dependencies, for that broker (jvm/ranger-kafka/pom.xml)."""
+    return deps_dir() / "ranger-kafka" / "lib"
+
+
 def spark_connector_jars() -> list[Path]:
     """spark-sql-kafka-0-10 and the jars it needs that pyspark does not ship, as local files from ``.deps``
     (none when ``.deps`` is not used: an installed package has Spark resolve them, or names a folder of them)."""

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from secure_mirror.commands import arguments
-from secure_mirror.errors import EXIT_FAILED, EXIT_OK
+from secure_mirror.errors import EXIT_FAILED, EXIT_OK, BadInputError
 from secure_mirror.sandbox import Sandbox, old_broker
 from secure_mirror.sandbox.kdc import KRB5_DURATION
 from secure_mirror.sandbox.nodes import MAX_BROKERS, PORTS, PORTS_PER_BROKER
@@ -78,6 +78,13 @@ def add_arguments(parser) -> None:
         "also start a Kafka 2.2 broker with ZooKeeper (SASL_PLAINTEXT, GSSAPI) in the source realm, and a profile "
         "mirroring from it",
     )
+    parser.add_argument(
+        "--old-broker-ranger",
+        metavar="POLICIES",
+        default=None,
+        help="with --old-broker: authorize it with Apache Ranger's Kafka authorizer 1.2.0, which loads these Ranger "
+        "policies (render's DIR/ranger/source.policies.json) from its policy cache, no Ranger Admin",
+    )
     arguments.flag(
         parser,
         "--hadoop",
@@ -90,6 +97,11 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     base = args.dir or default_dir()
     if args.action == "up":
+        if args.old_broker_ranger and not args.old_broker:
+            raise BadInputError("--old-broker-ranger needs --old-broker")
+        ranger = (
+            old_broker.RangerPolicyCache.from_file(Path(args.old_broker_ranger)) if args.old_broker_ranger else None
+        )
         sb = Sandbox.up(
             base,
             port_base=args.port_base,
@@ -101,7 +113,7 @@ def run(args) -> int:
         )
         if args.old_broker:
             try:
-                old_broker.start(sb)
+                old_broker.start(sb, ranger=ranger)
             except BaseException:
                 sb.down()
                 raise
@@ -142,6 +154,7 @@ def _print(summary: dict, as_json: bool) -> None:
         )
     if old := summary.get("old_broker"):
         print(
-            f"  old    {old['bootstrap']:28} Kafka {old['version']} with ZooKeeper, SASL_PLAINTEXT; profile {old['profile']}"
+            f"  old    {old['bootstrap']:28} Kafka {old['version']} with ZooKeeper, SASL_PLAINTEXT, "
+            f"{old['authorizer']}; profile {old['profile']}"
         )
     print("  processes " + ", ".join(f"{k}={'running' if v else 'stopped'}" for k, v in summary["processes"].items()))

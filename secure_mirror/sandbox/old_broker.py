@@ -6,17 +6,28 @@ It joins a running sandbox: same KDC and realm as the source side, same broker p
 and ``status`` read. Kafka 2.2 is the oldest line chosen here: before 2.3 brokers report no authorized operations,
 before 2.8 the idempotent producer needs IDEMPOTENT_WRITE on the cluster. On Java 17 it needs ZooKeeper 3.5's
 client (jvm/kafka-old/pom.xml) and access to the JDK's Kerberos configuration for its DEFAULT name rule.
+
+With ``ranger`` (``sandbox up --old-broker --old-broker-ranger POLICIES``) it authorizes with Apache Ranger's Kafka
+authorizer of the same era (ranger-kafka-plugin 1.2.0, jvm/ranger-kafka/pom.xml) instead: the plugin finds no Ranger
+Admin at its policy URL (a closed loopback port) and loads the policies from its policy cache,
+``<cache dir>/kafka_<service>.json`` (its app id is ``kafka``), a ``ServicePolicies`` object written here: the given
+policies (render's ``ranger/<side>.policies.json``), the brokers' own (``kafka`` and ``admin``, as super.users are
+without Ranger) and the ``kafka`` service definition the plugin's jars ship. Ranger 1.2's authorizer allows every
+consumer group without asking its policies, and its service definition has no ``consumergroup`` or ``cluster``
+resource: policies on those are refused by its engine (logged), and a cluster operation is asked with no resource,
+which any policy granting that access type allows.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
+import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from secure_mirror import paths
-from secure_mirror.errors import EnvironmentNotReady
+from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.kafka.identity import KafkaIdentity
 from secure_mirror.profile.cluster import Cluster
 from secure_mirror.sandbox import procs
@@ -35,6 +46,74 @@ log4j.logger.kafka.authorizer.logger=WARN
 """
 # Kafka 2.2 reads the default realm from sun.security.krb5.Config by reflection (DEFAULT name rule).
 JAVA_OPENS = "--add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED"
+RANGER_AUTHORIZER = "org.apache.ranger.authorization.kafka.authorizer.RangerKafkaAuthorizer"
+RANGER_VERSION = "1.2.0"
+RANGER_ADMIN_URL = "http://127.0.0.1:9"  # nothing listens there: the plugin reads its policy cache
+SERVICE_DEF = "service-defs/ranger-servicedef-kafka.json"  # in ranger-plugins-common's jar
+BROKER_USERS = ["kafka", "admin"]  # the brokers' own principal and the sandbox's admin, super.users without Ranger
+
+
+@dataclass
+class RangerPolicyCache:
+    """What the old broker's Ranger authorizer loads: ``policies`` (Ranger REST API v2 ``RangerPolicy`` objects, as
+    render writes them) of the Ranger service ``service``."""
+
+    service: str
+    policies: list[dict] = field(default_factory=list)
+    version: int = 1
+
+    @classmethod
+    def from_file(cls, path: Path) -> RangerPolicyCache:
+        """The policies of a rendered ``<side>.policies.json`` (their service is the file's first policy's)."""
+        try:
+            policies = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as e:
+            raise BadInputError(f"cannot read Ranger policies from {path}: {e}") from None
+        if not isinstance(policies, list) or not all(isinstance(p, dict) and p.get("resources") for p in policies):
+            raise BadInputError(f"{path} is not a JSON list of Ranger policies (render's <side>.policies.json)")
+        services = {p.get("service") for p in policies} - {None}
+        if len(services) > 1:
+            raise BadInputError(f"{path} holds policies of several Ranger services: {sorted(services)}")
+        return cls(services.pop() if services else "kafka", policies)
+
+    def service_policies(self) -> dict:
+        """Ranger's ``ServicePolicies``, as its PolicyRefresher reads a cache file."""
+        jars = sorted(paths.ranger_kafka_lib_dir().glob("ranger-plugins-common-*.jar"))
+        if not jars:
+            raise EnvironmentNotReady(
+                f"Ranger's Kafka plugin is missing from {paths.ranger_kafka_lib_dir()}; run scripts/setup"
+            )
+        with zipfile.ZipFile(jars[0]) as jar:
+            service_def = json.loads(jar.read(SERVICE_DEF))
+        every = [a["name"] for a in service_def["accessTypes"]]
+        own = [
+            {
+                "service": self.service,
+                "name": f"brokers {resource}",
+                "isEnabled": True,
+                "isAuditEnabled": False,
+                "resources": {resource: {"values": ["*"], "isExcludes": False, "isRecursive": False}},
+                "policyItems": [{"accesses": [{"type": a, "isAllowed": True} for a in every], "users": BROKER_USERS}],
+            }
+            for resource in ("topic", "transactionalid")
+        ]
+        policies = [{**p, "id": n, "service": self.service} for n, p in enumerate([*own, *self.policies], 1)]
+        return {
+            "serviceName": self.service,
+            "serviceId": 1,
+            "policyVersion": self.version,
+            "serviceDef": service_def,
+            "policies": policies,
+        }
+
+
+def _xml(properties: dict[str, str]) -> str:
+    from xml.sax.saxutils import escape
+
+    rows = "".join(
+        f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n" for k, v in properties.items()
+    )
+    return f'<?xml version="1.0"?>\n<configuration>\n{rows}</configuration>\n'
 
 
 @dataclass
@@ -46,6 +125,7 @@ class OldBroker(BrokerAddress):
     zookeeper_port: int
     keytab: Path  # the source broker's keytab: the same service principal
     krb5_conf: Path
+    ranger: RangerPolicyCache | None = None  # authorize with Ranger's Kafka authorizer, these policies
 
     def _java(self, main: str, *args: str, heap: str, extra: tuple[str, ...] = ()) -> list[str]:
         return [
@@ -56,10 +136,40 @@ class OldBroker(BrokerAddress):
             *extra,
             f"-Dlog4j.configuration=file:{self.base / 'log4j.properties'}",
             "-cp",
-            str(paths.kafka_old_lib_dir() / "*"),
+            self._classpath(),
             main,
             *args,
         ]
+
+    def _classpath(self) -> str:
+        entries = [str(paths.kafka_old_lib_dir() / "*")]
+        if self.ranger is not None:  # ranger-kafka-security.xml and ranger-kafka-audit.xml are found on it
+            entries += [str(self.base / "ranger"), str(paths.ranger_kafka_lib_dir() / "*")]
+        return ":".join(entries)
+
+    def write_ranger(self) -> None:
+        """The plugin's configuration and its policy cache (written again before each start: the plugin reads the
+        cache once, when Ranger Admin does not answer at its start)."""
+        assert self.ranger is not None
+        folder = self.base / "ranger"
+        cache = folder / "policycache"
+        cache.mkdir(parents=True, exist_ok=True, mode=0o700)
+        prefix = "ranger.plugin.kafka"
+        (folder / "ranger-kafka-security.xml").write_text(
+            _xml(
+                {
+                    f"{prefix}.service.name": self.ranger.service,
+                    f"{prefix}.policy.source.impl": "org.apache.ranger.admin.client.RangerAdminRESTClient",
+                    f"{prefix}.policy.rest.url": RANGER_ADMIN_URL,
+                    f"{prefix}.policy.cache.dir": str(cache),
+                    f"{prefix}.policy.pollIntervalMs": "600000",
+                    f"{prefix}.policy.rest.client.connection.timeoutMs": "1000",
+                    f"{prefix}.policy.rest.client.read.timeoutMs": "1000",
+                }
+            )
+        )
+        (folder / "ranger-kafka-audit.xml").write_text(_xml({"xasecure.audit.is.enabled": "false"}))
+        (cache / f"kafka_{self.ranger.service}.json").write_text(json.dumps(self.ranger.service_policies(), indent=1))
 
     def write_config(self) -> None:
         for folder in ("zookeeper", "data", "logs"):
@@ -82,7 +192,7 @@ class OldBroker(BrokerAddress):
             "sasl.kerberos.service.name": "kafka",
             "zookeeper.connect": f"127.0.0.1:{self.zookeeper_port}",
             "log.dirs": str(self.base / "data"),
-            "authorizer.class.name": "kafka.security.auth.SimpleAclAuthorizer",
+            "authorizer.class.name": RANGER_AUTHORIZER if self.ranger else "kafka.security.auth.SimpleAclAuthorizer",
             "allow.everyone.if.no.acl.found": "false",
             "super.users": "User:kafka;User:admin",
             **ONE_BROKER_SETTINGS,
@@ -91,6 +201,13 @@ class OldBroker(BrokerAddress):
         path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         path.chmod(0o600)
         (self.base / "log4j.properties").write_text(LOG4J.format(log=self.base / "logs" / "server.log"))
+        if self.ranger is not None:
+            if not any(paths.ranger_kafka_lib_dir().glob(f"ranger-kafka-plugin-{RANGER_VERSION}.jar")):
+                raise EnvironmentNotReady(
+                    f"Ranger's Kafka plugin {RANGER_VERSION} is missing from {paths.ranger_kafka_lib_dir()}; "
+                    "run scripts/setup"
+                )
+            self.write_ranger()
 
     def start(self, timeout: float = 120.0) -> dict[str, int]:
         if not any(paths.kafka_old_lib_dir().glob(f"kafka_2.12-{VERSION}.jar")):
@@ -116,6 +233,11 @@ class OldBroker(BrokerAddress):
             proc=zookeeper,
             log=self.base / "logs" / "zookeeper.out",
         )
+        return self.start_broker(pids, timeout)
+
+    def start_broker(self, pids: dict[str, int], timeout: float = 120.0) -> dict[str, int]:
+        log = self.base / "logs" / "server.log"
+        log.unlink(missing_ok=True)  # its "started" line is waited for
         broker = procs.start(
             self._java(
                 "kafka.Kafka",
@@ -133,7 +255,6 @@ class OldBroker(BrokerAddress):
         )
         pids["broker"] = broker.pid
         self._save(pids)
-        log = self.base / "logs" / "server.log"
         procs.wait_until(
             lambda: log.exists() and "started (kafka.server.KafkaServer)" in log.read_text(errors="replace"),
             what=f"the Kafka {VERSION} broker",
@@ -151,17 +272,20 @@ class OldBroker(BrokerAddress):
                     "zookeeper_port": self.zookeeper_port,
                     "bootstrap": self.bootstrap,
                     "version": VERSION,
+                    "authorizer": f"Ranger {RANGER_VERSION}" if self.ranger else "SimpleAclAuthorizer",
                     "pids": pids,
                 }
             )
         )
 
 
-def start(sandbox, timeout: float = 120.0) -> OldBroker:
-    """Start the old broker beside a running sandbox (its source realm and broker identity)."""
-    base = sandbox.base / FOLDER
+def start(sandbox, timeout: float = 120.0, ranger: RangerPolicyCache | None = None, folder: str = FOLDER) -> OldBroker:
+    """Start the old broker beside a running sandbox (its source realm and broker identity); with ``ranger``,
+    authorized by Ranger's Kafka authorizer with those policies. ``folder``: another one than the sandbox's own
+    (a second old broker, which ``sandbox down`` does not know: stop it with ``stop(sandbox.base, folder)``)."""
+    base = sandbox.base / folder
     if base.exists():
-        stop(sandbox.base)
+        stop(sandbox.base, folder)
         shutil.rmtree(base, ignore_errors=True)
     base.mkdir(mode=0o700)
     port, zookeeper_port = procs.free_ports(2)
@@ -174,14 +298,29 @@ def start(sandbox, timeout: float = 120.0) -> OldBroker:
         zookeeper_port,
         sandbox.broker("source").keytab,  # the first broker's: its host and principal are side.host's
         sandbox.base / "source" / "krb5.conf",
+        ranger,
     )
     try:
         broker.start(timeout)
     except BaseException:
-        stop(sandbox.base)
+        stop(sandbox.base, folder)
         raise
-    write_profile(sandbox, broker)
+    if folder == FOLDER:
+        write_profile(sandbox, broker)
     return broker
+
+
+def reload_ranger(broker: OldBroker, ranger: RangerPolicyCache, timeout: float = 120.0) -> None:
+    """Restart ``broker`` (not its ZooKeeper) with these Ranger policies: Ranger's plugin reads its policy cache only
+    at its start when no Ranger Admin answers."""
+    found = state(broker.base.parent, broker.base.name)
+    if found is None or broker.ranger is None:
+        raise EnvironmentNotReady(f"no old broker authorized by Ranger in {broker.base}")
+    procs.stop_pid(found["pids"]["broker"], expect_in_cmdline="kafka.Kafka")
+    ranger.version = broker.ranger.version + 1
+    broker.ranger = ranger
+    broker.write_ranger()
+    broker.start_broker({"zookeeper": found["pids"]["zookeeper"]}, timeout)
 
 
 def profile_dict(sandbox, bootstrap: str) -> dict:
@@ -206,8 +345,8 @@ def write_profile(sandbox, broker: OldBroker) -> None:
     (sandbox.base / PROFILE).write_text(head + yaml.safe_dump(profile_dict(sandbox, broker.bootstrap), sort_keys=False))
 
 
-def state(sandbox_base: Path) -> dict | None:
-    path = Path(sandbox_base) / FOLDER / STATE
+def state(sandbox_base: Path, folder: str = FOLDER) -> dict | None:
+    path = Path(sandbox_base) / folder / STATE
     return json.loads(path.read_text()) if path.exists() else None
 
 
@@ -215,24 +354,29 @@ def summary(sandbox_base: Path) -> dict | None:
     """What ``sandbox status`` shows of the old broker, or None when the sandbox has none."""
     if (found := state(sandbox_base)) is None:
         return None
-    return {"bootstrap": found["bootstrap"], "version": found["version"], "profile": str(Path(sandbox_base) / PROFILE)}
+    return {
+        "bootstrap": found["bootstrap"],
+        "version": found["version"],
+        "authorizer": found.get("authorizer", "SimpleAclAuthorizer"),
+        "profile": str(Path(sandbox_base) / PROFILE),
+    }
 
 
-def stop(sandbox_base: Path) -> None:
+def stop(sandbox_base: Path, folder: str = FOLDER) -> None:
     """Stop the old broker and its ZooKeeper, if the sandbox has them; the sandbox no longer lists them (its
     status would show them dead), their data folder stays."""
-    found = state(sandbox_base)
+    found = state(sandbox_base, folder)
     if found is None:
         return
     for name, needle in (("broker", "kafka.Kafka"), ("zookeeper", "QuorumPeerMain")):
         if pid := found["pids"].get(name):
             procs.stop_pid(pid, expect_in_cmdline=needle)
-    (Path(sandbox_base) / FOLDER / STATE).unlink(missing_ok=True)
+    (Path(sandbox_base) / folder / STATE).unlink(missing_ok=True)
 
 
-def identity(sandbox, who: str = "admin") -> KafkaIdentity:
+def identity(sandbox, who: str = "admin", folder: str = FOLDER) -> KafkaIdentity:
     """``who`` (admin or mirror) on the old broker, built as a profile side is."""
-    found = state(sandbox.base)
+    found = state(sandbox.base, folder)
     if found is None:
         raise EnvironmentNotReady(f"no old broker in {sandbox.base}; start it with `sandbox up --old-broker`")
     side = sandbox.sides["source"]
@@ -243,4 +387,5 @@ def identity(sandbox, who: str = "admin") -> KafkaIdentity:
             "keytab": str(sandbox.keytab("source", who)),
         }
     )
-    return sandbox.identity_folder().identity(Cluster.model_validate(cluster), "source", f"old-{who}")
+    name = f"old-{who}" if folder == FOLDER else f"{folder}-{who}"
+    return sandbox.identity_folder().identity(Cluster.model_validate(cluster), "source", name)
