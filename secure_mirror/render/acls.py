@@ -120,6 +120,7 @@ class AclPlan:
     older_brokers: list[Acl] = field(default_factory=list)
     topic_pieces: tuple[str, ...] = ("", "")  # a source topic's name on this side is topic.join(topic_pieces)
     notes: list[str] = field(default_factory=list)  # why grants beyond the topics' exist (apply-acls.sh comments)
+    owner: str = ""  # the mirror the grants belong to (its group prefix): Ranger policies are named after it
 
     def need(self, operation: str, resource_type: str, names: Iterable[str]) -> Need:
         """The plan's grant of ``operation`` on each of ``names``; :class:`NotPlanned` when the plan holds none."""
@@ -280,7 +281,7 @@ def binding_problems(plan: AclPlan, profile: Profile) -> list[str]:
 
 def source_acls(profile: Profile) -> AclPlan:
     plan = _source_topics(
-        AclPlan("source", profile.source, kafka_principal(profile.source)),
+        AclPlan("source", profile.source, kafka_principal(profile.source), owner=profile.group_prefix),
         profile,
         SOURCE_TOPIC_OPERATIONS + shape_source_operations(profile),
     )
@@ -295,7 +296,7 @@ def target_acls(profile: Profile) -> AclPlan:
     its transactional ids need WRITE and DESCRIBE on that prefix. With the idempotent producer, brokers before Kafka
     2.8 also need IDEMPOTENT_WRITE on the cluster (``AclPlan.older_brokers``: named by pre-flight, not rendered)."""
     plan = _target_topics(
-        AclPlan("target", profile.target, kafka_principal(profile.target)),
+        AclPlan("target", profile.target, kafka_principal(profile.target), owner=profile.group_prefix),
         profile,
         TARGET_TOPIC_OPERATIONS + VERIFY_TOPIC_OPERATIONS + shape_target_operations(profile),
     )
