@@ -169,3 +169,12 @@ def load(tmp: Path, source: dict | None = None, target: dict | None = None, **mi
     from secure_mirror.profile import load_profile
 
     return load_profile(write_profile(tmp, profile_data(tmp, source, target, **mirror)))
+
+
+def ranger_profile(tmp: Path, **mirror):
+    """Both sides' grants as Apache Ranger policies (docs/ranger.md): the source's alone, the target's beside its
+    Kafka ACLs, in the Ranger service ``cl1_kafka``."""
+    source, target = gssapi(tmp, "source"), gssapi(tmp, "target")
+    source["acls"] = {"format": "ranger"}
+    target["acls"] = {"format": "both", "ranger_service": "cl1_kafka"}
+    return load(tmp, source, target, **mirror)

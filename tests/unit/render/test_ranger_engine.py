@@ -8,12 +8,12 @@ Ranger's authorizer needs on every version) covers the name for that operation, 
 Ranger's implied DESCRIBE and DESCRIBE_CONFIGS), compared without case as Ranger's kafka service definition matches
 names (``ignoreCase``; docs/ranger.md). Then what must be denied, by name: writing a source topic, an unselected topic,
 Kafka's and MirrorMaker 2's internal topics, altering the cluster, another user. The same over generated profiles
-(test_privilege's generator, seeded, the seed printed)."""
+(test_privilege's generator, seeded, the seed printed), and for the consumers' policies of ``acls --consumers`` over
+generated source ACLs. The files themselves, without the engine: test_ranger_files.py."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -28,7 +28,7 @@ from secure_mirror.profile.models import Profile
 from secure_mirror.render import acls, ranger
 from tests.support import seeds
 from tests.support.jvm_cases import JvmCases
-from tests.support.profiles import gssapi, load, password, profile_data, write_profile
+from tests.support.profiles import ranger_profile
 from tests.unit.profile.test_privilege import generated
 
 CASES = paths.REPO_ROOT / "tests" / "support" / "RangerPolicyCases.java"
@@ -154,13 +154,6 @@ def check_side(engine, tmp_path, plan: acls.AclPlan, profile: Profile) -> None:
 
 
 # ---- the written cases -------------------------------------------------------------------------------------------
-def _profile(tmp_path, **mirror) -> Profile:
-    source, target = gssapi(tmp_path, "source"), gssapi(tmp_path, "target")
-    source["acls"] = {"format": "ranger"}
-    target["acls"] = {"format": "both", "ranger_service": "cl1_kafka"}
-    return load(tmp_path, source, target, **mirror)
-
-
 @pytest.mark.parametrize(
     "mirror",
     [
@@ -171,13 +164,13 @@ def _profile(tmp_path, **mirror) -> Profile:
     ids=["default", "exactly-once-and-groups", "grant-all-topics"],
 )
 def test_ranger_allows_what_the_plans_grant_and_nothing_else(engine, tmp_path, mirror):
-    profile = _profile(tmp_path, **mirror)
+    profile = ranger_profile(tmp_path, **mirror)
     for plan in (acls.source_acls(profile), acls.target_acls(profile)):
         check_side(engine, tmp_path, plan, profile)
 
 
 def test_every_need_is_allowed_and_the_forbidden_are_denied_by_name(engine, tmp_path):
-    profile = _profile(tmp_path)
+    profile = ranger_profile(tmp_path)
     source, target = acls.source_acls(profile), acls.target_acls(profile)
     src, tgt = judged(engine, tmp_path, source, profile), judged(engine, tmp_path, target, profile)
     needs = [(access, "topic", name) for access in ("consume", "describe") for name in ("payments", "orders.sample")]
@@ -196,82 +189,13 @@ def test_every_need_is_allowed_and_the_forbidden_are_denied_by_name(engine, tmp_
 def test_ranger_matches_topic_names_without_case(engine, tmp_path):
     """Ranger's kafka service definition matches names without case: a policy on payments also covers PAYMENTS,
     which Kafka would keep apart (docs/ranger.md says so to the security team)."""
-    profile = _profile(tmp_path)
+    profile = ranger_profile(tmp_path)
     plan = acls.source_acls(profile)
     rendered = ranger.plan_policies(plan, profile)
     path = tmp_path / "source.policies.json"
     path.write_text(rendered.to_json(), encoding="utf-8")
     asks = [("mirror", "consume", "topic", name) for name in ("payments", "PAYMENTS", "Orders.eu", "payment")]
     assert engine.decide(rendered.service, path, asks) == [True, True, True, False]
-
-
-# ---- the rendered files ------------------------------------------------------------------------------------------
-def test_policies_are_in_rangers_shape_and_say_whose_they_are(tmp_path):
-    profile = _profile(tmp_path)
-    rendered = ranger.plan_policies(acls.target_acls(profile), profile)
-    policies = json.loads(rendered.to_json())
-    assert {p["service"] for p in policies} == {"cl1_kafka"}
-    names = [p["name"] for p in policies]
-    assert len(set(names)) == len(names)
-    assert all(name.startswith("secure-mirror-src-tgt target ") for name in names)
-    assert all(p["policyLabels"] == ["secure-mirror", "secure-mirror-src-tgt"] for p in policies)
-    payments = next(p for p in policies if p["resources"] == {
-        "topic": {"values": ["src.payments"], "isExcludes": False, "isRecursive": False}})  # fmt: skip
-    assert payments["policyItems"][0]["users"] == ["mirror"]
-    cluster = next(p for p in policies if "cluster" in p["resources"])
-    assert cluster["policyItems"][0]["accesses"] == [{"type": "idempotent_write", "isAllowed": True}]
-
-
-@pytest.mark.parametrize("group", ["ap?x", "team-{USER}"])
-def test_a_group_name_ranger_reads_as_a_pattern_is_refused(tmp_path, group):
-    """validate refuses '*' in a group name already (Kafka's own wildcard); '?' and Ranger's macros are Ranger's."""
-    acl = Acl(principal="User:alice", operation="READ", resource_type="GROUP", resource_name=group)
-    with pytest.raises(BadInputError) as refused:
-        ranger.policies_of([acl], service="kafka", owner="m", side="target", alias="tgt", field="target.acls.format")
-    assert str(refused.value).startswith(f"target.acls.format: the consumer group name {group!r} contains")
-    assert "which Ranger reads as a pattern and cannot escape" in str(refused.value)
-
-
-def test_an_empty_prefix_is_never_a_lone_star(tmp_path):
-    acl = Acl(
-        principal="User:alice", operation="READ", resource_type="GROUP", resource_name="", pattern_type="PREFIXED"
-    )
-    assert (
-        ranger.unrepresentable(acl, "acls --consumers")
-        == "acls --consumers: a PREFIXED grant on '' has no Ranger value"
-    )
-
-
-def test_validate_refuses_a_synced_group_ranger_reads_as_a_pattern_and_kafka_mode_keeps_it(tmp_path, capsys):
-    from secure_mirror.cli import main
-
-    data = profile_data(tmp_path, groups={"include": "app\\?,billing"})
-    assert main(["validate", str(write_profile(tmp_path, data))]) == 0  # Kafka's ACLs name it as it is
-    data["target"]["acls"] = {"format": "ranger"}
-    capsys.readouterr()
-    assert main(["render", str(write_profile(tmp_path, data)), "--out", str(tmp_path / "out")]) == 2
-    assert (
-        "mirror.groups.include: the group 'app?' contains '?' (a wildcard), which Ranger reads as a pattern and cannot "
-        "escape (target.acls.format names ranger); leave the group out, or use Kafka's ACLs for that side"
-    ) in capsys.readouterr().err
-    assert not (tmp_path / "out").exists()
-
-
-def test_render_writes_the_ranger_files_only_for_the_sides_that_ask(tmp_path):
-    from secure_mirror.render.tree import render_files
-
-    data = profile_data(tmp_path, target=password(tmp_path, "target", "SCRAM-SHA-512"))
-    data["target"]["acls"] = {"format": "ranger"}
-    profile = load(tmp_path, data["source"], data["target"])
-    paths_ = [f.path for f in render_files(profile, tmp_path / "out")]
-    assert [p for p in paths_ if p.startswith("ranger/")] == ["ranger/target.policies.json", "ranger/apply-policies.sh"]
-    assert "acls/apply-acls.sh" in paths_  # the source's brokers still take Kafka's ACLs
-    plain = load(tmp_path / "plain")
-    assert not [f for f in render_files(plain, tmp_path / "out2") if f.path.startswith("ranger/")]
-    data["source"]["acls"] = {"format": "ranger"}
-    both = load(tmp_path, data["source"], data["target"])
-    paths_ = [f.path for f in render_files(both, tmp_path / "out3")]
-    assert "acls/apply-acls.sh" not in paths_ and "acls/source.acls.json" in paths_  # the plan of record stays
 
 
 # ---- generated profiles --------------------------------------------------------------------------------------------
@@ -316,65 +240,11 @@ def test_ranger_keeps_least_privilege_over_generated_profiles(engine, tmp_path_f
     assert outcomes["judged"] == PROFILES, outcomes
 
 
-# ---- apply-policies.sh, against a curl that answers as Ranger Admin would --------------------------------------------
-FAKE_CURL = """#!/usr/bin/env bash
-printf '%s\\n' "$*" >> "$CALLS"
-case "$*" in
-  *"-w %{http_code}"*"policy/secure-mirror-src-tgt%20target%20topic%20src.payments") printf 200 ;;
-  *"-w %{http_code}"*) printf 404 ;;
-esac
-"""
-
-
-def test_apply_script_creates_or_replaces_each_policy_by_service_and_name(tmp_path):
-    from secure_mirror.render.tree import render_files
-
-    profile = _profile(tmp_path)
-    script = next(f for f in render_files(profile, tmp_path / "out") if f.path == "ranger/apply-policies.sh")
-    (tmp_path / "apply.sh").write_text(script.content)
-    (tmp_path / "curl").write_text(FAKE_CURL)
-    (tmp_path / "curl").chmod(0o755)
-    env = {"PATH": os.environ["PATH"], "CALLS": str(tmp_path / "calls"), "CURL": str(tmp_path / "curl")}
-    env |= {"SOURCE_RANGER_URL": "https://ranger.source.test:6182", "TARGET_RANGER_URL": "https://r.target.test"}
-    env |= {"TARGET_RANGER_NETRC": str(tmp_path / "netrc")}
-    done = subprocess.run(["bash", str(tmp_path / "apply.sh")], env=env, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    calls = (tmp_path / "calls").read_text().splitlines()
-    policies = ranger.plan_policies(acls.source_acls(profile), profile).policies
-    policies += ranger.plan_policies(acls.target_acls(profile), profile).policies
-    assert len(calls) == 2 * len(policies)  # one look-up and one write each
-    assert "replaced: secure-mirror-src-tgt target topic src.payments" in done.stdout.splitlines()
-    assert done.stdout.count("created: ") == len(policies) - 1
-    posted = [call for call in calls if "-X POST" in call]
-    assert all(call.endswith("https://ranger.source.test:6182/service/public/v2/api/policy") for call in posted[:3])
-    assert all("--negotiate -u :" in call for call in calls if "ranger.source.test" in call)
-    assert all(f"--netrc-file {tmp_path / 'netrc'}" in call for call in calls if "r.target.test" in call)
-    body = json.loads(posted[0].split("--data-binary ", 1)[1].rsplit(" https://", 1)[0])
-    assert body == policies[0]  # the file's policy, its service the profile's
-    assert '"service":"cl1_kafka"' in next(call for call in calls if "-X PUT" in call)
-
-
-def test_apply_script_refuses_a_service_name_that_is_not_a_name(tmp_path):
-    from secure_mirror.render.tree import render_files
-
-    profile = _profile(tmp_path)
-    script = next(f for f in render_files(profile, tmp_path / "out") if f.path == "ranger/apply-policies.sh")
-    (tmp_path / "apply.sh").write_text(script.content)
-    env = {
-        "PATH": os.environ["PATH"],
-        "SOURCE_RANGER_URL": "https://r",
-        "SOURCE_RANGER_SERVICE": 'x","isEnabled":false',
-    }
-    done = subprocess.run(["bash", str(tmp_path / "apply.sh")], env=env, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
-    assert "SOURCE_RANGER_SERVICE: a Ranger service name is letters, digits" in done.stderr
-
-
 # ---- acls --consumers: the consumers' target grants as policies ------------------------------------------------------
 def test_the_consumers_policies_allow_their_reads_deny_their_denials_and_skip_what_ranger_cannot_hold(engine, tmp_path):
     from secure_mirror.render import consumer_acls
 
-    profile = _profile(tmp_path)
+    profile = ranger_profile(tmp_path)
 
     def grant(principal, operation, kind, name, permission="ALLOW", pattern="LITERAL", host="*"):
         return Acl(principal=principal, host=host, operation=operation, permission=permission,
@@ -419,7 +289,7 @@ def test_the_consumers_policies_allow_their_reads_deny_their_denials_and_skip_wh
 def test_a_deny_item_also_denies_what_its_access_implies_unlike_kafka(engine, tmp_path):
     """Ranger applies implied grants to deny items: denying consume denies describe too, where Kafka's DENY READ leaves
     DESCRIBE to the allows (docs/ranger.md): a consumer denied a topic on the source cannot describe its copy either."""
-    profile = _profile(tmp_path)
+    profile = ranger_profile(tmp_path)
     topic = {"principal": "User:bob", "resource_type": "TOPIC"}
     bob = [
         Acl(**topic, operation="READ", resource_name="src.orders", pattern_type="PREFIXED"),
@@ -485,7 +355,7 @@ CONSUMER_PLANS = 50
 def test_generated_consumer_plans_mean_under_ranger_what_they_mean_to_kafka(engine, tmp_path):
     from secure_mirror.render import consumer_acls
 
-    profile = _profile(tmp_path)
+    profile = ranger_profile(tmp_path)
     rng = seeds.seeded("the generated consumer plans judged by Ranger")
     users, judged = ["alice", "bob", "carol", OTHER_USER], 0
     for round_ in range(CONSUMER_PLANS):
@@ -504,15 +374,3 @@ def test_generated_consumer_plans_mean_under_ranger_what_they_mean_to_kafka(engi
         assert not any(allowed for (u, a, _, _), allowed in zip(asks, answers) if u == OTHER_USER or a == "publish")
         judged += bool(kept)
     assert judged >= CONSUMER_PLANS // 2, judged
-
-
-@pytest.mark.parametrize("name", ["secure-mirror-src-tgt target topic src.orders*", "grüppe/ä?b#c%d+e", "a'b\"c$(d)"])
-def test_the_scripts_path_segment_is_what_a_url_quoting_gives(tmp_path, name):
-    from urllib.parse import quote
-
-    from secure_mirror.render.tree import render_files
-
-    script = next(f for f in render_files(_profile(tmp_path), tmp_path / "out") if f.path == "ranger/apply-policies.sh")
-    function = script.content[script.content.index("urlencode() {") : script.content.index("\n}\n") + 3]
-    done = subprocess.run(["bash", "-c", function + 'urlencode "$1"', "-", name], capture_output=True, text=True)
-    assert done.stdout == quote(name, safe="-._~")
