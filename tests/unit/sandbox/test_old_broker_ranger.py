@@ -1,5 +1,5 @@
 """The old broker's Ranger option (secure_mirror/sandbox/old_broker.py): the policy cache Ranger's Kafka plugin 1.2.0
-loads, and bad input as a sentence. The broker itself runs in tests/integration/test_old_broker_ranger.py."""
+loads, and bad input as a sentence. The broker itself runs in tests/integration/test_old_broker.py."""
 
 from __future__ import annotations
 
