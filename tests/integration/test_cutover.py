@@ -3,7 +3,8 @@
 Two producer principals of their own write a selected topic of two partitions on the source: one through a LITERAL
 ALLOW WRITE on the topic, the other through a PREFIXED one on the case's prefix (which the fence cannot remove
 without touching other topics: it gets a DENY). A reader principal has READ on the topic and its group; the group
-committed half of each partition. The mirror streams with ``mirror.groups`` selecting the group. Then:
+committed half of each partition. A second topic of one partition, read by a second group, moves with them. The
+mirror streams with ``mirror.groups`` selecting both groups. Then:
 
 - ``--dry-run`` prints the fence and the promotion, changes nothing and writes no record;
 - with ``User:*`` also allowed to WRITE the topic, ``cutover`` stops at the fence naming that grant, and changes
@@ -56,6 +57,7 @@ from tests.support.sink_jar import sink_conf
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]
 PARTITIONS, FIRST = 2, 40  # records before the mirror starts; the group committed half of each partition
+PAYMENTS, PAID = 12, 5  # the second topic's records (one partition, no producer during the cut-over); group2's offset
 
 
 def _identity(sb, side: str, name: str, folder: Path):
@@ -100,7 +102,7 @@ def produce_until_refused(conf: dict, topic: str, stop: str, seconds: float) -> 
     return {"acked": acked, "errors": errors}
 
 
-def _group_reads(conf: dict, group: str, topic: str, timeout: float = 90.0) -> list[str]:
+def _group_reads(conf: dict, group: str, topic: str, partitions: int = PARTITIONS, timeout: float = 90.0) -> list[str]:
     """What the group's consumer reads on the target from its committed offsets (a partition without one fails)."""
     from confluent_kafka import Consumer, KafkaError, KafkaException
 
@@ -109,7 +111,7 @@ def _group_reads(conf: dict, group: str, topic: str, timeout: float = 90.0) -> l
     consumer.subscribe([topic])
     out, ended, deadline = [], set(), time.monotonic() + timeout
     try:
-        while len(ended) < PARTITIONS and time.monotonic() < deadline:
+        while len(ended) < partitions and time.monotonic() < deadline:
             msg = consumer.poll(0.5)
             if msg is None:
                 continue
@@ -144,8 +146,8 @@ def cut(sandbox, tmp_path_factory):
         "provenance_headers": True,
     }
     case = MirrorCase(sandbox, folder, mirror=mirror)
-    group = f"{case.prefix}-grp"
-    with_groups(case, group)
+    group, group2 = f"{case.prefix}-grp", f"{case.prefix}-pay"
+    with_groups(case, group, group2, include=f"{case.prefix}-.*")
     back_path = folder / "back" / "profile.yaml"  # the way back (failback), its grants given with the case's
     back_path.parent.mkdir()
     reversed_ = subprocess.run([*CLI, "reverse", str(case.profile_path), "--out", str(back_path)], capture_output=True)
@@ -155,7 +157,7 @@ def cut(sandbox, tmp_path_factory):
         "source": [asdict(b) for b in acls.target_acls(load_profile(back_path)).bindings],
     }
     app, etl, reader = (f"{case.prefix}{who}" for who in ("app", "etl", "read"))
-    topic = case.topic("orders")
+    topic, pay = case.topic("orders"), case.topic("payments")  # the second: one partition, read by group2
     target_topic = case.profile.target_topic(topic)
     source_acls = [
         Acl(principal=f"User:{app}", operation="WRITE", resource_type="TOPIC", resource_name=topic),
@@ -168,6 +170,8 @@ def cut(sandbox, tmp_path_factory):
         ),
         Acl(principal=f"User:{reader}", operation="READ", resource_type="TOPIC", resource_name=topic),
         Acl(principal=f"User:{reader}", operation="READ", resource_type="GROUP", resource_name=group),
+        Acl(principal=f"User:{reader}", operation="READ", resource_type="TOPIC", resource_name=pay),
+        Acl(principal=f"User:{reader}", operation="READ", resource_type="GROUP", resource_name=group2),
     ]
     principals = [f"{name}@{sandbox.sides[side].realm}" for name in (app, etl, reader) for side in ("source", "target")]
     for principal in principals:
@@ -175,7 +179,7 @@ def cut(sandbox, tmp_path_factory):
     run_dir, stop = folder / "run", folder / "stop-producing"
     try:
         with case:
-            case.create({"orders": PARTITIONS})
+            case.create({"orders": PARTITIONS, "payments": 1})
             sandbox.admin("source", admin_ops.create_acls, source_acls)
             for side, grants in back_grants.items():
                 sandbox.admin(side, admin_ops.create_acls, grants)
@@ -185,12 +189,16 @@ def cut(sandbox, tmp_path_factory):
             sandbox.admin(
                 "source", commit_offsets, group, topic, {p: FIRST // PARTITIONS // 2 for p in range(PARTITIONS)}
             )
+            sandbox.admin("source", admin_ops.produce, pay, [{"value": b"pay-%d" % i} for i in range(PAYMENTS)])
+            sandbox.admin("source", commit_offsets, group2, pay, {0: PAID})
             argv = [
                 *CLI,
                 "cutover",
                 str(case.profile_path),
                 "--group",
                 group,
+                "--group",
+                group2,
                 "--as-admin",
                 _admin_option(sandbox),
                 "--run-dir",
@@ -200,7 +208,7 @@ def cut(sandbox, tmp_path_factory):
             ]
             launcher = case.start_streaming(run_dir)
             try:
-                wait_for(lambda: caught_up(case.profile, {topic}), 600, "the mirror to catch up")
+                wait_for(lambda: caught_up(case.profile, {topic, pay}), 600, "the mirror to catch up")
                 dry = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, timeout=600)
                 with ThreadPoolExecutor(1) as pool:
                     writing = pool.submit(
@@ -250,6 +258,7 @@ def cut(sandbox, tmp_path_factory):
                 _end(launcher, run_dir)
             source = sandbox.admin("source", consume_to_end, topic)
             target = sandbox.admin("target", consume_to_end, target_topic)
+            pay_sides = {side: sandbox.admin(side, consume_to_end, pay) for side in ("source", "target")}
             yield {
                 "sb": sandbox,
                 "folder": folder,
@@ -274,6 +283,10 @@ def cut(sandbox, tmp_path_factory):
                 "run_dir": run_dir,
                 "names": (app, etl, reader),
                 "group_read": sandbox.admin("target", _group_reads, group, target_topic),
+                "group2": group2,
+                "pay": pay,
+                "pay_sides": pay_sides,
+                "group2_read": sandbox.admin("target", _group_reads, group2, pay, 1),
                 "app_target": _identity(sandbox, "target", app, folder).call(_produce_one, target_topic),
                 "etl_target": _identity(sandbox, "target", etl, folder).call(_produce_one, target_topic),
                 "app_source": _identity(sandbox, "source", app, folder).call(_produce_one, topic),
@@ -410,6 +423,8 @@ def test_the_fenced_producer_is_refused_and_nothing_it_wrote_is_lost(cut):
     )
     assert len(produced["acked"]) > 0
     assert source == target and max(target.values()) == 1  # each once
+    pay = {side: Counter(r["value"] for r in found) for side, found in cut["pay_sides"].items()}
+    assert pay["source"] == pay["target"] == Counter(b"pay-%d" % i for i in range(PAYMENTS))
     on_target = {r["value"].decode() for r in cut["target"] if r["value"]}
     assert set(produced["acked"]) <= on_target
 
@@ -421,6 +436,7 @@ def test_the_group_reads_on_the_target_exactly_what_it_had_not_consumed(cut):
         by_partition.setdefault(record["partition"], []).append(record["value"].decode())
     unread = sorted(v for values in by_partition.values() for v in values[half:])
     assert sorted(cut["group_read"]) == unread
+    assert cut["group2_read"] == [f"pay-{i}" for i in range(PAID, PAYMENTS)]  # in order, from where it stopped
 
 
 def test_the_report_counts_and_acl_changes_are_what_the_clusters_hold(cut):
@@ -465,6 +481,7 @@ def back(cut):
     moved = {row["partition"]: row["target_offset"] for row in cut["record"]["notes"]["groups"]}
     sb.admin("target", commit_offsets, group, topic, {0: ends[(topic, 0)] + 1, 1: moved[1] + 3})
     on_target = sb.admin("target", _group_reads, group, topic)  # what the group would read there next
+    on_target2 = sb.admin("target", _group_reads, cut["group2"], cut["pay"], 1)
     back_run = folder / "run-back"
     argv = [
         *CLI,
@@ -511,6 +528,8 @@ def back(cut):
         "back_run": back_run,
         "source": sb.admin("source", consume_to_end, topic),
         "on_source": sb.admin("source", _group_reads, group, topic),
+        "on_target2": on_target2,
+        "on_source2": sb.admin("source", _group_reads, cut["group2"], cut["pay"], 1),
         "acls": {side: sb.admin(side, _acls_of, cut["case"].prefix) for side in ("source", "target")},
         "app_source": _identity(sb, "source", app, folder).call(_produce_one, topic),
         "app_target": _identity(sb, "target", app, folder).call(_produce_one, topic),
@@ -550,6 +569,7 @@ def test_failback_brings_every_record_written_on_the_target_back_once(cut, back)
 def test_the_group_reads_on_the_source_exactly_what_it_had_left_on_the_target(back):
     assert back["on_target"], "the group had nothing left to read on the target"
     assert sorted(back["on_source"]) == sorted(back["on_target"])
+    assert back["on_source2"] == back["on_target2"] == [f"pay-{i}" for i in range(PAID, PAYMENTS)]
 
 
 def test_failback_restores_both_clusters_bindings(cut, back):

@@ -157,11 +157,12 @@ def kill_when(launcher: subprocess.Popen, run_dir: Path, ready, what: str, step:
                 os.killpg(os.getpgid(driver), signal.SIGKILL)
 
 
-def with_groups(case: MirrorCase, group: str) -> None:
-    """The case's profile with ``mirror.groups`` selecting ``group``, and the grants render gives it, plus what group
-    sync needs of the group unless render grants it already (the ACL part of issue 28)."""
+def with_groups(case: MirrorCase, group: str, *more: str, include: str | None = None) -> None:
+    """The case's profile with ``mirror.groups`` selecting ``group`` (or ``include``, a prefix ``p.*`` selecting
+    ``group`` and ``more``), and the grants render gives it, plus what group sync needs of each group unless render
+    grants it already (the ACL part of issue 28)."""
     data = yaml.safe_load(case.profile_path.read_text())
-    data["mirror"]["groups"] = {"include": group, "sync_interval_seconds": 2}
+    data["mirror"]["groups"] = {"include": include or group, "sync_interval_seconds": 2}
     # An alias of its own: the group prefix, the offset map and checkpoints topics (deleted with the case's topics)
     # and their grants are the case's alone, whatever other cases on the sandbox grant and revoke meanwhile.
     data["source"]["alias"] = f"fo-{case.prefix}"
@@ -173,9 +174,10 @@ def with_groups(case: MirrorCase, group: str) -> None:
     }
     principal = case.acls["target"][0]["principal"]
     case.acls["target"].append({**case.acls["target"][0], "operation": "READ"})  # verify reads the target
+    named = [acl for name in (group, *more) for acl in group_acls(name, principal)]
     wanted = {
-        "source": [{**acl, "operation": "DESCRIBE"} for acl in group_acls(group, principal)],
-        "target": [{**acl, "operation": op} for acl in group_acls(group, principal) for op in ("READ", "DESCRIBE")],
+        "source": [{**acl, "operation": "DESCRIBE"} for acl in named],
+        "target": [{**acl, "operation": op} for acl in named for op in ("READ", "DESCRIBE")],
     }
     wanted["source"] += topic_acls(case.prefix, "DESCRIBE_CONFIGS", principal=principal, pattern="PREFIXED")
     for side, grants in wanted.items():
