@@ -129,7 +129,4 @@ def summary(plan: consumer_acls.ConsumerPlan) -> str:
 
 def _words(acl: Acl) -> str:
     """A binding in words, with any control character of a name shown escaped, never sent to the terminal."""
-    return policy.printable(
-        f"{acl.permission} {acl.principal} {acl.operation} on {acl.resource_type} {acl.resource_name} "
-        f"({acl.pattern_type}, host {acl.host})"
-    )
+    return policy.printable(acl.words())

@@ -13,11 +13,10 @@ from pathlib import Path
 
 from secure_mirror import folders
 from secure_mirror.commands import arguments
-from secure_mirror.cutover import fence, state, steps
-from secure_mirror.errors import EXIT_FAILED, EXIT_OK, BadInputError, SecureMirrorError
+from secure_mirror.cutover import fence, machine, state, steps
+from secure_mirror.errors import EXIT_FAILED, EXIT_OK, BadInputError
 from secure_mirror.identities import Identities
 from secure_mirror.kafka import client_support
-from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile, policy
 from secure_mirror.render import consumer_acls
@@ -59,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     groups = list(dict.fromkeys(args.group or [])) or _all_groups(profile)
     if not groups:
         raise BadInputError("--all-groups: mirror.groups selects no group on the source; name them with --group")
-    say = _printer(args.json)
+    say = printer(args.json)
     with Identities.for_profile(profile, admins=admins, prefix="secure-mirror-cutover-") as identities:
         names = {side: admins[side].kafka_principal for side in admins}
         if args.dry_run:
@@ -80,13 +79,13 @@ def run(args: argparse.Namespace) -> int:
             say=say,
             admin_names=names,
         )
-        code = drive(ctx)
+        code = machine.drive(ctx)
     if args.json:
-        print(state_report(record))
+        print(machine.json_text(record))
     return code
 
 
-def _printer(quiet: bool):
+def printer(quiet: bool):
     def say(line: str) -> None:
         print(f"secure-mirror cutover: {policy.printable(line)}", file=sys.stderr if quiet else sys.stdout)
 
@@ -98,47 +97,6 @@ def _all_groups(profile) -> list[str]:
         raise BadInputError("--all-groups needs mirror.groups in the profile; name the groups with --group instead")
     with Session(profile) as session:
         return sorted(session.observe(None).sources)
-
-
-def drive(ctx: steps.Context) -> int:
-    """Run the steps from the first not done; record each; stop at the first that fails. The report is written at
-    the end either way (it says which step stopped, and why)."""
-    record = ctx.record
-    if record.complete:
-        ctx.say(f"the cut-over recorded in {ctx.run_dir / state.FILE} is complete; nothing to do")
-        return EXIT_OK
-    code = EXIT_OK
-    while (name := record.next_step()) is not None:
-        resumed = record.step(name).attempts > 0
-        record.begin(name, state.now())
-        ctx.save()
-        ctx.say(f"{name}: {'again, ' if resumed else ''}started")
-        try:
-            result = steps.STEPS[name](ctx)
-        except steps.StepFailed as failed:
-            record.fail(name, state.now(), str(failed), failed.result)
-            code = EXIT_FAILED
-        except SecureMirrorError as error:
-            record.fail(name, state.now(), str(error))
-            code = error.exit_code if error.exit_code != EXIT_OK else EXIT_FAILED
-        else:
-            record.finish(name, state.now(), result)
-            ctx.save()
-            ctx.say(f"{name}: done")
-            continue
-        ctx.save()
-        ctx.say(f"{name}: stopped: {record.step(name).message}")
-        ctx.say(f"fix that, then run the same command again: it goes on from {name}")
-        break
-    steps.write_report(ctx)
-    ctx.say(f"report: {ctx.run_dir / steps.REPORT_JSON}, {ctx.run_dir / steps.REPORT_MD}")
-    return code
-
-
-def state_report(record: state.Record) -> str:
-    from secure_mirror.cutover import report
-
-    return report.json_report(record).rstrip("\n")
 
 
 def _dry_run(profile, admins, identities, groups, run_dir, args, say) -> int:
@@ -166,23 +124,16 @@ def _dry_run(profile, admins, identities, groups, run_dir, args, say) -> int:
     selected = profile.selection().select(list(source_topics))
     plan = fence.fence_plan(profile, source_acls, selected)
     for item in plan.unfenceable:
-        say(f"fence: would stop: {_words(item.binding)}: {item.reason}")
+        say(f"fence: would stop: {item.binding.words()}: {item.reason}")
     for binding in plan.deny:
-        say(f"fence: would add {_words(binding)}")
+        say(f"fence: would add {binding.words()}")
     for binding in plan.remove:
-        say(f"fence: would remove {_words(binding)}")
+        say(f"fence: would remove {binding.words()}")
     say(f"drain: would wait for the mirror to reach the fenced ends of {len(selected)} topic(s), then verify")
     say(f"sync: would translate and commit {', '.join(groups)} on the target")
     say(f"stop: would stop the job running from {run_dir}")
     grants = fence.promote_plan(profile, plan, target_acls)
     consumers = consumer_acls.consumer_plan(profile, source_acls, list(source_topics), target_acls)
     for binding in [*grants.grant, *consumers.to_add]:
-        say(f"promote: would add on the target {_words(binding)}")
+        say(f"promote: would add on the target {binding.words()}")
     return EXIT_FAILED if plan.unfenceable else EXIT_OK
-
-
-def _words(acl: Acl) -> str:
-    return (
-        f"{acl.permission} {acl.principal} {acl.operation} on {acl.resource_type} {acl.pattern_type} "
-        f"{acl.resource_name} (host {acl.host})"
-    )

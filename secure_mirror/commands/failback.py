@@ -14,8 +14,8 @@ from pathlib import Path
 
 from secure_mirror import folders
 from secure_mirror.commands import arguments
-from secure_mirror.commands.cutover import _printer, _words, drive, state_report
-from secure_mirror.cutover import fence, state, steps
+from secure_mirror.commands.cutover import printer
+from secure_mirror.cutover import fence, machine, state, steps
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK, BadInputError
 from secure_mirror.identities import Identities
 from secure_mirror.kafka import client_support
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     ):
         raise BadInputError(f"{forward_path}: that cut-over ran with another profile's content than {args.profile}")
     groups = list(dict.fromkeys(args.group or [])) or list(forward.command["groups"])
-    say = _printer(args.json)
+    say = printer(args.json)
     with Identities.for_profile(back, admins=back_admins, prefix="secure-mirror-failback-") as identities:
         key = state.command_key(back_text, state.FAILBACK, groups)
         record = (store.load(key) if existing else None) or state.Record.start(key)
@@ -142,9 +142,9 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.dry_run:
             return _dry_run(ctx)
-        code = drive(ctx)
+        code = machine.drive(ctx)
     if args.json:
-        print(state_report(record))
+        print(machine.json_text(record))
     return code
 
 
@@ -160,11 +160,11 @@ def _dry_run(ctx: steps.Context) -> int:
     acls, topics = steps.read_inventory(ctx, "source")
     plan = fence.fence_plan(ctx.profile, acls, ctx.profile.selection().select(list(topics)))
     for item in plan.unfenceable:
-        ctx.say(f"fence: would stop: {_words(item.binding)}: {item.reason}")
+        ctx.say(f"fence: would stop: {item.binding.words()}: {item.reason}")
     for binding in plan.deny:
-        ctx.say(f"fence: would add on {ctx.profile.source.alias} {_words(binding)}")
+        ctx.say(f"fence: would add on {ctx.profile.source.alias} {binding.words()}")
     for binding in plan.remove:
-        ctx.say(f"fence: would remove on {ctx.profile.source.alias} {_words(binding)}")
+        ctx.say(f"fence: would remove on {ctx.profile.source.alias} {binding.words()}")
     ctx.say(f"sync: would translate and commit {', '.join(ctx.groups)} on {ctx.profile.target.alias}")
     assert ctx.forward is not None
     notes = {"fence": {"remove": [a.to_dict() for a in plan.remove], "deny": [a.to_dict() for a in plan.deny]}}
@@ -172,7 +172,7 @@ def _dry_run(ctx: steps.Context) -> int:
     alias: dict[str, str] = {"source": ctx.profile.target.alias, "target": ctx.profile.source.alias}
     for side in ("source", "target"):
         for binding in restore.add[side]:
-            ctx.say(f"restore: would add on {alias[side]} {_words(binding)}")
+            ctx.say(f"restore: would add on {alias[side]} {binding.words()}")
         for binding in restore.delete[side]:
-            ctx.say(f"restore: would remove on {alias[side]} {_words(binding)}")
+            ctx.say(f"restore: would remove on {alias[side]} {binding.words()}")
     return EXIT_FAILED if plan.unfenceable else EXIT_OK

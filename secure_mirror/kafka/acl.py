@@ -44,6 +44,13 @@ class Acl:
         """The entry of an ``acls/*.acls.json`` file."""
         return asdict(self)
 
+    def words(self) -> str:
+        """The binding in words, as commands print it (``policy.printable`` before a terminal sees it)."""
+        return (
+            f"{self.permission} {self.principal} {self.operation} on {self.resource_type} {self.pattern_type} "
+            f"{self.resource_name} (host {self.host})"
+        )
+
     def covers(self, resource_type: str, name: str) -> bool:
         """Whether the ACL's resource pattern names the resource ``name`` (LITERAL name or ``*``, PREFIXED prefix)."""
         if self.resource_type != resource_type:

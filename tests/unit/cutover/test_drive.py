@@ -1,4 +1,4 @@
-"""The cut-over's driver (commands/cutover.drive) over stand-in steps: steps run in order, each recorded before and
+"""The cut-over's driver (cutover/machine.drive) over stand-in steps: steps run in order, each recorded before and
 after; a step that stops leaves the record there and the report written; the same command run again goes on from
 that step; a crash inside a step (the process gone) re-runs that step; a complete record does nothing."""
 
@@ -8,8 +8,7 @@ import json
 
 import pytest
 
-from secure_mirror.commands import cutover
-from secure_mirror.cutover import state, steps
+from secure_mirror.cutover import machine, state, steps
 from tests.support.output_schemas import assert_valid
 
 
@@ -42,7 +41,7 @@ def run(tmp_path, monkeypatch):
     def once() -> int:
         record = store.load(key) or state.Record.start(key)
         ctx = steps.Context(None, {}, ["g"], tmp_path, record, lambda: store.save(record), None, say=said.append)
-        return cutover.drive(ctx)
+        return machine.drive(ctx)
 
     return {"once": once, "calls": calls, "behaviour": behaviour, "store": store, "key": key, "said": said}
 
