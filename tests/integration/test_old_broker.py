@@ -25,7 +25,7 @@ import yaml
 
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl
-from secure_mirror.preflight import FAIL, PASS, UNVERIFIED, run_preflight
+from secure_mirror.preflight import FAIL, PASS, WARN, run_preflight
 from secure_mirror.preflight.probes.api_versions import ask
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls, ranger
@@ -218,21 +218,22 @@ def test_preflight_on_a_ranger_source_passes_only_what_it_proved(ranger_case):
     assert read.status == PASS and "asked by fetching" in read.finding, report.to_json()
     assert group.status == PASS and "asked by joining" in group.finding, report.to_json()
     assert report.get("source.acl.topic-describe").status == PASS, report.to_json()
-    # DESCRIBE_CONFIGS (the policy grants it) cannot be asked of a 2.2 broker without changing nothing: unverified
-    assert report.get("source.acl.topic-configs").status == UNVERIFIED, report.to_json()
-    proven_by = ("may DESCRIBE", "asked by fetching", "asked by joining")
+    configs = report.get("source.acl.topic-configs")  # asked by a DescribeConfigs the authorizer answered
+    assert configs.status == PASS and "asked by describing their configs" in configs.finding, report.to_json()
+    proven_by = ("may DESCRIBE", "asked by fetching", "asked by joining", "asked by describing their configs")
     for check in report.checks:
         if check.id.startswith("source.acl.") and check.status == PASS:
             assert any(words in check.finding for words in proven_by), check.finding
 
 
 def test_a_policy_missing_one_access_fails_naming_the_ranger_policy(ranger_case):
-    """consume removed from the topic policy (describe kept, so the topic is still seen): topic-read fails and its
-    fix names the rendered policy and the access to add."""
+    """consume and describe_configs removed from the topic policy (describe kept, so the topic is still seen):
+    topic-read fails, topic-configs warns (the job runs without copying configs), and each fix names the rendered
+    policy and the access to add."""
     policies = copy.deepcopy(ranger_case["policies"])
     [topic_policy] = [p for p in policies if "topic" in p["resources"] and p["resources"]["topic"]["values"][0] != "*"]
     for item in topic_policy["policyItems"]:
-        item["accesses"] = [a for a in item["accesses"] if a["type"] != "consume"]
+        item["accesses"] = [a for a in item["accesses"] if a["type"] not in ("consume", "describe_configs")]
     broker = ranger_case["broker"]
     old_broker.reload_ranger(broker, old_broker.RangerPolicyCache(RANGER_SERVICE, policies))
     try:
@@ -244,6 +245,9 @@ def test_a_policy_missing_one_access_fails_naming_the_ranger_policy(ranger_case)
     assert "may not READ" in check.finding and ranger_case["topic"] in check.finding, check.finding
     assert f"add the Ranger policy {topic_policy['name']!r} to the service {RANGER_SERVICE}" in check.fix, check.fix
     assert "allow consume to mirror" in check.fix, check.fix
+    configs = report.get("source.acl.topic-configs")
+    assert configs.status == WARN and "may not DESCRIBE_CONFIGS" in configs.finding, report.to_json()
+    assert f"{topic_policy['name']!r}" in configs.fix and "allow describe_configs to mirror" in configs.fix
 
 
 def test_the_job_mirrors_through_ranger(sandbox, ranger_case, tmp_path):

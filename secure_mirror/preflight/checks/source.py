@@ -43,7 +43,8 @@ def source_topics(profile: Profile, admin: kafka_admin.Admin) -> tuple[list[Chec
 def ask(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict:
     """{"visible": name -> partitions} and, when the selection picks some of them, {"named": the literally named
     topics the identity does not see, and their descriptions; "described": the selected topics' descriptions;
-    "fetched": the fetch answers of those whose operations were not reported; "group": ``ask_group``'s answer}."""
+    "fetched": the fetch answers of those whose operations were not reported; "configs_asked": their DescribeConfigs
+    answers (config sync on); "group": ``ask_group``'s answer}."""
     visible = kafka_admin.list_topics(admin)
     selected = planned(plan, ("DESCRIBE", "READ"), "TOPIC", profile.selection().select(list(visible)))
     if not selected:
@@ -59,6 +60,12 @@ def ask(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict:
             "named": {"names": named, "described": kafka_admin.describe_topics(admin, named) if named else {}},
             "described": described,
             "fetched": kafka_admin.fetch_probe(admin, unasked, group) if unasked else {},
+            # DESCRIBE_CONFIGS asked by describing the configs (read only), with config sync on
+            "configs_asked": (
+                kafka_admin.describe_configs_probe(admin, unasked)
+                if unasked and profile.mirror.topic_shape.sync_configs
+                else {}
+            ),
         }
         if profile.mirror.groups.enabled:  # mirror.groups: DESCRIBE on the synced groups
             answers["synced_groups"] = group_checks.ask_source(profile, plan, admin)
@@ -112,7 +119,9 @@ def judge(profile: Profile, plan: AclPlan, answers: dict) -> list[Check]:
         *filter(None, [named_check(plan, named["names"], named["described"])]),
         *access_checks(plan, selected, answers["described"], answers["fetched"]),
         group_check(profile, plan, answers["group"]),
-        *shape_checks.source_checks(profile, plan, {t: answers["described"][t] for t in selected}),
+        *shape_checks.source_checks(
+            profile, plan, {t: answers["described"][t] for t in selected}, answers.get("configs_asked", {})
+        ),
         *([group_checks.source_check(profile, plan, answers["synced_groups"])] if "synced_groups" in answers else []),
     ]
 

@@ -27,15 +27,30 @@ WITHOUT = {
 
 
 def operation_check(
-    plan: AclPlan, what: str, operation: str, described: Mapping[str, kafka_admin.TopicAnswer]
+    plan: AclPlan,
+    what: str,
+    operation: str,
+    described: Mapping[str, kafka_admin.TopicAnswer],
+    asked: Mapping[str, str | None] | None = None,
 ) -> Check:
     """``<side>.<what>``: ``operation`` on the described topics (those answering an error are judged elsewhere).
-    Missing, it warns (the mirror runs, less the topic shape); not reported by the brokers (before Kafka 2.3), unverified."""
+    Missing, it warns (the mirror runs, less the topic shape); not reported by the brokers (before Kafka 2.3), it is
+    judged by ``asked`` (topic -> None: a probe the authorizer answered; ``TOPIC_AUTHORIZATION_FAILED``: refused;
+    another code: not known), else unverified."""
+    asked = asked or {}
     topics = {t: d for t, d in described.items() if "error" not in d}
-    unasked = sorted(t for t, d in topics.items() if d["operations"] is None)
-    missing = sorted(t for t, d in topics.items() if d["operations"] is not None and operation not in d["operations"])
+    unreported = [t for t, d in topics.items() if d["operations"] is None]
+    probed = [t for t in unreported if t in asked and asked[t] is None]
+    refused = [t for t in unreported if asked.get(t) == "TOPIC_AUTHORIZATION_FAILED"]
+    unasked = sorted(t for t in unreported if t not in probed and t not in refused)
+    missing = sorted(
+        [t for t, d in topics.items() if d["operations"] is not None and operation not in d["operations"]] + refused
+    )
+    how = " (asked by describing their configs: the brokers, older than Kafka 2.3, report no authorized operations)"
     if missing:
-        finding = f"{plan.principal} may not {operation} {len(missing)} {plan.side} topic(s): {listed(missing)}"
+        finding = f"{plan.principal} may not {operation} {len(missing)} {plan.side} topic(s): {listed(missing)}" + (
+            how if refused else ""
+        )
         failed = lacking(plan, what, plan.need(operation, "TOPIC", missing), f"{finding}; {WITHOUT[operation]}")
         return replace(failed, status=WARN)
     if unasked:
@@ -46,14 +61,20 @@ def operation_check(
         proof = f"{plan.side}.audit.topic-{operation.lower().replace('_', '-')}"
         return check(plan.side, what, UNVERIFIED, finding, PROVE_WITH_AUDIT, proven_by=proof)
     finding = f"{plan.principal} may {operation} all {len(topics)} existing {plan.side} topic(s) it was asked about"
-    return check(plan.side, what, PASS, finding)
+    return check(plan.side, what, PASS, finding + (how if probed else ""))
 
 
-def source_checks(profile: Profile, plan: AclPlan, described: Mapping[str, kafka_admin.TopicAnswer]) -> list[Check]:
-    """DESCRIBE_CONFIGS on the selected source topics, with config sync on."""
+def source_checks(
+    profile: Profile,
+    plan: AclPlan,
+    described: Mapping[str, kafka_admin.TopicAnswer],
+    asked: Mapping[str, str | None] | None = None,
+) -> list[Check]:
+    """DESCRIBE_CONFIGS on the selected source topics, with config sync on (``asked``: the DescribeConfigs answers
+    of those whose operations the brokers do not report)."""
     if not profile.mirror.topic_shape.sync_configs:
         return []
-    return [operation_check(plan, CONFIGS_CHECK, "DESCRIBE_CONFIGS", described)]
+    return [operation_check(plan, CONFIGS_CHECK, "DESCRIBE_CONFIGS", described, asked)]
 
 
 def target_checks(profile: Profile, plan: AclPlan, exists: Mapping[str, kafka_admin.Described]) -> list[Check]:

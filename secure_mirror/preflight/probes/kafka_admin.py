@@ -374,6 +374,29 @@ def fetch_probe(admin: Admin, topics: list[str], group: str) -> dict[str, str | 
     return {t: answers.get(t, "NO_ANSWER") for t in topics}
 
 
+def describe_configs_probe(admin: Admin, topics: list[str]) -> dict[str, str | None]:
+    """topic -> None when the brokers answered DescribeConfigs for it (DESCRIBE_CONFIGS proven: the authorizer is
+    asked per topic, and nothing changes), else the error code (``TOPIC_AUTHORIZATION_FAILED``: no DESCRIBE_CONFIGS;
+    another code or ``NO_ANSWER``: not known). One request."""
+    from confluent_kafka.admin import ConfigResource, ResourceType
+
+    if not topics:
+        return {}
+    resources = [ConfigResource(ResourceType.TOPIC, t) for t in topics]
+    try:
+        futures = admin.client.describe_configs(resources, request_timeout=admin.timeout)
+    except Exception:  # noqa: BLE001 - the request itself failed: nothing is known
+        return dict.fromkeys(topics, "NO_ANSWER")
+    out: dict[str, str | None] = {}
+    for resource, fut in futures.items():
+        try:
+            fut.result(timeout=admin.timeout * 2)
+            out[resource.name] = None
+        except Exception as exc:  # noqa: BLE001 - per-topic errors are data here
+            out[resource.name] = _code(exc)
+    return {t: out.get(t, "NO_ANSWER") for t in topics}
+
+
 def join_probe(admin: Admin, group: str, topic: str) -> str | None:
     """None when ``group`` could be joined and given partitions of ``topic`` (JoinGroup and SyncGroup need READ on
     the group, as Spark's driver does), else ``GROUP_AUTHORIZATION_FAILED`` or ``NO_ANSWER``. The group is left."""

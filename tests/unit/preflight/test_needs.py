@@ -121,6 +121,9 @@ class Refusing:
         )
         monkeypatch.setattr(admin, "validate_create", lambda a, t: dict.fromkeys(t, "TOPIC_AUTHORIZATION_FAILED"))
         monkeypatch.setattr(admin, "fetch_probe", lambda a, t, g: dict.fromkeys(t, "TOPIC_AUTHORIZATION_FAILED"))
+        monkeypatch.setattr(
+            admin, "describe_configs_probe", lambda a, t: dict.fromkeys(t, "TOPIC_AUTHORIZATION_FAILED")
+        )
         group = {"operations": None} if old else {"error": "GROUP_AUTHORIZATION_FAILED"}
         monkeypatch.setattr(admin, "describe_group", lambda a, g: group)
         monkeypatch.setattr(admin, "join_probe", lambda a, g, t: "GROUP_AUTHORIZATION_FAILED")

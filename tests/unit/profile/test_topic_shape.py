@@ -149,6 +149,28 @@ def test_preflight_judges_the_target_permissions(tmp_path, keep, operations, sta
         assert [c.proven_by for c in found] == ["target.audit.topic-alter-configs", "target.audit.topic-alter"]
 
 
+@pytest.mark.parametrize(
+    ("asked", "status", "said"),
+    [
+        ({}, UNVERIFIED, "cannot be asked"),  # no probe answered: never a pass
+        ({"orders.eu": None}, PASS, "asked by describing their configs"),
+        ({"orders.eu": "TOPIC_AUTHORIZATION_FAILED"}, WARN, "may not DESCRIBE_CONFIGS"),
+        ({"orders.eu": "NO_ANSWER"}, UNVERIFIED, "cannot be asked"),
+        ({"orders.eu": "REQUEST_TIMED_OUT"}, UNVERIFIED, "cannot be asked"),
+    ],
+)
+def test_an_old_source_is_asked_describe_configs_by_its_effect(tmp_path, asked, status, said):
+    """Brokers before Kafka 2.3 report no authorized operations (an external authorizer such as Ranger's shows no
+    ACLs either): DESCRIBE_CONFIGS is what a DescribeConfigs answer proves, and only that."""
+    profile = pf.load(tmp_path)
+    described = {"orders.eu": {"partitions": 3, "operations": None}}
+    [found] = shape_checks.source_checks(profile, acls.source_acls(profile), described, asked)
+    assert (found.id, found.status) == ("source.acl.topic-configs", status)
+    assert said in found.finding
+    if status == WARN:
+        assert "--operation DescribeConfigs" in found.commands[0]
+
+
 def test_preflight_asks_nothing_when_the_shape_is_off(tmp_path):
     profile = pf.load(tmp_path, topic_shape=OFF)
     assert shape_checks.target_checks(profile, acls.target_acls(profile), _described(["WRITE"])) == []
