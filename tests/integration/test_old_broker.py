@@ -25,9 +25,10 @@ import yaml
 
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl
-from secure_mirror.preflight import FAIL, PASS, WARN, run_preflight
+from secure_mirror.preflight import FAIL, PASS, UNVERIFIED, WARN, run_preflight
 from secure_mirror.preflight.probes.api_versions import ask
 from secure_mirror.profile import load_profile
+from secure_mirror.profile.cluster import Cluster
 from secure_mirror.render import acls, ranger
 from secure_mirror.sandbox import old_broker
 from tests.support.cluster import assert_same_records, plain_records, preflight_old_source
@@ -224,6 +225,18 @@ def test_preflight_on_a_ranger_source_passes_only_what_it_proved(ranger_case):
     for check in report.checks:
         if check.id.startswith("source.acl.") and check.status == PASS:
             assert any(words in check.finding for words in proven_by), check.finding
+
+
+def test_the_admin_audit_on_a_ranger_broker_concludes_nothing(sandbox, ranger_case):
+    """--as-admin: Ranger's authorizer answers DescribeAcls with an empty list; the audit says its grants are not
+    visible there and judges nothing from it (no pass, no fail drawn from an empty answer)."""
+    data = old_broker.profile_dict(sandbox, ranger_case["broker"].bootstrap)["source"]
+    side = sandbox.sides["source"]
+    data["sasl"].update({"principal": side.admin_principal, "keytab": str(sandbox.keytab("source", "admin"))})
+    report = run_preflight(ranger_case["profile"], sides=("source",), admin={"source": Cluster.model_validate(data)})
+    audit = [c for c in report.checks if ".audit." in c.id]
+    assert [(c.id, c.status) for c in audit] == [("source.audit.acls", UNVERIFIED)], report.to_json()
+    assert "Ranger" in audit[0].fix and "not judged" in audit[0].finding, audit[0]
 
 
 def test_a_policy_missing_one_access_fails_naming_the_ranger_policy(ranger_case):
