@@ -323,14 +323,17 @@ def reload_ranger(broker: OldBroker, ranger: RangerPolicyCache, timeout: float =
     broker.start_broker({"zookeeper": found["pids"]["zookeeper"]}, timeout)
 
 
-def profile_dict(sandbox, bootstrap: str) -> dict:
-    """The sandbox's profile with the old broker as the source: SASL_PLAINTEXT, GSSAPI, the source's mirror."""
+def profile_dict(sandbox, bootstrap: str, ranger_service: str | None = None) -> dict:
+    """The sandbox's profile with the old broker as the source: SASL_PLAINTEXT, GSSAPI, the source's mirror; with
+    ``ranger_service``, its grants rendered as Ranger policies of that service (acls.format: ranger)."""
     import yaml
 
     data = yaml.safe_load(sandbox.profile_path.read_text())
     source = data["source"]
     source.update({"alias": "old", "bootstrap_servers": [bootstrap], "security_protocol": "SASL_PLAINTEXT"})
     source.pop("tls", None)
+    if ranger_service is not None:
+        source["acls"] = {"format": "ranger", "ranger_service": ranger_service}
     data["mirror"]["checkpoint_location"] = str(sandbox.base / "checkpoints-old-source")
     return data
 
@@ -338,11 +341,13 @@ def profile_dict(sandbox, bootstrap: str) -> dict:
 def write_profile(sandbox, broker: OldBroker) -> None:
     import yaml
 
+    service = broker.ranger.service if broker.ranger is not None else None
     head = (
         "# Written by `secure-mirror sandbox up --old-broker`: the source is the Kafka "
-        f"{VERSION} broker (SASL_PLAINTEXT, GSSAPI).\n"
+        f"{VERSION} broker (SASL_PLAINTEXT, GSSAPI{', authorized by Ranger' if service else ''}).\n"
     )
-    (sandbox.base / PROFILE).write_text(head + yaml.safe_dump(profile_dict(sandbox, broker.bootstrap), sort_keys=False))
+    data = profile_dict(sandbox, broker.bootstrap, service)
+    (sandbox.base / PROFILE).write_text(head + yaml.safe_dump(data, sort_keys=False))
 
 
 def state(sandbox_base: Path, folder: str = FOLDER) -> dict | None:
