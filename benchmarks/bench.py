@@ -39,6 +39,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -107,7 +108,10 @@ class Bench:
         render_all(load_profile(profile), out)
         return out
 
-    def grant(self, rendered: Path) -> None:
+    def grant(self, rendered: Path, principals: tuple[str, ...] = ("User:mirror", "User:ANONYMOUS")) -> dict:
+        """The rendered ACLs of each side and ALL on every topic, group and the cluster for ``principals``: what each
+        side was given."""
+        given = {}
         for side in ("source", "target"):
             acls = json.loads((rendered / "acls" / f"{side}.acls.json").read_text())
             broad = [
@@ -118,9 +122,11 @@ class Bench:
                     "operation": "ALL",
                 }
                 for rt in ("TOPIC", "GROUP", "CLUSTER")
-                for p in ("User:mirror", "User:ANONYMOUS")
+                for p in principals
             ]
             admin_ops.create_acls(self.sb.client_conf(side, "admin"), acls + broad)  # MM2 and PLAINTEXT need more
+            given[side] = acls + broad
+        return given
 
     def load_source(self, records: int | None = None) -> float:
         records = records or self.records
@@ -570,6 +576,57 @@ def kept_on_failure(prefix: str):
     shutil.rmtree(work, ignore_errors=True)
 
 
+@dataclass
+class Session:
+    """A benchmark's sandbox and work folder; :meth:`keep` keeps the folder (the contenders' logs) after the run."""
+
+    sb: Sandbox
+    work: Path
+    kept: bool = False
+
+    def keep(self) -> None:
+        self.kept = True
+
+    def each(self, label: str, names, make: Callable, results: dict, shown: Callable[[dict], object]) -> None:
+        """Each contender in turn (``make(name)`` builds one with ``run()`` and ``tear_down()``): ``results[name]`` is
+        its result, or its error (the folder then kept), and the next one still runs; ``shown`` picks what is logged."""
+        for name in names:
+            log(f"{label}: {name}")
+            contender = make(name)
+            try:
+                results[name] = contender.run()
+            except Exception as exc:  # noqa: BLE001 - recorded; the other contenders still run
+                self.keep()
+                results[name] = {"error": f"{type(exc).__name__}: {str(exc)[:800]}"}
+            finally:
+                contender.tear_down()
+            log(f"{label}: {name}: {json.dumps(shown(results[name]))}")
+
+
+@contextlib.contextmanager
+def sandbox_session(sandbox: Path | None, prefix: str):
+    """A work folder and a sandbox: the running one in ``sandbox`` (left running), else a fresh one in the folder
+    (stopped after). The folder is removed afterwards unless the run failed or :meth:`Session.keep` was called; the
+    benchmark's admin clients are dropped before the sandbox goes."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    session: Session | None = None
+    try:
+        session = Session(Sandbox.load(sandbox) if sandbox else Sandbox.up(work / "sandbox"), work)
+        try:
+            yield session
+        finally:
+            load._ADMINS.clear()
+            if not sandbox:
+                session.sb.down()
+    except BaseException:
+        log(f"failed; the contenders' logs are kept in {work}")
+        raise
+    if session.kept:
+        log(f"the contenders' logs are kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def run(args: argparse.Namespace, seed: int) -> dict:
     shuffle = random.Random(seed)
     with kept_on_failure("secure-mirror-bench-") as work:
@@ -766,6 +823,26 @@ def drawn_seed(seed: int | None, given: list[str]) -> int:
         given += ["--seed", str(seed)]
     log(f"seed {seed} (--seed {seed} or SECURE_MIRROR_SEED={seed} repeats the data and the run order)")
     return seed
+
+
+def results_main(argv: list[str] | None, description: str, flag: str, name: str, run, markdown) -> int:
+    """The main of a benchmark on the sandbox that writes ``<out>/<name>.{json,md}``: ``--seed``, ``--sandbox``,
+    ``--out``; ``run(args, command)`` gets the command that repeats it (``scripts/bench <flag> ...``, the seed drawn
+    added) and returns the result, which ``markdown`` makes readable."""
+    parser = argparse.ArgumentParser(description=description)
+    add_seed_option(parser)
+    add_sandbox_option(parser)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    stop_on_sigterm()
+    given = list(argv if argv is not None else sys.argv[1:])
+    args.seed = drawn_seed(args.seed, given)
+    result = run(args, " ".join(["scripts/bench", flag, *given]))
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / f"{name}.json").write_text(json.dumps(result, indent=2))
+    (args.out / f"{name}.md").write_text(markdown(result))
+    print(markdown(result))
+    return 0
 
 
 def stop_on_sigterm() -> None:

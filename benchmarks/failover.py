@@ -28,15 +28,12 @@ Results: ``<out>/failover.{json,md}``. Not a test: it prints figures.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -45,7 +42,6 @@ from benchmarks import bench, load
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.admin_ops import LOG
 from secure_mirror.profile import load_profile
-from secure_mirror.sandbox import Sandbox
 from tests.support.cluster import produce_transactions
 from tests.support.sink_jar import sink_conf
 
@@ -378,38 +374,18 @@ def run(args: argparse.Namespace, command: str) -> dict:
         "scenario": {"partitions": PARTITIONS, "layout": pieces, "final_points": points, "order": order},
         "contenders": {},
     }
-    work = Path(tempfile.mkdtemp(prefix="secure-mirror-failover-"))
     run_id = uuid.uuid4().hex[:6]
-    keep = False
-    try:
-        sb = Sandbox.load(args.sandbox) if args.sandbox else Sandbox.up(work / "sandbox")
-        try:
-            b = bench.Bench(sb, work, 0, PARTITIONS, args.seed)
-            spark_conf = sink_conf(work)  # this checkout's sink, compiled when setup's jar is older
-            for name in order:
-                log(f"{name}")
-                contender = Contender(b, name, run_id, (pieces, points), spark_conf)
-                try:
-                    result["contenders"][name] = contender.run()
-                except Exception as exc:  # noqa: BLE001 - recorded; the other contenders still run
-                    keep = True
-                    result["contenders"][name] = {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
-                finally:
-                    contender.tear_down()
-                log(f"{name}: {json.dumps(result['contenders'][name].get('failover', result['contenders'][name]))}")
-        finally:
-            load._ADMINS.clear()
-            if not args.sandbox:
-                sb.down()
-    except BaseException:
-        keep = True
-        raise
-    finally:
-        result["load_average_1min"]["end"] = os.getloadavg()[0]
-        if keep:
-            log(f"the contenders' logs are kept in {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+    with bench.sandbox_session(args.sandbox, "secure-mirror-failover-") as session:
+        b = bench.Bench(session.sb, session.work, 0, PARTITIONS, args.seed)
+        spark_conf = sink_conf(session.work)  # this checkout's sink, compiled when setup's jar is older
+        session.each(
+            "failover",
+            order,
+            lambda name: Contender(b, name, run_id, (pieces, points), spark_conf),
+            result["contenders"],
+            lambda c: c.get("failover", c),
+        )
+    result["load_average_1min"]["end"] = os.getloadavg()[0]
     return result
 
 
@@ -473,20 +449,7 @@ def markdown(result: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    bench.add_seed_option(parser)
-    bench.add_sandbox_option(parser)
-    parser.add_argument("--out", type=Path, default=bench.RESULTS)
-    args = parser.parse_args(argv)
-    bench.stop_on_sigterm()
-    given = list(argv if argv is not None else sys.argv[1:])
-    args.seed = bench.drawn_seed(args.seed, given)
-    result = run(args, " ".join(["scripts/bench", "--failover", *given]))
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "failover.json").write_text(json.dumps(result, indent=2))
-    (args.out / "failover.md").write_text(markdown(result))
-    print(markdown(result))
-    return 0
+    return bench.results_main(argv, __doc__.splitlines()[0], "--failover", "failover", run, markdown)
 
 
 if __name__ == "__main__":
