@@ -113,8 +113,7 @@ class AclPlan:
     principal: str
     bindings: list[Acl] = field(default_factory=list)
     unresolved: list[Unresolved] = field(default_factory=list)
-    # Internal topics the identity itself keeps, granted by name (LITERAL) -> what each is, in words.
-    own_topics: dict[str, str] = field(default_factory=dict)
+    own_topics: dict[str, str] = field(default_factory=dict)  # its own internal topics (LITERAL) -> what, in words
     # Needed only where the brokers are older than Kafka 2.8 (KIP-679: the idempotent producer needs IDEMPOTENT_WRITE
     # on the cluster), which render cannot know: never rendered; pre-flight asks the brokers' line and names them.
     older_brokers: list[Acl] = field(default_factory=list)
