@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -205,3 +207,33 @@ def test_identities_close_ends_every_process_and_removes_the_folder():
     pid = deadline_process.call(whoami, "KRB5CCNAME")[0]
     identities.close()
     assert gone(pid) and not folder.path.exists()
+
+
+def test_a_folder_whose_owner_is_gone_is_removed_by_the_next_one(tmp_path):
+    """A command killed with SIGKILL leaves its identity folder (credential caches in it); the next folder of the
+    same prefix removes it, and only such folders: not a live owner's, not one without an owner, not another
+    prefix's."""
+    from secure_mirror.identities import folder as folders_
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    made = {}
+    for name, mark in {
+        "sm-t-gone": f"{child.pid}",
+        "sm-t-reused": f"{os.getpid()} 1",  # this pid, another start time: another process
+        "sm-t-alive": folders_.process_mark(os.getpid()),
+        "other-gone": f"{child.pid}",
+    }.items():
+        made[name] = tmp_path / name
+        made[name].mkdir()
+        (made[name] / folders_.OWNER).write_text(mark)
+        (made[name] / "target-admin.ccache").write_text("ticket")
+    (tmp_path / "sm-t-unmarked").mkdir()
+    removed = folders_.sweep(tmp_path, "sm-t-")
+    assert sorted(p.name for p in removed) == ["sm-t-gone", "sm-t-reused"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other-gone", "sm-t-alive", "sm-t-unmarked"]
+    folder = IdentityFolder(lambda _f: None)
+    try:
+        assert folders_.owner_alive((folder.path / folders_.OWNER).read_text())
+    finally:
+        folder.remove()
