@@ -58,6 +58,13 @@ def describe_groups(conf: dict, groups: list[str], partitions: dict[str, int]) -
     admin, out = _admin(conf), {}
     named = [TopicPartition(t, p) for t, count in sorted(partitions.items()) for p in range(count)]
     described = admin.describe_consumer_groups(groups, request_timeout=TIMEOUT) if groups else {}
+    asked: dict[str, Any] = {}  # every group's offsets asked at once (one group per request), then each answer read
+    for group in groups if named else ():
+        try:
+            request = [ConsumerGroupTopicPartitions(group, named)]
+            asked[group] = admin.list_consumer_group_offsets(request, request_timeout=TIMEOUT)[group]
+        except Exception as exc:  # noqa: BLE001 - read below as that group's error
+            asked[group] = exc
     for group in groups:
         entry: dict[str, Any] = {"state": "Unknown", "members": 0, "offsets": {}, "error": None}
         out[group] = entry
@@ -66,8 +73,9 @@ def describe_groups(conf: dict, groups: list[str], partitions: dict[str, int]) -
             entry["state"] = description.state.name.title() if description.state is not None else "Unknown"
             entry["members"] = len(description.members)
             if named:
-                request = [ConsumerGroupTopicPartitions(group, named)]
-                answer = admin.list_consumer_group_offsets(request, request_timeout=TIMEOUT)[group].result(TIMEOUT)
+                if isinstance(asked[group], Exception):
+                    raise asked[group]
+                answer = asked[group].result(TIMEOUT)
                 entry["offsets"] = {
                     (tp.topic, tp.partition): (tp.offset, tp.metadata or "")
                     for tp in answer.topic_partitions
