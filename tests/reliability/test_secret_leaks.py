@@ -474,7 +474,9 @@ def test_lag_groups_and_acls_ran_as_the_mirror(marker_flow):
     lag, groups, consumer_acls = marker_flow["others"]
     for ran in (lag, groups):
         assert ran.code == 0, f"secure-mirror {ran.args[0]} exited {ran.code}:\n{ran.err[-3000:]}\n{ran.out[-3000:]}"
-    assert consumer_acls.code == 1 and "the source's ACLs could not be read" in consumer_acls.err, consumer_acls.err
+    # the mirror may not describe the source's ACLs: the brokers refuse it, and no plan is drawn from nothing
+    said = ("no consumer access plan", "DescribeAcls was refused (CLUSTER_AUTHORIZATION_FAILED)")
+    assert consumer_acls.code == 1 and all(words in consumer_acls.err for words in said), consumer_acls.err
 
 
 def test_the_run_was_really_watched(marker_flow):
