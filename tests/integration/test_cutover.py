@@ -80,9 +80,10 @@ def _admin_option(sb) -> str:
 
 def produce_until_refused(conf: dict, topic: str, stop: str, seconds: float) -> dict:
     """Write a record every 20 ms until the authorizer refuses one, ``stop`` exists, or ``seconds`` pass: the values
-    the source acknowledged, and the first error. An idempotent producer that asks for a new producer id once the
-    fence has taken its last WRITE is refused that (CLUSTER_AUTHORIZATION_FAILED, KIP-679): a fatal error, which the
-    producer raises from then on instead of reporting a delivery."""
+    the source acknowledged, and the first error. The refusal may come as a delivery error, or be raised by
+    ``produce`` itself: at once, for a topic librdkafka already knows is refused (TOPIC_AUTHORIZATION_FAILED), or
+    from then on, after a fatal error (an idempotent producer asking for a new producer id once its last WRITE is
+    gone: CLUSTER_AUTHORIZATION_FAILED, KIP-679)."""
     from confluent_kafka import KafkaException, Producer
 
     acked: list[str] = []
