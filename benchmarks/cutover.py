@@ -56,9 +56,10 @@ from pathlib import Path
 from benchmarks import bench, failover, load
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl
+from secure_mirror.kafka.processes import pid_alive
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls as render_acls
-from secure_mirror.run.control_folder import ControlFolder, pid_alive
+from secure_mirror.run.control_folder import ControlFolder
 from tests.support.cluster import group_acls, topic_acls
 from tests.support.mirror_case import caught_up, wait_for
 from tests.support.sink_jar import sink_conf

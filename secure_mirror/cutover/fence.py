@@ -163,8 +163,8 @@ def restore_plan(forward: dict, back: dict) -> RestorePlan:
     forward_fence = forward["fence"]
     again = [a for a in map(Acl.of, back_fence["remove"]) if a not in promoted]
     plan = RestorePlan()
-    plan.add["source"] = _unique(map(Acl.of, forward_fence["remove"]))
-    plan.delete["source"] = _unique(map(Acl.of, forward_fence["deny"]))
+    recorded = FencePlan(remove=[*map(Acl.of, forward_fence["remove"])], deny=[*map(Acl.of, forward_fence["deny"])])
+    plan.add["source"], plan.delete["source"] = restore(recorded)
     plan.add["target"] = _unique(again)
     plan.delete["target"] = [a for a in _unique([*map(Acl.of, back_fence["deny"]), *promoted]) if a not in again]
     return plan

@@ -30,6 +30,7 @@ from secure_mirror.errors import SecureMirrorError
 from secure_mirror.identities import Identities
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl
+from secure_mirror.kafka.processes import pid_alive
 from secure_mirror.preflight import SIDES, run_preflight
 from secure_mirror.preflight.model import FAIL
 from secure_mirror.preflight.probes import kafka_admin
@@ -38,7 +39,7 @@ from secure_mirror.profile.models import Profile
 from secure_mirror.render import consumer_acls
 from secure_mirror.run import checkpoint
 from secure_mirror.run.clients import stable_ends
-from secure_mirror.run.control_folder import ControlFolder, pid_alive
+from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.run.groups import decide
 from secure_mirror.run.groups.session import Session
 from secure_mirror.run.groups.translate import inverted

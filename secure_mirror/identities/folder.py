@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from secure_mirror.kafka.identity import KafkaIdentity, kerberos_env
+from secure_mirror.kafka.processes import pid_alive
 from secure_mirror.profile.cluster import Cluster
 from secure_mirror.profile.models import Profile
 from secure_mirror.render import krb5, librdkafka
@@ -73,13 +74,7 @@ def process_mark(pid: int) -> str:
 
 def owner_alive(mark: str) -> bool:
     pid = int(mark.split()[0])
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return len(mark.split()) == 1 or process_mark(pid) == mark
+    return pid_alive(pid) and (len(mark.split()) == 1 or process_mark(pid) == mark)
 
 
 def sweep(parent: Path, prefix: str) -> list[Path]:

@@ -288,3 +288,14 @@ def call_kept(env: dict[str, str], fn: Callable[..., T], *args: Any, **kwargs: A
     for each in others:  # their environment may hold a secret learnt since: they go now
         each.close_stale()
     return kept.call(fn, *args, **kwargs)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts: it exists, signals are merely refused)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

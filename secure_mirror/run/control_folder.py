@@ -5,7 +5,6 @@ here only, for both sides (the launcher passes the folder to the job as ``--cont
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 PID_FILE = "job.pid"
@@ -51,14 +50,3 @@ class ControlFolder:
 
     def stop_requested(self) -> bool:
         return (self.path / STOP_FILE).exists()
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists (one of another user's counts: it exists, signals are merely refused)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from secure_mirror.errors import EnvironmentNotReady
-from secure_mirror.run.control_folder import pid_alive
+from secure_mirror.kafka.processes import pid_alive
 
 
 def free_ports(count: int) -> list[int]:

@@ -45,10 +45,11 @@ from secure_mirror.cutover import state
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl
+from secure_mirror.kafka.processes import pid_alive
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
 from secure_mirror.run.clients import stable_ends
-from secure_mirror.run.control_folder import ControlFolder, pid_alive
+from secure_mirror.run.control_folder import ControlFolder
 from tests.support.cluster import commit_offsets, consume_to_end, group_members, member_until
 from tests.support.mirror_case import MirrorCase, caught_up, wait_for, with_groups
 from tests.support.output_schemas import assert_valid

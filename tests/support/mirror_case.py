@@ -17,9 +17,10 @@ import yaml
 
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.kafka import admin_ops
+from secure_mirror.kafka.processes import pid_alive
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
-from secure_mirror.run.control_folder import ControlFolder, pid_alive
+from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.run.lag import lag
 from secure_mirror.sandbox.profile import profile_dict
 from tests.support.cluster import group_acls, topic_acls
