@@ -129,3 +129,23 @@ class BrokerControl:
         """The node id coordinating ``transactional_id``, or None while the cluster does not know it."""
         found = [t["coordinator"] for t in self.transactions(side) if t["transactional_id"] == transactional_id]
         return found[0] if found else None
+
+    # ---- what an operator changes --------------------------------------------------------------------------
+    def reorder_replicas(self, side: str, replicas: dict[tuple[str, int], list[int]], timeout: float = 120.0) -> float:
+        """Give each ``(topic, partition)`` its replicas in a new order through Kafka's ReassignPartitionsCommand
+        (the same brokers, so nothing is copied; the first becomes the preferred leader), and wait until the cluster
+        describes them in that order; the seconds it took."""
+        path = self.base / side / "reassignment.json"
+        path.write_text(kafka_tools.reassignment_json(replicas))
+        started = time.monotonic()
+        kafka_tools.run_tool(self, side, kafka_tools.REASSIGN, "--reassignment-json-file", str(path), "--execute")
+        topics = sorted({topic for topic, _ in replicas})
+        while True:
+            described = {(p["topic"], p["partition"]): p["replicas"] for p in self.partitions(side, topics)}
+            if all(described.get(tp) == list(order) for tp, order in replicas.items()):
+                return time.monotonic() - started
+            if time.monotonic() - started > timeout:
+                raise EnvironmentNotReady(
+                    f"the {side} cluster did not take the new replica order in {timeout:.0f}s: {described}"
+                )
+            time.sleep(0.5)

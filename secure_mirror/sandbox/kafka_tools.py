@@ -1,6 +1,7 @@
 """Kafka's own command-line tools (from .deps/kafka/lib) run as a side's admin identity, for what confluent-kafka
-cannot ask: the KRaft metadata quorum (``MetadataQuorumCommand``) and the transactional ids with their coordinators
-(``TransactionsCommand``). The parsers are pure functions of the tools' output."""
+cannot ask: the KRaft metadata quorum (``MetadataQuorumCommand``), the transactional ids with their coordinators
+(``TransactionsCommand``) and partition reassignments (``ReassignPartitionsCommand``). The parsers and the
+reassignment file are pure functions."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from secure_mirror.sandbox.profile import cluster_dict
 
 QUORUM = "org.apache.kafka.tools.MetadataQuorumCommand"
 TRANSACTIONS = "org.apache.kafka.tools.TransactionsCommand"
+REASSIGN = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"
 TOOL_TIMEOUT = 120.0
 
 
@@ -105,3 +107,10 @@ def parse_transactions(text: str) -> list[dict]:
         for row in lines[1:]
         if len(row) >= 4
     ]
+
+
+def reassignment_json(replicas: dict[tuple[str, int], list[int]]) -> str:
+    """The reassignment file ``ReassignPartitionsCommand --execute`` reads: each ``(topic, partition)`` with its
+    replicas in order (the first is the partition's preferred leader)."""
+    rows = [{"topic": t, "partition": p, "replicas": list(r)} for (t, p), r in sorted(replicas.items())]
+    return json.dumps({"version": 1, "partitions": rows})

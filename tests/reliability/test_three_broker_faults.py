@@ -91,6 +91,7 @@ class FaultRecord:
     marks: dict[str, dict] = field(default_factory=dict)  # guarantee -> the source's ends after the fault
     observed: dict[str, dict] = field(default_factory=dict)  # guarantee -> what lag and the heartbeat showed
     after: Callable[[], None] | None = None  # what the fault looks at once both jobs caught up
+    moved: tuple[int, int] | None = None  # leaders the fault moved, of the partitions it asked about
 
 
 Fault = Callable[[object, dict[str, MirrorUnderLoad], random.Random, FaultRecord], str]
@@ -170,16 +171,32 @@ def _error_name(error) -> str:
     return error.name() if hasattr(error, "name") else error.args[0].name()
 
 
-def _preferred_leader_election(sb, loads, rng, _record) -> str:
+def _preferred_leader_election(sb, loads, rng, record) -> str:
+    """Every leader is its partition's preferred replica until something moves it, so an election alone moves
+    none. First each source partition gets its replicas in an order whose first is not its leader (the same brokers:
+    nothing is copied), then, during a batch, the preferred-leader election moves every leader there."""
     topics = [load.source_topic for load in loads.values()]
-    before = {(p["topic"], p["partition"]): p["leader"] for p in sb.partitions("source", topics)}
+    rows = sb.partitions("source", topics)
+    before = {(p["topic"], p["partition"]): p["leader"] for p in rows}
+    sb.reorder_replicas(
+        "source", {(p["topic"], p["partition"]): _rotated_past(p["replicas"], p["leader"]) for p in rows}
+    )
     next(iter(loads.values())).wait_for_batches(1)
     time.sleep(rng.uniform(0.0, 0.8))  # during a batch, not a synchronisation
     answers = sb.admin("source", _elect_preferred, topics)
     after = {(p["topic"], p["partition"]): p["leader"] for p in sb.partitions("source", topics)}
-    moved = sum(before[k] != after[k] for k in before)
+    record.moved = (sum(before[k] != after[k] for k in before), len(before))
     answered = Counter(e or "elected" for e in answers.values())
-    return f"preferred-leader election of the {len(before)} source partitions: {dict(answered)}, {moved} leaders moved"
+    return (
+        f"replicas of the {len(before)} source partitions reordered (Kafka's ReassignPartitionsCommand), then a "
+        f"preferred-leader election: {dict(answered)}, {record.moved[0]} leaders moved"
+    )
+
+
+def _rotated_past(replicas: list[int], leader: int) -> list[int]:
+    """``replicas`` rotated until the first is the next broker after ``leader`` (the same brokers, another order)."""
+    at = replicas.index(leader) + 1 if leader in replicas else 1
+    return replicas[at:] + replicas[:at]
 
 
 def _kill_active_controllers(sb, _loads, _rng, _record) -> str:
@@ -520,6 +537,15 @@ def test_every_fault_ran_and_both_jobs_caught_up_by_themselves(three_broker_faul
     for g, outcome in three_broker_faults["outcomes"].items():
         assert outcome.exit_codes == [0], f"{g}: {outcome.exit_codes}"  # stopped by SIGTERM once caught up
         assert outcome.committed_not_on_source == 0, f"{g}: a producer's check failed: {outcome.text()}"
+
+
+def test_the_election_moved_the_leaders(three_broker_faults):
+    """The election is a fault only if leaders move: each one it asked about is led by another broker afterwards."""
+    elections = [r for r in three_broker_faults["records"] if "election" in r.name]
+    if not elections:
+        pytest.skip(f"no election among the selected faults ({SELECTED!r})")
+    for record in elections:
+        assert record.moved is not None and record.moved[0] == record.moved[1] > 0, record.done
 
 
 @pytest.mark.parametrize("guarantee", GUARANTEES)

@@ -3,6 +3,7 @@ them, without a broker."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -10,7 +11,7 @@ import pytest
 
 from secure_mirror.errors import BadInputError
 from secure_mirror.sandbox.kafka import ONE_BROKER_SETTINGS, Broker, cluster_settings
-from secure_mirror.sandbox.kafka_tools import parse_quorum_status, parse_transactions
+from secure_mirror.sandbox.kafka_tools import parse_quorum_status, parse_transactions, reassignment_json
 from secure_mirror.sandbox.nodes import PORTS, Side, check_broker_count, ports_needed, sides_for
 
 # a state.json side as a sandbox wrote it before --brokers existed
@@ -201,4 +202,15 @@ def test_brokers_re_authenticate_connections_only_when_the_sandbox_says_so(tmp_p
     assert {k: v for k, v in props.items() if "reauth" in k} == {
         "listener.name.secure.scram-sha-512.connections.max.reauth.ms": "60000",
         "listener.name.secure.scram-sha-256.connections.max.reauth.ms": "60000",
+    }
+
+
+def test_the_reassignment_file_lists_each_partition_with_its_replicas_in_order():
+    text = reassignment_json({("b", 1): [3, 1, 2], ("a", 0): [2, 3, 1]})
+    assert json.loads(text) == {
+        "version": 1,
+        "partitions": [
+            {"topic": "a", "partition": 0, "replicas": [2, 3, 1]},
+            {"topic": "b", "partition": 1, "replicas": [3, 1, 2]},
+        ],
     }
