@@ -1,9 +1,12 @@
 import java.io.File;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,8 +14,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -22,18 +27,48 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * The copy limit of the benchmark: the least a mirror can do, in one JVM. {@code threads} loops, each a consumer
  * assigned its share of the source partitions from the beginning and a producer writing every record to the
  * same partition of the target topic with its key, value, headers and timestamp; until every record that was
- * in the source at start has been sent and acknowledged. The consumer and producer settings are the job's own
- * (the {@code kafka.*} options render wrote for Spark's source and for the mirror's sink), so it runs with the
- * same security, batching and compression as the contenders it bounds.
+ * in the source at start has been sent and acknowledged. The connection and security settings, acks, idempotence,
+ * compression and the source's isolation level are the job's own (the {@code kafka.*} options render wrote for
+ * Spark's source and for the mirror's sink): the same bytes with the same durability as the contenders it bounds.
+ *
+ * <p>On top of them it is tuned as the best plain consumer-producer loop would be, so that it stays the ceiling at
+ * every partition count (on the job's settings alone it was slower than both the job and MirrorMaker 2 at 5,000
+ * partitions, issue 43); {@link #tunedConsumer} and {@link #tunedProducer} set:
+ * <ul>
+ * <li>the consumer's {@code max.poll.records} 10,000 (default 500): a poll hands over whole fetched chunks, so
+ *     there are fewer polls, and a partition's chunk reaches the producer at once;</li>
+ * <li>{@code fetch.max.bytes} 50 MiB (the consumer's default, the broker's cap is 55 MiB) and
+ *     {@code max.partition.fetch.bytes} that over the loop's partitions, at least 1 MiB (the default, kept at
+ *     thousands of partitions, where one response still covers about 50 of them) and at most 16 MiB (a few
+ *     partitions: fewer, larger fetches instead of 1 MiB per partition and round trip);</li>
+ * <li>the producer's {@code batch.size} 1 MiB (the profile's largest, under the brokers' message.max.bytes once
+ *     compressed) and {@code linger.ms} 100: each partition's records go in as few appends as they can, and at
+ *     thousands of partitions a partition's share (about 200 KiB at 1,000,000 records over 5,000) arrives in one
+ *     fetch and leaves in one batch: a second append into a fresh segment writes its first index entry, which cost
+ *     this machine's broker 8 to 14 ms per partition (NOTES.md section 8, results/first-index.md);</li>
+ * <li>{@code buffer.memory} 192 MiB (default 32 MiB: 32 batches of 1 MiB): room for a batch in every partition
+ *     being filled, so that {@code send} does not wait on the pool while the sender drains; two loops' pools and
+ *     fetches stay within the 1 GiB heap;</li>
+ * <li>one producer per loop, not one shared: a producer's single sender thread encrypts (TLS) and sends, and two
+ *     loops on two CPUs keep two senders busy; the loops' partitions are disjoint, so sharing would not batch
+ *     more;</li>
+ * <li>nothing allocated per record but the {@link ProducerRecord} the API takes: one callback per loop, the target
+ *     topic looked up once per partition of a poll, the loop's end checked only for the partitions a poll returned
+ *     (all of them after an empty poll), a finished partition paused.</li>
+ * </ul>
+ * No figure is claimed for these settings until a results file measures them.
  *
  * <p>Usage: {@code CopyLimit source-options.json sink-options.json source-topics target-topics threads}, the topics
  * comma-separated, each source topic copied into the target topic at the same place in the list; the topics'
  * partitions, in order, are dealt to the loops in turn.
  */
 public final class CopyLimit {
+    static final int FETCH_MAX_BYTES = 50 * 1024 * 1024;
+    static final int MIB = 1024 * 1024;
+
     public static void main(String[] args) throws Exception {
         Map<String, Object> consumer = kafkaSettings(args[0]);
-        Map<String, Object> producer = kafkaSettings(args[1]);
+        Map<String, Object> producer = tunedProducer(kafkaSettings(args[1]));
         String[] sources = args[2].split(",");
         String[] targets = args[3].split(",");
         int threads = Integer.parseInt(args[4]);
@@ -61,7 +96,7 @@ public final class CopyLimit {
             }
             Thread loop = new Thread(() -> {
                 try {
-                    copy(consumer, producer, mine, targetOf);
+                    copy(tunedConsumer(consumer, mine.size()), producer, mine, targetOf);
                 } catch (Throwable t) {
                     failed.compareAndSet(null, t);
                 }
@@ -78,6 +113,43 @@ public final class CopyLimit {
         }
     }
 
+    /** The job's consumer settings tuned for a loop of {@code partitions} partitions (the class comment says how). */
+    static Map<String, Object> tunedConsumer(Map<String, Object> job, int partitions) {
+        Map<String, Object> out = new HashMap<>(job);
+        out.put("max.poll.records", "10000");
+        out.put("fetch.max.bytes", Integer.toString(FETCH_MAX_BYTES));
+        int perPartition = Math.max(MIB, Math.min(16 * MIB, FETCH_MAX_BYTES / Math.max(1, partitions)));
+        out.put("max.partition.fetch.bytes", Integer.toString(perPartition));
+        return out;
+    }
+
+    /** The job's producer settings tuned (the class comment says how); acks, idempotence, compression kept. */
+    static Map<String, Object> tunedProducer(Map<String, Object> job) {
+        Map<String, Object> out = new HashMap<>(job);
+        out.put("batch.size", Integer.toString(MIB));
+        out.put("linger.ms", "100");
+        out.put("buffer.memory", Long.toString(192L * MIB));
+        return out;
+    }
+
+    /** The first failed send of a loop, one instance for all its records. */
+    private static final class Sent implements Callback {
+        private volatile Exception failure;
+
+        @Override
+        public void onCompletion(RecordMetadata metadata, Exception error) {
+            if (error != null && failure == null) {
+                failure = error;
+            }
+        }
+
+        void check() {
+            if (failure != null) {
+                throw new IllegalStateException(failure);
+            }
+        }
+    }
+
     private static void copy(Map<String, Object> consumerSettings, Map<String, Object> producerSettings,
             List<TopicPartition> mine, Map<String, String> targetOf) {
         if (mine.isEmpty()) {
@@ -89,36 +161,44 @@ public final class CopyLimit {
             in.assign(mine);
             in.seekToBeginning(mine);
             Map<TopicPartition, Long> ends = in.endOffsets(mine);
-            AtomicReference<Exception> sendFailed = new AtomicReference<>();
-            while (!done(in, ends)) {
+            Map<TopicPartition, Long> starts = in.beginningOffsets(mine);
+            Set<TopicPartition> left = new HashSet<>();
+            for (TopicPartition tp : mine) {
+                if (ends.get(tp) > starts.get(tp)) {
+                    left.add(tp);
+                }
+            }
+            Sent sent = new Sent();
+            while (!left.isEmpty()) {
                 ConsumerRecords<byte[], byte[]> batch = in.poll(Duration.ofMillis(500));
-                for (ConsumerRecord<byte[], byte[]> r : batch) {
-                    String target = targetOf.get(r.topic());
-                    out.send(new ProducerRecord<>(target, r.partition(), r.timestamp(), r.key(), r.value(), r.headers()),
-                        (meta, error) -> {
-                            if (error != null) {
-                                sendFailed.compareAndSet(null, error);
-                            }
-                        });
+                for (TopicPartition tp : batch.partitions()) {
+                    String target = targetOf.get(tp.topic());
+                    for (ConsumerRecord<byte[], byte[]> r : batch.records(tp)) {
+                        out.send(new ProducerRecord<>(target, tp.partition(), r.timestamp(), r.key(), r.value(),
+                            r.headers()), sent);
+                    }
                 }
-                if (sendFailed.get() != null) {
-                    throw new IllegalStateException(sendFailed.get());
-                }
+                finished(in, batch.isEmpty() ? new ArrayList<>(left) : batch.partitions(), ends, left);
+                sent.check();
             }
             out.flush();
-            if (sendFailed.get() != null) {
-                throw new IllegalStateException(sendFailed.get());
-            }
+            sent.check();
         }
     }
 
-    private static boolean done(KafkaConsumer<byte[], byte[]> in, Map<TopicPartition, Long> ends) {
-        for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
-            if (in.position(end.getKey()) < end.getValue()) {
-                return false;
+    /** Removes from {@code left}, and pauses, those of {@code polled} whose position reached their end offset. */
+    private static void finished(KafkaConsumer<byte[], byte[]> in, Collection<TopicPartition> polled,
+            Map<TopicPartition, Long> ends, Set<TopicPartition> left) {
+        List<TopicPartition> done = new ArrayList<>();
+        for (TopicPartition tp : polled) {
+            if (left.contains(tp) && in.position(tp) >= ends.get(tp)) {
+                done.add(tp);
             }
         }
-        return true;
+        if (!done.isEmpty()) {
+            left.removeAll(done);
+            in.pause(done);
+        }
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(Map<String, Object> settings) {

@@ -3,22 +3,24 @@
 Every contender mirrors the same source topic (varied JSON values, seeded) into a freshly created target topic with
 LogAppendTime, and is measured on the same clocks and axes:
 
-- start to end: from its process start to the moment the target holds all N records (for exactly_once: the moment
-  the positions committed with the records cover all N, which is when a read_committed reader sees them);
+- start to end: from its process start to the moment the target holds all N records (for a contender writing in
+  transactions, exactly_once and MirrorMaker 2 with exactly-once: the moment a read_committed reader sees all N,
+  ``benchmarks/committed.py``, the same count as ``--scale``'s);
 - steady: its rate from the target's own append times (the records appended between the moments 10% and 90% of N
   were on the target), the same window for every contender;
 - CPU: the CPU seconds of its own processes (the process it starts and all their descendants, read from /proc when
   the last record is on the target) per million records, and beside it those the two brokers spent while it ran.
 
-The contenders: ``copy_limit`` (one JVM, one consumer and one producer per task slot with the job's own Kafka
-settings: the least any mirror does, so it bounds the others), MirrorMaker 2 (with as many tasks as the job has task
-slots), the job with ``at_least_once`` and with ``exactly_once``. The order is shuffled in every repeat (seeded; the
+The contenders are the table of ``benchmarks/contenders.py``, shared with ``--scale`` (``--contenders a,b``; by
+default the copy limit, MirrorMaker 2 without and with exactly-once, the job with ``at_least_once`` and with
+``exactly_once``), each at as many tasks as the job has task slots. The order is shuffled in every repeat (seeded; the
 seed is printed). A long round (``--long-records``, default 10,000,000 in the full run) runs each contender once more
 over a larger topic, where start-up is paid once. Latency (source create time -> target append time at a steady
 input rate) compares MirrorMaker 2 with the job's micro-batches, its exactly_once transactions and its low-latency
 continuous mode. Figures are ratios measured side by side: absolute numbers on shared machines drift.
 
     scripts/bench [--quick] [--records N] [--long-records N] [--partitions P] [--repeats R] [--seed S]
+                  [--contenders copy_limit,mirrormaker2,...]
     scripts/bench --profile      Java Flight Recorder on the job's and MirrorMaker 2's steady state
 """
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import platform
@@ -44,7 +47,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks import load, preflight_scale
+from benchmarks import committed, contenders, load, preflight_scale
 from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
@@ -151,27 +154,37 @@ class Bench:
     def target_count(self, topic: str | None = None) -> int:
         return load.end_offsets(self.sb.client_conf("target", "admin"), topic or self.target_topic)
 
-    def committed_count(self, group_prefix: str) -> int:
-        """exactly_once: the source records the target holds committed, from the positions the sink commits with
-        them (one group per source partition, ``<prefix><topic>-<partition>``)."""
-        groups = [f"{group_prefix}{self.topic}-{p}" for p in range(self.partitions)]
-        return load.group_positions(self.sb.client_conf("target", "admin"), groups, self.target_topic)
+    def reader(self, transactional: bool) -> committed.ReadCommitted | None:
+        """For a contender writing in transactions, the count of what a read_committed reader of the target topic
+        sees (``benchmarks/committed.py``); None for one without."""
+        if not transactional:
+            return None
+        return committed.ReadCommitted(self.sb.client_conf("target", "admin"), {self.target_topic: self.partitions})
+
+    def on_target(self, reader: committed.ReadCommitted | None, records: int | None = None) -> int:
+        """The records that count as on the target (:func:`committed.on_target`), of ``records`` (default N)."""
+        return committed.on_target(records or self.records, self.target_count(), reader)
 
     def forget_groups(self, group_prefix: str) -> None:
-        groups = [f"{group_prefix}{self.topic}-{p}" for p in range(self.partitions)]
-        load.delete_groups(self.sb.client_conf("target", "admin"), groups)
+        load.forget_groups(self.sb.client_conf("target", "admin"), group_prefix)
 
     # ---- the clocks -----------------------------------------------------------------------------------
     def wait_for_target(
-        self, proc: subprocess.Popen, started: float, log_file: Path, timeout: float, count: Callable[[], int]
+        self,
+        proc: subprocess.Popen,
+        started: float,
+        log_file: Path,
+        timeout: float,
+        reader: committed.ReadCommitted | None,
     ) -> dict:
         first, since_ms = None, int(time.time() * 1000) - int((time.monotonic() - started) * 1000) - 1000
         cpu_before = broker_cpu(self.sb)
         while True:
-            held = count()
-            now = time.monotonic()
+            now = time.monotonic()  # asked after this moment: what is counted was on the target by then
+            held = self.target_count()
             if held and first is None:
                 first = now
+            held = committed.on_target(self.records, held, reader)
             if held >= self.records:
                 cpu = tree_cpu_seconds(proc.pid)
                 brokers = broker_cpu(self.sb) - cpu_before
@@ -200,17 +213,20 @@ class Bench:
         )
         return 0.8 * self.records / max((t90 - t10) / 1000, 1e-3)
 
-    def timed_process(self, name: str, argv: list[str], timeout: float, count: Callable[[], int] | None = None) -> dict:
+    def timed_process(self, name: str, argv: list[str], timeout: float, transactional: bool = False) -> dict:
         self.fresh_target()
         log_file = self.work / f"{name}-{self.runs}.log"
         self.runs += 1
+        reader = self.reader(transactional)
         with open(log_file, "w") as fh:
             started = time.monotonic()
             proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
         try:
-            return self.wait_for_target(proc, started, log_file, timeout, count or self.target_count)
+            return self.wait_for_target(proc, started, log_file, timeout, reader)
         finally:
             stop(proc)
+            if reader:
+                reader.close()
 
     # ---- contenders -----------------------------------------------------------------------------------
     def job_argv(self, profile: Path, run_dir: Path, *extra: str, edit: Callable[[dict], None] | None = None):
@@ -230,24 +246,33 @@ class Bench:
             *extra,
         ]
 
+    def contender(self, name: str, file: Path, timeout: float) -> dict:
+        """Run contender ``name`` (``benchmarks/contenders.py``) from its file (:func:`prepare`) to the end."""
+        runs = contenders.CONTENDERS[name].runs
+        if runs == "job":
+            return self.secure_mirror(file, timeout)
+        if runs == "mirrormaker2":
+            return self.mirrormaker2(file, timeout, contenders.CONTENDERS[name].exactly_once, name)
+        return self.copy_limit(file, timeout)
+
     def secure_mirror(self, profile: Path, timeout: float) -> dict:
         run_dir = self.work / f"run-{profile.stem}-{self.runs}"
         argv = self.job_argv(profile, run_dir, "--until-caught-up")
-        count = None
         prefix = exactly_once_prefix(profile)
         if prefix:
             self.forget_groups(prefix)  # positions of an earlier repeat would make the sink skip everything
-            count = lambda: self.committed_count(prefix)  # noqa: E731
         wall_start = time.time()
-        result = self.timed_process(f"secure-mirror-{profile.stem}", argv, timeout, count)
+        result = self.timed_process(f"secure-mirror-{profile.stem}", argv, timeout, transactional=bool(prefix))
         return {
             **result,
             **job_phases(run_dir / "metrics.jsonl", wall_start, wall_start + result["seconds"], self.records),
         }
 
-    def mirrormaker2(self, rendered: Path, timeout: float) -> dict:
+    def mirrormaker2(
+        self, rendered: Path, timeout: float, exactly_once: bool = False, name: str = "mirrormaker2"
+    ) -> dict:
         self.forget_mirrormaker2()
-        return self.timed_process("mirrormaker2", mirrormaker2_argv(rendered), timeout)
+        return self.timed_process(name, mirrormaker2_argv(rendered), timeout, transactional=exactly_once)
 
     def copy_limit(self, rendered: Path, timeout: float) -> dict:
         return self.timed_process("copy-limit", self.copy_limit_argv(rendered), timeout)
@@ -283,7 +308,8 @@ class Bench:
         self.fresh_target()
         if prefix:
             self.forget_groups(prefix)
-        count = (lambda: self.committed_count(prefix)) if prefix else self.target_count
+        reader = self.reader(bool(prefix))
+        count = lambda: self.on_target(reader, self.source_records)  # noqa: E731
         log_file = self.work / f"latency-{name}.log"
         with open(log_file, "w") as fh:
             proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
@@ -304,6 +330,8 @@ class Bench:
             )
         finally:
             stop(proc)
+            if reader:
+                reader.close()
         if not lat:
             raise RuntimeError(f"no latency samples for {name}; {log_file} ends: {log_file.read_text()[-1500:]}")
         return {"samples": len(lat), "p50_ms": percentile(lat, 50), "p99_ms": percentile(lat, 99)}
@@ -465,7 +493,8 @@ def summarize(samples: list[dict]) -> dict:
 
 
 def ratios(summary: dict, key: str) -> dict:
-    """The job's figures over MirrorMaker 2's and the copy limit's, and exactly_once over at_least_once."""
+    """The job's figures over MirrorMaker 2's and the copy limit's, and exactly_once over at_least_once and over
+    MirrorMaker 2 with exactly-once."""
     have = {name: c[key] for name, c in summary.items() if key in c}
     pairs = [
         ("secure_mirror", "mirrormaker2"),
@@ -473,6 +502,8 @@ def ratios(summary: dict, key: str) -> dict:
         ("mirrormaker2", "copy_limit"),
         ("secure_mirror_exactly_once", "secure_mirror"),
         ("secure_mirror_exactly_once", "mirrormaker2"),
+        ("secure_mirror_exactly_once", "mirrormaker2_exactly_once"),
+        ("mirrormaker2_exactly_once", "mirrormaker2"),
     ]
     return {f"{a}_over_{b}": have[a] / have[b] for a, b in pairs if a in have and b in have and have[b]}
 
@@ -516,41 +547,63 @@ def linger_zero(data: dict) -> None:
     data["mirror"].setdefault("delivery", {})["linger_ms"] = 0
 
 
-def setup_topic(bench: Bench, topic: str, records: int) -> dict[str, Path]:
-    """Profiles and rendered files of every contender for ``topic``, granted, and the topic loaded."""
+def prepare(bench: Bench, names: list[str], tasks: int, edit: Callable[[dict], None] | None = None) -> dict[str, Path]:
+    """Each contender's file for the topics of ``bench``: a job's profile, the rendered folder of MirrorMaker 2 and of
+    the copy limit (``contenders.profile_edit`` at ``tasks`` task slots, then ``edit``); every rendered folder's
+    grants given, and MirrorMaker 2's exactly-once ones (KIP-618's transactional ids) when it runs."""
+    files, source_alias = {}, ""
+    for name in names:
+
+        def both(data: dict, name: str = name) -> None:
+            contenders.profile_edit(name, tasks)(data)
+            if edit:
+                edit(data)
+
+        profile = bench.profile(name, edit=both)
+        rendered = bench.render(profile)
+        bench.grant(rendered)
+        files[name] = profile if contenders.CONTENDERS[name].runs == "job" else rendered
+        source_alias = load_profile(profile).source.alias
+    if "mirrormaker2_exactly_once" in names:
+        admin_ops.create_acls(
+            bench.sb.client_conf("target", "admin"),
+            contenders.mm2_exactly_once_acls(source_alias, ("User:mirror", "User:ANONYMOUS")),
+        )
+    return files
+
+
+def setup_topic(bench: Bench, topic: str, records: int, names: list[str]) -> dict[str, Path]:
+    """The files of contenders ``names`` for ``topic`` (:func:`prepare`), granted, and the topic loaded."""
     bench.topic, bench.records = topic, records
-    profiles = {"alo": bench.profile("gssapi"), "eos": bench.profile("gssapi-eos", edit=exactly_once)}
-    rendered = {name: bench.render(p) for name, p in profiles.items()}
-    for r in rendered.values():
-        bench.grant(r)
+    files = prepare(bench, names, TASK_SLOTS)
     log(f"loading {records} records into {topic} (varied JSON values, seed {bench.seed}) over {bench.partitions}")
     bench.load_seconds = bench.load_source(records)
-    return {**profiles, "rendered": rendered["alo"]}
+    return files
 
 
-def contenders(bench: Bench, files: dict[str, Path], timeout: float) -> dict[str, Callable[[], dict]]:
-    return {
-        "copy_limit": lambda: bench.copy_limit(files["rendered"], timeout),
-        "mirrormaker2": lambda: bench.mirrormaker2(files["rendered"], timeout),
-        "secure_mirror": lambda: bench.secure_mirror(files["alo"], timeout),
-        "secure_mirror_exactly_once": lambda: bench.secure_mirror(files["eos"], timeout),
-    }
+def contender_runs(bench: Bench, files: dict[str, Path], timeout: float) -> dict[str, Callable[[], dict]]:
+    """Each contender of ``files`` as a call that runs it to the end (:meth:`Bench.contender`)."""
+    return {name: functools.partial(bench.contender, name, file, timeout) for name, file in files.items()}
+
+
+LATENCY_FILES = ["mirrormaker2", "secure_mirror", "secure_mirror_exactly_once"]  # the latency runs' contenders
 
 
 def latencies(bench: Bench, files: dict[str, Path], records: int, rate: float, with_continuous: bool) -> dict:
     log(f"latency: {records} records at {rate}/s")
     out = {}
     work = bench.work
-    micro = bench.job_argv(files["alo"], work / "run-latency", "--trigger-interval", "0 seconds")
+    alo, eos_profile = files["secure_mirror"], files["secure_mirror_exactly_once"]
+    micro = bench.job_argv(alo, work / "run-latency", "--trigger-interval", "0 seconds")
     out["secure_mirror"] = bench.latency("secure_mirror", micro, records, rate)
-    eos = bench.job_argv(files["eos"], work / "run-latency-eos", "--trigger-interval", "0 seconds")
+    eos = bench.job_argv(eos_profile, work / "run-latency-eos", "--trigger-interval", "0 seconds")
     out["secure_mirror_exactly_once"] = bench.latency(
-        "secure_mirror_exactly_once", eos, records, rate, exactly_once_prefix(files["eos"])
+        "secure_mirror_exactly_once", eos, records, rate, exactly_once_prefix(eos_profile)
     )
     bench.forget_mirrormaker2()  # from the beginning, as the job: it copies the backlog before the timed records
-    out["mirrormaker2"] = bench.latency("mirrormaker2", mirrormaker2_argv(files["rendered"]), records, rate)
+    out["mirrormaker2"] = bench.latency("mirrormaker2", mirrormaker2_argv(files["mirrormaker2"]), records, rate)
     if with_continuous:
-        low = bench.job_argv(files["alo"], work / "run-latency-continuous", edit=low_latency(bench.partitions))
+        low = bench.job_argv(alo, work / "run-latency-continuous", edit=low_latency(bench.partitions))
         try:
             out["secure_mirror_continuous"] = bench.latency("secure_mirror_continuous", low, records, rate)
         except Exception as exc:  # noqa: BLE001 - reported, not fatal: the other figures still stand
@@ -634,20 +687,19 @@ def run(args: argparse.Namespace, seed: int) -> dict:
         sb = Sandbox.up(work / "sandbox")
         try:
             bench = Bench(sb, work, args.records, args.partitions, seed)
-            files = setup_topic(bench, SOURCE_TOPIC, args.records)
+            named = list(dict.fromkeys([*args.contenders, *(LATENCY_FILES if args.latency_records else [])]))
+            files = setup_topic(bench, SOURCE_TOPIC, args.records, named)
             load_seconds = bench.load_seconds
-            summary, orders = rounds(
-                contenders(bench, files, max(300.0, args.records / 2000)), args.repeats, shuffle, "repeat"
-            )
+            runs = contender_runs(bench, {n: files[n] for n in args.contenders}, max(300.0, args.records / 2000))
+            summary, orders = rounds(runs, args.repeats, shuffle, "repeat")
             latency = {}
             if args.latency_records:
                 latency = latencies(bench, files, args.latency_records, args.latency_rate, args.continuous)
             long_summary, long_orders = {}, []
             if args.long_records:
-                long_files = setup_topic(bench, LONG_TOPIC, args.long_records)
-                long_summary, long_orders = rounds(
-                    contenders(bench, long_files, max(600.0, args.long_records / 2000)), 1, shuffle, "long round"
-                )
+                long_files = setup_topic(bench, LONG_TOPIC, args.long_records, args.contenders)
+                long_runs = contender_runs(bench, long_files, max(600.0, args.long_records / 2000))
+                long_summary, long_orders = rounds(long_runs, 1, shuffle, "long round")
             preflight = {}
             if args.preflight_topics:
                 log(f"pre-flight over {args.preflight_topics} topics")
@@ -666,6 +718,7 @@ def run(args: argparse.Namespace, seed: int) -> dict:
             "mm2_tasks": TASK_SLOTS,
             "copy_limit_threads": TASK_SLOTS,
             "job_task_slots": task_slots("local[2]"),
+            "contenders": args.contenders,
             "orders": orders,
             "long_orders": long_orders,
             "latency_records": args.latency_records,
@@ -736,10 +789,12 @@ def markdown(result: dict, command: str) -> str:
         f"# Benchmark\n\nCommand: `{command}`\n\n{p['records']} records ({p['values']}) over "
         f"{p['partitions']} partitions, {p['repeats']} repeat(s), seed {p['seed']}, on "
         f"{result['machine']['cpus']} CPUs; the job has {p['job_task_slots']} task slots, MirrorMaker 2 "
-        f"{p['mm2_tasks']} tasks, the copy limit {p['copy_limit_threads']} consumer-producer loops with the job's "
-        f"Kafka settings; order of the runs: {orders}. Every figure is a median over the repeats. CPU is the "
-        "contender's own processes (from /proc: the process started and its descendants); the brokers' CPU is theirs while it "
-        "ran. For exactly_once, 'on the target' means committed (read_committed readers see it).\n\n"
+        f"{p['mm2_tasks']} tasks, the copy limit {p['copy_limit_threads']} consumer-producer loops (the job's "
+        f"security, acks and compression, tuned as benchmarks/CopyLimit.java says); order of the runs: {orders}. "
+        "Every figure is a median over the repeats. CPU is the contender's own processes (from /proc: the process "
+        "started and its descendants); the brokers' CPU is theirs while it ran. For a contender writing in "
+        "transactions (exactly_once, MirrorMaker 2 with exactly-once), 'on the target' means what a read_committed "
+        "reader sees.\n\n"
         + "\n".join(table(result["contenders"]))
         + f"\n\nRatios, start to end:\n{ratio_lines(result['ratios'])}\n\nRatios, steady (the same window of the "
         f"target's append times):\n{ratio_lines(result['steady_ratios'])}\n\nRatios, CPU seconds per million "
@@ -860,6 +915,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-records", type=int, help="records of the latency runs (0: none)")
     parser.add_argument("--no-continuous", dest="continuous", action="store_false", help="no low-latency contender")
     parser.add_argument("--preflight-topics", type=int, default=1000, help="0 skips pre-flight at scale")
+    parser.add_argument(
+        "--contenders", type=contenders.names, default=contenders.DEFAULT, help=", ".join(contenders.CONTENDERS)
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     add_seed_option(parser)
     args = parser.parse_args(argv)

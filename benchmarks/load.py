@@ -128,19 +128,9 @@ def read_append_times(conf: dict, topics: list[str], counts: list[int]) -> list[
     transaction markers are not counted)."""
     from array import array
 
-    from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
+    from confluent_kafka import OFFSET_BEGINNING, KafkaError, KafkaException, TopicPartition
 
-    consumer = Consumer(
-        {
-            **conf,
-            "group.id": "secure-mirror-src-tgt-bench",
-            "enable.auto.commit": False,
-            "enable.partition.eof": True,
-            "isolation.level": "read_committed",
-            "fetch.wait.max.ms": 50,
-            "queued.max.messages.kbytes": 262_144,
-        }
-    )
+    consumer = committed_reader(conf)
     try:
         metadata = consumer.list_topics(timeout=30).topics
         assigned = [TopicPartition(t, p, OFFSET_BEGINNING) for t in topics for p in metadata[t].partitions]
@@ -163,6 +153,62 @@ def read_append_times(conf: dict, topics: list[str], counts: list[int]) -> list[
         return [ordered[min(count, len(ordered)) - 1] + 1 for count in counts]
     finally:
         consumer.close()
+
+
+def committed_reader(conf: dict):
+    """A consumer that reads what a read_committed reader sees (records of aborted transactions and transaction
+    markers are skipped), assigned by hand, committing nothing, its partitions' ends told as events."""
+    from confluent_kafka import Consumer
+
+    return Consumer(
+        {
+            **conf,
+            "group.id": "secure-mirror-src-tgt-bench",
+            "enable.auto.commit": False,
+            "enable.partition.eof": True,
+            "isolation.level": "read_committed",
+            "fetch.wait.max.ms": 50,
+            "queued.max.messages.kbytes": 262_144,
+        }
+    )
+
+
+def count_committed(consumer, ranges: dict[tuple[str, int], tuple[int, int]], timeout: float = 600.0) -> int:
+    """The records a read_committed reader sees in ``ranges`` ((topic, partition) -> [from, to), ``to`` at most the
+    partition's last stable offset), read with ``consumer`` (:func:`committed_reader`). A partition is done at its
+    first record at or past ``to``, or at its end (a range may end in commit markers, which are never delivered)."""
+    from confluent_kafka import KafkaError, KafkaException, TopicPartition
+
+    pending = {tp: to for tp, (_, to) in ranges.items()}
+    consumer.assign([TopicPartition(t, p, start) for (t, p), (start, _) in ranges.items()])
+    counted, deadline, paused = 0, time.monotonic() + timeout, []
+    try:
+        while pending:
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"{len(pending)} target partitions not read to their last stable offset in {timeout} s"
+                )
+            for message in consumer.consume(10_000, 1.0):
+                key, error = (message.topic(), message.partition()), message.error()
+                if key not in pending:
+                    continue
+                if error is None:
+                    if message.offset() < pending[key]:
+                        counted += 1
+                    reached = message.offset() + 1
+                elif error.code() == KafkaError._PARTITION_EOF:
+                    reached = message.offset()
+                else:
+                    raise KafkaException(error)
+                if reached >= pending[key]:
+                    del pending[key]
+                    paused.append(TopicPartition(*key))
+                    consumer.pause(paused[-1:])
+        return counted
+    finally:
+        if paused:  # librdkafka keeps a partition paused by the application across assignments
+            consumer.resume(paused)
+        consumer.unassign()
 
 
 def end_offsets(conf: dict, topic: str) -> int:
@@ -205,24 +251,6 @@ def latencies(conf: dict, topic: str, expected: int, timeout: float = 120.0, sin
             out.append(msg.timestamp()[1] - int(created))
     consumer.close()
     return out
-
-
-def group_positions(conf: dict, groups: list[str], topic: str) -> int:
-    """The sum of the offsets the consumer ``groups`` hold for ``topic`` (a group without one counts 0): how many
-    source records an exactly_once mirror has committed to the target (its sink commits each source partition's
-    next offset with the records, in a group of its own, under the target topic's partition 0)."""
-    from confluent_kafka import ConsumerGroupTopicPartitions
-
-    admin = _admin(conf)
-    total = 0
-    for group in groups:  # librdkafka lists one group's offsets per request
-        future = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)], require_stable=True)[group]
-        try:
-            held = future.result(timeout=30)
-        except Exception:  # noqa: BLE001 - no such group yet (nothing committed)
-            continue
-        total += sum(tp.offset for tp in held.topic_partitions or [] if tp.topic == topic and tp.offset >= 0)
-    return total
 
 
 _ADMINS: dict = {}
@@ -268,11 +296,10 @@ def partition_end_offsets(
     return out
 
 
-def end_offset_sum(conf: dict, partitions: dict[str, int], *, stable: bool = False) -> int:
-    """The sum of the end offsets of ``partitions`` (topic -> partition count), in one ListOffsets round
-    (``stable``: the last stable offsets, :func:`partition_end_offsets`)."""
+def end_offset_sum(conf: dict, partitions: dict[str, int]) -> int:
+    """The sum of the end offsets of ``partitions`` (topic -> partition count), in one ListOffsets round."""
     listed = [(t, p) for t, count in partitions.items() for p in range(count)]
-    return sum(partition_end_offsets(conf, listed, stable=stable).values())
+    return sum(partition_end_offsets(conf, listed).values())
 
 
 def prefixed_groups(conf: dict, prefix: str) -> list[str]:
@@ -281,34 +308,8 @@ def prefixed_groups(conf: dict, prefix: str) -> list[str]:
     return sorted(g.group_id for g in listed.valid if g.group_id.startswith(prefix))
 
 
-def prefixed_group_positions(conf: dict, prefix: str, partitions: dict[str, int]) -> int:
-    """The sum of the offsets every group named ``prefix...`` holds for the target topics ``partitions`` (topic ->
-    partition count): how many source records an exactly_once mirror committed to the target, whichever groups its
-    sink commits its source positions in (docs/exactly-once.md: a topic's group ``<prefix>topic#<source topic>``
-    holds one offset per partition of its target topic; a partition's group ``<prefix><source topic>-<n>`` one on
-    partition 0). The partitions are named in each request (this librdkafka's process dies when asked for all of a
-    group's offsets), and all groups are asked at once, not one after the other."""
-    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
-
-    admin = _admin(conf)
-    futures = []
-    for group in prefixed_groups(conf, prefix):
-        rest = group[len(prefix) :]
-        if rest.startswith("topic#"):
-            source = rest[len("topic#") :]
-            asked = [TopicPartition(t, p) for t, n in partitions.items() if t.endswith(source) for p in range(n)]
-        else:
-            source = rest.rsplit("-", 1)[0]
-            asked = [TopicPartition(t, 0) for t in partitions if t.endswith(source)]
-        if asked:
-            request = [ConsumerGroupTopicPartitions(group, asked)]
-            # a request over thousands of partitions outlasts the client's default request timeout
-            futures.append(admin.list_consumer_group_offsets(request, require_stable=True, request_timeout=60)[group])
-    total = 0
-    for future in futures:
-        try:
-            held = future.result(timeout=60)
-        except Exception:  # noqa: BLE001 - a group gone or still loading: nothing committed yet
-            continue
-        total += sum(tp.offset for tp in held.topic_partitions or [] if tp.topic in partitions and tp.offset >= 0)
-    return total
+def forget_groups(conf: dict, prefix: str) -> None:
+    """Delete every consumer group named ``prefix...`` (an exactly_once job's positions of an earlier run, whichever
+    groups its sink keeps them in: they would make the sink skip everything)."""
+    if earlier := prefixed_groups(conf, prefix):
+        delete_groups(conf, earlier)

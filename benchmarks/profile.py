@@ -109,22 +109,24 @@ def breakdown(stacks: list[list[str]], top: int = 15) -> dict:
     }
 
 
-def recorded(b: bench.Bench, name: str, argv: list[str], jfr: Path, count=None) -> dict:
+def recorded(b: bench.Bench, name: str, argv: list[str], jfr: Path, transactional: bool = False) -> dict:
     """Run a contender to the end with JFR on, and break down the samples of its steady window."""
     b.fresh_target()
     log_file = b.work / f"profile-{name}.log"
     started_ms = int(time.time() * 1000) - 1000
+    reader = b.reader(transactional)
     with open(log_file, "w") as fh:
         proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=bench.REPO, start_new_session=True)
     try:
-        count = count or b.target_count
         deadline = time.monotonic() + max(600, b.records / 1000)
-        while count() < b.records:
+        while b.on_target(reader) < b.records:
             if proc.poll() is not None and proc.returncode != 0 or time.monotonic() > deadline:
                 raise RuntimeError(f"{name} did not finish; see {log_file}")
             time.sleep(0.25)
     finally:
         bench.stop(proc)  # SIGTERM: the JVM dumps the recording on exit
+        if reader:
+            reader.close()
     for _ in range(60):
         if jfr.exists() and jfr.stat().st_size:
             break
@@ -133,6 +135,9 @@ def recorded(b: bench.Bench, name: str, argv: list[str], jfr: Path, count=None) 
         b.sb.client_conf("target", "admin"), b.target_topic, [int(0.1 * b.records), int(0.9 * b.records)], started_ms
     )
     return {**breakdown(samples(jfr, t10, t90)), "window_seconds": (t90 - t10) / 1000}
+
+
+JOBS = ["secure_mirror", "secure_mirror_exactly_once"]
 
 
 def jfr_option(path: Path) -> str:
@@ -144,25 +149,23 @@ def run(records: int, seed: int) -> dict:
         sb = Sandbox.up(work / "sandbox")
         try:
             b = bench.Bench(sb, work, records, 6, seed)
-            files = bench.setup_topic(b, bench.SOURCE_TOPIC, records)
+            files = bench.setup_topic(b, bench.SOURCE_TOPIC, records, ["mirrormaker2", *JOBS])
             out = {}
             mm2_jfr = work / "mm2.jfr"
             b.forget_mirrormaker2()
-            log_argv = bench.mirrormaker2_argv(files["rendered"], jfr_option(mm2_jfr))
+            log_argv = bench.mirrormaker2_argv(files["mirrormaker2"], jfr_option(mm2_jfr))
             out["mirrormaker2"] = recorded(b, "mirrormaker2", log_argv, mm2_jfr)
-            for name, key in (("secure_mirror", "alo"), ("secure_mirror_exactly_once", "eos")):
+            for name in JOBS:
                 jfr = work / f"{name}.jfr"
 
                 def with_jfr(data: dict, jfr: Path = jfr) -> None:
                     data["mirror"]["spark"].setdefault("conf", {})["spark.driver.extraJavaOptions"] = jfr_option(jfr)
 
-                argv = b.job_argv(files[key], work / f"run-profile-{name}", "--until-caught-up", edit=with_jfr)
-                prefix = bench.exactly_once_prefix(files[key])
-                count = None
+                argv = b.job_argv(files[name], work / f"run-profile-{name}", "--until-caught-up", edit=with_jfr)
+                prefix = bench.exactly_once_prefix(files[name])
                 if prefix:
                     b.forget_groups(prefix)
-                    count = lambda prefix=prefix: b.committed_count(prefix)  # noqa: E731
-                out[name] = recorded(b, name, argv, jfr, count)
+                out[name] = recorded(b, name, argv, jfr, transactional=bool(prefix))
         finally:
             sb.down()
     return out

@@ -2,21 +2,26 @@
 copy limit, on the sandbox.
 
     scripts/bench --scale [--partitions-list 1000,5000] [--topics-list 1,200] [--records N] [--tasks T] [--seed S]
-                          [--contenders copy_limit,mirrormaker2,...] [--timeout SECONDS] [--out DIR]
+                          [--contenders copy_limit,mirrormaker2,...] [--repeats R] [--timeout SECONDS] [--out DIR]
 
 For every size (each partition count over each topic count: one topic of 1,000 partitions, 200 topics of 5, ...) the
 source is loaded with the same N records (varied JSON values, seeded, spread over the topics), and every contender
-copies them into freshly created LogAppendTime target topics, in an order shuffled per size (seeded). The contenders
-are those of ``benchmarks/bench.py`` at equal parallelism T: the copy limit (T loops), MirrorMaker 2 (``tasks.max``
-T), and the job (``local[T]``; with the mirror's source ``mirror.spark.tasks: T``) with ``at_least_once`` and
-``exactly_once``, with the mirror's own micro-batch source (``mirror.spark.source: mirror``) and with Spark's Kafka
-source (``kafka``), side by side. Per contender, from a measurement each (see ``benchmarks/scale_probes.py``):
+copies them into freshly created LogAppendTime target topics, ``--repeats`` times, in an order shuffled anew for each
+repeat (seeded: the seed is printed and written in the command). The contenders are the table of
+``benchmarks/contenders.py``, shared with ``scripts/bench``, at equal parallelism T: the copy limit (T loops),
+MirrorMaker 2 without and with exactly-once (``tasks.max`` T), and the job (``local[T]``; with the mirror's source
+``mirror.spark.tasks: T``) with ``at_least_once`` and ``exactly_once``, on its own source and (when named) on Spark's
+Kafka source. A contender writing in transactions has finished when a read_committed reader of the target sees all N
+records (``benchmarks/committed.py``, the same count as ``scripts/bench``'s). Per run, from a measurement each (see
+``benchmarks/scale_probes.py``):
 records/s start to end and steady (the target's append times between 10% and 90% of N), CPU seconds per million
 records of its processes and of the brokers, the time to the first record on the target, the peak used heap of its
 JVMs, the peak count of its established connections to each broker, the KDC's AS_REQ and TGS_REQ lines of its
 principals while it ran, and for the job Spark's time per phase of each micro-batch (its metrics file). A contender
 that has not finished within ``--timeout`` seconds is recorded with the records it got onto the target, and stopped.
-Results: ``<out>/scale.{json,md}`` (the table generated from the json, with the command and seed).
+Per contender and size, each figure's median, minimum and maximum over its finished runs
+(``scale_report.summarize``). Results: ``<out>/scale.{json,md}`` (the tables generated from the json, with the command
+and seed).
 """
 
 from __future__ import annotations
@@ -32,22 +37,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks import bench, load
+from benchmarks import bench, committed, contenders, load
 from benchmarks import scale_probes as probes
-from benchmarks.scale_report import LABELS, markdown
+from benchmarks.scale_report import markdown, summarize
 from secure_mirror.kafka import admin_ops
 from secure_mirror.sandbox import Sandbox
 
-# contender -> (the job's micro-batch source, exactly_once); the copy limit and MirrorMaker 2 are not the job
-JOBS = {
-    "secure_mirror": ("mirror", False),
-    "secure_mirror_exactly_once": ("mirror", True),
-    "secure_mirror_kafka_source": ("kafka", False),
-    "secure_mirror_exactly_once_kafka_source": ("kafka", True),
-}
-CONTENDERS = ["copy_limit", "mirrormaker2", *JOBS]
 POLL_SECONDS = 0.5  # how often the target's end offsets are asked (one ListOffsets round over all partitions)
 EXIT_GRACE = 15.0  # seconds a contender that exited may still take to show its last records
 
@@ -66,24 +64,6 @@ def topic_names(partitions: int, topics: int) -> dict[str, int]:
         f"scale.p{partitions}.t{topics}.{i:0{width}d}": partitions // topics + (1 if i < partitions % topics else 0)
         for i in range(topics)
     }
-
-
-def job_edit(tasks: int, source: str | None = None, exactly_once: bool = False):
-    """The profile of every contender of a size: T task slots (``local[T]``), MirrorMaker 2 with T tasks, and for
-    the job its micro-batch source (with ``mirror``, ``mirror.spark.tasks: T``) and its delivery guarantee."""
-
-    def edit(data: dict) -> None:
-        spark = data["mirror"].setdefault("spark", {})
-        spark["master"] = f"local[{tasks}]"
-        if source is not None:
-            spark["source"] = source
-            if source == "mirror":
-                spark["tasks"] = tasks
-        if exactly_once:
-            bench.exactly_once(data)
-        data["mirror"]["mm2"] = {"properties": {"tasks.max": tasks}}
-
-    return edit
 
 
 class Scale:
@@ -108,30 +88,21 @@ class Scale:
 
     # ---- a size -------------------------------------------------------------------------------------------------
     def set_up(self, partitions: int, topics: int) -> dict[str, Path]:
-        """Create and load the source topics of a size; the profiles of its contenders, granted."""
+        """Create and load the source topics of a size; the files of its contenders (``bench.prepare``), granted."""
         self.sources = topic_names(partitions, topics)
         self.bench.topic = f"scale.p{partitions}.t{topics}"  # names the profile files
         include = re.escape(self.bench.topic) + r"\..*"
-        profiles = {}
-        for name in ["mirrormaker2", *JOBS]:
-            source, eos = JOBS.get(name, ("kafka", False))
 
-            def edit(data: dict, source=source, eos=eos) -> None:
-                job_edit(self.args.tasks, source, eos)(data)
-                data["mirror"]["topics"] = {"include": include}
+        def topics_of_size(data: dict) -> None:
+            data["mirror"]["topics"] = {"include": include}
 
-            profiles[name] = self.bench.profile(name, edit=edit)
-        # MirrorMaker 2 and the copy limit take the files render writes for Spark's Kafka source profile (the Spark
-        # option files hold the job's own Kafka settings); the grants of both guarantees cover every contender
-        profiles["rendered"] = self.bench.render(profiles["mirrormaker2"])
-        self.bench.grant(profiles["rendered"])
-        self.bench.grant(self.bench.render(profiles["secure_mirror_exactly_once_kafka_source"]))
+        files = bench.prepare(self.bench, self.args.contenders, self.args.tasks, topics_of_size)
         admin_ops.create_topics(self.conf("source"), self.sources, timeout=120)
         log(f"loading {self.records} records into {topics} topic(s) of {partitions} partitions in all")
         self.load_seconds = load.produce_load(
             self.conf("source"), list(self.sources), self.records, seed=self.args.seed
         )
-        return profiles
+        return files
 
     def tear_down(self) -> None:
         bench.delete_and_wait(self.conf("source"), list(self.sources))
@@ -156,31 +127,27 @@ class Scale:
     def held(self) -> int:
         return load.end_offset_sum(self.conf("target"), self.targets)
 
-    def stable(self) -> int:
-        return load.end_offset_sum(self.conf("target"), self.targets, stable=True)
-
-    def committed(self, prefix: str) -> int:
-        return load.prefixed_group_positions(self.conf("target"), prefix, self.targets)
-
     # ---- a contender ----------------------------------------------------------------------------------------------
     def contender(self, name: str, files: dict[str, Path]) -> dict:
-        if name == "copy_limit":
+        contender = contenders.CONTENDERS[name]
+        if contender.runs == "copy_limit":
             if self.copier is None:
                 self.copier = bench.compile_copy_limit(self.work)
-            argv = bench.copy_limit_argv(self.copier, files["rendered"], list(self.sources), self.args.tasks)
+            argv = bench.copy_limit_argv(self.copier, files[name], list(self.sources), self.args.tasks)
             return self.measure(name, argv)
-        if name == "mirrormaker2":
+        if contender.runs == "mirrormaker2":
             self.bench.forget_mirrormaker2()
-            return self.measure(name, bench.mirrormaker2_argv(files["rendered"]))
+            return self.measure(name, bench.mirrormaker2_argv(files[name]), contender.exactly_once)
         run_dir = self.work / f"run-{name}-{self.runs}"
         argv = self.bench.job_argv(files[name], run_dir, "--until-caught-up")
         prefix = bench.exactly_once_prefix(files[name])
-        if prefix and (earlier := load.prefixed_groups(self.conf("target"), prefix)):
-            load.delete_groups(self.conf("target"), earlier)  # earlier positions would make the sink skip everything
-        return self.measure(name, argv, prefix, run_dir / "metrics.jsonl")
+        if prefix:
+            self.bench.forget_groups(prefix)  # earlier positions would make the sink skip everything
+        return self.measure(name, argv, bool(prefix), run_dir / "metrics.jsonl")
 
-    def measure(self, name: str, argv: list[str], prefix: str | None = None, metrics: Path | None = None) -> dict:
+    def measure(self, name: str, argv: list[str], transactional: bool = False, metrics: Path | None = None) -> dict:
         self.fresh_targets()
+        reader = committed.ReadCommitted(self.conf("target"), self.targets) if transactional else None
         log_file = self.work / f"{name}-{self.runs}.log"
         self.runs += 1
         kdc_from = self.kdc_log.stat().st_size
@@ -192,7 +159,7 @@ class Scale:
         sampler = probes.Sampler(proc.pid, self.ports)
         sampler.start()
         try:
-            end = self.wait(proc, started, prefix)
+            end = self.wait(proc, started, reader)
             own = bench.tree_cpu_seconds(proc.pid) if proc.poll() is None else 0.0
             end["cpu_seconds"] = max(own, sampler.cpu_seconds)  # the sampler's last reading if it is gone
             end["broker_cpu_seconds"] = bench.broker_cpu(self.sb) - brokers_before
@@ -200,6 +167,8 @@ class Scale:
             sampler.stop()
             bench.stop(proc)
             left = sampler.stop_leftovers()
+            if reader:
+                reader.close()
         figures = self.figures(end)
         figures.update(sampler.figures(), load_average_at_start=load_average, log=log_file.name)
         figures["kdc"] = probes.kdc_requests(probes.read_from(self.kdc_log, kdc_from), self.principals)
@@ -212,23 +181,20 @@ class Scale:
             figures.update(bench.job_phases(metrics, wall_start, wall_start + end["seconds"], figures["records"]))
         return figures
 
-    def wait(self, proc: subprocess.Popen, started: float, prefix: str | None) -> dict:
-        """Until the target holds all N records (exactly_once: committed), the time limit passes, or the contender
-        has exited and nothing more arrives; never raises for a contender that does not finish."""
+    def wait(self, proc: subprocess.Popen, started: float, reader: committed.ReadCommitted | None) -> dict:
+        """Until the target holds all N records (written in transactions: a read_committed reader sees them all,
+        ``benchmarks/committed.py``), the time limit passes, or the contender has exited and nothing more arrives;
+        never raises for a contender that does not finish."""
         first, exited = None, None
         while True:
+            now = time.monotonic()  # asked after this moment: what is counted was on the target by then
             held = self.held()
-            now = time.monotonic()
             if held and first is None:
                 first = now
             end = {"seconds": now - started, "first_record_seconds": None if first is None else first - started}
-            committed = self.committed(prefix) if prefix and held >= self.records else None
-            # exactly_once: its positions cover N and no transaction is open on the target (every commit's markers
-            # written, which a read_committed reader waits for: the last stable offsets reached the end offsets)
-            if held >= self.records and (
-                prefix is None or (committed or 0) >= self.records and self.stable() >= self.held()
-            ):
-                return {**end, "finished": True, "held": held, "committed": committed}
+            seen = committed.on_target(self.records, held, reader)
+            if seen >= self.records:
+                return {**end, "finished": True, "held": held, "committed": seen if reader else None}
             code = proc.poll()
             exited = exited or (now if code is not None else None)
             why = None
@@ -237,8 +203,7 @@ class Scale:
             elif exited is not None and now - exited > EXIT_GRACE:
                 why = f"exited with status {code} before the target held every record"
             if why:
-                committed = self.committed(prefix) if prefix else None
-                return {**end, "finished": False, "why": why, "held": held, "committed": committed}
+                return {**end, "finished": False, "why": why, "held": held, "committed": reader and reader.seen()}
             time.sleep(POLL_SECONDS)
 
     def figures(self, end: dict) -> dict:
@@ -266,20 +231,27 @@ class Scale:
         return out
 
 
-def run_size(scale: Scale, partitions: int, topics: int, shuffle: random.Random) -> dict:
+def run_size(scale: Scale, partitions: int, topics: int, shuffle: random.Random, done: Callable[[dict], None]) -> dict:
+    """Every contender ``--repeats`` times over one size's source (loaded once), in a new shuffled order each
+    repeat; ``done`` gets the size's result after each repeat (what is measured so far is written)."""
     files = scale.set_up(partitions, topics)
-    order = shuffle.sample(scale.args.contenders, len(scale.args.contenders))
-    out = {"partitions": partitions, "topics": topics, "records": scale.records, "order": order}
-    out["load_seconds"], out["contenders"] = scale.load_seconds, {}
+    names, repeats = scale.args.contenders, scale.args.repeats
+    out: dict = {"partitions": partitions, "topics": topics, "records": scale.records, "orders": []}
+    out["load_seconds"], out["runs"] = scale.load_seconds, {name: [] for name in names}
     try:
-        for name in order:
-            log(f"{partitions} partitions over {topics} topic(s): {name}")
-            try:
-                figures = scale.contender(name, files)
-            except Exception as exc:  # noqa: BLE001 - recorded; the other contenders still run
-                figures = {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
-            out["contenders"][name] = figures
-            log(f"{name}: {json.dumps({k: v for k, v in figures.items() if not isinstance(v, dict)})[:600]}")
+        for repeat in range(repeats):
+            order = shuffle.sample(names, len(names))
+            out["orders"].append(order)
+            for name in order:
+                log(f"{partitions} partitions over {topics} topic(s), repeat {repeat + 1}/{repeats}: {name}")
+                try:
+                    figures = scale.contender(name, files)
+                except Exception as exc:  # noqa: BLE001 - recorded; the other contenders still run
+                    figures = {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
+                out["runs"][name].append(figures)
+                log(f"{name}: {json.dumps({k: v for k, v in figures.items() if not isinstance(v, dict)})[:600]}")
+            out["summary"] = {name: summarize(runs) for name, runs in out["runs"].items()}
+            done(out)
     finally:
         scale.tear_down()
     return out
@@ -297,6 +269,7 @@ def run(args: argparse.Namespace, command: str) -> dict:
             "tasks": args.tasks,
             "timeout_seconds": args.timeout,
             "contenders": args.contenders,
+            "repeats": args.repeats,
             "values": "varied JSON, about 1 KiB (a third to twice)",
             "sample_interval_seconds": 1.0,
         },
@@ -312,12 +285,16 @@ def run(args: argparse.Namespace, command: str) -> dict:
             scale = Scale(sb, work, args, args.seed)
             for partitions in args.partitions_list:
                 for topics in args.topics_list:
-                    result["sizes"].append(run_size(scale, partitions, topics, shuffle))
-                    write(result, args.out)  # what is measured so far, should a later size fail
+                    measured = result["sizes"][:]
+
+                    def so_far(size: dict, measured: list = measured) -> None:  # should a later run fail
+                        write({**result, "sizes": [*measured, size]}, args.out)
+
+                    result["sizes"].append(run_size(scale, partitions, topics, shuffle, so_far))
         finally:
             load._ADMINS.clear()  # the kept admin clients go before the brokers they talk to
             sb.down()
-        keep = any(not c.get("finished") for s in result["sizes"] for c in s["contenders"].values())
+        keep = any(not r.get("finished") for s in result["sizes"] for runs in s["runs"].values() for r in runs)
     finally:
         if keep:
             log(f"the contenders' logs are kept in {work}")
@@ -336,21 +313,16 @@ def numbers(text: str) -> list[int]:
     return [int(part) for part in text.split(",") if part.strip()]
 
 
-def contender_names(text: str) -> list[str]:
-    names = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [n for n in names if n not in CONTENDERS]
-    if unknown:
-        raise argparse.ArgumentTypeError(f"unknown contender(s) {', '.join(unknown)}; known: {', '.join(CONTENDERS)}")
-    return names
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--partitions-list", type=numbers, default=[1000, 5000], help="partition counts (1000,5000)")
     parser.add_argument("--topics-list", type=numbers, default=[1, 200], help="topic counts they are spread over")
     parser.add_argument("--records", type=int, default=300_000, help="records per size")
     parser.add_argument("--tasks", type=int, default=bench.TASK_SLOTS, help="the job's tasks, MirrorMaker 2's too")
-    parser.add_argument("--contenders", type=contender_names, default=CONTENDERS, help=", ".join(LABELS))
+    parser.add_argument(
+        "--contenders", type=contenders.names, default=contenders.DEFAULT, help=", ".join(contenders.CONTENDERS)
+    )
+    parser.add_argument("--repeats", type=int, default=1, help="runs of every contender per size, each in a new order")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds a contender may take per size")
     parser.add_argument("--out", type=Path, default=bench.RESULTS)
     bench.add_seed_option(parser)

@@ -1,23 +1,33 @@
-"""The scale benchmark's Markdown, generated from its json only (``benchmarks/scale.py`` writes both)."""
+"""The scale benchmark's Markdown, generated from its json only (``benchmarks/scale.py`` writes both), and the
+summary of a contender's repeats: each figure's median, minimum and maximum (:func:`summarize`)."""
 
 from __future__ import annotations
 
-LABELS = {
-    "copy_limit": "copy limit",
-    "mirrormaker2": "MirrorMaker 2",
-    "secure_mirror": "secure_mirror (mirror source), at_least_once",
-    "secure_mirror_exactly_once": "secure_mirror (mirror source), exactly_once",
-    "secure_mirror_kafka_source": "secure_mirror (spark kafka source), at_least_once",
-    "secure_mirror_exactly_once_kafka_source": "secure_mirror (spark kafka source), exactly_once",
+import statistics
+
+from benchmarks.contenders import LABELS
+
+# the figures summarized over the repeats, in the main table's order: key -> (column, format)
+FIGURES = {
+    "seconds": ("seconds", ".1f"),
+    "records_per_second": ("records/s start to end", ",.0f"),
+    "steady_records_per_second": ("steady records/s", ",.0f"),
+    "first_record_seconds": ("first record, s", ".1f"),
+    "cpu_seconds_per_million": ("CPU s per million records", ".1f"),
+    "broker_cpu_seconds_per_million": ("brokers' CPU s per million records", ".1f"),
+    "peak_heap_used_mib": ("peak heap used, MiB", ",.0f"),
 }
 PLANNING = ("latestOffset", "queryPlanning", "getBatch", "addBatch", "triggerExecution")
 
 EXPLAINED = """\
 How each figure is measured (benchmarks/scale.py, benchmarks/scale_probes.py):
-- finished: the target held all N records (exactly_once: the positions its sink commits with them cover N and the
-  target's last stable offsets reached its end offsets, i.e. every commit's markers are written, which is when a
-  read_committed reader sees them all) within the time limit; otherwise the row is over the records it got there
-  (the committed ones for exactly_once, else the sum of the target's end offsets) and says why it stopped;
+- repeats: every contender runs once per repeat, the order shuffled anew for each (the orders are listed); the
+  first table gives each figure's median over the runs that finished, with the minimum and maximum in brackets
+  (over all runs when none finished); the tables after it give each run;
+- finished: the target held all N records (for a contender writing in transactions, exactly_once and MirrorMaker 2
+  with exactly-once: a read_committed reader of the target saw all N, counted record by record up to the last
+  stable offsets, benchmarks/committed.py) within the time limit; otherwise the run is over the records it got there
+  (those a read_committed reader saw, or the sum of the target's end offsets) and says why it stopped;
 - records/s start to end: those records over the time from the contender's process start; steady: 80% of them over
   the target's own append times between the 10% and the 90% record (LogAppendTime topics; every record's
   append time read back, read_committed);
@@ -41,8 +51,43 @@ def _num(value, spec: str = ",.0f") -> str:
     return "-" if value is None else format(value, spec)
 
 
-def _main_row(name: str, c: dict) -> str:
-    label = LABELS.get(name, name)
+def spread(values: list[float]) -> dict:
+    """The median, minimum and maximum of ``values`` and how many there are."""
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def summarize(runs: list[dict]) -> dict:
+    """One contender's runs at one size: how many ran, finished, failed; per figure of :data:`FIGURES` its
+    :func:`spread` over the runs that finished, or over all that measured it when none did (``over``)."""
+    measured = [r for r in runs if "error" not in r]
+    finished = [r for r in measured if r.get("finished")]
+    over = finished or measured
+    out: dict = {"runs": len(runs), "finished": len(finished), "errors": len(runs) - len(measured)}
+    out["over"] = "finished" if finished else "unfinished"
+    for key in FIGURES:
+        if values := [r[key] for r in over if r.get(key) is not None]:
+            out[key] = spread(values)
+    return out
+
+
+def _spread_cell(figure: dict | None, spec: str) -> str:
+    if figure is None:
+        return "-"
+    if figure["n"] == 1:
+        return _num(figure["median"], spec)
+    return f"{_num(figure['median'], spec)} ({_num(figure['min'], spec)} to {_num(figure['max'], spec)})"
+
+
+def _summary_row(name: str, c: dict, runs: list[dict]) -> str:
+    done = f"{c['finished']}/{c['runs']}"
+    why = [r.get("why") or r.get("error", "")[:200] for r in runs if not r.get("finished")]
+    if why:
+        done += ": " + "; ".join(dict.fromkeys(why))
+    cells = [_spread_cell(c.get(key), spec) for key, (_, spec) in FIGURES.items()]
+    return f"| {LABELS.get(name, name)} | {done} | " + " | ".join(cells) + " |"
+
+
+def _main_row(label: str, c: dict) -> str:
     if "error" in c:
         return f"| {label} | error: {c['error'][:200]} |" + " |" * 7
     done = "yes" if c["finished"] else f"no: {c['why']}"
@@ -53,54 +98,63 @@ def _main_row(name: str, c: dict) -> str:
     )
 
 
-def _resource_row(name: str, c: dict) -> str | None:
+def _resource_row(label: str, c: dict) -> str | None:
     if "error" in c:
         return None
     kdc, conns = c["kdc"], c["peak_connections"]
     per_jvm = ", ".join(_num(v, ",.0f") for v in c["peak_heap_used_mib_per_jvm"]) or "-"
     return (
-        f"| {LABELS.get(name, name)} | {c['jvms']} | {_num(c['peak_heap_used_mib'])} ({per_jvm}) | "
+        f"| {label} | {c['jvms']} | {_num(c['peak_heap_used_mib'])} ({per_jvm}) | "
         f"{_num(c['peak_heap_committed_mib'])} | {conns.get('source', 0)} | {conns.get('target', 0)} | "
         f"{kdc['mirror_as_req']} | {kdc['mirror_tgs_req']} | {kdc['others_as_req']} / {kdc['others_tgs_req']} | "
         f"{c['samples']} | {_num(c.get('load_average_at_start'), '.1f')} |"
     )
 
 
-def _planning_row(name: str, c: dict) -> str | None:
+def _planning_row(label: str, c: dict) -> str | None:
     if "error" in c or "batches" not in c:
         return None
     phases = c.get("batch_phases") or {}
     cells = [f"{_num(phases[p]['median_ms'])} / {_num(phases[p]['max_ms'])}" if p in phases else "-" for p in PLANNING]
-    return (
-        f"| {LABELS.get(name, name)} | {c['batches']} | {_num(c.get('job_startup_seconds'), '.1f')} | "
-        + " | ".join(cells)
-        + " |"
-    )
+    return f"| {label} | {c['batches']} | {_num(c.get('job_startup_seconds'), '.1f')} | " + " | ".join(cells) + " |"
+
+
+def _each_run(size: dict) -> list[tuple[str, dict]]:
+    """(label, figures) of every run of a size, contender by contender, a run's number after its label when the
+    contender ran more than once."""
+    return [
+        (LABELS.get(name, name) + (f", run {i}" if len(runs) > 1 else ""), figures)
+        for name, runs in size["runs"].items()
+        for i, figures in enumerate(runs, 1)
+    ]
 
 
 def size_section(size: dict) -> list[str]:
-    contenders = size["contenders"]
+    runs = _each_run(size)
+    orders = "; ".join(" -> ".join(order) for order in size["orders"])
     lines = [
         f"\n## {size['partitions']:,} partitions over {size['topics']} topic(s), {size['records']:,} records\n",
-        f"Loaded in {size['load_seconds']:.1f} s; order of the runs: {' -> '.join(size['order'])}.\n",
-        "| contender | finished | records on target | seconds | records/s start to end | steady records/s | "
+        f"Loaded in {size['load_seconds']:.1f} s; order of the runs, repeat by repeat: {orders}.\n",
+        "| contender | finished | " + " | ".join(column for column, _ in FIGURES.values()) + " |",
+        "| --- | --- | " + " | ".join("---" for _ in FIGURES) + " |",
+        *(_summary_row(name, size["summary"][name], size["runs"][name]) for name in size["runs"]),
+        "",
+        "| run | finished | records on target | seconds | records/s start to end | steady records/s | "
         "first record, s | CPU s per million records | brokers' CPU s per million records |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    lines += [_main_row(name, c) for name, c in contenders.items()]
-    lines += [
+        *(_main_row(label, c) for label, c in runs),
         "",
-        "| contender | JVMs | peak heap used, MiB (per JVM) | peak heap committed, MiB | peak connections to the source broker | "
+        "| run | JVMs | peak heap used, MiB (per JVM) | peak heap committed, MiB | peak connections to the source broker | "
         "to the target broker | KDC AS_REQ (mirror) | KDC TGS_REQ (mirror) | KDC AS / TGS (others) | samples | "
         "load average at its start |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    lines += [row for name, c in contenders.items() if (row := _resource_row(name, c))]
-    planning = [row for name, c in contenders.items() if (row := _planning_row(name, c))]
+    lines += [row for label, c in runs if (row := _resource_row(label, c))]
+    planning = [row for label, c in runs if (row := _planning_row(label, c))]
     if planning:
         lines += [
             "",
-            "| the job | batches | process start to first batch, s | "
+            "| the job's run | batches | process start to first batch, s | "
             + " | ".join(f"{p} ms, median / max" for p in PLANNING)
             + " |",
             "| --- | --- | --- | " + " | ".join("---" for _ in PLANNING) + " |",
@@ -118,7 +172,8 @@ def markdown(result: dict) -> str:
         f"{p['records']:,} records per size ({p['values']}); on {machine['cpus']} CPUs ({machine['platform']}). Equal "
         f"parallelism {p['tasks']}: the job on `local[{p['tasks']}]` (with the mirror source `mirror.spark.tasks: "
         f"{p['tasks']}`), MirrorMaker 2 with `tasks.max={p['tasks']}`, the copy limit with {p['tasks']} loops. Time "
-        f"limit {p['timeout_seconds']:.0f} s per contender and size. SASL_SSL + GSSAPI on both sides.\n",
+        f"limit {p['timeout_seconds']:.0f} s per contender and size; {p.get('repeats', 1)} repeat(s). SASL_SSL + "
+        "GSSAPI on both sides.\n",
         EXPLAINED,
     ]
     body = [line for size in result["sizes"] for line in size_section(size)]

@@ -173,26 +173,6 @@ def test_topic_names_spread_the_partitions_over_the_topics():
         scale.topic_names(4, 5)
 
 
-def test_the_profile_of_a_contender_holds_the_tasks_source_and_guarantee():
-    data = {"mirror": {"spark": {"master": "local[2]"}}}
-    scale.job_edit(4, "mirror", exactly_once=True)(data)
-    assert data["mirror"]["spark"] == {"master": "local[4]", "source": "mirror", "tasks": 4}
-    assert data["mirror"]["delivery"] == {"guarantee": "exactly_once"}
-    assert data["mirror"]["mm2"] == {"properties": {"tasks.max": 4}}
-    kafka = {"mirror": {"spark": {}}}
-    scale.job_edit(2, "kafka")(kafka)
-    assert kafka["mirror"]["spark"] == {"master": "local[2]", "source": "kafka"} and "delivery" not in kafka["mirror"]
-
-
-def test_contender_names_are_checked():
-    assert scale.contender_names("mirrormaker2, secure_mirror_kafka_source") == [
-        "mirrormaker2",
-        "secure_mirror_kafka_source",
-    ]
-    with pytest.raises(Exception, match="unknown contender"):
-        scale.contender_names("mm2")
-
-
 def _figures(**changes) -> dict:
     figures = {
         "finished": True,
@@ -238,38 +218,61 @@ RESULT = {
             "partitions": 40,
             "topics": 4,
             "records": 20000,
-            "order": ["secure_mirror_kafka_source", "mirrormaker2", "secure_mirror"],
+            "orders": [
+                ["secure_mirror_kafka_source", "mirrormaker2", "secure_mirror"],
+                ["mirrormaker2", "secure_mirror", "secure_mirror_kafka_source"],
+            ],
             "load_seconds": 2.5,
-            "contenders": {
-                "secure_mirror_kafka_source": _figures(
-                    finished=False,
-                    why="not finished within the time limit of 600 s",
-                    records=12000,
-                    batches=3,
-                    job_startup_seconds=9.25,
-                    batch_phases=probes.batch_phases(
-                        [{"duration-ms": {"latestOffset": 900, "queryPlanning": 40, "triggerExecution": 6100}}]
+            "runs": {
+                "secure_mirror_kafka_source": [
+                    _figures(
+                        finished=False,
+                        why="not finished within the time limit of 600 s",
+                        records=12000,
+                        batches=3,
+                        job_startup_seconds=9.25,
+                        batch_phases=probes.batch_phases(
+                            [{"duration-ms": {"latestOffset": 900, "queryPlanning": 40, "triggerExecution": 6100}}]
+                        ),
                     ),
-                ),
-                "mirrormaker2": _figures(),
-                "secure_mirror": {"error": "RuntimeError: the job did not start"},
+                    _figures(records_per_second=700.0, steady_records_per_second=2000.0),
+                ],
+                "mirrormaker2": [_figures(), _figures(records_per_second=300.0, seconds=66.7)],
+                "secure_mirror": [
+                    {"error": "RuntimeError: the job did not start"},
+                    {"error": "RuntimeError: the job did not start"},
+                ],
             },
         }
     ],
 }
+for _size in RESULT["sizes"]:
+    _size["summary"] = {name: scale_report.summarize(runs) for name, runs in _size["runs"].items()}
 
 
 def test_the_markdown_is_generated_from_the_json():
     text = scale_report.markdown(RESULT)
     assert f"Command: `{RESULT['command']}` (seed 7)" in text
     assert "## 40 partitions over 4 topic(s), 20,000 records" in text
+    assert (
+        "order of the runs, repeat by repeat: secure_mirror_kafka_source -> mirrormaker2 -> secure_mirror; "
+        "mirrormaker2 -> secure_mirror -> secure_mirror_kafka_source." in text
+    )
+    # the summary: medians over the finished runs, minimum to maximum in brackets
+    assert "| MirrorMaker 2 | 2/2 | 53.4 (40.0 to 66.7) | 400 (300 to 500) | 1,234 (1,234 to 1,234) |" in text
     kafka = "| secure_mirror (spark kafka source), at_least_once"
-    assert f"{kafka} | no: not finished within the time limit of 600 s | 12,000 | 40.0 | 500 |" in text
-    assert "| MirrorMaker 2 | yes | 20,000 | 40.0 | 500 | 1,234 | 12.5 | 1500.0 | 500.0 |" in text
-    assert "| MirrorMaker 2 | 1 | 300 (300) | 512 | 3 | 4 | 1 | 3 | 1 / 1 | 39 | 2.5 |" in text
-    assert f"{kafka} | 3 | 9.2 | 900 / 900 | 40 / 40 | - | - | 6,100 / 6,100 |" in text
-    error = "| secure_mirror (mirror source), at_least_once | error: RuntimeError: the job did not start |"
+    assert f"{kafka} | 1/2: not finished within the time limit of 600 s | 40.0 | 700 | 2,000 | 12.5 |" in text
+    assert "| secure_mirror (mirror source), at_least_once | 0/2: RuntimeError: the job did not start | - |" in text
+    # then every run
+    assert f"{kafka}, run 1 | no: not finished within the time limit of 600 s | 12,000 | 40.0 | 500 |" in text
+    assert "| MirrorMaker 2, run 1 | yes | 20,000 | 40.0 | 500 | 1,234 | 12.5 | 1500.0 | 500.0 |" in text
+    assert "| MirrorMaker 2, run 2 | 1 | 300 (300) | 512 | 3 | 4 | 1 | 3 | 1 / 1 | 39 | 2.5 |" in text
+    assert f"{kafka}, run 1 | 3 | 9.2 | 900 / 900 | 40 / 40 | - | - | 6,100 / 6,100 |" in text
+    error = "| secure_mirror (mirror source), at_least_once, run 2 | error: RuntimeError: the job did not start |"
     assert error in text
+    header = {}
     for line in text.splitlines():  # every table row has its header's columns
-        if line.startswith("| secure_mirror (mirror source)"):
-            assert line.count("|") == 10
+        if line.startswith("| contender |") or line.startswith("| run |") or line.startswith("| the job's run |"):
+            header["columns"] = line.count("|")
+        elif line.startswith("| ") and header:
+            assert line.count("|") == header["columns"], line

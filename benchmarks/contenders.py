@@ -1,0 +1,122 @@
+"""The benchmark's contenders, one table for both harnesses: ``scripts/bench`` (``benchmarks/bench.py``) and
+``scripts/bench --scale`` (``benchmarks/scale.py``) know the same names, labels and profiles, and run any of them
+(``--contenders a,b``).
+
+- ``copy_limit``: one JVM, a consumer-producer loop per task slot (``benchmarks/CopyLimit.java``), the least a mirror
+  does; it bounds the others.
+- ``mirrormaker2``: MirrorMaker 2 in dedicated mode, ``tasks.max`` the task slots, from the mm2.properties render
+  writes.
+- ``mirrormaker2_exactly_once``: the same with exactly-once source support (KIP-618): Kafka's own exactly-once mirror,
+  the anchor for the job's ``exactly_once`` (:func:`mm2_exactly_once`).
+- ``secure_mirror`` and ``secure_mirror_exactly_once``: the job on its own micro-batch source
+  (``mirror.spark.source: mirror``, ``mirror.spark.tasks`` the task slots) with each guarantee.
+- ``secure_mirror_kafka_source`` and ``secure_mirror_exactly_once_kafka_source``: the job on Spark's Kafka source, as
+  it was before issue 26; not run unless named (at thousands of partitions it takes the whole time limit).
+
+A contender whose ``exactly_once`` is set writes in transactions and is counted as a read_committed reader sees the
+target (``benchmarks/committed.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Contender:
+    label: str
+    runs: Literal["copy_limit", "mirrormaker2", "job"]
+    exactly_once: bool = False
+    source: Literal["mirror", "kafka"] | None = None  # the job's micro-batch source
+    default: bool = True  # run when --contenders is not given
+
+
+CONTENDERS = {
+    "copy_limit": Contender("copy limit", "copy_limit"),
+    "mirrormaker2": Contender("MirrorMaker 2", "mirrormaker2"),
+    "mirrormaker2_exactly_once": Contender("MirrorMaker 2, exactly-once (KIP-618)", "mirrormaker2", exactly_once=True),
+    "secure_mirror": Contender("secure_mirror (mirror source), at_least_once", "job", source="mirror"),
+    "secure_mirror_exactly_once": Contender(
+        "secure_mirror (mirror source), exactly_once", "job", exactly_once=True, source="mirror"
+    ),
+    "secure_mirror_kafka_source": Contender(
+        "secure_mirror (spark kafka source), at_least_once", "job", source="kafka", default=False
+    ),
+    "secure_mirror_exactly_once_kafka_source": Contender(
+        "secure_mirror (spark kafka source), exactly_once", "job", exactly_once=True, source="kafka", default=False
+    ),
+}
+DEFAULT = [name for name, c in CONTENDERS.items() if c.default]
+LABELS = {name: c.label for name, c in CONTENDERS.items()}
+
+
+def names(text: str) -> list[str]:
+    """``--contenders a,b``: the names, each known (argparse's ``type``)."""
+    given = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [n for n in given if n not in CONTENDERS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown contender(s) {', '.join(unknown)}; known: {', '.join(CONTENDERS)}")
+    return given
+
+
+def mm2_exactly_once(target_alias: str) -> dict[str, str]:
+    """mm2.properties for MirrorMaker 2 with exactly-once, as Kafka's documentation asks of a dedicated cluster
+    (docs/ops.html, "Exactly once", since 3.5.0): exactly-once source support for the worker that writes to the
+    target (``<target>.`` reaches that worker's config, MirrorMakerConfig.workerConfig), and the internal REST server
+    of KIP-710 on which the nodes fence and forward task configs (``listeners`` on an ephemeral port of localhost, as
+    Kafka's own DedicatedMirrorIntegrationTest runs it: one node here). The source consumer's
+    ``isolation.level=read_committed`` that the same page asks for is rendered from the profile
+    (``mirror.source_isolation_level``); the transactions end where the task's poll ends (``transaction.boundary``
+    left at its default, ``poll``)."""
+    return {
+        f"{target_alias}.exactly.once.source.support": "enabled",
+        "dedicated.mode.enable.internal.rest": "true",
+        "listeners": "http://localhost:0",
+    }
+
+
+def mm2_exactly_once_acls(source_alias: str, principals: tuple[str, ...]) -> list[dict]:
+    """The target's grants MirrorMaker 2's exactly-once worker needs beyond a plain one (docs/connect.html, "ACL
+    requirements"): WRITE and DESCRIBE on the worker's transactional id ``connect-cluster-<group.id>`` and on its
+    connectors' tasks' ``<group.id>-<connector>-<task>`` (as a prefix), its group.id ``<source>-mm2`` in dedicated
+    mode (MirrorMakerConfig.workerConfig). The offsets topic and IdempotentWrite are in the harness's broad grants."""
+    group = f"{source_alias}-mm2"
+    return [
+        {
+            "resource_type": "TRANSACTIONAL_ID",
+            "resource_name": name,
+            "pattern_type": pattern,
+            "principal": principal,
+            "operation": operation,
+        }
+        for name, pattern in ((f"connect-cluster-{group}", "LITERAL"), (f"{group}-", "PREFIXED"))
+        for principal in principals
+        for operation in ("WRITE", "DESCRIBE")
+    ]
+
+
+def profile_edit(name: str, tasks: int) -> Callable[[dict], None]:
+    """The profile of contender ``name`` at ``tasks`` task slots: the job on ``local[tasks]`` (with its own source,
+    ``mirror.spark.tasks: tasks``) and its guarantee; MirrorMaker 2 with ``tasks.max`` tasks, and exactly-once for
+    ``mirrormaker2_exactly_once``, as mm2.properties lines of the profile (``mirror.mm2.properties``, which render
+    writes with the project's Java properties encoder)."""
+    contender = CONTENDERS[name]
+
+    def edit(data: dict) -> None:
+        spark = data["mirror"].setdefault("spark", {})
+        spark["master"] = f"local[{tasks}]"
+        if contender.source is not None:
+            spark["source"] = contender.source
+            if contender.source == "mirror":
+                spark["tasks"] = tasks
+        if contender.runs == "job" and contender.exactly_once:
+            data["mirror"].setdefault("delivery", {})["guarantee"] = "exactly_once"
+        properties: dict[str, object] = {"tasks.max": tasks}
+        if contender.runs == "mirrormaker2" and contender.exactly_once:
+            properties.update(mm2_exactly_once(data["target"]["alias"]))
+        data["mirror"]["mm2"] = {"properties": properties}
+
+    return edit

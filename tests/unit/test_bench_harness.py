@@ -1,0 +1,213 @@
+"""The benchmark harnesses' shared, pure parts: the one table of contenders both harnesses run
+(benchmarks/contenders.py), MirrorMaker 2's exactly-once properties and grants, the one way a contender writing in
+transactions is counted (benchmarks/committed.py, load.count_committed over a stand-in consumer), and the summary of
+repeats (scale_report.summarize)."""
+
+from __future__ import annotations
+
+import pytest
+from confluent_kafka import KafkaError
+
+from benchmarks import committed, contenders, load, scale_report
+from secure_mirror.profile import load_profile
+from secure_mirror.render.mm2 import mm2_properties
+from tests.support import profiles as pf
+
+
+# ---- one table of contenders ------------------------------------------------------------------------------------
+def test_both_harnesses_know_every_contender_of_the_one_table():
+    assert contenders.DEFAULT == [
+        "copy_limit",
+        "mirrormaker2",
+        "mirrormaker2_exactly_once",
+        "secure_mirror",
+        "secure_mirror_exactly_once",
+    ]
+    assert contenders.names(",".join(contenders.CONTENDERS)) == list(contenders.CONTENDERS)
+    assert contenders.names(" mirrormaker2_exactly_once, secure_mirror ") == [
+        "mirrormaker2_exactly_once",
+        "secure_mirror",
+    ]
+    with pytest.raises(Exception, match="unknown contender.*mm2.*known: copy_limit, mirrormaker2"):
+        contenders.names("mm2")
+    assert scale_report.LABELS is contenders.LABELS
+
+
+def test_the_profile_of_a_job_holds_its_tasks_source_and_guarantee():
+    data: dict = {"target": {"alias": "tgt"}, "mirror": {"spark": {"master": "local[2]"}}}
+    contenders.profile_edit("secure_mirror_exactly_once", 4)(data)
+    assert data["mirror"]["spark"] == {"master": "local[4]", "source": "mirror", "tasks": 4}
+    assert data["mirror"]["delivery"] == {"guarantee": "exactly_once"}
+    assert data["mirror"]["mm2"] == {"properties": {"tasks.max": 4}}
+    kafka: dict = {"target": {"alias": "tgt"}, "mirror": {"spark": {}}}
+    contenders.profile_edit("secure_mirror_kafka_source", 2)(kafka)
+    assert kafka["mirror"]["spark"] == {"master": "local[2]", "source": "kafka"} and "delivery" not in kafka["mirror"]
+
+
+def test_mirrormaker2_with_exactly_once_is_mirrormaker2_with_kip_618_on_and_no_job_guarantee():
+    data: dict = {"target": {"alias": "tgt"}, "mirror": {"spark": {}}}
+    contenders.profile_edit("mirrormaker2_exactly_once", 2)(data)
+    assert data["mirror"]["mm2"] == {
+        "properties": {
+            "tasks.max": 2,
+            "tgt.exactly.once.source.support": "enabled",
+            "dedicated.mode.enable.internal.rest": "true",
+            "listeners": "http://localhost:0",
+        }
+    }
+    assert "delivery" not in data["mirror"]  # the job's guarantee is not MirrorMaker 2's
+    plain: dict = {"target": {"alias": "tgt"}, "mirror": {"spark": {}}}
+    contenders.profile_edit("mirrormaker2", 2)(plain)
+    assert plain["mirror"]["mm2"] == {"properties": {"tasks.max": 2}}
+
+
+def test_the_rendered_mm2_properties_of_mirrormaker2_with_exactly_once(tmp_path):
+    """What the harness runs MirrorMaker 2 with: render's mm2.properties of the edited profile, written by the
+    project's Java properties encoder; the source consumer reads read_committed, as Kafka's page asks."""
+    data = pf.profile_data(tmp_path)
+    contenders.profile_edit("mirrormaker2_exactly_once", 2)(data)
+    text = mm2_properties(load_profile(pf.write_profile(tmp_path, data)), "mm2/mm2.properties")
+    lines = set(text.splitlines())
+    for line in (
+        "tgt.exactly.once.source.support=enabled",
+        "dedicated.mode.enable.internal.rest=true",
+        "listeners=http://localhost:0",
+        "src.consumer.isolation.level=read_committed",
+        "tasks.max=2",
+        "src->tgt.enabled=true",
+    ):
+        assert line in lines
+    assert not [line for line in lines if "exactly.once" in line and not line.startswith("tgt.")]
+
+
+def test_mirrormaker2_with_exactly_once_is_granted_its_transactional_ids():
+    acls = contenders.mm2_exactly_once_acls("src", ("User:mirror",))
+    assert {(a["resource_name"], a["pattern_type"], a["operation"]) for a in acls} == {
+        ("connect-cluster-src-mm2", "LITERAL", "WRITE"),
+        ("connect-cluster-src-mm2", "LITERAL", "DESCRIBE"),
+        ("src-mm2-", "PREFIXED", "WRITE"),
+        ("src-mm2-", "PREFIXED", "DESCRIBE"),
+    }
+    assert {a["resource_type"] for a in acls} == {"TRANSACTIONAL_ID"} and {a["principal"] for a in acls} == {
+        "User:mirror"
+    }
+
+
+# ---- the one way a transactional contender is counted -----------------------------------------------------------
+A0, A1, B0 = ("a", 0), ("a", 1), ("b", 0)
+
+
+def test_only_offsets_below_the_last_stable_offset_and_not_read_yet_are_read():
+    assert committed.unread({A0: 10, A1: 0, B0: 7}, {}) == {A0: (0, 10), B0: (0, 7)}
+    assert committed.unread({A0: 15, A1: 4, B0: 7}, {A0: 10, B0: 7}) == {A0: (10, 15), A1: (0, 4)}
+
+
+def test_reading_waits_until_the_offsets_left_could_hold_the_records_missing():
+    # 100 records wanted, 60 counted: 30 offsets left cannot hold the 40 missing (markers take offsets too)
+    assert not committed.worth_reading(100, 60, {A0: (50, 70), A1: (0, 10)})
+    assert committed.worth_reading(100, 60, {A0: (50, 70), A1: (0, 20)})
+    assert committed.worth_reading(100, 100, {})
+
+
+class _Reader:
+    def __init__(self, sees: int):
+        self.sees, self.counted, self.asked = sees, 7, 0
+
+    def seen(self, records=None):
+        self.asked += 1
+        return self.sees
+
+
+def test_a_contender_without_transactions_counts_its_end_offsets_one_with_what_read_committed_sees():
+    assert committed.on_target(100, 100, None) == 100
+    reader = _Reader(sees=98)
+    # fewer end offsets than records: no reading, the count so far
+    assert committed.on_target(100, 99, reader) == 7 and reader.asked == 0  # type: ignore[arg-type]
+    # the end offsets hold N with the markers, a read_committed reader sees 98: not finished
+    assert committed.on_target(100, 140, reader) == 98 and reader.asked == 1  # type: ignore[arg-type]
+
+
+class _Error:
+    def __init__(self, code):
+        self._code = code
+
+    def code(self):
+        return self._code
+
+
+class _Message:
+    def __init__(self, tp, offset, error=None):
+        self.tp, self._offset, self._error = tp, offset, error
+
+    def topic(self):
+        return self.tp[0]
+
+    def partition(self):
+        return self.tp[1]
+
+    def offset(self):
+        return self._offset
+
+    def error(self):
+        return self._error
+
+
+class _Consumer:
+    """Hands out what a read_committed consumer would, one poll after the other."""
+
+    def __init__(self, polls):
+        self.polls, self.paused, self.assigned, self.assignments = list(polls), [], [], []
+
+    def assign(self, partitions):
+        self.assigned = [(tp.topic, tp.partition, tp.offset) for tp in partitions]
+        self.assignments.append(self.assigned)
+
+    def consume(self, count, timeout):
+        return self.polls.pop(0) if self.polls else []
+
+    def pause(self, partitions):
+        self.paused += [(tp.topic, tp.partition) for tp in partitions]
+
+    def resume(self, partitions):
+        self.resumed = [(tp.topic, tp.partition) for tp in partitions]
+
+    def unassign(self):
+        self.assigned = []
+
+
+def test_a_reading_counts_the_committed_records_of_each_range_and_stops_at_its_end():
+    eof = _Error(KafkaError._PARTITION_EOF)
+    polls = [
+        # A0 [10, 15): records 10 to 12, 13 aborted (never delivered), 14 a commit marker (never delivered): done at
+        # its end; A1 [0, 3): 0 to 2, then a record of a later transaction (3), not counted
+        [_Message(A0, 10), _Message(A0, 11), _Message(A1, 0), _Message(A0, 12)],
+        [_Message(A1, 1), _Message(A1, 2), _Message(A1, 3), _Message(A0, 15, eof)],
+    ]
+    consumer = _Consumer(polls)
+    assert load.count_committed(consumer, {A0: (10, 15), A1: (0, 3)}) == 6
+    assert consumer.assignments == [[("a", 0, 10), ("a", 1, 0)]]  # from where each range starts
+    assert sorted(consumer.paused) == [A0, A1] and consumer.assigned == []
+    assert sorted(consumer.resumed) == [A0, A1]  # the next reading's assignment must not find them paused
+
+
+def test_a_reading_that_does_not_reach_the_end_fails_after_its_time():
+    with pytest.raises(RuntimeError, match="1 target partitions not read to their last stable offset"):
+        load.count_committed(_Consumer([]), {A0: (0, 5)}, timeout=0.0)
+
+
+# ---- medians of the repeats with their spread --------------------------------------------------------------------
+def test_each_figure_is_summarized_by_its_median_minimum_and_maximum_over_the_finished_runs():
+    runs = [
+        {"finished": True, "records_per_second": 300.0, "seconds": 10.0},
+        {"finished": True, "records_per_second": 100.0, "seconds": 30.0},
+        {"finished": False, "why": "not finished", "records_per_second": 5.0, "seconds": 600.0},
+        {"error": "RuntimeError: no"},
+        {"finished": True, "records_per_second": 200.0, "seconds": 15.0, "first_record_seconds": None},
+    ]
+    summary = scale_report.summarize(runs)
+    assert summary["runs"] == 5 and summary["finished"] == 3 and summary["errors"] == 1
+    assert summary["records_per_second"] == {"median": 200.0, "min": 100.0, "max": 300.0, "n": 3}
+    assert summary["seconds"] == {"median": 15.0, "min": 10.0, "max": 30.0, "n": 3}
+    assert "first_record_seconds" not in summary and summary["over"] == "finished"
+    none_finished = scale_report.summarize([runs[2], runs[3]])
+    assert none_finished["over"] == "unfinished" and none_finished["records_per_second"]["median"] == 5.0
