@@ -10,6 +10,8 @@ import pytest
 from tests.support import jvm_starts, seeds
 
 JVM_STARTS = ["as shipped"]  # what the tests' spark-submit JVMs got, said at the end of the run
+SCRAM = ("SCRAM-SHA-512", "SCRAM-SHA-256")  # the mechanisms whose connections the session's sandbox re-authenticates
+SCRAM_REAUTH_MS = 600_000  # at least this often (a token's session ends sooner, with the token)
 
 
 @pytest.fixture(autouse=True)
@@ -24,7 +26,14 @@ def sandbox(tmp_path_factory):
 
     # SECURE_MIRROR_TEST_SANDBOX=DIR reuses a running sandbox (faster while developing).
     reuse = os.environ.get("SECURE_MIRROR_TEST_SANDBOX")
-    sb = Sandbox.load(Path(reuse)) if reuse else Sandbox.up(tmp_path_factory.mktemp("sandbox") / "sb")
+    # Its brokers end a delegation token's session when the token expires, as production brokers with
+    # connections.max.reauth.ms do: a client kept past its token's life must log in again or fail
+    # (tests/integration/test_yarn_tokens.py); SCRAM alone, so the GSSAPI clients of the other tests are not asked.
+    sb = (
+        Sandbox.load(Path(reuse))
+        if reuse
+        else Sandbox.up(tmp_path_factory.mktemp("sandbox") / "sb", reauth_ms=SCRAM_REAUTH_MS, reauth_mechanisms=SCRAM)
+    )
     # the tests' short Spark jobs start faster (tests/support/jvm_starts.py); SPARK_SUBMIT_OPTS set by hand wins
     if "SPARK_SUBMIT_OPTS" not in os.environ:
         options, JVM_STARTS[0] = jvm_starts.spark_submit_opts(sb, tmp_path_factory.mktemp("jvm-warm-up"))

@@ -58,8 +58,10 @@ OAUTH_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValid
 OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
 PLAIN_USERS = "user_mirror"  # the PLAIN user the broker knows (its password is the SCRAM mirror's)
 # Delegation tokens (KRaft: since Kafka 3.6, over a listener with SCRAM): short-lived in the sandbox, so a run shows
-# Spark obtaining new ones; expired tokens are removed every few seconds, so an old one really stops working.
-TOKEN_EXPIRY_MS = 20_000
+# Spark obtaining new ones; expired tokens are removed every few seconds, so an old one really stops working. 30 s,
+# renewed at half a lifetime (sandbox/profile.py): a new token reaches a loaded machine's executors in the 15 s before
+# the old one ends (20 s left 10 s, and one run at a load average near 80 had a connection opened with an expired one).
+TOKEN_EXPIRY_MS = 30_000
 TOKEN_CHECK_MS = 5_000
 
 

@@ -130,7 +130,7 @@ def yarn_profile_dict(sb, deploy_mode: str, executor_auth: str = "keytab") -> di
         for side in ("source", "target"):
             data[side]["executor_auth"] = executor_auth
         # the sandbox's tokens live seconds: Spark obtains the next one at half a lifetime (its default, 0.75, leaves
-        # a task that starts just before a renewal a quarter of 20 s to connect with the token it read)
+        # a task that starts just before a renewal a quarter of 30 s to connect with the token it read)
         data["mirror"]["spark"]["conf"]["spark.security.credentials.renewalRatio"] = 0.5
     return data
 
