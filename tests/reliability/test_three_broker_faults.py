@@ -245,7 +245,8 @@ def _isr_below_minimum(sb, loads, _rng, record) -> str:
 
     def after() -> None:
         for g, load in loads.items():
-            seen[g].update(after=_lag(load), stopped_ms=stopped_ms, restored_ms=ended_ms, outage=_outage_text(seen[g]))
+            seen[g].update(after=_lag(load), stopped_ms=stopped_ms, restored_ms=ended_ms)
+            seen[g]["outage"] = _outage_text(seen[g])  # of the answers above, "after" among them
         record.observed = seen
 
     record.after = after
