@@ -13,7 +13,7 @@ from typing import Any
 from secure_mirror.errors import EnvironmentNotReady
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.processes import ProcessError
-from secure_mirror.sandbox import kafka_tools
+from secure_mirror.sandbox import kafka_tools, procs
 from secure_mirror.sandbox.kafka import Broker
 from secure_mirror.sandbox.nodes import Side
 
@@ -131,21 +131,17 @@ class BrokerControl:
         return found[0] if found else None
 
     # ---- what an operator changes --------------------------------------------------------------------------
-    def reorder_replicas(self, side: str, replicas: dict[tuple[str, int], list[int]], timeout: float = 120.0) -> float:
+    def reorder_replicas(self, side: str, replicas: dict[tuple[str, int], list[int]], timeout: float = 120.0) -> None:
         """Give each ``(topic, partition)`` its replicas in a new order through Kafka's ReassignPartitionsCommand
         (the same brokers, so nothing is copied; the first becomes the preferred leader), and wait until the cluster
-        describes them in that order; the seconds it took."""
+        describes them in that order."""
         path = self.base / side / "reassignment.json"
         path.write_text(kafka_tools.reassignment_json(replicas))
-        started = time.monotonic()
         kafka_tools.run_tool(self, side, kafka_tools.REASSIGN, "--reassignment-json-file", str(path), "--execute")
         topics = sorted({topic for topic, _ in replicas})
-        while True:
+
+        def taken() -> bool:
             described = {(p["topic"], p["partition"]): p["replicas"] for p in self.partitions(side, topics)}
-            if all(described.get(tp) == list(order) for tp, order in replicas.items()):
-                return time.monotonic() - started
-            if time.monotonic() - started > timeout:
-                raise EnvironmentNotReady(
-                    f"the {side} cluster did not take the new replica order in {timeout:.0f}s: {described}"
-                )
-            time.sleep(0.5)
+            return all(described.get(tp) == list(order) for tp, order in replicas.items())
+
+        procs.wait_until(taken, what=f"the new replica order on the {side} cluster", timeout=timeout)
