@@ -47,6 +47,9 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.sandbox import Sandbox
 
 POLL_SECONDS = 0.5  # how often the target's end offsets are asked (one ListOffsets round over all partitions)
+QUIET_CPU = 0.1  # the brokers are quiet when together they used less than this share of a CPU ...
+QUIET_SECONDS = 3  # ... over each of this many seconds in a row
+SETTLE_LIMIT = 120.0  # seconds a contender waits at most for quiet brokers (then it starts, the wait recorded)
 EXIT_GRACE = 15.0  # seconds a contender that exited may still take to show its last records
 
 
@@ -124,6 +127,22 @@ class Scale:
                 time.sleep(0.5)
         raise RuntimeError("could not re-create the target topics")
 
+    def settle(self) -> dict:
+        """Before a contender: what the load or the contender before it left to do is done, so that it does not run
+        on this one's clock (the first contender after a load ran slower, the brokers still busy with the load). The
+        page cache is written out (``sync``: the dirty pages of the load or of the last run's target), then the
+        brokers' CPU is sampled every second until :func:`quiet` (at most ``SETTLE_LIMIT`` seconds)."""
+        started = time.monotonic()
+        os.sync()
+        used: list[float] = []
+        before = bench.broker_cpu(self.sb)
+        while not quiet(used) and time.monotonic() - started < SETTLE_LIMIT:
+            time.sleep(1.0)
+            now = bench.broker_cpu(self.sb)
+            used.append(now - before)
+            before = now
+        return {"settle_seconds": time.monotonic() - started, "brokers_cpu_share_before": used[-1] if used else None}
+
     def held(self) -> int:
         return load.end_offset_sum(self.conf("target"), self.targets)
 
@@ -147,6 +166,7 @@ class Scale:
 
     def measure(self, name: str, argv: list[str], transactional: bool = False, metrics: Path | None = None) -> dict:
         self.fresh_targets()
+        settled = self.settle()
         reader = committed.ReadCommitted(self.conf("target"), self.targets) if transactional else None
         log_file = self.work / f"{name}-{self.runs}.log"
         self.runs += 1
@@ -171,6 +191,7 @@ class Scale:
                 reader.close()
         figures = self.figures(end)
         figures.update(sampler.figures(), load_average_at_start=load_average, log=log_file.name)
+        figures.update(settled)
         figures["kdc"] = probes.kdc_requests(probes.read_from(self.kdc_log, kdc_from), self.principals)
         if left:
             figures["processes_left_running"] = left
@@ -231,6 +252,12 @@ class Scale:
         return out
 
 
+def quiet(used: list[float]) -> bool:
+    """Whether the brokers are quiet: in each of the last ``QUIET_SECONDS`` one-second samples (``used``: CPU
+    seconds of both brokers per sample, oldest first) they used less than ``QUIET_CPU`` of a CPU."""
+    return len(used) >= QUIET_SECONDS and all(u < QUIET_CPU for u in used[-QUIET_SECONDS:])
+
+
 def run_size(scale: Scale, partitions: int, topics: int, shuffle: random.Random, done: Callable[[dict], None]) -> dict:
     """Every contender ``--repeats`` times over one size's source (loaded once), in a new shuffled order each
     repeat; ``done`` gets the size's result after each repeat (what is measured so far is written)."""
@@ -277,6 +304,7 @@ def run(args: argparse.Namespace, command: str) -> dict:
     }
     shuffle = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="secure-mirror-scale-"))
+    result["machine"]["sandbox_file_system"] = file_system(Path("/proc/mounts").read_text(), work)
     keep = True
     try:
         log("starting the sandbox")
@@ -301,6 +329,22 @@ def run(args: argparse.Namespace, command: str) -> dict:
         else:
             shutil.rmtree(work, ignore_errors=True)
     return result
+
+
+def file_system(mounts: str, folder: Path) -> str:
+    """The type of the file system (``ext4``, ``tmpfs``, ...) that holds ``folder``, from ``/proc/mounts``'s text:
+    the brokers' logs are there (the sandbox's folder is in the work folder, under ``TMPDIR``), and what a fresh
+    partition's first index entry costs depends on it (NOTES section 8)."""
+    best, kind = "", "unknown"
+    for line in mounts.splitlines():
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = fields[1].replace("\\040", " ")
+        inside = str(folder) == point or str(folder).startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, kind = point, fields[2]
+    return kind
 
 
 def write(result: dict, out: Path) -> None:

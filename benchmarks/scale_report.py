@@ -42,6 +42,9 @@ How each figure is measured (benchmarks/scale.py, benchmarks/scale_probes.py):
   login with pre-authentication is two AS_REQ lines); others': the harness's admin and the brokers, in the same time;
 - the job's micro-batches: Spark's `durationMs` per batch (its metrics file's `duration-ms`), median and max over the
   batches that carried records, and the time from the process start to the first batch's start;
+- waited for quiet brokers: before each run the page cache is written out (`sync`) and the run starts once the
+  two brokers together used under a tenth of a CPU in each of 3 seconds in a row (at most 120 s): what the load or
+  the run before left the brokers to do is not on this run's clock;
 - load average: the machine's 1-minute load average when the contender started (other work on a shared machine
   moves every figure).
 """
@@ -107,7 +110,7 @@ def _resource_row(label: str, c: dict) -> str | None:
         f"| {label} | {c['jvms']} | {_num(c['peak_heap_used_mib'])} ({per_jvm}) | "
         f"{_num(c['peak_heap_committed_mib'])} | {conns.get('source', 0)} | {conns.get('target', 0)} | "
         f"{kdc['mirror_as_req']} | {kdc['mirror_tgs_req']} | {kdc['others_as_req']} / {kdc['others_tgs_req']} | "
-        f"{c['samples']} | {_num(c.get('load_average_at_start'), '.1f')} |"
+        f"{c['samples']} | {_num(c.get('settle_seconds'), '.1f')} | {_num(c.get('load_average_at_start'), '.1f')} |"
     )
 
 
@@ -146,8 +149,8 @@ def size_section(size: dict) -> list[str]:
         "",
         "| run | JVMs | peak heap used, MiB (per JVM) | peak heap committed, MiB | peak connections to the source broker | "
         "to the target broker | KDC AS_REQ (mirror) | KDC TGS_REQ (mirror) | KDC AS / TGS (others) | samples | "
-        "load average at its start |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "waited for quiet brokers, s | load average at its start |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     lines += [row for label, c in runs if (row := _resource_row(label, c))]
     planning = [row for label, c in runs if (row := _planning_row(label, c))]
@@ -173,7 +176,8 @@ def markdown(result: dict) -> str:
         f"parallelism {p['tasks']}: the job on `local[{p['tasks']}]` (with the mirror source `mirror.spark.tasks: "
         f"{p['tasks']}`), MirrorMaker 2 with `tasks.max={p['tasks']}`, the copy limit with {p['tasks']} loops. Time "
         f"limit {p['timeout_seconds']:.0f} s per contender and size; {p.get('repeats', 1)} repeat(s). SASL_SSL + "
-        "GSSAPI on both sides.\n",
+        f"GSSAPI on both sides. The brokers' logs on {machine.get('sandbox_file_system', 'a file system not recorded')}"
+        ".\n",
         EXPLAINED,
     ]
     body = [line for size in result["sizes"] for line in size_section(size)]

@@ -5,6 +5,7 @@ writes, on literal samples."""
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
 import pytest
 
@@ -173,6 +174,30 @@ def test_topic_names_spread_the_partitions_over_the_topics():
         scale.topic_names(4, 5)
 
 
+def test_brokers_are_quiet_after_three_seconds_in_a_row_under_a_tenth_of_a_cpu():
+    assert not scale.quiet([])
+    assert not scale.quiet([0.01, 0.02])  # too few seconds yet
+    assert scale.quiet([0.9, 0.05, 0.0, 0.09])
+    assert not scale.quiet([0.05, 0.0, 0.1])  # a tenth is not under a tenth
+    assert not scale.quiet([0.0, 0.0, 0.0, 0.5])  # the last second counts
+
+
+MOUNTS = """\
+/dev/vda / ext4 rw,relatime,discard 0 0
+proc /proc proc rw,nosuid 0 0
+tmpfs /dev/shm tmpfs rw,relatime,size=24683656k 0 0
+/dev/vdb /tmp/with\\040space xfs rw 0 0
+"""
+
+
+def test_the_sandboxs_file_system_is_that_of_the_longest_mount_point_holding_it():
+    assert scale.file_system(MOUNTS, Path("/tmp/secure-mirror-scale-x")) == "ext4"
+    assert scale.file_system(MOUNTS, Path("/dev/shm/secure-mirror-scale-x")) == "tmpfs"
+    assert scale.file_system(MOUNTS, Path("/dev/shmother")) == "ext4"  # a prefix of a name is no mount point
+    assert scale.file_system(MOUNTS, Path("/tmp/with space/x")) == "xfs"
+    assert scale.file_system("", Path("/tmp")) == "unknown"
+
+
 def _figures(**changes) -> dict:
     figures = {
         "finished": True,
@@ -194,6 +219,7 @@ def _figures(**changes) -> dict:
         "samples": 39,
         "sample_failures": 0,
         "kdc": probes.kdc_requests(KDC_LOG, MIRROR),
+        "settle_seconds": 4.2,
         "load_average_at_start": 2.46,
     }
     return {**figures, **changes}
@@ -202,7 +228,7 @@ def _figures(**changes) -> dict:
 RESULT = {
     "command": "scripts/bench --scale --partitions-list 40 --topics-list 4 --records 20000 --seed 7",
     "seed": 7,
-    "machine": {"platform": "Linux", "cpus": 2, "python": "3.11"},
+    "machine": {"platform": "Linux", "cpus": 2, "python": "3.11", "sandbox_file_system": "ext4"},
     "parameters": {
         "records": 20000,
         "partitions_list": [40],
@@ -266,7 +292,7 @@ def test_the_markdown_is_generated_from_the_json():
     # then every run
     assert f"{kafka}, run 1 | no: not finished within the time limit of 600 s | 12,000 | 40.0 | 500 |" in text
     assert "| MirrorMaker 2, run 1 | yes | 20,000 | 40.0 | 500 | 1,234 | 12.5 | 1500.0 | 500.0 |" in text
-    assert "| MirrorMaker 2, run 2 | 1 | 300 (300) | 512 | 3 | 4 | 1 | 3 | 1 / 1 | 39 | 2.5 |" in text
+    assert "| MirrorMaker 2, run 2 | 1 | 300 (300) | 512 | 3 | 4 | 1 | 3 | 1 / 1 | 39 | 4.2 | 2.5 |" in text
     assert f"{kafka}, run 1 | 3 | 9.2 | 900 / 900 | 40 / 40 | - | - | 6,100 / 6,100 |" in text
     error = "| secure_mirror (mirror source), at_least_once, run 2 | error: RuntimeError: the job did not start |"
     assert error in text
