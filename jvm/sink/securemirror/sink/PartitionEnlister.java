@@ -64,9 +64,15 @@ final class PartitionEnlister {
             return;
         }
         Object transactions = manager.get(producer);
+        // Under the manager's own lock (maybeAddPartition holds it too, re-entered here): its sender drains the new
+        // partitions into an AddPartitionsToTxn in nextRequest, which takes it, so it sends them all in one request.
+        // Unlocked, a sender awake meanwhile sent the first partition alone and the rest after its round trip (a live
+        // run on the sandbox did: tests/integration/test_enlist_live.py reads the coordinator's transaction log).
         try {
-            for (TopicPartition partition : partitions) {
-                add.invoke(transactions, partition);
+            synchronized (transactions) {
+                for (TopicPartition partition : partitions) {
+                    add.invoke(transactions, partition);
+                }
             }
         } catch (InvocationTargetException thrown) {
             if (thrown.getCause() instanceof RuntimeException kafka) {
