@@ -266,6 +266,19 @@ def _admin(conf: dict):
     return _ADMINS[key]
 
 
+def set_on_brokers(conf: dict, name: str, value: str, timeout: float = 30.0) -> None:
+    """Set the dynamic broker setting ``name`` on every broker of the cluster ``conf`` reaches (each takes it at once,
+    without a restart)."""
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+    admin = _admin(conf)
+    entry = ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)
+    brokers = admin.list_topics(timeout=timeout).brokers
+    resources = [ConfigResource(ResourceType.BROKER, str(b), incremental_configs=[entry]) for b in brokers]
+    for future in admin.incremental_alter_configs(resources, request_timeout=timeout).values():
+        future.result(timeout=timeout)
+
+
 def delete_groups(conf: dict, groups: list[str]) -> None:
     """Delete those consumer ``groups`` that exist (the positions of an earlier exactly_once run)."""
     for future in _admin(conf).delete_consumer_groups(groups, request_timeout=30).values():

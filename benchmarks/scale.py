@@ -50,6 +50,7 @@ POLL_SECONDS = 0.5  # how often the target's end offsets are asked (one ListOffs
 QUIET_CPU = 0.1  # the brokers are quiet when together they used less than this share of a CPU ...
 QUIET_SECONDS = 3  # ... over each of this many seconds in a row
 SETTLE_LIMIT = 120.0  # seconds a contender waits at most for quiet brokers (then it starts, the wait recorded)
+DELETING = "-delete"  # how a broker renames a deleted partition's folder until it removes it
 EXIT_GRACE = 15.0  # seconds a contender that exited may still take to show its last records
 
 
@@ -81,6 +82,9 @@ class Scale:
         self.principals = {s.mirror_principal for s in sb.sides.values()}
         self.kdc_log = sb.kdc().log
         self.copier: Path | None = None
+        self.data = [sb.broker(side).base / "data" for side in sb.sides]
+        for side in sb.sides:  # a deleted topic's files go within seconds, not a minute later in the next run
+            load.set_on_brokers(self.conf(side), "log.segment.delete.delay.ms", "1000")
 
     @property
     def targets(self) -> dict[str, int]:
@@ -130,9 +134,13 @@ class Scale:
     def settle(self) -> dict:
         """Before a contender: what the load or the contender before it left to do is done, so that it does not run
         on this one's clock (the first contender after a load ran slower, the brokers still busy with the load). The
-        page cache is written out (``sync``: the dirty pages of the load or of the last run's target), then the
-        brokers' CPU is sampled every second until :func:`quiet` (at most ``SETTLE_LIMIT`` seconds)."""
+        brokers have removed the folders of the topics deleted before (the last run's targets: 1,000 partitions'
+        files removed in a burst during another contender's run made it twice as slow), the page cache is written out
+        (``sync``: the dirty pages of the load or of the last run's target), then the brokers' CPU is sampled every
+        second until :func:`quiet`; at most ``SETTLE_LIMIT`` seconds for each wait."""
         started = time.monotonic()
+        while self.deleting() and time.monotonic() - started < SETTLE_LIMIT:
+            time.sleep(1.0)
         os.sync()
         used: list[float] = []
         before = bench.broker_cpu(self.sb)
@@ -142,6 +150,10 @@ class Scale:
             used.append(now - before)
             before = now
         return {"settle_seconds": time.monotonic() - started, "brokers_cpu_share_before": used[-1] if used else None}
+
+    def deleting(self) -> int:
+        """Partition folders the brokers have still to remove (of topics deleted, renamed ``*-delete``)."""
+        return sum(1 for folder in self.data for child in folder.iterdir() if child.name.endswith(DELETING))
 
     def held(self) -> int:
         return load.end_offset_sum(self.conf("target"), self.targets)
