@@ -50,6 +50,112 @@ How each figure is measured (benchmarks/scale.py, benchmarks/scale_probes.py):
 """
 
 
+# issue 43's targets, each a ratio of two contenders' medians: (what, figure, contender, against, bound, at least?)
+TARGETS = (
+    (
+        "exactly_once steady over at_least_once's",
+        "steady_records_per_second",
+        "secure_mirror_exactly_once",
+        "secure_mirror",
+        0.9,
+        True,
+    ),
+    (
+        "exactly_once steady over MirrorMaker 2's with exactly-once",
+        "steady_records_per_second",
+        "secure_mirror_exactly_once",
+        "mirrormaker2_exactly_once",
+        1.0,
+        True,
+    ),
+    (
+        "at_least_once steady over the copy limit's",
+        "steady_records_per_second",
+        "secure_mirror",
+        "copy_limit",
+        0.95,
+        True,
+    ),
+    (
+        "the job's CPU per record over MirrorMaker 2's (at_least_once)",
+        "cpu_seconds_per_million",
+        "secure_mirror",
+        "mirrormaker2",
+        0.8,
+        False,
+    ),
+    (
+        "the job's CPU per record over MirrorMaker 2's (both with exactly-once)",
+        "cpu_seconds_per_million",
+        "secure_mirror_exactly_once",
+        "mirrormaker2_exactly_once",
+        0.8,
+        False,
+    ),
+    (
+        "the brokers' CPU per record over MirrorMaker 2's (at_least_once)",
+        "broker_cpu_seconds_per_million",
+        "secure_mirror",
+        "mirrormaker2",
+        1.0,
+        False,
+    ),
+    (
+        "the job's first record over MirrorMaker 2's (at_least_once)",
+        "first_record_seconds",
+        "secure_mirror",
+        "mirrormaker2",
+        1.0,
+        False,
+    ),
+    (
+        "the job's peak used heap over MirrorMaker 2's (at_least_once)",
+        "peak_heap_used_mib",
+        "secure_mirror",
+        "mirrormaker2",
+        1.0,
+        False,
+    ),
+)
+
+
+def against_targets(summary: dict) -> list[dict]:
+    """Each of :data:`TARGETS` whose two contenders have the figure: the ratio of their medians, its bound, and
+    whether it is met (at least the bound, or at most it)."""
+    out = []
+    for what, key, name, other, bound, at_least in TARGETS:
+        mine, theirs = (summary.get(n, {}).get(key) for n in (name, other))
+        if mine is None or theirs is None or not theirs["median"]:
+            continue
+        ratio = mine["median"] / theirs["median"]
+        out.append(
+            {
+                "what": what,
+                "ratio": ratio,
+                "bound": bound,
+                "at_least": at_least,
+                "met": ratio >= bound if at_least else ratio <= bound,
+            }
+        )
+    return out
+
+
+def _target_lines(size: dict) -> list[str]:
+    rows = against_targets(size.get("summary", {}))
+    if not rows:
+        return []
+    return [
+        "",
+        "| issue 43's target (ratio of the medians) | ratio | target | met |",
+        "| --- | --- | --- | --- |",
+        *(
+            f"| {r['what']} | {r['ratio']:.2f}x | {'at least' if r['at_least'] else 'at most'} {r['bound']:.2f}x | "
+            f"{'yes' if r['met'] else 'no'} |"
+            for r in rows
+        ),
+    ]
+
+
 def _num(value, spec: str = ",.0f") -> str:
     return "-" if value is None else format(value, spec)
 
@@ -141,6 +247,7 @@ def size_section(size: dict) -> list[str]:
         "| contender | finished | " + " | ".join(column for column, _ in FIGURES.values()) + " |",
         "| --- | --- | " + " | ".join("---" for _ in FIGURES) + " |",
         *(_summary_row(name, size["summary"][name], size["runs"][name]) for name in size["runs"]),
+        *_target_lines(size),
         "",
         "| run | finished | records on target | seconds | records/s start to end | steady records/s | "
         "first record, s | CPU s per million records | brokers' CPU s per million records |",

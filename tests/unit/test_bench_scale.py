@@ -302,3 +302,28 @@ def test_the_markdown_is_generated_from_the_json():
             header["columns"] = line.count("|")
         elif line.startswith("| ") and header:
             assert line.count("|") == header["columns"], line
+
+
+def _median(value: float) -> dict:
+    return {"median": value, "min": value, "max": value, "n": 1}
+
+
+def test_the_targets_are_ratios_of_medians_met_at_least_or_at_most_their_bound():
+    summary = {
+        "secure_mirror": {"steady_records_per_second": _median(100.0), "first_record_seconds": _median(12.0)},
+        "secure_mirror_exactly_once": {"steady_records_per_second": _median(90.0)},
+        "mirrormaker2": {"first_record_seconds": _median(10.0)},
+        "copy_limit": {"steady_records_per_second": _median(110.0)},
+    }
+    rows = {r["what"]: r for r in scale_report.against_targets(summary)}
+    eos = rows["exactly_once steady over at_least_once's"]
+    assert eos["ratio"] == pytest.approx(0.9) and eos["met"]  # at least 0.9: 0.9 is met
+    copy = rows["at_least_once steady over the copy limit's"]
+    assert copy["ratio"] == pytest.approx(100 / 110) and not copy["met"]
+    first = rows["the job's first record over MirrorMaker 2's (at_least_once)"]
+    assert first["ratio"] == pytest.approx(1.2) and not first["met"] and not first["at_least"]
+    # a target whose contenders or figure are missing is left out, not judged
+    assert "exactly_once steady over MirrorMaker 2's with exactly-once" not in rows
+    assert len(rows) == 3
+    text = scale_report.markdown({**RESULT, "sizes": [{**RESULT["sizes"][0], "runs": {}, "summary": summary}]})
+    assert "| at_least_once steady over the copy limit's | 0.91x | at least 0.95x | no |" in text
