@@ -6,7 +6,8 @@ loading and JIT-compiling Spark's classes. The tests' jobs are short-lived, so t
 - ``-XX:TieredStopAtLevel=1``: the quick compiler only (short jobs never repay the optimising compiler's CPU);
 - a class-data-sharing archive of the classes a job loads (JDK 17's dynamic archive, ``-XX:SharedArchiveFile``),
   dumped once per machine by one real job on the sandbox and kept under ``.deps/test-jvm`` (named by what it depends
-  on: the JDK and Spark's jars; the JVM itself ignores an archive that no longer matches its class path);
+  on: the JDK and Spark's jars; the JVM itself ignores an archive that no longer matches its class path; a new dump
+  removes the older archives);
 - the JVM's own log lines on stderr (``-Xlog``): the JVM writes its warnings, the archive's too, to stdout by default,
   where ``run --json`` keeps its lines.
 
@@ -22,6 +23,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import yaml
@@ -68,7 +70,21 @@ def _dump(sandbox, archive: Path, folder: Path) -> str | None:
         partial.unlink(missing_ok=True)
         return f"the warm-up job ended with {done.returncode}: {(done.stderr or done.stdout).strip()[-500:]}"
     partial.replace(archive)
+    _remove_others(archive)
     return None
+
+
+def _remove_others(archive: Path) -> None:
+    """Remove the archives of earlier JDKs or jars (about 170 MB each) and left dumps beside ``archive``; a dump
+    another session may still be finishing is left. A JVM that has a removed archive open keeps it; one that names it
+    later starts without it."""
+    for other in archive.parent.glob("spark-*"):
+        try:
+            age = time.time() - other.stat().st_mtime
+        except FileNotFoundError:
+            continue
+        if other != archive and not (other.suffix == ".partial" and age < ARCHIVE_TIMEOUT):
+            other.unlink(missing_ok=True)
 
 
 def spark_submit_opts(sandbox, folder: Path) -> tuple[str, str]:
