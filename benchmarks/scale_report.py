@@ -42,9 +42,11 @@ How each figure is measured (benchmarks/scale.py, benchmarks/scale_probes.py):
   login with pre-authentication is two AS_REQ lines); others': the harness's admin and the brokers, in the same time;
 - the job's micro-batches: Spark's `durationMs` per batch (its metrics file's `duration-ms`), median and max over the
   batches that carried records, and the time from the process start to the first batch's start;
-- waited for quiet brokers: before each run the page cache is written out (`sync`) and the run starts once the
-  two brokers together used under a tenth of a CPU in each of 3 seconds in a row (at most 120 s): what the load or
-  the run before left the brokers to do is not on this run's clock;
+- waited for quiet brokers: before each run the brokers have removed the files of the topics deleted before it
+  (the last run's targets; the harness sets `log.segment.delete.delay.ms` to 1 s), the page cache is written out
+  (`sync`), and the run starts once the two brokers together used under a tenth of a CPU in each of 3 seconds in a
+  row (at most 120 s for each wait): what the load or the run before left the brokers to do is not on this run's
+  clock;
 - load average: the machine's 1-minute load average when the contender started (other work on a shared machine
   moves every figure).
 """
