@@ -17,6 +17,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from secure_mirror.profile.job_settings import UNTIL_CAUGHT_UP_CONTINUOUS, profi
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import withheld_from_children
 from secure_mirror.render import render_all
-from secure_mirror.run import checkpoint, control_folder
+from secure_mirror.run import checkpoint, class_cache, control_folder
 from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.run.groups import sync as group_sync
 from secure_mirror.run.json_lines import OutcomeLine, PreflightLine, RestartLine, StartedLine, emit, is_run_line
@@ -114,8 +115,9 @@ def prepare(profile: Profile, run_dir: Path) -> Path:
     return render_dir / "spark" / "spark-submit.sh"
 
 
-def job_environment() -> dict[str, str]:
-    """spark-submit and the job's Python from this installation (the virtualenv we run in)."""
+def job_environment(jvm_options: tuple[str, ...] = ()) -> dict[str, str]:
+    """spark-submit and the job's Python from this installation (the virtualenv we run in); ``jvm_options`` go after
+    the caller's ``SPARK_SUBMIT_OPTS`` (the spark-submit JVM's options)."""
     bin_dir = Path(sys.executable).parent
     submit = bin_dir / "spark-submit"
     if not submit.exists() and shutil.which("spark-submit") is None:
@@ -129,6 +131,8 @@ def job_environment() -> dict[str, str]:
             "PATH": f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
         }
     )
+    if jvm_options:
+        env["SPARK_SUBMIT_OPTS"] = " ".join([*filter(None, [env.get("SPARK_SUBMIT_OPTS")]), *jvm_options])
     return env
 
 
@@ -154,17 +158,24 @@ class _Stopper:
 
 
 def _attempt(
-    script: Path, args: list[str], control: ControlFolder, log: Path, stopper: _Stopper, json_lines: bool = False
+    script: Path,
+    args: list[str],
+    control: ControlFolder,
+    log: Path,
+    stopper: _Stopper,
+    cache: class_cache.Plan,
+    json_lines: bool = False,
 ) -> dict:
     control.reset()
     with open(log, "a", encoding="utf-8") as err:
+        print(f"secure-mirror run: driver's class-data archive: {cache.said}", file=err, flush=True)
         with withheld_from_children():  # the job reads its secrets from the rendered 0600 option files
             # cwd: the run folder, where Spark puts what it writes into its working folder (artifacts/), never
             # the folder the user started us from
             process = subprocess.Popen(
                 ["bash", str(script), *args, control_folder.OPTION, str(control.path)],
                 cwd=control.path,
-                env=job_environment(),
+                env=job_environment(cache.options),
                 stdout=subprocess.PIPE if json_lines else None,
                 stderr=err,
                 start_new_session=True,
@@ -180,6 +191,9 @@ def _attempt(
         if relay is not None:
             relay.join(timeout=10)
     result = control.result()
+    ended_well = result is not None and result.get("exit_code") in (EXIT_OK, EXIT_INTERRUPTED)  # caught up or stopped
+    if kept := class_cache.finish(cache, ended_well):
+        print(f"secure-mirror run: {kept}", file=sys.stderr)
     if result is not None:
         return result
     return {
@@ -275,7 +289,14 @@ def _run(profile: Profile, options: RunOptions, folder: Path) -> int:
         profile, metrics_file=metrics
     )  # in this process, wherever the driver runs (docs/failover.md)
     try:
-        return supervise(script, job_arguments(options, metrics), ControlFolder(folder), log, options)
+        return supervise(
+            script,
+            job_arguments(options, metrics),
+            ControlFolder(folder),
+            log,
+            options,
+            lambda: class_cache.plan(profile, os.environ),
+        )
     finally:
         if groups is not None:
             groups.stop()
@@ -294,12 +315,20 @@ def job_arguments(options: RunOptions, metrics: str) -> list[str]:
     return args + ["--until-caught-up"] * options.until_caught_up + ["--json"] * options.json_lines
 
 
-def supervise(script: Path, args: list[str], control: ControlFolder, log: Path, options: RunOptions) -> int:
-    """Run the job's script until it succeeds, is stopped, or fails in a way (or as often) that ends the run."""
+def supervise(
+    script: Path,
+    args: list[str],
+    control: ControlFolder,
+    log: Path,
+    options: RunOptions,
+    class_cache_plan: Callable[[], class_cache.Plan],
+) -> int:
+    """Run the job's script until it succeeds, is stopped, or fails in a way (or as often) that ends the run; each
+    start asks again for the driver's class-data archive (an attempt that ended well may have written it)."""
     restarts, backoff = 0, BACKOFF_START
     with _Stopper() as stopper:
         while True:
-            result = _attempt(script, args, control, log, stopper, options.json_lines)
+            result = _attempt(script, args, control, log, stopper, class_cache_plan(), options.json_lines)
             if stopper.signal is not None:
                 return _stopped(stopper.signal, options.json_lines)
             code = int(result.get("exit_code", EXIT_FAILED))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -33,6 +34,7 @@ import yaml
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
+from secure_mirror.run import class_cache
 from secure_mirror.sandbox.profile import profile_dict
 
 from .conftest import STATS
@@ -411,6 +413,16 @@ class MarkerCase:
         # the user stays (admin_ops cannot delete SCRAM users) but without ACLs it can do nothing
 
 
+CLASS_CACHE = "class-cache"
+
+
+def _writing_class_cache(env: dict[str, str], folder: Path) -> dict[str, str]:
+    """``env`` for a run that writes the product's class-data archive (secure_mirror/run/class_cache.py) into
+    ``folder``: without the tests' own archive option, the quick compiler kept."""
+    options = [w for w in env.get("SPARK_SUBMIT_OPTS", "").split() if not w.startswith(class_cache.CALLERS_OWN)]
+    return {**env, "SPARK_SUBMIT_OPTS": " ".join(options), class_cache.CACHE_VARIABLE: str(folder)}
+
+
 @pytest.fixture(scope="module")
 def marker_flow(sandbox, tmp_path_factory):
     folder = tmp_path_factory.mktemp("leaks")
@@ -435,7 +447,7 @@ def marker_flow(sandbox, tmp_path_factory):
                     "--trigger-interval",
                     "1 second",
                 ],
-                env=case.env,
+                env=_writing_class_cache(case.env, folder / CLASS_CACHE),
                 folders=[folder],
                 timeout=600,
             ),
@@ -517,6 +529,32 @@ def test_no_marker_leaks_anywhere(marker_flow, sandbox):
     record(leaks)
     assert files_read > 10
     assert not leaks.findings, "secrets leaked:\n" + "\n".join(leaks.findings)
+
+
+def _keys(keytab: Path) -> list[bytes]:
+    """The keys in ``keytab``, as MIT's klist shows them (``-K``: ``(0x<hex>)`` after each entry)."""
+    shown = subprocess.run(["klist", "-k", "-K", str(keytab)], capture_output=True, text=True, check=True).stdout
+    return [bytes.fromhex(found) for found in re.findall(r"\(0x([0-9a-f]+)\)", shown)]
+
+
+def test_the_class_data_archive_the_run_wrote_holds_no_secret(marker_flow, sandbox):
+    """The run wrote the driver JVM's class-data archive at its exit, private, and it holds neither marker (in the
+    JVM's two string encodings) nor any key of the keytabs the mirror logged in with."""
+    folder = marker_flow["folder"] / CLASS_CACHE
+    archives = list(folder.glob("spark-*.jsa"))
+    assert len(archives) == 1, f"{folder}: {sorted(p.name for p in folder.iterdir())}"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and stat.S_IMODE(archives[0].stat().st_mode) == 0o600
+    content = archives[0].read_bytes()
+    assert len(content) > 50_000_000, f"{archives[0]}: {len(content)} bytes, not a whole archive"
+    keys = [key for side in ("source", "target") for key in _keys(sandbox.keytab(side, "mirror"))]
+    assert keys
+    found = [
+        name
+        for name, value in marker_flow["case"].markers.items()
+        if value.encode() in content or value.encode("utf-16-le") in content
+    ]
+    found += [f"a key of a mirror keytab ({len(key)} bytes)" for key in keys if key in content]
+    assert not found, f"{archives[0]} holds: {', '.join(found)}"
 
 
 # ---- the demo -------------------------------------------------------------------------------------------------

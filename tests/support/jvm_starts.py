@@ -1,4 +1,5 @@
-"""Faster starts for the tests' Spark jobs (test harness only; the product and the benchmarks run the JVM as shipped).
+"""Faster starts for the tests' Spark jobs (test harness only; the product writes and uses an archive only for its
+own ``run``, and only the quick compiler here is the tests' alone).
 
 Most of a test job's time is its JVM starting: one ``run --until-caught-up`` spent about 30 s of CPU, two thirds of it
 loading and JIT-compiling Spark's classes. The tests' jobs are short-lived, so their spark-submit JVM gets:
@@ -7,7 +8,8 @@ loading and JIT-compiling Spark's classes. The tests' jobs are short-lived, so t
 - a class-data-sharing archive of the classes a job loads (JDK 17's dynamic archive, ``-XX:SharedArchiveFile``),
   dumped once per machine by one real job on the sandbox and kept under ``.deps/test-jvm`` (named by what it depends
   on: the JDK and Spark's jars; the JVM itself ignores an archive that no longer matches its class path; a new dump
-  removes the older archives);
+  removes the older archives). The product's own cache writes it (``secure_mirror/run/class_cache.py``); the tests
+  name it in ``SPARK_SUBMIT_OPTS`` so that every spark-submit a test starts, the rendered scripts' too, maps it;
 - the JVM's own log lines on stderr (``-Xlog``): the JVM writes its warnings, the archive's too, to stdout by default,
   where ``run --json`` keeps its lines.
 
@@ -19,16 +21,15 @@ krb5.conf option); an executor JVM of a standalone or YARN job starts as shipped
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import yaml
 
 from secure_mirror import paths
+from secure_mirror.run import class_cache
 
 QUICK_COMPILER = "-XX:TieredStopAtLevel=1"
 LOG_TO_STDERR = ("-Xlog:disable", "-Xlog:all=warning:stderr")
@@ -36,28 +37,23 @@ ARCHIVE_TIMEOUT = 240.0
 
 
 def _archive_path() -> Path | None:
-    """Where this machine's archive is, named by the JDK and Spark's jars (None: no Spark here)."""
-    jars = paths.pyspark_jars_dir()
-    if jars is None:
-        return None
-    version = subprocess.run(
-        [paths.java_executable(), "-version"], capture_output=True, text=True, stdin=subprocess.DEVNULL
-    ).stderr
-    listing = sorted(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in jars.glob("*.jar"))
-    key = hashlib.sha256("\n".join([version, str(jars), *listing]).encode()).hexdigest()[:16]
-    return paths.deps_dir() / "test-jvm" / f"spark-{key}.jsa"
+    """Where this machine's archive is, named as the product names its own (``class_cache.installation``: the JDK and
+    Spark's jars; None: no Spark here)."""
+    _, name = class_cache.installation(os.environ)
+    return paths.deps_dir() / "test-jvm" / name if name else None
 
 
 def _dump(sandbox, archive: Path, folder: Path) -> str | None:
-    """One job over no topic (Spark's context, the Kafka admin clients, the sink's start) dumps the classes it loaded
-    into ``archive``; returns why it could not, or None."""
+    """One job over no topic (Spark's context, the Kafka admin clients, the sink's start) writes the classes it loaded
+    into ``archive``, with the product's own class-data cache (``secure_mirror/run/class_cache.py``) in ``archive``'s
+    folder; returns why it could not, or None."""
     data = yaml.safe_load(sandbox.profile_path.read_text())
     data["mirror"]["topics"] = {"include": "secure-mirror-jvm-warm-up"}  # matches no topic of any test
     data["mirror"]["checkpoint_location"] = str(folder / "checkpoint")
     profile = folder / "profile.yaml"
     profile.write_text(yaml.safe_dump(data, sort_keys=False))
-    partial = archive.with_suffix(f".{os.getpid()}.partial")
-    env = {**os.environ, "SPARK_SUBMIT_OPTS": " ".join([f"-XX:ArchiveClassesAtExit={partial}", *LOG_TO_STDERR])}
+    env = {key: value for key, value in os.environ.items() if key != "SPARK_SUBMIT_OPTS"}
+    env[class_cache.CACHE_VARIABLE] = str(archive.parent)  # the product writes it there, under the same name
     command = [sys.executable, "-m", "secure_mirror", "run", str(profile), "--until-caught-up", "--skip-preflight"]
     command += ["--accept-unverified", "--run-dir", str(folder / "run")]
     try:
@@ -66,25 +62,9 @@ def _dump(sandbox, archive: Path, folder: Path) -> str | None:
         )
     except subprocess.TimeoutExpired:
         return f"the warm-up job did not end within {ARCHIVE_TIMEOUT:.0f} s"
-    if done.returncode != 0 or not partial.exists():
-        partial.unlink(missing_ok=True)
+    if done.returncode != 0 or not archive.exists():
         return f"the warm-up job ended with {done.returncode}: {(done.stderr or done.stdout).strip()[-500:]}"
-    partial.replace(archive)
-    _remove_others(archive)
     return None
-
-
-def _remove_others(archive: Path) -> None:
-    """Remove the archives of earlier JDKs or jars (about 170 MB each) and left dumps beside ``archive``; a dump
-    another session may still be finishing is left. A JVM that has a removed archive open keeps it; one that names it
-    later starts without it."""
-    for other in archive.parent.glob("spark-*"):
-        try:
-            age = time.time() - other.stat().st_mtime
-        except FileNotFoundError:
-            continue
-        if other != archive and not (other.suffix == ".partial" and age < ARCHIVE_TIMEOUT):
-            other.unlink(missing_ok=True)
 
 
 def spark_submit_opts(sandbox, folder: Path) -> tuple[str, str]:

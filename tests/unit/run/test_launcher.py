@@ -9,7 +9,7 @@ import signal
 import pytest
 
 from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED
-from secure_mirror.run import launcher
+from secure_mirror.run import class_cache, launcher
 from secure_mirror.run.control_folder import PID_FILE, RESULT_FILE, STOP_FILE, ControlFolder
 from secure_mirror.run.launcher import RunOptions, job_arguments, supervise
 
@@ -23,6 +23,8 @@ n=$(wc -l < "$here/attempts.log")
 answer="$(sed -n "${n}p" "$here/answers.txt")"
 case "$answer" in
   exit*) exit "${answer#exit }" ;;
+  archive*) echo "$SPARK_SUBMIT_OPTS" > "$here/opts.txt"; echo dumped > "${SPARK_SUBMIT_OPTS##*ArchiveClassesAtExit=}"
+            echo $$ > "$control/@PID@"; echo "${answer#archive }" > "$control/@RESULT@" ;;
   *) echo $$ > "$control/@PID@"; echo "$answer" > "$control/@RESULT@" ;;
 esac
 """.replace("@PID@", PID_FILE).replace("@RESULT@", RESULT_FILE)
@@ -41,10 +43,16 @@ def job(tmp_path, monkeypatch):
     script = script_dir / "spark-submit.sh"
     script.write_text(SCRIPT)
 
-    def run(answers: list[str], **options) -> tuple[int, list[str]]:
+    def run(answers: list[str], plans=None, **options) -> tuple[int, list[str]]:
         (script_dir / "answers.txt").write_text("\n".join(answers) + "\n")
+        plans = iter(plans or [class_cache.Plan("not used")] * len(answers))
         code = supervise(
-            script, ["--metrics-file", "m.jsonl"], ControlFolder(run_dir), run_dir / "job.log", RunOptions(**options)
+            script,
+            ["--metrics-file", "m.jsonl"],
+            ControlFolder(run_dir),
+            run_dir / "job.log",
+            RunOptions(**options),
+            lambda: next(plans),
         )
         log = script_dir / "attempts.log"
         return code, log.read_text().splitlines() if log.exists() else []
@@ -150,3 +158,28 @@ def test_a_run_dir_is_made_only_once_the_mirror_starts(tmp_path, monkeypatch):
     monkeypatch.setattr(launcher, "preflight_gate", lambda *a, **k: EXIT_FAILED)  # pre-flight refuses
     assert launcher.run_mirror(profile, RunOptions(), run_dir=str(tmp_path / "new" / "run")) == EXIT_FAILED
     assert not (tmp_path / "new").exists()
+
+
+def test_the_archive_a_job_wrote_at_exit_is_kept_when_it_ended_well_and_dropped_when_it_failed(
+    job, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("SPARK_SUBMIT_OPTS", "-Xmx1g")
+    archive = tmp_path / "spark-k.jsa"
+    failed, well = (
+        class_cache.Plan(
+            "w",
+            (f"-XX:ArchiveClassesAtExit={tmp_path}/spark-k.{n}.partial",),
+            archive,
+            tmp_path / f"spark-k.{n}.partial",
+        )
+        for n in (1, 2)
+    )
+    code, attempts = job(
+        [f"archive {_result(EXIT_FAILED, True)}", f"archive {_result(EXIT_OK, False)}"],
+        plans=[failed, well],
+        supervise=True,
+    )
+    assert (code, len(attempts)) == (EXIT_OK, 2)
+    assert not failed.dump.exists() and not well.dump.exists()
+    assert archive.read_text() == "dumped\n"
+    assert (tmp_path / "spark" / "opts.txt").read_text() == f"-Xmx1g -XX:ArchiveClassesAtExit={well.dump}\n"
