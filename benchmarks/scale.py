@@ -169,6 +169,7 @@ class Scale:
         if contender.runs == "mirrormaker2":
             self.bench.forget_mirrormaker2()
             return self.measure(name, bench.mirrormaker2_argv(files[name]), contender.exactly_once)
+        self.bench.warm_class_cache(files[name])
         run_dir = self.work / f"run-{name}-{self.runs}"
         argv = self.bench.job_argv(files[name], run_dir, "--until-caught-up")
         prefix = bench.exactly_once_prefix(files[name])
@@ -328,9 +329,12 @@ def run(args: argparse.Namespace, command: str) -> dict:
                     measured = result["sizes"][:]
 
                     def so_far(size: dict, measured: list = measured) -> None:  # should a later run fail
-                        write({**result, "sizes": [*measured, size]}, args.out)
+                        write(
+                            {**result, "class_cache": scale.bench.class_archive, "sizes": [*measured, size]}, args.out
+                        )
 
                     result["sizes"].append(run_size(scale, partitions, topics, shuffle, so_far))
+                    result["class_cache"] = scale.bench.class_archive
         finally:
             load._ADMINS.clear()  # the kept admin clients go before the brokers they talk to
             sb.down()

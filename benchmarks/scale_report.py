@@ -275,6 +275,21 @@ def size_section(size: dict) -> list[str]:
     return lines
 
 
+def class_cache_sentence(cache: dict | None) -> str:
+    """What the job's driver JVM started with: the class-data archive ``secure-mirror run`` writes and maps
+    (secure_mirror/run/class_cache.py), or none (results from before it)."""
+    if not cache:
+        return "The job's driver JVM started without a class-data archive (no record of one in these results).\n"
+    if cache.get("written_by") == "the caller":
+        return f"The job's class-data cache was the caller's: `SECURE_MIRROR_CLASS_CACHE={cache['folder']}`.\n"
+    return (
+        f"The job's driver JVM mapped the class-data archive `secure-mirror run` keeps (secure_mirror/run/"
+        f"class_cache.py), {cache.get('archive_bytes', 0) / 1e6:.0f} MB, written by {cache['written_by']} "
+        f"({cache.get('warm_up_seconds', 0):.0f} s, exit code {cache.get('warm_up_exit_code')}). MirrorMaker 2 and the "
+        "copy limit start as shipped.\n"
+    )
+
+
 def markdown(result: dict) -> str:
     p = result["parameters"]
     machine = result["machine"]
@@ -287,6 +302,7 @@ def markdown(result: dict) -> str:
         f"limit {p['timeout_seconds']:.0f} s per contender and size; {p.get('repeats', 1)} repeat(s). SASL_SSL + "
         f"GSSAPI on both sides. The brokers' logs on {machine.get('sandbox_file_system', 'a file system not recorded')}"
         ".\n",
+        class_cache_sentence(result.get("class_cache")),
         EXPLAINED,
     ]
     body = [line for size in result["sizes"] for line in size_section(size)]

@@ -327,3 +327,23 @@ def test_the_targets_are_ratios_of_medians_met_at_least_or_at_most_their_bound()
     assert len(rows) == 3
     text = scale_report.markdown({**RESULT, "sizes": [{**RESULT["sizes"][0], "runs": {}, "summary": summary}]})
     assert "| at_least_once steady over the copy limit's | 0.91x | at least 0.95x | no |" in text
+
+
+def test_the_markdown_says_what_the_jobs_driver_jvm_started_with():
+    written = {
+        "folder": "/w/class-cache",
+        "written_by": "one unmeasured job over no topic, before the first measured job",
+        "warm_up_seconds": 21.4,
+        "warm_up_exit_code": 0,
+        "archive_bytes": 166_793_216,
+    }
+    text = scale_report.markdown({**RESULT, "class_cache": written})
+    assert (
+        "mapped the class-data archive `secure-mirror run` keeps (secure_mirror/run/class_cache.py), 167 MB, written by "
+        "one unmeasured job over no topic, before the first measured job (21 s, exit code 0). MirrorMaker 2 and the "
+        "copy limit start as shipped." in text
+    )
+    assert "`SECURE_MIRROR_CLASS_CACHE=off`" in scale_report.markdown(
+        {**RESULT, "class_cache": {"folder": "off", "written_by": "the caller"}}
+    )
+    assert "started without a class-data archive (no record of one" in scale_report.markdown(RESULT)
