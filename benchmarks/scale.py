@@ -44,7 +44,7 @@ from benchmarks import bench, committed, contenders, load
 from benchmarks import scale_probes as probes
 from benchmarks.scale_report import markdown, summarize
 from secure_mirror.kafka import admin_ops
-from secure_mirror.sandbox import Sandbox
+from secure_mirror.sandbox import Sandbox, procs
 
 POLL_SECONDS = 0.5  # how often the target's end offsets are asked (one ListOffsets round over all partitions)
 QUIET_CPU = 0.1  # the brokers are quiet when together they used less than this share of a CPU ...
@@ -205,7 +205,7 @@ class Scale:
         figures = self.figures(end)
         figures.update(sampler.figures(), load_average_at_start=load_average, log=log_file.name)
         figures.update(settled)
-        figures["kdc"] = probes.kdc_requests(probes.read_from(self.kdc_log, kdc_from), self.principals)
+        figures["kdc"] = probes.kdc_requests(procs.log_since(self.kdc_log, kdc_from), self.principals)
         if left:
             figures["processes_left_running"] = left
         if metrics is not None:

@@ -178,15 +178,6 @@ def kdc_requests(text: str, clients: set[str]) -> dict[str, int]:
     return {key: counts[key] for key in keys}
 
 
-def read_from(path: Path, offset: int) -> str:
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(offset)
-            return fh.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
 # ---- the job's micro-batches ----------------------------------------------------------------------------------------
 def batch_phases(lines: list[dict]) -> dict:
     """Per Spark phase (``PHASES``) over the job's batches (its metrics file's lines): median, max and total ms.

@@ -308,7 +308,7 @@ class Broker(BrokerAddress):
             if port and procs.port_in_use(port):
                 raise EnvironmentNotReady(f"port {port} for the {self.name} broker is already in use")
         argv = self.java("kafka.Kafka", str(self.base / "broker.properties"), heap=self.heap)
-        logged = len(_read(self.log))  # a restarted broker appends to the log of its previous life
+        logged = len(procs.log_since(self.log))  # a restarted broker appends to the log of its previous life
         self._proc = procs.start(argv, env=procs.inherited_env("JAVA_HOME"), log=self.base / "logs" / "stdout.log")
         self.pid = self._proc.pid
         return logged
@@ -317,9 +317,11 @@ class Broker(BrokerAddress):
         """Wait for the port and for "Kafka Server started" in the log after its first ``since`` characters."""
 
         def started() -> bool:
-            return procs.tcp_open(self.port) and bool(re.search(r"Kafka Server started", _read(self.log)[since:]))
+            return procs.tcp_open(self.port) and bool(
+                re.search(r"Kafka Server started", procs.log_since(self.log)[since:])
+            )
 
-        log = self.log if _read(self.log).strip() else self.base / "logs" / "stdout.log"
+        log = self.log if procs.log_since(self.log).strip() else self.base / "logs" / "stdout.log"
         procs.wait_until(started, what=f"the {self.name} Kafka broker", timeout=timeout, proc=self._proc, log=log)
 
     def stop(self, hard: bool = False) -> None:
@@ -328,13 +330,6 @@ class Broker(BrokerAddress):
                 procs.kill_pid(self.pid, expect_in_cmdline="kafka.Kafka")
             else:
                 procs.stop_pid(self.pid, expect_in_cmdline="kafka.Kafka", timeout=60)
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(errors="replace")
-    except OSError:
-        return ""
 
 
 def cluster_id_for_cli() -> str:

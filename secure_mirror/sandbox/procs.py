@@ -47,6 +47,16 @@ def tcp_open(port: int, host: str = "127.0.0.1") -> bool:
         return False
 
 
+def log_since(path: Path, offset: int = 0) -> str:
+    """A log's text from byte ``offset`` (its size when a test began watching it) to its end; empty when unreadable."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            return handle.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def log_tail(path: Path, lines: int = 30) -> str:
     try:
         text = Path(path).read_text(errors="replace").splitlines()

@@ -28,6 +28,7 @@ import pytest
 from secure_mirror.preflight.runner import run_preflight
 from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.run.lag import lag
+from secure_mirror.sandbox import procs
 from secure_mirror.sandbox.kafka import TOKEN_EXPIRY_MS
 from secure_mirror.sandbox.profile import yarn_profile_dict
 from secure_mirror.verify import verify
@@ -165,9 +166,7 @@ def _refusals(sandbox, since: dict[str, int]) -> list[str]:
     """What each side's broker logged of failed (re-)authentications after ``since`` (its log's sizes then)."""
     found = []
     for side, start in since.items():
-        with open(sandbox.broker(side).log, "rb") as handle:
-            handle.seek(start)
-            text = handle.read().decode(errors="replace")
+        text = procs.log_since(sandbox.broker(side).log, start)
         found += [f"{side}: {m.group(0)[:300]}" for m in FAILED_LOGIN.finditer(text)]
     return found
 

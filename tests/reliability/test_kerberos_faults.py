@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from secure_mirror.run.login_watch import INTERVAL
+from secure_mirror.sandbox import procs
 from tests.support.mirror_case import wait_for
 
 from .conftest import DETAILS, LONG
@@ -71,9 +72,7 @@ class ShortLivedIdentity:
         return [int(m.group(1)) for line in self.kdc_lines(what) if (m := re.search(r"authtime (\d+)", line))]
 
     def kdc_lines(self, what: str) -> list[str]:
-        with open(self.sb.kdc().log, "rb") as handle:
-            handle.seek(self.log_start)
-            text = handle.read().decode(errors="replace")
+        text = procs.log_since(self.sb.kdc().log, self.log_start)
         return [line for line in text.splitlines() if what in line and f" {self.principal} for " in line]
 
 

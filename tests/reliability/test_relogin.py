@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from secure_mirror.sandbox import Sandbox
+from secure_mirror.sandbox import Sandbox, procs
 from tests.support import jvm_starts
 from tests.support.sink_jar import sink_conf
 
@@ -101,9 +101,7 @@ class JobIdentities:
         return apply
 
     def _lines(self, side: str, what: str) -> list[str]:
-        with open(self.sb.kdc().log, "rb") as handle:
-            handle.seek(self.log_start)
-            text = handle.read().decode(errors="replace")
+        text = procs.log_since(self.sb.kdc().log, self.log_start)
         return [line for line in text.splitlines() if what in line and f" {self.principals[side]} for " in line]
 
     def logins(self, side: str) -> list[int]:

@@ -124,16 +124,6 @@ def test_kdc_requests_are_counted_per_kind_for_the_mirror_and_for_others():
     }
 
 
-def test_kdc_log_is_read_from_where_the_run_started(tmp_path):
-    path = tmp_path / "kdc.log"
-    path.write_text("before\n")
-    start = path.stat().st_size
-    with open(path, "a") as fh:
-        fh.write("during\n")
-    assert probes.read_from(path, start) == "during\n"
-    assert probes.read_from(tmp_path / "missing.log", 0) == ""
-
-
 def test_batch_phases_from_the_metrics_file_lines():
     lines = [
         {
