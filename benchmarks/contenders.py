@@ -10,6 +10,8 @@
   the anchor for the job's ``exactly_once`` (:func:`mm2_exactly_once`).
 - ``secure_mirror`` and ``secure_mirror_exactly_once``: the job on its own micro-batch source
   (``mirror.spark.source: mirror``, ``mirror.spark.tasks`` the task slots) with each guarantee.
+- ``secure_mirror_loop_settings``: ``secure_mirror`` with the copy limit's client settings (:data:`LOOP_SETTINGS`);
+  not run unless named: it asks how much of the distance to the copy limit is tuning.
 - ``secure_mirror_kafka_source`` and ``secure_mirror_exactly_once_kafka_source``: the job on Spark's Kafka source, as
   it was before issue 26; not run unless named (at thousands of partitions it takes the whole time limit).
 
@@ -32,6 +34,7 @@ class Contender:
     exactly_once: bool = False
     source: Literal["mirror", "kafka"] | None = None  # the job's micro-batch source
     default: bool = True  # run when --contenders is not given
+    loop_settings: bool = False  # the job with the copy limit's client settings (:data:`LOOP_SETTINGS`)
 
 
 CONTENDERS = {
@@ -42,6 +45,13 @@ CONTENDERS = {
     "secure_mirror_exactly_once": Contender(
         "secure_mirror (mirror source), exactly_once", "job", exactly_once=True, source="mirror"
     ),
+    "secure_mirror_loop_settings": Contender(
+        "secure_mirror (mirror source), at_least_once, the copy limit's client settings",
+        "job",
+        source="mirror",
+        default=False,
+        loop_settings=True,
+    ),
     "secure_mirror_kafka_source": Contender(
         "secure_mirror (spark kafka source), at_least_once", "job", source="kafka", default=False
     ),
@@ -50,6 +60,14 @@ CONTENDERS = {
     ),
 }
 DEFAULT = [name for name, c in CONTENDERS.items() if c.default]
+# The copy limit's tuning that a profile can give the job (benchmarks/CopyLimit.java says why each): the consumer's
+# max.poll.records, the producer's batches (mirror.delivery) and pool. Not its per-partition fetch size, which it
+# sizes from its own partitions (it differs from Kafka's default only below about 50 partitions a loop).
+LOOP_SETTINGS = {
+    "source_client_options": {"max.poll.records": 10_000},
+    "delivery": {"batch_size": 1_048_576, "linger_ms": 100},
+    "target_client_options": {"buffer.memory": 192 * 1_048_576},
+}
 LABELS = {name: c.label for name, c in CONTENDERS.items()}
 
 
@@ -114,6 +132,10 @@ def profile_edit(name: str, tasks: int) -> Callable[[dict], None]:
                 spark["tasks"] = tasks
         if contender.runs == "job" and contender.exactly_once:
             data["mirror"].setdefault("delivery", {})["guarantee"] = "exactly_once"
+        if contender.loop_settings:
+            data["mirror"].setdefault("delivery", {}).update(LOOP_SETTINGS["delivery"])
+            for side in ("source", "target"):
+                data[side].setdefault("client_options", {}).update(LOOP_SETTINGS[f"{side}_client_options"])
         properties: dict[str, object] = {"tasks.max": tasks}
         if contender.runs == "mirrormaker2" and contender.exactly_once:
             properties.update(mm2_exactly_once(data["target"]["alias"]))

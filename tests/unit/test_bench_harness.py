@@ -80,6 +80,17 @@ def test_the_rendered_mm2_properties_of_mirrormaker2_with_exactly_once(tmp_path)
     assert not [line for line in lines if "exactly.once" in line and not line.startswith("tgt.")]
 
 
+def test_the_job_with_the_copy_limits_settings_is_a_valid_profile_whose_clients_get_them(tmp_path):
+    data = pf.profile_data(tmp_path)
+    contenders.profile_edit("secure_mirror_loop_settings", 2)(data)
+    profile = load_profile(pf.write_profile(tmp_path, data))
+    assert (profile.mirror.delivery.batch_size, profile.mirror.delivery.linger_ms) == (1_048_576, 100)
+    assert profile.mirror.delivery.guarantee == "at_least_once"
+    assert profile.source.client_options["max.poll.records"] == 10_000
+    assert profile.target.client_options["buffer.memory"] == 192 * 1_048_576
+    assert "secure_mirror_loop_settings" not in contenders.DEFAULT
+
+
 def test_mirrormaker2_with_exactly_once_is_granted_its_transactional_ids():
     acls = contenders.mm2_exactly_once_acls("src", ("User:mirror",))
     assert {(a["resource_name"], a["pattern_type"], a["operation"]) for a in acls} == {
