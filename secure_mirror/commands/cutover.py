@@ -60,25 +60,24 @@ def run(args: argparse.Namespace) -> int:
         raise BadInputError("--all-groups: mirror.groups selects no group on the source; name them with --group")
     say = printer(args.json)
     with Identities.for_profile(profile, admins=admins, prefix="secure-mirror-cutover-") as identities:
-        names = {side: admins[side].kafka_principal for side in admins}
-        if args.dry_run:
-            return _dry_run(profile, admins, identities, groups, run_dir, args, say)
         store = state.RecordFile(run_dir)
         key = state.command_key(Path(args.profile).read_text(encoding="utf-8"), "cutover", groups)
-        record = store.load(key) or state.Record.start(key)
+        record = state.Record.start(key) if args.dry_run else (store.load(key) or state.Record.start(key))
         ctx = steps.Context(
             profile,
             admins,
             groups,
             run_dir,
             record,
-            lambda: store.save(record),
+            (lambda: None) if args.dry_run else (lambda: store.save(record)),
             identities,
             force=args.force,
             timeout=args.timeout,
             say=say,
-            admin_names=names,
+            admin_names={side: admins[side].kafka_principal for side in admins},
         )
+        if args.dry_run:
+            return _dry_run(ctx)
         code = machine.drive(ctx)
     if args.json:
         print(machine.json_text(record))
@@ -99,20 +98,10 @@ def _all_groups(profile) -> list[str]:
         return sorted(session.observe(None).sources)
 
 
-def _dry_run(profile, admins, identities, groups, run_dir, args, say) -> int:
-    """What each step would do, from what both clusters hold now; nothing changed, nothing written."""
-    ctx = steps.Context(
-        profile,
-        admins,
-        groups,
-        run_dir,
-        state.Record(command={}),
-        lambda: None,
-        identities,
-        force=args.force,
-        timeout=args.timeout,
-        say=say,
-    )
+def _dry_run(ctx: steps.Context) -> int:
+    """What each step would do, from what both clusters hold now; nothing changed, nothing written (the context's record
+    is a fresh one that is never saved)."""
+    profile, groups, run_dir, say = ctx.profile, ctx.groups, ctx.run_dir, ctx.say
     say("dry run: nothing is changed or written")
     try:
         steps.check(ctx)
