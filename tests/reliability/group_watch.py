@@ -1,8 +1,8 @@
 """Consumer groups through the three-broker faults (issue 40, point 3), for tests/reliability/test_three_broker_faults.py
 (no tests here).
 
-- :class:`Spawned` runs one loop in a spawned process of its own, logged in as a side's admin, until it is stopped,
-  and hands back the loop's answer: :func:`member_loop` is a member of a consumer group on the source that commits
+- The loops run in a spawned process of their own (:class:`spawned.Spawned`), logged in as a side's admin, until
+  stopped, and hand back their answer: :func:`member_loop` is a member of a consumer group on the source that commits
   what it read every few seconds; :func:`sample_loop` is an independent reader of the translated offsets on the
   target (OffsetFetch by a consumer that never joins the group, not secure_mirror's group sync), which notes every
   offset that moved backwards between two samples.
@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import time
 from collections import Counter
@@ -31,37 +30,6 @@ def _quiet(name: str):
     logger.addHandler(logging.NullHandler())
     logger.propagate = False
     return logger
-
-
-class Spawned:
-    """``loop(env, conf, *args, stop, out)`` in a spawned process as ``side``'s admin, until :meth:`stop`."""
-
-    def __init__(self, sandbox, side: str, loop, *args, name: str):
-        ctx = multiprocessing.get_context("spawn")
-        self._stop = ctx.Event()
-        self._recv, send = ctx.Pipe(duplex=False)
-        conf = sandbox.client_conf(side, "admin")
-        env = sandbox.identity_env(side, "admin")
-        self._process = ctx.Process(target=loop, name=name, daemon=True, args=(env, conf, *args, self._stop, send))
-        self._process.start()
-        send.close()
-        self.name = name
-        self.result: dict | None = None
-
-    def stop(self, timeout: float = 180.0) -> dict:
-        if self.result is None:
-            self._stop.set()
-            if not self._recv.poll(timeout):
-                self._process.kill()
-                raise AssertionError(f"{self.name} did not answer within {timeout:.0f} s of being stopped")
-            self.result = self._recv.recv()
-            self._process.join(30)
-        return self.result
-
-    def kill(self) -> None:
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join(10)
 
 
 def member_loop(env: dict, conf: dict, group: str, topic: str, commit_every: float, stop, out) -> None:

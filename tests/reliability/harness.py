@@ -52,6 +52,7 @@ from secure_mirror.verify.digest import DEFAULT_CELLS
 from tests.support.mirror_case import MirrorCase, wait_for
 
 from .conftest import STATS
+from .spawned import Spawned
 
 CLI = [sys.executable, "-m", "secure_mirror"]
 SEQ_HEADER = "seq"
@@ -70,7 +71,7 @@ def _record(seq: int, partitions: int, padding: bytes, tag: str) -> dict:
 
 
 def _produce_loop(
-    env: dict, conf: dict, topic: str, partitions: int, rate: float, size: int, stop, acked_count, out
+    env: dict, conf: dict, topic: str, partitions: int, rate: float, size: int, acked_count, stop, out
 ) -> None:
     """Runs in its own spawned process: produce ``rate`` records/s until ``stop`` is set, then flush and send
     the acknowledged sequence numbers (and the delivery errors seen) through ``out``."""
@@ -131,12 +132,12 @@ def _transactional_loop(
     partitions: int,
     rate: float,
     size: int,
-    stop,
     acked_count,
-    out,
     transactional_id: str,
     seq_base: int,
     abort_every: int,
+    stop,
+    out,
 ) -> None:
     """Runs in its own spawned process: ``rate`` records/s in transactions of up to 50 records, every
     ``abort_every``-th aborted, until ``stop`` is set; sends the sequence numbers of the committed transactions
@@ -228,9 +229,12 @@ class Transactions:
     abort_every: int = 5
 
 
-class BackgroundProducer:
+class BackgroundProducer(Spawned):
     """Sequence-numbered records into one topic, from one spawned process, as the source's admin: idempotent, or
-    with ``transactions`` in transactions (some aborted)."""
+    with ``transactions`` in transactions (some aborted). :meth:`stop` hands back ``result["acked"]``, the acknowledged
+    sequence numbers."""
+
+    STOP_TIMEOUT = 240.0  # the last acknowledgements may wait out an outage
 
     def __init__(
         self,
@@ -241,54 +245,20 @@ class BackgroundProducer:
         size: int = 200,
         transactions: Transactions | None = None,
     ):
-        ctx = multiprocessing.get_context("spawn")
-        self._stop = ctx.Event()
-        self._count = ctx.Value("q", 0, lock=False)
-        self._recv, send = ctx.Pipe(duplex=False)
-        env = sandbox.identity_env("source", "admin")
-        args = (
-            env,
-            sandbox.client_conf("source", "admin"),
-            topic,
-            partitions,
-            rate,
-            size,
-            self._stop,
-            self._count,
-            send,
+        self._count = multiprocessing.get_context("spawn").Value("q", 0, lock=False)
+        loop, name = (
+            (_produce_loop, "reliability-producer")
+            if transactions is None
+            else (_transactional_loop, "reliability-transactions")
         )
-        self._process = ctx.Process(
-            target=_produce_loop if transactions is None else _transactional_loop,
-            name="reliability-producer" if transactions is None else "reliability-transactions",
-            daemon=True,
-            args=args if transactions is None else (*args, *astuple(transactions)),
-        )
-        self._process.start()
-        send.close()
-        self.result: dict | None = None
+        more = () if transactions is None else astuple(transactions)
+        super().__init__(sandbox, "source", loop, topic, partitions, rate, size, self._count, *more, name=name)
 
     @property
     def acknowledged_so_far(self) -> int:
         if not self._process.is_alive() and self.result is None:
             raise AssertionError(f"the background producer died (exit {self._process.exitcode})")
         return self._count.value
-
-    def stop(self, timeout: float = 240.0) -> dict:
-        """Stop producing; wait for the last acknowledgements. ``result["acked"]``: the acknowledged sequence
-        numbers."""
-        if self.result is None:
-            self._stop.set()
-            if not self._recv.poll(timeout):
-                self._process.kill()
-                raise AssertionError(f"the background producer did not finish within {timeout:.0f} s")
-            self.result = self._recv.recv()
-            self._process.join(30)
-        return self.result
-
-    def kill(self) -> None:
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join(10)
 
 
 # ---- what a target holds -----------------------------------------------------------------------------------

@@ -59,8 +59,8 @@ from tests.support.sink_jar import sink_conf
 
 from . import group_watch
 from .conftest import DETAILS, FIGURES, LONG, STATS
-from .group_watch import Spawned
 from .harness import MirrorUnderLoad, Outcome
+from .spawned import Spawned
 
 pytestmark = [pytest.mark.reliability, pytest.mark.sandbox, pytest.mark.spark]
 
