@@ -160,6 +160,16 @@ def installation(env: Mapping[str, str]) -> tuple[int | None, str | None]:
     return java_major(release), archive_name(java, release, spark_home, jars) if jars and release else None
 
 
+def kept(env: Mapping[str, str]) -> dict[str, object]:
+    """What the cache holds for this machine's JDK and Spark (``doctor``): its folder (None: off), the archive's path
+    and size when there is one."""
+    folder = cache_folder(env)
+    _, name = installation(env)
+    archive = folder / name if folder is not None and name else None
+    size = archive.stat().st_size if archive is not None and archive.is_file() else 0
+    return {"folder": str(folder) if folder else None, "archive": str(archive) if size else None, "bytes": size}
+
+
 def plan(profile: Profile, env: Mapping[str, str]) -> Plan:
     """Ask what :func:`decide` needs (the JDK's release file, Spark's jars, the cache folder), then decide; the folder
     is made (0700) when an archive is to be used or written."""

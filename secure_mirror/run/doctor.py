@@ -1,9 +1,9 @@
 """What this machine has and lacks to render, pre-flight and run a mirror, each item with the fix (``doctor``).
 
 Asked of the real things: confluent-kafka and each SASL mechanism of its librdkafka (``kafka.client_support``), MIT
-krb5's tools on PATH, the Java runtime's version, pyspark, the Kafka connector's jars and the mirror's sink, and for
-YARN the Hadoop client configuration. ``judge`` turns the answers into items; a missing required part makes the
-report not ok (exit 4).
+krb5's tools on PATH, the Java runtime's version, pyspark, the Kafka connector's jars and the mirror's sink, for
+YARN the Hadoop client configuration, and the driver JVM's class-data archive (``run/class_cache.py``). ``judge`` turns
+the answers into items; a missing required part makes the report not ok (exit 4).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 
 from secure_mirror import paths
 from secure_mirror.kafka import client_support
+from secure_mirror.run import class_cache
 
 MECHANISMS = ("GSSAPI", "SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN", "OAUTHBEARER")
 KRB5_TOOLS = ("kinit", "klist", "kvno")
@@ -56,6 +57,7 @@ def ask() -> dict[str, object]:
         "sink": str(paths.sink_jar()) if paths.sink_jar().is_file() else None,
         "sink_looked": str(paths.sink_jar().parent),
         "hadoop_conf_dir": os.environ.get("HADOOP_CONF_DIR"),
+        "class_cache": class_cache.kept(os.environ),
     }
 
 
@@ -92,6 +94,7 @@ def judge(answers: dict) -> list[Item]:
         *_jar_items(answers["jars"], answers["jar_folder"]),
         _sink_item(answers["sink"], answers["sink_looked"], answers["jar_folder"] is not None),
         _hadoop_item(answers["hadoop_conf_dir"]),
+        _class_cache_item(answers["class_cache"]),
     ]
 
 
@@ -167,6 +170,17 @@ def _hadoop_item(conf_dir: str | None) -> Item:
     found = f"{conf_dir} holds no *-site.xml" if conf_dir else "not set"
     fix = "only for master yarn: set HADOOP_CONF_DIR to the cluster's client configuration, or the profile's hadoop section"
     return Item("HADOOP_CONF_DIR", False, found, fix, required=False)
+
+
+def _class_cache_item(cache: dict) -> Item:
+    """The driver JVM's class-data archive (run/class_cache.py): a faster start, never a requirement."""
+    name = "the driver's class-data archive"
+    if cache["folder"] is None:
+        return Item(name, True, f"off ({class_cache.CACHE_VARIABLE}={class_cache.OFF})", required=False)
+    if cache["archive"]:
+        return Item(name, True, f"{cache['archive']} ({cache['bytes'] / 1e6:.0f} MB)", required=False)
+    found = f"none yet in {cache['folder']}: the first run whose driver runs here and ends well writes one"
+    return Item(name, True, found, required=False)
 
 
 def ready(items: list[Item]) -> bool:

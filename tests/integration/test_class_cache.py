@@ -5,8 +5,8 @@ The session's warm-up job wrote the tests' archive with the product's cache (tes
 is pointed at that folder, with the tests' own archive option taken out of ``SPARK_SUBMIT_OPTS`` and the JVM's
 ``class+load`` log added: the classes the JVM took from the archive are those it logs with ``source: shared objects
 file (top)`` (the top layer: the dynamic archive; the JDK's own archive is the base). ``run --json`` keeps stdout to its
-own lines while the archive is in use. The archive a run writes, and that it holds no secret, are judged in
-tests/reliability/test_secret_leaks.py.
+own lines while the archive is in use; ``doctor`` names the same archive. The archive a run writes, and that it holds
+no secret, are judged in tests/reliability/test_secret_leaks.py.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -62,3 +63,13 @@ def test_a_run_maps_the_archive_in_its_cache_and_keeps_stdout_to_its_lines(sandb
     mapped = [line for line in loaded if FROM_THE_ARCHIVE in line]
     print(f"{len(mapped)} of {len(loaded)} classes loaded came from {archive}")
     assert len(mapped) > 1000, f"{len(mapped)} of {len(loaded)} classes came from the archive; see {loads}"
+    # doctor names the archive run maps
+    doctor = subprocess.run(
+        [sys.executable, "-m", "secure_mirror", "doctor", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    [item] = [i for i in json.loads(doctor.stdout)["items"] if i["name"] == "the driver's class-data archive"]
+    assert item["found"].startswith(f"{archive} ("), item

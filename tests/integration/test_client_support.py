@@ -4,6 +4,7 @@ this". The wheel is the real one from PyPI, for the version installed here."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -97,6 +98,8 @@ def test_doctor_is_ready_here_and_names_missing_jars(tmp_path):
     ready = _run(["doctor", "--json"], tmp_path, tmp_path)
     assert ready.returncode == 0, ready.stdout + ready.stderr
     assert_valid("doctor", ready.stdout)
+    [cache] = [i for i in json.loads(ready.stdout)["items"] if i["name"] == "the driver's class-data archive"]
+    assert cache["found"].startswith(f"none yet in {tmp_path / '.cache' / 'secure-mirror' / 'jvm'}"), cache
     env_less = subprocess.run(
         [*CLI, "doctor"], capture_output=True, text=True, timeout=120, cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(REPO), "SECURE_MIRROR_DEPS": str(tmp_path / "none")},

@@ -17,6 +17,7 @@ READY = {
     "sink": "/repo/.deps/spark-jars/secure-mirror-sink.jar",
     "sink_looked": "/repo/.deps/spark-jars",
     "hadoop_conf_dir": None,
+    "class_cache": {"folder": "/home/m/.cache/secure-mirror/jvm", "archive": None, "bytes": 0},
 }  # fmt: skip
 
 
@@ -60,3 +61,17 @@ def test_an_installed_package_has_spark_resolve_the_connector_and_needs_its_own_
     assert (name, found) == ("the mirror's sink", "not in /site/secure_mirror/_data/jars")
     assert fix.startswith("install secure-mirror from a wheel built in a checkout set up by scripts/setup")
     assert doctor.ready(doctor.judge({**installed, "sink": "/site/secure_mirror/_data/jars/secure-mirror-sink.jar"}))
+
+
+def test_the_class_data_archive_is_a_note_whatever_the_cache_holds():
+    folder = "/home/m/.cache/secure-mirror/jvm"
+    cases = {
+        "none yet in /home/m/.cache/secure-mirror/jvm: the first run": {"folder": folder, "archive": None, "bytes": 0},
+        f"{folder}/spark-1.jsa (167 MB)": {"folder": folder, "archive": f"{folder}/spark-1.jsa", "bytes": 166_793_216},
+        "off (SECURE_MIRROR_CLASS_CACHE=off)": {"folder": None, "archive": None, "bytes": 0},
+    }
+    for found, cache in cases.items():
+        items = doctor.judge({**READY, "class_cache": cache})
+        [item] = [i for i in items if i.name == "the driver's class-data archive"]
+        assert item.ok and not item.required and item.found.startswith(found), item
+        assert doctor.ready(items)
