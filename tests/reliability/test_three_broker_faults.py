@@ -15,11 +15,11 @@ after each fault), so each fault has its own figures; so have the job's restarts
 during the fault) and the exit codes of ``secure-mirror run``.
 
 Quick setting (CI), in this order: a preferred-leader election of the source partitions during a batch
-(Admin.electLeaders), a rolling restart of the target (each broker stopped cleanly and started again, one at a time,
-each waiting for every replica to be back in sync), kill -9 of the target broker leading the most mirrored
-partitions, kill -9 of the broker coordinating most of the exactly_once sink's transactional ids a moment after a
-batch was committed (each killed broker started again). ``SECURE_MIRROR_RELIABILITY=long`` runs them twice over and
-adds, in each round, the rolling restart of the source, kill -9 of the active KRaft controller of each side, two
+(Admin.electLeaders), kill -9 of the target broker leading the most mirrored partitions, kill -9 of the broker
+coordinating most of the exactly_once sink's transactional ids a moment after a batch was committed (each killed
+broker started again). ``SECURE_MIRROR_RELIABILITY=long`` runs them twice over and adds, in each round, a rolling
+restart of the target and then of the source (each broker stopped cleanly and started again, one at a time, each
+waiting for every replica to be back in sync), kill -9 of the active KRaft controller of each side, two
 target brokers stopped for 60 s (the in-sync replicas below ``min.insync.replicas``), meanwhile ``secure-mirror lag
 --json`` again and again: its lag must rise, and once caught up no partition is unread, the checkpoint is past the
 ends of the outage and the heartbeat is fresh again; and kill -9, at once, of the source broker coordinating the
@@ -287,14 +287,16 @@ def _kill_group_coordinators(sb, loads, rng, _record) -> str:
 
 QUICK_FAULTS: list[tuple[str, Fault]] = [
     ("preferred-leader election on the source", _preferred_leader_election),
-    ("rolling restart of the target", _rolling_restart("target")),
     ("kill -9 of the busiest target leader", _kill_busiest_target_leader),
     ("kill -9 of the transaction coordinator", _kill_transaction_coordinator),
 ]
 SIDES = ("source", "target")
 # A broker's clean restart took 3-4 minutes on this machine while other suites loaded it (load average near 100 on
-# two CPUs): the source's rolling restart (three more) belongs to the long setting.
+# two CPUs): the rolling restarts belong to the long setting. The target's (three clean restarts, about 300 s of CI's
+# 800 s for this module) left the quick setting to keep CI under its time; the quick setting still moves the target's
+# leaders by kill -9, the harder form, and results/three-brokers-long.* has both rolling restarts, twice each.
 LONG_FAULTS: list[tuple[str, Fault]] = [
+    ("rolling restart of the target", _rolling_restart("target")),
     ("rolling restart of the source", _rolling_restart("source")),
     ("kill -9 of the active controllers", _kill_active_controllers),
     ("target in-sync replicas below the minimum for 60 s", _isr_below_minimum),
