@@ -16,7 +16,9 @@ shipped.
   failed at its start. A mirror that never stops never writes one.
 - **What it holds:** class metadata of the classes the JVM's own loaders loaded (JDK, Spark and Scala from Spark's
   jars folder); the jars Spark adds later (the connector, the sink) and every object the job made are not in it.
-  No secret is: ``tests/integration/test_class_cache.py`` searches a written archive for the sandbox's secrets.
+  No secret is: ``tests/reliability/test_secret_leaks.py`` searches a written archive for the run's secrets.
+- **Private:** a folder or archive that is a symbolic link, another user's, or writable by others is not used (whoever
+  can write it could hand the driver, which holds the mirror's credentials, classes of their own).
 - **Left alone:** a run whose ``SPARK_SUBMIT_OPTS`` or the profile's driver JVM options already name an archive or a
   sharing mode (``-XX:SharedArchiveFile``, ``-XX:ArchiveClassesAtExit``, ``-Xshare``), and a JDK older than 13.
 
@@ -31,6 +33,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
+import stat
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -130,18 +134,30 @@ def decide(
 
 def _release(java: str) -> str:
     """The ``release`` file of the JDK whose java is ``java`` (empty when there is none)."""
-    found = Path(java) if os.sep in java else None
-    if found is None:
-        from shutil import which
-
-        located = which(java)
-        found = Path(located) if located else None
-    if found is None:
+    located = java if os.sep in java else shutil.which(java)
+    if not located:
         return ""
     try:
-        return (found.resolve().parent.parent / "release").read_text(errors="replace")
+        return (Path(located).resolve().parent.parent / "release").read_text(errors="replace")
     except OSError:
         return ""
+
+
+def not_private(path: Path) -> str | None:
+    """Why the JVM must not map from, or write to, ``path`` (the cache folder, an archive): anyone but this user who
+    can write there could hand the driver, which holds the mirror's credentials, classes of their own. None when it is
+    this user's own and no one else may write it (or when it does not exist yet)."""
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return f"{path} is a symbolic link"
+    if st.st_uid != os.getuid():
+        return f"{path} belongs to another user (uid {st.st_uid})"
+    if st.st_mode & 0o022:
+        return f"others may write {path} (mode {stat.S_IMODE(st.st_mode):04o}; chmod go-w)"
+    return None
 
 
 def _jars(spark_home: str) -> list[tuple[str, int, int]] | None:
@@ -191,6 +207,8 @@ def plan(profile: Profile, env: Mapping[str, str]) -> Plan:
             folders.make(folder, CACHE_VARIABLE)
         except BadInputError as exc:  # a cache it cannot make only costs the faster start
             return Plan(f"not used: {exc}")
+        if why := not_private(folder) or (chosen.archive and not_private(chosen.archive)):
+            return Plan(f"not used: {why}")
     if chosen.dump is not None:
         chosen.dump.unlink(missing_ok=True)  # an earlier process's of the same id: the JVM writes it read-only
     return chosen

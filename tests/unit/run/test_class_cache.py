@@ -112,3 +112,39 @@ def test_a_new_archive_removes_older_archives_and_left_dumps_but_not_a_dump_in_p
     class_cache.remove_others(archive)
 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "spark-new.jsa", "spark-y.2.partial"]
+
+
+def test_a_cache_others_may_write_or_a_link_is_never_used(tmp_path):
+    folder, archive = tmp_path / "jvm", tmp_path / "jvm" / NAME
+    assert class_cache.not_private(folder) is None  # not there yet: made 0700
+    folder.mkdir(mode=0o700)
+    archive.write_bytes(b"x")
+    archive.chmod(0o600)
+    assert class_cache.not_private(folder) is None and class_cache.not_private(archive) is None
+    archive.chmod(0o666)
+    assert "others may write" in class_cache.not_private(archive) and "0666" in class_cache.not_private(archive)
+    folder.chmod(0o777)
+    assert "others may write" in class_cache.not_private(folder)
+    link = tmp_path / "link"
+    link.symlink_to(folder)
+    assert "symbolic link" in class_cache.not_private(link)
+
+
+def test_a_run_does_not_map_an_archive_others_may_write(tmp_path, monkeypatch):
+    from secure_mirror.profile import load_profile
+    from tests.support import profiles as pf
+
+    profile = load_profile(pf.write_profile(tmp_path, pf.profile_data(tmp_path)))
+    folder = tmp_path / "cache"
+    env = {"SECURE_MIRROR_CLASS_CACHE": str(folder), "HOME": str(tmp_path)}
+    _, name = class_cache.installation(env)
+    if name is None:
+        pytest.skip("no JDK release file or pyspark jars here")
+    first = class_cache.plan(profile, env)
+    assert first.dump is not None and (folder.stat().st_mode & 0o777) == 0o700
+    (folder / name).write_bytes(b"x")
+    (folder / name).chmod(0o644)
+    assert class_cache.plan(profile, env).options[0] == f"-XX:SharedArchiveFile={folder / name}"
+    (folder / name).chmod(0o646)
+    refused = class_cache.plan(profile, env)
+    assert refused.options == () and "others may write" in refused.said
