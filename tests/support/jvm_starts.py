@@ -75,7 +75,7 @@ def spark_submit_opts(sandbox, folder: Path) -> tuple[str, str]:
         return " ".join(options), "quick compiler only (no pyspark jars found)"
     said = f"class-data archive {archive}"
     if not archive.exists():
-        archive.parent.mkdir(parents=True, exist_ok=True)
+        archive.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the product maps only a private cache
         why = _dump(sandbox, archive, folder)
         said = f"quick compiler only ({why})" if why else f"class-data archive {archive} (dumped now)"
     if archive.exists():
