@@ -57,12 +57,16 @@ def log_since(path: Path, offset: int = 0) -> str:
         return ""
 
 
-def log_tail(path: Path, lines: int = 30) -> str:
+def log_tail(path: Path, lines: int = 30, errors: int = 10) -> str:
+    """A log's last ``lines``, after its last ``errors`` lines at ERROR or FATAL when those are earlier: a server's
+    shutdown after a fatal error fills its tail with the shutdown, the cause is above it."""
     try:
         text = Path(path).read_text(errors="replace").splitlines()
     except OSError:
         return "(no log written)"
-    return "\n".join(text[-lines:])
+    tail = text[-lines:]
+    earlier = [line for line in text[:-lines] if " ERROR " in line or " FATAL " in line][-errors:]
+    return "\n".join([*earlier, "...", *tail] if earlier else tail)
 
 
 def wait_until(
