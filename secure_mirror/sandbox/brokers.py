@@ -134,10 +134,12 @@ class BrokerControl:
     def reorder_replicas(self, side: str, replicas: dict[tuple[str, int], list[int]], timeout: float = 120.0) -> None:
         """Give each ``(topic, partition)`` its replicas in a new order through Kafka's ReassignPartitionsCommand
         (the same brokers, so nothing is copied; the first becomes the preferred leader), and wait until the cluster
-        describes them in that order."""
+        describes them in that order; ``timeout`` for the tool and for the wait each."""
         path = self.base / side / "reassignment.json"
         path.write_text(kafka_tools.reassignment_json(replicas))
-        kafka_tools.run_tool(self, side, kafka_tools.REASSIGN, "--reassignment-json-file", str(path), "--execute")
+        kafka_tools.run_tool(
+            self, side, kafka_tools.REASSIGN, "--reassignment-json-file", str(path), "--execute", timeout=timeout
+        )
         topics = sorted({topic for topic, _ in replicas})
 
         def taken() -> bool:

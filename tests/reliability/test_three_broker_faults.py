@@ -178,8 +178,10 @@ def _preferred_leader_election(sb, loads, rng, record) -> str:
     topics = [load.source_topic for load in loads.values()]
     rows = sb.partitions("source", topics)
     before = {(p["topic"], p["partition"]): p["leader"] for p in rows}
-    sb.reorder_replicas(
-        "source", {(p["topic"], p["partition"]): _rotated_past(p["replicas"], p["leader"]) for p in rows}
+    sb.reorder_replicas(  # a JVM tool on a machine loaded by six brokers and two jobs: as long as a broker's start
+        "source",
+        {(p["topic"], p["partition"]): _rotated_past(p["replicas"], p["leader"]) for p in rows},
+        timeout=START_TIMEOUT,
     )
     next(iter(loads.values())).wait_for_batches(1)
     time.sleep(rng.uniform(0.0, 0.8))  # during a batch, not a synchronisation
