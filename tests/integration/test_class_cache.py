@@ -37,7 +37,7 @@ def test_a_run_maps_the_archive_in_its_cache_and_keeps_stdout_to_its_lines(sandb
             pytrace=False,
         )
     loads = tmp_path / "class-load.log"
-    options = [w for w in os.environ.get("SPARK_SUBMIT_OPTS", "").split() if not w.startswith(class_cache.CALLERS_OWN)]
+    options = jvm_starts.without_archive(os.environ.get("SPARK_SUBMIT_OPTS", ""))
     env = {
         **os.environ,
         class_cache.CACHE_VARIABLE: str(archive.parent),

@@ -36,6 +36,7 @@ from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
 from secure_mirror.run import class_cache
 from secure_mirror.sandbox.profile import profile_dict
+from tests.support import jvm_starts
 
 from .conftest import STATS
 
@@ -419,7 +420,7 @@ CLASS_CACHE = "class-cache"
 def _writing_class_cache(env: dict[str, str], folder: Path) -> dict[str, str]:
     """``env`` for a run that writes the product's class-data archive (secure_mirror/run/class_cache.py) into
     ``folder``: without the tests' own archive option, the quick compiler kept."""
-    options = [w for w in env.get("SPARK_SUBMIT_OPTS", "").split() if not w.startswith(class_cache.CALLERS_OWN)]
+    options = jvm_starts.without_archive(env.get("SPARK_SUBMIT_OPTS", ""))
     return {**env, "SPARK_SUBMIT_OPTS": " ".join(options), class_cache.CACHE_VARIABLE: str(folder)}
 
 

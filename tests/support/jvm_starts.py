@@ -67,6 +67,12 @@ def _dump(sandbox, archive: Path, folder: Path) -> str | None:
     return None
 
 
+def without_archive(options: str) -> list[str]:
+    """The tests' ``SPARK_SUBMIT_OPTS`` words but their archive option: a run given them uses the product's own class
+    cache (``class_cache.CALLERS_OWN`` would leave it alone)."""
+    return [word for word in options.split() if not word.startswith(class_cache.CALLERS_OWN)]
+
+
 def spark_submit_opts(sandbox, folder: Path) -> tuple[str, str]:
     """The options for the tests' spark-submit JVMs, and a sentence on what they hold (said at the run's end)."""
     options = [QUICK_COMPILER, *LOG_TO_STDERR]
