@@ -71,3 +71,11 @@ def test_a_stop_then_a_crash_then_the_rest(run, tmp_path):
     assert json.loads((tmp_path / steps.REPORT_JSON).read_text())["complete"] is True
 
     assert run["once"]() == 0 and len(run["calls"]) == 9  # complete: nothing runs again
+
+
+def test_a_complete_record_writes_its_report_again(run, tmp_path):
+    assert run["once"]() == 0
+    (tmp_path / steps.REPORT_JSON).write_text("{}")  # as a run killed after its last step was recorded leaves it
+    assert run["once"]() == 0 and len(run["calls"]) == len(state.STEPS)  # nothing runs again
+    assert json.loads((tmp_path / steps.REPORT_JSON).read_text())["complete"] is True
+    assert any(line.startswith("report: ") for line in run["said"][-1:])
