@@ -11,7 +11,10 @@
 - ``secure_mirror`` and ``secure_mirror_exactly_once``: the job on its own micro-batch source
   (``mirror.spark.source: mirror``, ``mirror.spark.tasks`` the task slots) with each guarantee.
 - ``secure_mirror_loop_settings``: ``secure_mirror`` with the copy limit's client settings (:data:`LOOP_SETTINGS`);
-  not run unless named: it asks how much of the distance to the copy limit is tuning.
+  not run unless named: it asks how much of the distance to the copy limit is tuning. So do
+  ``secure_mirror_exactly_once_loop_settings`` and ``mirrormaker2_loop_settings`` (MirrorMaker 2 takes the same
+  settings from the same profile: render writes them into mm2.properties), which ask what the same tuning gives the
+  other guarantee and MirrorMaker 2.
 - ``secure_mirror_kafka_source`` and ``secure_mirror_exactly_once_kafka_source``: the job on Spark's Kafka source, as
   it was before issue 26; not run unless named (at thousands of partitions it takes the whole time limit).
 
@@ -51,6 +54,17 @@ CONTENDERS = {
         source="mirror",
         default=False,
         loop_settings=True,
+    ),
+    "secure_mirror_exactly_once_loop_settings": Contender(
+        "secure_mirror (mirror source), exactly_once, the copy limit's client settings",
+        "job",
+        exactly_once=True,
+        source="mirror",
+        default=False,
+        loop_settings=True,
+    ),
+    "mirrormaker2_loop_settings": Contender(
+        "MirrorMaker 2, the copy limit's client settings", "mirrormaker2", default=False, loop_settings=True
     ),
     "secure_mirror_kafka_source": Contender(
         "secure_mirror (spark kafka source), at_least_once", "job", source="kafka", default=False

@@ -91,6 +91,20 @@ def test_the_job_with_the_copy_limits_settings_is_a_valid_profile_whose_clients_
     assert "secure_mirror_loop_settings" not in contenders.DEFAULT
 
 
+@pytest.mark.parametrize("name", ["secure_mirror_exactly_once_loop_settings", "mirrormaker2_loop_settings"])
+def test_the_other_contenders_with_the_copy_limits_settings_get_them_too(tmp_path, name):
+    data = pf.profile_data(tmp_path)
+    contenders.profile_edit(name, 2)(data)
+    profile = load_profile(pf.write_profile(tmp_path, data))
+    assert (profile.mirror.delivery.batch_size, profile.mirror.delivery.linger_ms) == (1_048_576, 100)
+    assert profile.mirror.delivery.exactly_once == name.startswith("secure_mirror_exactly_once")
+    lines = set(mm2_properties(profile, "mm2/mm2.properties").splitlines())
+    for line in ("tgt.producer.batch.size=1048576", "tgt.producer.linger.ms=100", "src.max.poll.records=10000"):
+        assert line in lines
+    assert f"tgt.buffer.memory={192 * 1_048_576}" in lines
+    assert name not in contenders.DEFAULT
+
+
 def test_mirrormaker2_with_exactly_once_is_granted_its_transactional_ids():
     acls = contenders.mm2_exactly_once_acls("src", ("User:mirror",))
     assert {(a["resource_name"], a["pattern_type"], a["operation"]) for a in acls} == {
