@@ -240,12 +240,40 @@ def _each_run(size: dict) -> list[tuple[str, dict]]:
     ]
 
 
+def first_after_load(size: dict) -> str:
+    """A sentence on the first measured run after the size's load (and its warm-up runs, if any): its steady rate
+    against the median of the same contender's other repeats (the brokers' first copy of a size ran slower in
+    earlier files)."""
+    warm = size.get("warm_up") or []
+    before = (
+        f"after {len(warm)} unmeasured copy-limit run(s) (steady "
+        + ", ".join(
+            f"{w['steady_records_per_second']:,.0f}" if w.get("steady_records_per_second") else "-" for w in warm
+        )
+        + " records/s)"
+        if warm
+        else "with no warm-up run"
+    )
+    if not size["orders"]:
+        return ""
+    name = size["orders"][0][0]
+    steady = [run.get("steady_records_per_second") for run in size["runs"].get(name, [])]
+    if len(steady) < 2 or steady[0] is None or not [s for s in steady[1:] if s]:
+        return f"The first measured run, {before}: {name}.\n"
+    others = statistics.median(s for s in steady[1:] if s)
+    return (
+        f"The first measured run, {before}: {name}, {steady[0]:,.0f} steady records/s, {steady[0] / others:.2f}x the "
+        f"median of its other repeats ({others:,.0f}).\n"
+    )
+
+
 def size_section(size: dict) -> list[str]:
     runs = _each_run(size)
     orders = "; ".join(" -> ".join(order) for order in size["orders"])
     lines = [
         f"\n## {size['partitions']:,} partitions over {size['topics']} topic(s), {size['records']:,} records\n",
         f"Loaded in {size['load_seconds']:.1f} s; order of the runs, repeat by repeat: {orders}.\n",
+        first_after_load(size),
         "| contender | finished | " + " | ".join(column for column, _ in FIGURES.values()) + " |",
         "| --- | --- | " + " | ".join("---" for _ in FIGURES) + " |",
         *(_summary_row(name, size["summary"][name], size["runs"][name]) for name in size["runs"]),

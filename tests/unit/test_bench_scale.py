@@ -337,3 +337,18 @@ def test_the_markdown_says_what_the_jobs_driver_jvm_started_with():
         {**RESULT, "class_cache": {"folder": "off", "written_by": "the caller"}}
     )
     assert "started without a class-data archive (no record of one" in scale_report.markdown(RESULT)
+
+
+def test_the_markdown_compares_the_first_run_after_the_load_with_its_other_repeats():
+    size = RESULT["sizes"][0]
+    assert (
+        "The first measured run, with no warm-up run: secure_mirror_kafka_source, 1,234 steady records/s, 0.62x the "
+        "median of its other repeats (2,000)." in scale_report.markdown(RESULT)
+    )
+    warmed = {**size, "warm_up": [{"steady_records_per_second": 5000.4}]}
+    assert scale_report.first_after_load(warmed).startswith(
+        "The first measured run, after 1 unmeasured copy-limit run(s) (steady 5,000 records/s): "
+        "secure_mirror_kafka_source, 1,234"
+    )
+    errored = {**size, "orders": [["secure_mirror"], ["secure_mirror"]]}
+    assert scale_report.first_after_load(errored) == "The first measured run, with no warm-up run: secure_mirror.\n"
