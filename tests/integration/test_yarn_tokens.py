@@ -41,8 +41,9 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.hadoop]
 # source partition between batches, and those must be replaced when a new token arrives: in the default selection
 # through two lifetimes of one partition (a sink that kept its producers past their token failed it: the brokers
 # refused their re-authentication and the tasks failed), under slow (-m "hadoop and slow") through three of two.
+# at_least_once (the same sink, its producers idempotent, not transactional) is under slow too, for CI's time: 138 s.
 CASES = [
-    pytest.param("at_least_once", 2, 2, id="at_least_once"),
+    pytest.param("at_least_once", 2, 2, id="at_least_once", marks=pytest.mark.slow),
     pytest.param("exactly_once", 2, 1, id="exactly_once-two-lifetimes"),
     pytest.param("exactly_once", 3, 2, id="exactly_once", marks=pytest.mark.slow),
 ]
