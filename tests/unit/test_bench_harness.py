@@ -5,6 +5,9 @@ repeats (scale_report.summarize)."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from confluent_kafka import KafkaError
 
@@ -236,3 +239,22 @@ def test_each_figure_is_summarized_by_its_median_minimum_and_maximum_over_the_fi
     assert "first_record_seconds" not in summary and summary["over"] == "finished"
     none_finished = scale_report.summarize([runs[2], runs[3]])
     assert none_finished["over"] == "unfinished" and none_finished["records_per_second"]["median"] == 5.0
+
+
+def test_a_reader_whose_close_hangs_is_left_after_the_timeout(capsys):
+    release = threading.Event()
+
+    class Hanging:
+        closed = False
+
+        def close(self):
+            release.wait(10)
+            Hanging.closed = True
+
+    reader = committed.ReadCommitted({}, {"t": 1})
+    reader._consumer = Hanging()
+    started = time.monotonic()
+    reader.close(timeout=0.2)
+    assert time.monotonic() - started < 5 and reader._consumer is None and not Hanging.closed
+    assert "did not close in 0 s; left" in capsys.readouterr().err
+    release.set()
