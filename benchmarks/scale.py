@@ -292,10 +292,7 @@ def run_size(scale: Scale, partitions: int, topics: int, shuffle: random.Random,
             out["orders"].append(order)
             for name in order:
                 log(f"{partitions} partitions over {topics} topic(s), repeat {repeat + 1}/{repeats}: {name}")
-                try:
-                    figures = scale.contender(name, files)
-                except Exception as exc:  # noqa: BLE001 - recorded; the other contenders still run
-                    figures = {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
+                figures = attempt(scale, name, files)
                 out["runs"][name].append(figures)
                 log(f"{name}: {json.dumps({k: v for k, v in figures.items() if not isinstance(v, dict)})[:600]}")
             out["summary"] = {name: summarize(runs) for name, runs in out["runs"].items()}
@@ -310,11 +307,15 @@ def warm_up(scale: Scale, files: dict[str, Path]) -> dict:
     0.79x its own other repeats in four of the six sizes measured before this warm-up (the brokers' first copy of the
     size; ``scale_report.first_after_load`` says it for every results file). Its figures are kept, apart."""
     log(f"warm-up: one unmeasured {WARM_UP} run")
+    return {k: v for k, v in attempt(scale, WARM_UP, files).items() if not isinstance(v, dict)}
+
+
+def attempt(scale: Scale, name: str, files: dict[str, Path]) -> dict:
+    """One run of contender ``name``: its figures, or the error that stopped it (recorded; the other runs go on)."""
     try:
-        figures = scale.contender(WARM_UP, files)
-    except Exception as exc:  # noqa: BLE001 - recorded; the measured runs still run
-        figures = {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
-    return {k: v for k, v in figures.items() if not isinstance(v, dict)}
+        return scale.contender(name, files)
+    except Exception as exc:  # noqa: BLE001 - recorded; the other contenders still run
+        return {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
 
 
 def run(args: argparse.Namespace, command: str) -> dict:

@@ -258,9 +258,10 @@ def first_after_load(size: dict) -> str:
         return ""
     name = size["orders"][0][0]
     steady = [run.get("steady_records_per_second") for run in size["runs"].get(name, [])]
-    if len(steady) < 2 or steady[0] is None or not [s for s in steady[1:] if s]:
+    rest = [s for s in steady[1:] if s]
+    if not steady or steady[0] is None or not rest:
         return f"The first measured run, {before}: {name}.\n"
-    others = statistics.median(s for s in steady[1:] if s)
+    others = statistics.median(rest)
     return (
         f"The first measured run, {before}: {name}, {steady[0]:,.0f} steady records/s, {steady[0] / others:.2f}x the "
         f"median of its other repeats ({others:,.0f}).\n"

@@ -12,11 +12,10 @@ def drive(ctx: steps.Context) -> int:
     """Exit 0 when every step is done (or was before), 1 when a step stopped (its sentence says what to fix), or the
     exit code of the error that stopped it."""
     record = ctx.record
-    if record.complete:  # the report is written again: a run killed after its last step may have left an older one
+    # complete: no step runs, and the report below is written again (a run killed after its last step was recorded
+    # left the report that step wrote, which shows it still begun)
+    if record.complete:
         ctx.say(f"the cut-over recorded in {ctx.run_dir / state.FILE} is complete; nothing to do")
-        steps.write_report(ctx)
-        ctx.say(f"report: {ctx.run_dir / steps.REPORT_JSON}, {ctx.run_dir / steps.REPORT_MD}")
-        return EXIT_OK
     code = EXIT_OK
     while (name := record.next_step()) is not None:
         resumed = record.step(name).attempts > 0
