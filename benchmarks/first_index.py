@@ -30,7 +30,7 @@ import time
 import uuid
 from pathlib import Path
 
-from benchmarks import bench, load
+from benchmarks import bench, load, read_ahead
 from secure_mirror.kafka import admin_ops
 from secure_mirror.sandbox import Sandbox
 
@@ -121,7 +121,8 @@ def markdown(result: dict) -> str:
         "",
         f"{n:,} partitions on the sandbox's target broker, {RECORDS_PER_PARTITION} records of {len(VALUE):,} bytes "
         f"per partition and round (one batch), SASL_SSL + GSSAPI; {result['machine']['platform']}, "
-        f"{result['machine']['cpus']} CPUs. See benchmarks/first_index.py for what each case times.",
+        f"{result['machine']['cpus']} CPUs; {read_ahead.sentence(result['machine'].get('sandbox_disk'))}. "
+        "See benchmarks/first_index.py for what each case times.",
         "",
         "| case | seconds | ms per partition |",
         "| --- | --- | --- |",
@@ -139,22 +140,30 @@ def run(args: argparse.Namespace, command: str) -> dict:
         "cases": {},
     }
     work = Path(tempfile.mkdtemp(prefix="secure-mirror-first-index-"))
+    folder = Path(args.sandbox).resolve() if args.sandbox else work
     try:
-        sb = Sandbox.load(args.sandbox) if args.sandbox else Sandbox.up(work / "sandbox")
-        os.environ.update({"KRB5_CONFIG": str(sb.krb5_conf), "KRB5CCNAME": f"DIR:{work / 'cc'}"})
-        (work / "cc").mkdir(exist_ok=True)
-        try:
-            conf = sb.client_conf("target", "admin")
-            for name, case in (("plain", plain), ("transactional", transactional)):
-                log(f"{name}: {args.partitions} partitions")
-                result["cases"].update(case(conf, args.partitions))
-        finally:
-            load._ADMINS.clear()
-            if not args.sandbox:
-                sb.down()
+        with read_ahead.set_for(folder, args.read_ahead_kb, Path("/proc/mounts").read_text()) as disk:
+            result["machine"]["sandbox_disk"] = disk
+            log(f"the sandbox's disk: {json.dumps(disk)}")
+            measure(args, result, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return result
+
+
+def measure(args: argparse.Namespace, result: dict, work: Path) -> None:
+    sb = Sandbox.load(args.sandbox) if args.sandbox else Sandbox.up(work / "sandbox")
+    os.environ.update({"KRB5_CONFIG": str(sb.krb5_conf), "KRB5CCNAME": f"DIR:{work / 'cc'}"})
+    (work / "cc").mkdir(exist_ok=True)
+    try:
+        conf = sb.client_conf("target", "admin")
+        for name, case in (("plain", plain), ("transactional", transactional)):
+            log(f"{name}: {args.partitions} partitions")
+            result["cases"].update(case(conf, args.partitions))
+    finally:
+        load._ADMINS.clear()
+        if not args.sandbox:
+            sb.down()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,6 +171,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--partitions", type=int, default=2500, help="partitions of each fresh topic (2500)")
     bench.add_sandbox_option(parser)
     parser.add_argument("--out", type=Path, default=bench.RESULTS)
+    parser.add_argument(
+        "--read-ahead-kb",
+        type=int,
+        default=read_ahead.LINUX_DEFAULT_KB,
+        help="the sandbox disk's read-ahead during the run, put back after (0: as it is; NOTES section 16)",
+    )
     args = parser.parse_args(argv)
     bench.stop_on_sigterm()
     given = list(argv if argv is not None else sys.argv[1:])

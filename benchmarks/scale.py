@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks import bench, committed, contenders, load
+from benchmarks import bench, committed, contenders, load, read_ahead
 from benchmarks import scale_probes as probes
 from benchmarks.scale_report import markdown, summarize
 from secure_mirror.kafka import admin_ops
@@ -162,6 +162,14 @@ class Scale:
         """Partition folders the brokers have still to remove (of topics deleted, renamed ``*-delete``)."""
         return sum(1 for folder in self.data for child in folder.iterdir() if child.name.endswith(DELETING))
 
+    def source_folders(self) -> list[Path]:
+        """The source broker's folders of this size's partitions."""
+        data = self.sb.broker("source").base / "data"
+        return [data / f"{topic}-{p}" for topic, count in self.sources.items() for p in range(count)]
+
+    def brokers(self) -> dict[str, int]:
+        return {side: pid for side in self.sb.sides if (pid := self.sb.state["pids"].get(side))}
+
     def held(self) -> int:
         return load.end_offset_sum(self.conf("target"), self.targets)
 
@@ -186,16 +194,21 @@ class Scale:
 
     def measure(self, name: str, argv: list[str], transactional: bool = False, metrics: Path | None = None) -> dict:
         self.fresh_targets()
+        recording = Recording(self.args.jfr / f"{self.runs}-{name}", self.brokers()) if self.args.jfr else None
         settled = self.settle()
         reader = committed.ReadCommitted(self.conf("target"), self.targets) if transactional else None
         log_file = self.work / f"{name}-{self.runs}.log"
         self.runs += 1
         kdc_from = self.kdc_log.stat().st_size
+        cached = probes.cached_share([log for folder in self.source_folders() for log in folder.glob("*.log")])
         brokers_before, load_average = bench.broker_cpu(self.sb), os.getloadavg()[0]
         wall_start = time.time()
         with open(log_file, "w") as fh:
             started = time.monotonic()
-            proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=bench.REPO, start_new_session=True)
+            env = recording.environment() if recording else None
+            proc = subprocess.Popen(
+                argv, stdout=fh, stderr=subprocess.STDOUT, cwd=bench.REPO, start_new_session=True, env=env
+            )
         sampler = probes.Sampler(proc.pid, self.ports)
         sampler.start()
         try:
@@ -204,6 +217,8 @@ class Scale:
             end["cpu_seconds"] = max(own, sampler.cpu_seconds)  # the sampler's last reading if it is gone
             end["broker_cpu_seconds"] = bench.broker_cpu(self.sb) - brokers_before
         finally:
+            if recording:
+                recording.dump_brokers()
             sampler.stop()
             bench.stop(proc)
             left = sampler.stop_leftovers()
@@ -211,7 +226,7 @@ class Scale:
                 reader.close()
         figures = self.figures(end)
         figures.update(sampler.figures(), load_average_at_start=load_average, log=log_file.name)
-        figures.update(settled)
+        figures.update(settled, source_log_cached_share=cached)
         figures["kdc"] = probes.kdc_requests(procs.log_since(self.kdc_log, kdc_from), self.principals)
         if left:
             figures["processes_left_running"] = left
@@ -270,6 +285,40 @@ class Scale:
             )
             out["steady_records_per_second"] = 0.8 * count / max((t90 - t10) / 1000, 1e-3)
         return out
+
+
+class Recording:
+    """``--jfr``: Java Flight Recordings (``settings=profile``: CPU samples every 10-20 ms, and where threads waited
+    10 ms or more) of one run into ``folder``: of each JVM the contender starts (``JAVA_TOOL_OPTIONS`` in its
+    environment; a file per JVM, written when it exits, as the harness stops it) and of both brokers (started with
+    ``jcmd`` before the wait for quiet brokers, dumped when the target holds everything). For finding why a run was
+    slow; the recordings cost the run some CPU, so their runs' figures are not for comparison with runs without."""
+
+    NAME = "secure-mirror-scale"
+
+    def __init__(self, folder: Path, brokers: dict[str, int]):
+        self.folder, self.brokers = folder, brokers
+        folder.mkdir(parents=True, exist_ok=True)
+        for pid in brokers.values():
+            jcmd(pid, "JFR.start", f"name={self.NAME}", "settings=profile")
+
+    def environment(self) -> dict[str, str]:
+        options = f"-XX:StartFlightRecording=settings=profile,dumponexit=true,filename={self.folder}"
+        return {
+            **os.environ,
+            "JAVA_TOOL_OPTIONS": " ".join(filter(None, [os.environ.get("JAVA_TOOL_OPTIONS"), options])),
+        }
+
+    def dump_brokers(self) -> None:
+        for side, pid in self.brokers.items():
+            jcmd(pid, "JFR.dump", f"name={self.NAME}", f"filename={self.folder / f'broker-{side}.jfr'}")
+            jcmd(pid, "JFR.stop", f"name={self.NAME}")
+
+
+def jcmd(pid: int, *command: str) -> None:
+    done = subprocess.run(["jcmd", str(pid), *command], capture_output=True, text=True, timeout=60)
+    if done.returncode:
+        log(f"jcmd {pid} {' '.join(command)} failed: {(done.stdout + done.stderr).strip()[:300]}")
 
 
 def quiet(used: list[float]) -> bool:
@@ -332,35 +381,21 @@ def run(args: argparse.Namespace, command: str) -> dict:
             "contenders": args.contenders,
             "repeats": args.repeats,
             "warm_ups": args.warm_ups,
+            "flight_recordings": bool(args.jfr),
             "values": "varied JSON, about 1 KiB (a third to twice)",
             "sample_interval_seconds": 1.0,
         },
         "sizes": [],
     }
-    shuffle = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="secure-mirror-scale-"))
-    result["machine"]["sandbox_file_system"] = file_system(Path("/proc/mounts").read_text(), work)
+    mounts = Path("/proc/mounts").read_text()
+    result["machine"]["sandbox_file_system"] = file_system(mounts, work)
     keep = True
     try:
-        log("starting the sandbox")
-        sb = Sandbox.up(work / "sandbox")
-        try:
-            scale = Scale(sb, work, args, args.seed)
-            for partitions in args.partitions_list:
-                for topics in args.topics_list:
-                    measured = result["sizes"][:]
-
-                    def so_far(size: dict, measured: list = measured) -> None:  # should a later run fail
-                        write(
-                            {**result, "class_cache": scale.bench.class_archive, "sizes": [*measured, size]}, args.out
-                        )
-
-                    result["sizes"].append(run_size(scale, partitions, topics, shuffle, so_far))
-                    result["class_cache"] = scale.bench.class_archive
-        finally:
-            load._ADMINS.clear()  # the kept admin clients go before the brokers they talk to
-            sb.down()
-        keep = any(not r.get("finished") for s in result["sizes"] for runs in s["runs"].values() for r in runs)
+        with read_ahead.set_for(work, args.read_ahead_kb, mounts) as disk:
+            result["machine"]["sandbox_disk"] = disk
+            log(f"the sandbox's disk: {json.dumps(disk)}")
+            keep = run_sizes(args, result, work)
     finally:
         if keep:
             log(f"the contenders' logs are kept in {work}")
@@ -369,20 +404,33 @@ def run(args: argparse.Namespace, command: str) -> dict:
     return result
 
 
+def run_sizes(args: argparse.Namespace, result: dict, work: Path) -> bool:
+    """Every size on one sandbox, into ``result``; whether a run did not finish (its logs are kept)."""
+    shuffle = random.Random(args.seed)
+    log("starting the sandbox")
+    sb = Sandbox.up(work / "sandbox")
+    try:
+        scale = Scale(sb, work, args, args.seed)
+        for partitions in args.partitions_list:
+            for topics in args.topics_list:
+                measured = result["sizes"][:]
+
+                def so_far(size: dict, measured: list = measured) -> None:  # should a later run fail
+                    write({**result, "class_cache": scale.bench.class_archive, "sizes": [*measured, size]}, args.out)
+
+                result["sizes"].append(run_size(scale, partitions, topics, shuffle, so_far))
+                result["class_cache"] = scale.bench.class_archive
+    finally:
+        load._ADMINS.clear()  # the kept admin clients go before the brokers they talk to
+        sb.down()
+    return any(not r.get("finished") for s in result["sizes"] for runs in s["runs"].values() for r in runs)
+
+
 def file_system(mounts: str, folder: Path) -> str:
     """The type of the file system (``ext4``, ``tmpfs``, ...) that holds ``folder``, from ``/proc/mounts``'s text:
     the brokers' logs are there (the sandbox's folder is in the work folder, under ``TMPDIR``), and what a fresh
     partition's first index entry costs depends on it (NOTES section 8)."""
-    best, kind = "", "unknown"
-    for line in mounts.splitlines():
-        fields = line.split()
-        if len(fields) < 3:
-            continue
-        point = fields[1].replace("\\040", " ")
-        inside = str(folder) == point or str(folder).startswith(point.rstrip("/") + "/")
-        if inside and len(point) >= len(best):
-            best, kind = point, fields[2]
-    return kind
+    return read_ahead.mount_of(mounts, folder)[1]
 
 
 def write(result: dict, out: Path) -> None:
@@ -410,6 +458,15 @@ def main(argv: list[str] | None = None) -> int:
         "--warm-ups", type=int, default=1, help="unmeasured copy-limit runs after each size's load (0: none)"
     )
     parser.add_argument("--out", type=Path, default=bench.RESULTS)
+    parser.add_argument(
+        "--read-ahead-kb",
+        type=int,
+        default=read_ahead.LINUX_DEFAULT_KB,
+        help="the sandbox disk's read-ahead during the run, put back after (0: as it is; NOTES section 16)",
+    )
+    parser.add_argument(
+        "--jfr", type=Path, help="a folder for Flight Recordings of every run's JVMs and the brokers (diagnosis)"
+    )
     bench.add_seed_option(parser)
     args = parser.parse_args(argv)
     bench.stop_on_sigterm()

@@ -21,6 +21,7 @@ import json
 import os
 import pwd
 import re
+import shutil
 import signal
 import statistics
 import struct
@@ -206,6 +207,19 @@ def metrics_lines(path: Path) -> list[dict]:
         except ValueError:
             continue  # a line being written when the job was stopped
     return out
+
+
+def cached_share(files: list[Path]) -> float | None:
+    """The share of ``files``' bytes in the page cache now (util-linux's ``fincore``), or None without it: a source
+    whose records were evicted is read from the disk (NOTES section 16)."""
+    if not files or shutil.which("fincore") is None:
+        return None
+    done = subprocess.run(
+        ["fincore", "--bytes", "--noheadings", "--output", "RES,SIZE", *map(str, files)], capture_output=True, text=True
+    )
+    rows = [line.split() for line in done.stdout.splitlines() if len(line.split()) == 2]
+    size = sum(int(row[1]) for row in rows)
+    return sum(int(row[0]) for row in rows) / size if size else None
 
 
 # ---- the sampler ----------------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import statistics
 
+from benchmarks import read_ahead
 from benchmarks.contenders import LABELS
 
 # the figures summarized over the repeats, in the main table's order: key -> (column, format)
@@ -330,7 +331,8 @@ def markdown(result: dict) -> str:
         f"{p['tasks']}`), MirrorMaker 2 with `tasks.max={p['tasks']}`, the copy limit with {p['tasks']} loops. Time "
         f"limit {p['timeout_seconds']:.0f} s per contender and size; {p.get('repeats', 1)} repeat(s). SASL_SSL + "
         f"GSSAPI on both sides. The brokers' logs on {machine.get('sandbox_file_system', 'a file system not recorded')}"
-        ".\n",
+        f", {read_ahead.sentence(machine.get('sandbox_disk'))} (NOTES section 16)."
+        f"{' Flight Recordings on: not for comparison.' if p.get('flight_recordings') else ''}\n",
         class_cache_sentence(result.get("class_cache")),
         EXPLAINED,
     ]
