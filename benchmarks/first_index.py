@@ -71,7 +71,10 @@ def write_round(p, topic: str, partitions: int) -> None:
 def wait_stable(conf: dict, topic: str, partitions: int, limit: float = 600.0) -> None:
     """Until no transaction is open on ``topic``: its last stable offsets equal its end offsets."""
     deadline = time.monotonic() + limit
-    while load.end_offset_sum(conf, {topic: partitions}, stable=True) < load.end_offset_sum(conf, {topic: partitions}):
+    listed = [(topic, p) for p in range(partitions)]
+    while sum(load.partition_end_offsets(conf, listed, stable=True).values()) < load.end_offset_sum(
+        conf, {topic: partitions}
+    ):
         if time.monotonic() > deadline:
             raise RuntimeError(f"transactions on {topic} still open after {limit:.0f} s")
         time.sleep(0.1)
