@@ -7,7 +7,8 @@ partition costs the page cache 256 KiB; on a disk set to 8,192 KiB (as this proj
 so the 1,000 source and 1,000 target partitions of a scale run fill the page cache with some 17 GB of zeros each
 side, the source's records are evicted, and a contender then waits on the disk for them. ``--read-ahead-kb`` (default
 128) sets the disk to Linux's default for the run when the harness may write the setting, and the results say what it
-was and what it ran with.
+was and what it ran with. A harness stopped by SIGKILL cannot put it back: ``read_ahead_kb_before`` in its results
+says what to write into ``/sys/block/<disk>/queue/read_ahead_kb``.
 """
 
 from __future__ import annotations

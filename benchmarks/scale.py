@@ -3,6 +3,7 @@ copy limit, on the sandbox.
 
     scripts/bench --scale [--partitions-list 1000,5000] [--topics-list 1,200] [--records N] [--tasks T] [--seed S]
                           [--contenders copy_limit,mirrormaker2,...] [--repeats R] [--timeout SECONDS] [--out DIR]
+                          [--warm-ups N] [--read-ahead-kb KB] [--jfr DIR]
 
 For every size (each partition count over each topic count: one topic of 1,000 partitions, 200 topics of 5, ...) the
 source is loaded with the same N records (varied JSON values, seeded, spread over the topics), and every contender
@@ -22,7 +23,9 @@ that has not finished within ``--timeout`` seconds is recorded with the records 
 Before the measured runs of a size, ``--warm-ups`` unmeasured copy-limit runs (default 1; their figures are kept
 apart, and the report says how the first measured run compares with its own other repeats). Per contender and size,
 each figure's median, minimum and maximum over its finished runs
-(``scale_report.summarize``). Results: ``<out>/scale.{json,md}`` (the tables generated from the json, with the command
+(``scale_report.summarize``). The disk under the sandbox reads ahead 128 KiB during the run (``--read-ahead-kb``,
+``benchmarks/read_ahead.py``, NOTES section 16), and ``--jfr`` keeps Flight Recordings of every run (:class:`Recording`).
+Results: ``<out>/scale.{json,md}`` (the tables generated from the json, with the command
 and seed).
 """
 
@@ -300,6 +303,7 @@ class Recording:
         self.folder, self.brokers = folder, brokers
         folder.mkdir(parents=True, exist_ok=True)
         for pid in brokers.values():
+            jcmd(pid, "JFR.stop", f"name={self.NAME}", quiet=True)  # one a failed run left running
             jcmd(pid, "JFR.start", f"name={self.NAME}", "settings=profile")
 
     def environment(self) -> dict[str, str]:
@@ -315,9 +319,10 @@ class Recording:
             jcmd(pid, "JFR.stop", f"name={self.NAME}")
 
 
-def jcmd(pid: int, *command: str) -> None:
+def jcmd(pid: int, *command: str, quiet: bool = False) -> None:
+    """Run a diagnostic command in JVM ``pid``; a failure is logged (unless ``quiet``), never raised."""
     done = subprocess.run(["jcmd", str(pid), *command], capture_output=True, text=True, timeout=60)
-    if done.returncode:
+    if done.returncode and not quiet:
         log(f"jcmd {pid} {' '.join(command)} failed: {(done.stdout + done.stderr).strip()[:300]}")
 
 
@@ -469,6 +474,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     bench.add_seed_option(parser)
     args = parser.parse_args(argv)
+    if args.jfr and any(c in str(args.jfr) for c in " ,="):
+        parser.error("--jfr: a folder whose path has no space, comma or '=' (it goes into a JVM option)")
     bench.stop_on_sigterm()
     given = list(argv if argv is not None else sys.argv[1:])
     args.seed = bench.drawn_seed(args.seed, given)
