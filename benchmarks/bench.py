@@ -477,6 +477,12 @@ def task_slots(master: str) -> int:
     return (os.cpu_count() or 1) if found.group(1) == "*" else int(found.group(1) or 1)
 
 
+def jfr_option(path: Path) -> str:
+    """The JVM option of a Flight Recording (``settings=profile``) written to ``path`` at the JVM's exit; a folder
+    gets a file per JVM (``scripts/bench --profile``, ``--scale --jfr``)."""
+    return f"-XX:StartFlightRecording=filename={path},settings=profile,dumponexit=true"
+
+
 def mirrormaker2_argv(rendered: Path, *jvm: str) -> list[str]:
     """MirrorMaker 2 in dedicated mode with the mm2.properties that render wrote."""
     return [

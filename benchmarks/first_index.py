@@ -72,9 +72,7 @@ def wait_stable(conf: dict, topic: str, partitions: int, limit: float = 600.0) -
     """Until no transaction is open on ``topic``: its last stable offsets equal its end offsets."""
     deadline = time.monotonic() + limit
     listed = [(topic, p) for p in range(partitions)]
-    while sum(load.partition_end_offsets(conf, listed, stable=True).values()) < load.end_offset_sum(
-        conf, {topic: partitions}
-    ):
+    while load.partition_end_offsets(conf, listed, stable=True) != load.partition_end_offsets(conf, listed):
         if time.monotonic() > deadline:
             raise RuntimeError(f"transactions on {topic} still open after {limit:.0f} s")
         time.sleep(0.1)

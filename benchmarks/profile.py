@@ -140,10 +140,6 @@ def recorded(b: bench.Bench, name: str, argv: list[str], jfr: Path, transactiona
 JOBS = ["secure_mirror", "secure_mirror_exactly_once"]
 
 
-def jfr_option(path: Path) -> str:
-    return f"-XX:StartFlightRecording=filename={path},settings=profile,dumponexit=true"
-
-
 def run(records: int, seed: int) -> dict:
     with bench.kept_on_failure("secure-mirror-profile-") as work:
         sb = Sandbox.up(work / "sandbox")
@@ -153,13 +149,15 @@ def run(records: int, seed: int) -> dict:
             out = {}
             mm2_jfr = work / "mm2.jfr"
             b.forget_mirrormaker2()
-            log_argv = bench.mirrormaker2_argv(files["mirrormaker2"], jfr_option(mm2_jfr))
+            log_argv = bench.mirrormaker2_argv(files["mirrormaker2"], bench.jfr_option(mm2_jfr))
             out["mirrormaker2"] = recorded(b, "mirrormaker2", log_argv, mm2_jfr)
             for name in JOBS:
                 jfr = work / f"{name}.jfr"
 
                 def with_jfr(data: dict, jfr: Path = jfr) -> None:
-                    data["mirror"]["spark"].setdefault("conf", {})["spark.driver.extraJavaOptions"] = jfr_option(jfr)
+                    data["mirror"]["spark"].setdefault("conf", {})["spark.driver.extraJavaOptions"] = bench.jfr_option(
+                        jfr
+                    )
 
                 argv = b.job_argv(files[name], work / f"run-profile-{name}", "--until-caught-up", edit=with_jfr)
                 prefix = bench.exactly_once_prefix(files[name])

@@ -307,7 +307,7 @@ class Recording:
             jcmd(pid, "JFR.start", f"name={self.NAME}", "settings=profile")
 
     def environment(self) -> dict[str, str]:
-        options = f"-XX:StartFlightRecording=settings=profile,dumponexit=true,filename={self.folder}"
+        options = bench.jfr_option(self.folder)
         return {
             **os.environ,
             "JAVA_TOOL_OPTIONS": " ".join(filter(None, [os.environ.get("JAVA_TOOL_OPTIONS"), options])),
