@@ -301,7 +301,9 @@ class Recording:
 
     def __init__(self, folder: Path, brokers: dict[str, int]):
         self.folder, self.brokers = folder, brokers
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.parent.chmod(0o700)  # a recording holds the JVM's environment and system properties: the user's only
+        folder.mkdir(mode=0o700, exist_ok=True)
         for pid in brokers.values():
             jcmd(pid, "JFR.stop", f"name={self.NAME}", quiet=True)  # one a failed run left running
             jcmd(pid, "JFR.start", f"name={self.NAME}", "settings=profile")
