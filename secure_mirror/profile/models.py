@@ -20,6 +20,15 @@ from secure_mirror.profile.runtime import Hadoop, delegation_token_problem
 from secure_mirror.profile.security import Kerberos
 
 ALL_TOPICS_KEY = "mirror.topics.grant_all_topics"
+# What the mirror's Java consumers of the source (the job's source, MirrorMaker 2's) get unless source.client_options
+# sets it; lag and verify read through librdkafka, whose socket.receive.buffer.bytes already leaves it to the OS.
+# receive.buffer.bytes -1: the OS sizes the socket's receive buffer and grows it with the connection, where Kafka's
+# consumers fix 64 KiB. Kafka's MirrorMaker documentation asks a mirror's consumer for a large socket buffer (between
+# data centres, 64 KiB caps a connection at 64 KiB a round trip); and where one segment is as large as what that
+# buffer can take (loopback's 64 KiB MTU), the receiver's window stays below one segment, the broker sends one segment
+# per 200 ms persist timer, and a 50 MiB fetch response takes the whole request timeout (benchmarks/NOTES.md
+# section 17).
+SOURCE_JAVA_CONSUMER_DEFAULTS = {"receive.buffer.bytes": "-1"}
 
 
 def selection_problems(profile: Profile) -> list[str]:
@@ -220,6 +229,11 @@ class Profile(Strict):
         source, target, rename = self.source.alias, self.target.alias, self.mirror.rename
         found = mm2_topics.mm2_topics(source, target, rename.mm2_separator, self.mirror.mm2.properties)
         return tuple(topic.name for topic in found if topic.kind in ("checkpoints", "copied heartbeats"))
+
+    @property
+    def source_java_consumer_defaults(self) -> dict[str, str]:
+        """:data:`SOURCE_JAVA_CONSUMER_DEFAULTS` but the keys ``source.client_options`` sets, whose values win."""
+        return {k: v for k, v in SOURCE_JAVA_CONSUMER_DEFAULTS.items() if k not in self.source.client_options}
 
     @property
     def group_prefix(self) -> str:

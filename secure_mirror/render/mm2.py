@@ -62,7 +62,10 @@ def mm2_settings(profile: Profile) -> tuple[dict[str, str], list[str]]:
             # replication consumer applies (MirrorConnectorConfig.sourceConsumerConfig)
             **{
                 f"{source.alias}.consumer.{key}": value
-                for key, value in profile.mirror.source_consumer_settings.items()
+                for key, value in {
+                    **profile.mirror.source_consumer_settings,
+                    **profile.source_java_consumer_defaults,
+                }.items()
             },
             **policy,
         }

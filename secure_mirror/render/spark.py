@@ -74,6 +74,7 @@ def source_options(profile: Profile) -> dict[str, str]:
     # isolation.level in every guarantee and trigger (Spark's offsets and reads both follow it; client_options may
     # not set it): read_committed by default, so records of aborted source transactions are never mirrored
     options.update({f"kafka.{key}": value for key, value in profile.mirror.source_consumer_settings.items()})
+    options.update({f"kafka.{key}": value for key, value in profile.source_java_consumer_defaults.items()})
     if profile.mirror.continuous:  # docs/continuous.md: the consumer's default 500 ms fetch wait was the latency floor
         options.setdefault("kafka.fetch.max.wait.ms", CONTINUOUS_FETCH_WAIT_MS)
     if profile.mirror.spark.max_offsets_per_trigger:

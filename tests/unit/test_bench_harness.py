@@ -108,14 +108,15 @@ def test_the_other_contenders_with_the_copy_limits_settings_get_them_too(tmp_pat
     assert name not in contenders.DEFAULT
 
 
-@pytest.mark.parametrize("name", ["secure_mirror_os_socket_buffers", "mirrormaker2_os_socket_buffers"])
-def test_the_contenders_with_the_oss_socket_buffers_read_the_source_with_them(tmp_path, name):
+@pytest.mark.parametrize("name", ["secure_mirror_kafka_socket_buffers", "mirrormaker2_kafka_socket_buffers"])
+def test_the_contenders_with_kafkas_socket_buffers_read_the_source_with_them(tmp_path, name):
     data = pf.profile_data(tmp_path)
     contenders.profile_edit(name, 2)(data)
     profile = load_profile(pf.write_profile(tmp_path, data))
-    assert profile.source.client_options["receive.buffer.bytes"] == -1
+    assert profile.source.client_options["receive.buffer.bytes"] == 65536
     assert "receive.buffer.bytes" not in profile.target.client_options
-    assert "src.receive.buffer.bytes=-1" in mm2_properties(profile, "mm2/mm2.properties").splitlines()
+    lines = mm2_properties(profile, "mm2/mm2.properties").splitlines()
+    assert [line for line in lines if "receive.buffer" in line] == ["src.receive.buffer.bytes=65536"]
     assert profile.mirror.delivery.guarantee == "at_least_once"
     assert name not in contenders.DEFAULT
 
