@@ -18,6 +18,8 @@
 - ``secure_mirror_kafka_socket_buffers`` and ``mirrormaker2_kafka_socket_buffers``: the source consumers' receive
   buffer at Kafka's 64 KiB (:data:`KAFKA_SOCKET_BUFFERS`), not the OS's that render gives them; not run unless named.
   Results files before NOTES section 17 name the OS's ``*_os_socket_buffers`` and Kafka's the plain names.
+- ``secure_mirror_short_fetch_wait``: ``secure_mirror`` whose source consumers wait at most 10 ms for a fetch
+  (:data:`SHORT_FETCH_WAIT`, the continuous trigger's setting); not run unless named.
 - ``secure_mirror_kafka_source`` and ``secure_mirror_exactly_once_kafka_source``: the job on Spark's Kafka source, as
   it was before issue 26; not run unless named (at thousands of partitions it takes the whole time limit).
 
@@ -41,7 +43,19 @@ class Contender:
     source: Literal["mirror", "kafka"] | None = None  # the job's micro-batch source
     default: bool = True  # run when --contenders is not given
     loop_settings: bool = False  # the job with the copy limit's client settings (:data:`LOOP_SETTINGS`)
-    kafka_socket_buffers: bool = False  # the source consumers' receive buffer at 64 KiB (:data:`KAFKA_SOCKET_BUFFERS`)
+    source_client_options: tuple[tuple[str, object], ...] = ()  # added to the profile's source.client_options
+
+
+# Kafka's consumers ask for a 64 KiB receive buffer (receive.buffer.bytes); render leaves the mirror's source
+# consumers' to the OS (secure_mirror.profile.models.SOURCE_JAVA_CONSUMER_DEFAULTS), which this puts back (NOTES
+# section 17: over loopback, fetch responses of 50 MiB took the whole 30 s request timeout with 64 KiB).
+KAFKA_SOCKET_BUFFERS = (("receive.buffer.bytes", 65536),)
+# A consumer sends its next fetch while its last response is still being handed over, for the partitions it holds
+# nothing of: with thousands of partitions a task, those are partitions already at their range's end, so that fetch
+# waits the whole fetch.max.wait.ms (500 ms) at the broker, and the consumer sends no other fetch to that broker
+# until it returns (NOTES section 17). The mirror's source never needs a fetch to wait: its ranges end at offsets the
+# source had when the batch was planned.
+SHORT_FETCH_WAIT = (("fetch.max.wait.ms", 10),)
 
 
 CONTENDERS = {
@@ -75,10 +89,20 @@ CONTENDERS = {
         "job",
         source="mirror",
         default=False,
-        kafka_socket_buffers=True,
+        source_client_options=KAFKA_SOCKET_BUFFERS,
     ),
     "mirrormaker2_kafka_socket_buffers": Contender(
-        "MirrorMaker 2, Kafka's 64 KiB receive buffer", "mirrormaker2", default=False, kafka_socket_buffers=True
+        "MirrorMaker 2, Kafka's 64 KiB receive buffer",
+        "mirrormaker2",
+        default=False,
+        source_client_options=KAFKA_SOCKET_BUFFERS,
+    ),
+    "secure_mirror_short_fetch_wait": Contender(
+        "secure_mirror (mirror source), at_least_once, fetch.max.wait.ms 10",
+        "job",
+        source="mirror",
+        default=False,
+        source_client_options=SHORT_FETCH_WAIT,
     ),
     "secure_mirror_kafka_source": Contender(
         "secure_mirror (spark kafka source), at_least_once", "job", source="kafka", default=False
@@ -96,10 +120,6 @@ LOOP_SETTINGS = {
     "delivery": {"batch_size": 1_048_576, "linger_ms": 100},
     "target_client_options": {"buffer.memory": 192 * 1_048_576},
 }
-# Kafka's consumers ask for a 64 KiB receive buffer (receive.buffer.bytes); render leaves the mirror's source
-# consumers' to the OS (secure_mirror.profile.models.SOURCE_JAVA_CONSUMER_DEFAULTS), which this puts back (NOTES
-# section 17: over loopback, fetch responses of 50 MiB took the whole 30 s request timeout with 64 KiB).
-KAFKA_SOCKET_BUFFERS = {"source_client_options": {"receive.buffer.bytes": 65536}}
 LABELS = {name: c.label for name, c in CONTENDERS.items()}
 
 
@@ -168,8 +188,8 @@ def profile_edit(name: str, tasks: int) -> Callable[[dict], None]:
             data["mirror"].setdefault("delivery", {}).update(LOOP_SETTINGS["delivery"])
             for side in ("source", "target"):
                 data[side].setdefault("client_options", {}).update(LOOP_SETTINGS[f"{side}_client_options"])
-        if contender.kafka_socket_buffers:
-            data["source"].setdefault("client_options", {}).update(KAFKA_SOCKET_BUFFERS["source_client_options"])
+        if contender.source_client_options:
+            data["source"].setdefault("client_options", {}).update(dict(contender.source_client_options))
         properties: dict[str, object] = {"tasks.max": tasks}
         if contender.runs == "mirrormaker2" and contender.exactly_once:
             properties.update(mm2_exactly_once(data["target"]["alias"]))

@@ -14,6 +14,7 @@ from confluent_kafka import KafkaError
 from benchmarks import committed, contenders, load, scale_report
 from secure_mirror.profile import load_profile
 from secure_mirror.render.mm2 import mm2_properties
+from secure_mirror.render.spark import source_options
 from tests.support import profiles as pf
 
 
@@ -271,3 +272,13 @@ def test_a_reader_whose_close_hangs_is_left_after_the_timeout(capsys):
     assert time.monotonic() - started < 5 and reader._consumer is None and not Hanging.closed
     assert "did not close in 0 s; left" in capsys.readouterr().err
     release.set()
+
+
+def test_the_contender_with_a_short_fetch_wait_reads_the_source_with_it(tmp_path):
+    data = pf.profile_data(tmp_path)
+    contenders.profile_edit("secure_mirror_short_fetch_wait", 2)(data)
+    profile = load_profile(pf.write_profile(tmp_path, data))
+    options = source_options(profile)
+    assert (options["kafka.fetch.max.wait.ms"], options["kafka.receive.buffer.bytes"]) == ("10", "-1")
+    assert profile.mirror.spark.source == "mirror" and profile.mirror.delivery.guarantee == "at_least_once"
+    assert "secure_mirror_short_fetch_wait" not in contenders.DEFAULT
