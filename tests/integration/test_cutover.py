@@ -149,6 +149,11 @@ def _by_partition(read: list[str]) -> dict[int, list[str]]:
     return out
 
 
+# How the authorizer refuses a producer's write, whichever it asks first: for the topic, or at a new producer id (an
+# idempotent producer without any WRITE grant left, KIP-679)
+REFUSED = ("TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED")
+
+
 def _produce_one(conf: dict, topic: str) -> str:
     from confluent_kafka import KafkaException
 
@@ -441,9 +446,8 @@ def test_killed_once_and_run_again_the_cutover_completes(cut):
 
 def test_the_fenced_producer_is_refused_and_nothing_it_wrote_is_lost(cut):
     produced = cut["produced"]
-    refused = ("TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED")  # for the topic, or at a new producer id
-    assert produced["errors"][:1] and produced["errors"][0] in refused, produced["errors"][:3]
-    assert any(name in cut["app_source"] for name in refused), cut["app_source"]
+    assert produced["errors"][:1] and produced["errors"][0] in REFUSED, produced["errors"][:3]
+    assert any(name in cut["app_source"] for name in REFUSED), cut["app_source"]
     source = Counter((r["key"], r["value"]) for r in cut["source"])
     target = Counter((r["key"], r["value"]) for r in cut["target"])
     print(
@@ -604,4 +608,5 @@ def test_failback_restores_both_clusters_bindings(cut, back):
     for side in ("source", "target"):
         assert sorted(map(str, back["acls"][side])) == sorted(map(str, cut["before"][side])), side
     assert back["app_source"] == "ok"
-    assert "TOPIC_AUTHORIZATION_FAILED" in back["app_target"]
+    # refused either way (CI once saw the producer id refused before the topic): REFUSED
+    assert any(name in back["app_target"] for name in REFUSED), back["app_target"]
