@@ -608,5 +608,5 @@ def test_failback_restores_both_clusters_bindings(cut, back):
     for side in ("source", "target"):
         assert sorted(map(str, back["acls"][side])) == sorted(map(str, cut["before"][side])), side
     assert back["app_source"] == "ok"
-    # refused either way (CI once saw the producer id refused before the topic): REFUSED
+    # refused either way (a clean-clone run saw the producer id refused before the topic): REFUSED
     assert any(name in back["app_target"] for name in REFUSED), back["app_target"]
