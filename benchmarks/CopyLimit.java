@@ -35,20 +35,24 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * every partition count (on the job's settings alone it was slower than both the job and MirrorMaker 2 at 5,000
  * partitions, issue 43); {@link #tunedConsumer} and {@link #tunedProducer} set:
  * <ul>
- * <li>the consumer's {@code max.poll.records} 10,000 (default 500): a poll hands over whole fetched chunks, so
- *     there are fewer polls, and a partition's chunk reaches the producer at once;</li>
- * <li>{@code fetch.max.bytes} 50 MiB (the consumer's default, the broker's cap is 55 MiB) and
+ * <li>the consumer's {@code max.poll.records} left at Kafka's 500: with 10,000, a poll's records outlived the young
+ *     collections that came while the loop sent them; at 5,000 partitions the loop's 1 GiB heap filled, its
+ *     collectors paused it 3.7 to 4.1 s a run instead of 1.0 to 1.2 s, and it copied 0.77x as fast (NOTES.md
+ *     section 18);</li>
+ * <li>the consumer's {@code fetch.max.bytes} 50 MiB (its default, the broker's cap is 55 MiB) and
  *     {@code max.partition.fetch.bytes} that over the loop's partitions, at least 1 MiB (the default, kept at
  *     thousands of partitions, where one response still covers about 50 of them) and at most 16 MiB (a few
  *     partitions: fewer, larger fetches instead of 1 MiB per partition and round trip);</li>
- * <li>the producer's {@code batch.size} 1 MiB (the profile's largest, under the brokers' message.max.bytes once
- *     compressed) and {@code linger.ms} 100: each partition's records go in as few appends as they can, and at
- *     thousands of partitions a partition's share (about 200 KiB at 1,000,000 records over 5,000) arrives in one
- *     fetch and leaves in one batch: a second append into a fresh segment writes its first index entry, which cost
- *     this machine's broker 8 to 14 ms per partition (NOTES.md section 8, results/first-index.md);</li>
- * <li>{@code buffer.memory} 192 MiB (default 32 MiB: 32 batches of 1 MiB): room for a batch in every partition
- *     being filled, so that {@code send} does not wait on the pool while the sender drains; two loops' pools and
- *     fetches stay within the 1 GiB heap;</li>
+ * <li>the producer's {@code linger.ms} 100, and its {@code batch.size} the pool ({@code buffer.memory}) over the
+ *     loop's partitions, at least 256 KiB (the profile's default) and at most 1 MiB (the profile's largest, under
+ *     the brokers' message.max.bytes once compressed): with a few partitions each partition's records go in as few
+ *     appends as they can, and at thousands a partition's share (about 200 KiB at 1,000,000 records over 5,000)
+ *     still arrives in one fetch and leaves in one batch (a second append into a fresh segment writes its first
+ *     index entry: NOTES.md section 8, results/first-index.md). Against 1 MiB at every size it made no difference
+ *     beyond the spread at 1,000 and 5,000 partitions (NOTES.md section 18);</li>
+ * <li>{@code buffer.memory} 192 MiB (default 32 MiB): room for a batch in every partition being filled, up to 192
+ *     partitions a loop at 1 MiB and 768 at 256 KiB, so that {@code send} does not wait on the pool while the
+ *     sender drains; two loops' pools and fetches stay within the 1 GiB heap;</li>
  * <li>one producer per loop, not one shared: a producer's single sender thread encrypts (TLS) and sends, and two
  *     loops on two CPUs keep two senders busy; the loops' partitions are disjoint, so sharing would not batch
  *     more;</li>
@@ -56,7 +60,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *     topic looked up once per partition of a poll, the loop's end checked only for the partitions a poll returned
  *     (all of them after an empty poll), a finished partition paused.</li>
  * </ul>
- * No figure is claimed for these settings until a results file measures them.
+ * A JVM system property {@code copylimit.producer.<setting>} or {@code copylimit.consumer.<setting>} replaces the
+ * producer's or the consumer's setting it names: a benchmark contender that asks what one setting does
+ * ({@code benchmarks/contenders.py}).
  *
  * <p>Usage: {@code CopyLimit source-options.json sink-options.json source-topics target-topics threads}, the topics
  * comma-separated, each source topic copied into the target topic at the same place in the list; the topics'
@@ -65,10 +71,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class CopyLimit {
     static final int FETCH_MAX_BYTES = 50 * 1024 * 1024;
     static final int MIB = 1024 * 1024;
+    static final String PRODUCER_OVERRIDE = "copylimit.producer.";
+    static final String CONSUMER_OVERRIDE = "copylimit.consumer.";
 
     public static void main(String[] args) throws Exception {
         Map<String, Object> consumer = kafkaSettings(args[0]);
-        Map<String, Object> producer = tunedProducer(kafkaSettings(args[1]));
+        Map<String, Object> producer = kafkaSettings(args[1]);
         String[] sources = args[2].split(",");
         String[] targets = args[3].split(",");
         int threads = Integer.parseInt(args[4]);
@@ -96,7 +104,7 @@ public final class CopyLimit {
             }
             Thread loop = new Thread(() -> {
                 try {
-                    copy(tunedConsumer(consumer, mine.size()), producer, mine, targetOf);
+                    copy(tunedConsumer(consumer, mine.size()), tunedProducer(producer, mine.size()), mine, targetOf);
                 } catch (Throwable t) {
                     failed.compareAndSet(null, t);
                 }
@@ -116,20 +124,32 @@ public final class CopyLimit {
     /** The job's consumer settings tuned for a loop of {@code partitions} partitions (the class comment says how). */
     static Map<String, Object> tunedConsumer(Map<String, Object> job, int partitions) {
         Map<String, Object> out = new HashMap<>(job);
-        out.put("max.poll.records", "10000");
         out.put("fetch.max.bytes", Integer.toString(FETCH_MAX_BYTES));
         int perPartition = Math.max(MIB, Math.min(16 * MIB, FETCH_MAX_BYTES / Math.max(1, partitions)));
         out.put("max.partition.fetch.bytes", Integer.toString(perPartition));
-        return out;
+        return overridden(out, CONSUMER_OVERRIDE);
     }
 
-    /** The job's producer settings tuned (the class comment says how); acks, idempotence, compression kept. */
-    static Map<String, Object> tunedProducer(Map<String, Object> job) {
+    /** The job's producer settings tuned for a loop of {@code partitions} partitions (the class comment says how);
+     * acks, idempotence, compression kept; then the {@code copylimit.producer.*} system properties. */
+    static Map<String, Object> tunedProducer(Map<String, Object> job, int partitions) {
         Map<String, Object> out = new HashMap<>(job);
-        out.put("batch.size", Integer.toString(MIB));
+        long pool = 192L * MIB;
+        long batch = Math.max(256 * 1024, Math.min(MIB, pool / Math.max(1, partitions)));
+        out.put("batch.size", Long.toString(batch));
         out.put("linger.ms", "100");
-        out.put("buffer.memory", Long.toString(192L * MIB));
-        return out;
+        out.put("buffer.memory", Long.toString(pool));
+        return overridden(out, PRODUCER_OVERRIDE);
+    }
+
+    /** {@code settings} with the system properties named {@code prefix}{@code <setting>} put over them. */
+    static Map<String, Object> overridden(Map<String, Object> settings, String prefix) {
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith(prefix)) {
+                settings.put(name.substring(prefix.length()), System.getProperty(name));
+            }
+        }
+        return settings;
     }
 
     /** The first failed send of a loop, one instance for all its records. */

@@ -255,7 +255,7 @@ class Bench:
             return self.secure_mirror(file, timeout)
         if runs == "mirrormaker2":
             return self.mirrormaker2(file, timeout, contenders.CONTENDERS[name].exactly_once, name)
-        return self.copy_limit(file, timeout)
+        return self.copy_limit(file, timeout, contenders.CONTENDERS[name].jvm_options)
 
     def warm_class_cache(self, profile: Path) -> dict:
         """Before the job's first measured run: the class-data archive ``secure-mirror run`` writes at a job's end and
@@ -307,13 +307,13 @@ class Bench:
         self.forget_mirrormaker2()
         return self.timed_process(name, mirrormaker2_argv(rendered), timeout, transactional=exactly_once)
 
-    def copy_limit(self, rendered: Path, timeout: float) -> dict:
-        return self.timed_process("copy-limit", self.copy_limit_argv(rendered), timeout)
+    def copy_limit(self, rendered: Path, timeout: float, jvm_options: tuple[str, ...] = ()) -> dict:
+        return self.timed_process("copy-limit", self.copy_limit_argv(rendered, jvm_options), timeout)
 
-    def copy_limit_argv(self, rendered: Path) -> list[str]:
+    def copy_limit_argv(self, rendered: Path, jvm_options: tuple[str, ...] = ()) -> list[str]:
         if self.copier is None:
             self.copier = compile_copy_limit(self.work)
-        return copy_limit_argv(self.copier, rendered, [self.topic], TASK_SLOTS)
+        return copy_limit_argv(self.copier, rendered, [self.topic], TASK_SLOTS, jvm_options)
 
     def forget_mirrormaker2(self) -> None:
         """Delete MirrorMaker 2's internal topics on both clusters, so that every repeat starts from scratch (it
@@ -375,11 +375,14 @@ def exactly_once_prefix(profile: Path) -> str | None:
     return model.transactional_prefix if model.mirror.delivery.exactly_once else None
 
 
-def copy_limit_argv(copier: Path, rendered: Path, topics: list[str], threads: int) -> list[str]:
+def copy_limit_argv(
+    copier: Path, rendered: Path, topics: list[str], threads: int, jvm_options: tuple[str, ...] = ()
+) -> list[str]:
     """The copy limit over ``topics`` (each into its renamed target topic) with ``threads`` consumer-producer loops."""
     return [
         paths.java_executable(),
         "-Xmx1g",
+        *jvm_options,
         f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}",
         "-cp",
         f"{copier}:{paths.kafka_classpath()}",

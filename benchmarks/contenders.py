@@ -4,6 +4,9 @@
 
 - ``copy_limit``: one JVM, a consumer-producer loop per task slot (``benchmarks/CopyLimit.java``), the least a mirror
   does; it bounds the others.
+- ``copy_limit_1mib_batches`` and ``copy_limit_max_poll_10000``: the copy limit with 1 MiB producer batches at every
+  partition count, or with its consumer's ``max.poll.records`` at 10,000, as it was before NOTES section 18 (it now
+  sizes its batches from its partitions and leaves ``max.poll.records`` at Kafka's 500); not run unless named.
 - ``mirrormaker2``: MirrorMaker 2 in dedicated mode, ``tasks.max`` the task slots, from the mm2.properties render
   writes.
 - ``mirrormaker2_exactly_once``: the same with exactly-once source support (KIP-618): Kafka's own exactly-once mirror,
@@ -44,6 +47,7 @@ class Contender:
     default: bool = True  # run when --contenders is not given
     loop_settings: bool = False  # the job with the copy limit's client settings (:data:`LOOP_SETTINGS`)
     source_client_options: tuple[tuple[str, object], ...] = ()  # added to the profile's source.client_options
+    jvm_options: tuple[str, ...] = ()  # the copy limit's JVM options: copylimit.{producer,consumer}.* settings
 
 
 # Kafka's consumers ask for a 64 KiB receive buffer (receive.buffer.bytes); render leaves the mirror's source
@@ -65,6 +69,18 @@ CONTENDERS = {
     "secure_mirror": Contender("secure_mirror (mirror source), at_least_once", "job", source="mirror"),
     "secure_mirror_exactly_once": Contender(
         "secure_mirror (mirror source), exactly_once", "job", exactly_once=True, source="mirror"
+    ),
+    "copy_limit_1mib_batches": Contender(
+        "copy limit, 1 MiB batches at every size",
+        "copy_limit",
+        default=False,
+        jvm_options=("-Dcopylimit.producer.batch.size=1048576",),
+    ),
+    "copy_limit_max_poll_10000": Contender(
+        "copy limit, max.poll.records 10,000",
+        "copy_limit",
+        default=False,
+        jvm_options=("-Dcopylimit.consumer.max.poll.records=10000",),
     ),
     "secure_mirror_loop_settings": Contender(
         "secure_mirror (mirror source), at_least_once, the copy limit's client settings",
@@ -112,7 +128,8 @@ CONTENDERS = {
     ),
 }
 DEFAULT = [name for name, c in CONTENDERS.items() if c.default]
-# The copy limit's tuning that a profile can give the job (benchmarks/CopyLimit.java says why each): the consumer's
+# The copy limit's tuning that a profile can give the job, as NOTES sections 14 and 15 measured it (the copy limit has
+# since left max.poll.records at Kafka's 500 and sized its batches from its partitions, section 18): the consumer's
 # max.poll.records, the producer's batches (mirror.delivery) and pool. Not its per-partition fetch size, which it
 # sizes from its own partitions (it differs from Kafka's default only below about 50 partitions a loop).
 LOOP_SETTINGS = {

@@ -182,7 +182,9 @@ class Scale:
         if contender.runs == "copy_limit":
             if self.copier is None:
                 self.copier = bench.compile_copy_limit(self.work)
-            argv = bench.copy_limit_argv(self.copier, files[name], list(self.sources), self.args.tasks)
+            argv = bench.copy_limit_argv(
+                self.copier, files[name], list(self.sources), self.args.tasks, contender.jvm_options
+            )
             return self.measure(name, argv)
         if contender.runs == "mirrormaker2":
             self.bench.forget_mirrormaker2()

@@ -37,6 +37,19 @@ def test_both_harnesses_know_every_contender_of_the_one_table():
     assert scale_report.LABELS is contenders.LABELS
 
 
+def test_a_copy_limit_variant_replaces_one_setting_by_a_jvm_option_before_the_class(tmp_path):
+    from benchmarks import bench
+
+    variants = {n: c for n, c in contenders.CONTENDERS.items() if c.jvm_options}
+    assert sorted(variants) == ["copy_limit_1mib_batches", "copy_limit_max_poll_10000"]
+    assert all(c.runs == "copy_limit" and not c.default for c in variants.values())
+    assert variants["copy_limit_max_poll_10000"].jvm_options == ("-Dcopylimit.consumer.max.poll.records=10000",)
+    assert variants["copy_limit_1mib_batches"].jvm_options == ("-Dcopylimit.producer.batch.size=1048576",)
+    argv = bench.copy_limit_argv(tmp_path, tmp_path, ["a"], 2, variants["copy_limit_1mib_batches"].jvm_options)
+    assert argv.index("-Dcopylimit.producer.batch.size=1048576") < argv.index("CopyLimit")
+    assert not any(a.startswith("-Dcopylimit.") for a in bench.copy_limit_argv(tmp_path, tmp_path, ["a"], 2))
+
+
 def test_the_profile_of_a_job_holds_its_tasks_source_and_guarantee():
     data: dict = {"target": {"alias": "tgt"}, "mirror": {"spark": {"master": "local[2]"}}}
     contenders.profile_edit("secure_mirror_exactly_once", 4)(data)
