@@ -11,7 +11,7 @@ import time
 import pytest
 from confluent_kafka import KafkaError
 
-from benchmarks import committed, contenders, load, scale_report
+from benchmarks import bench, committed, contenders, load, scale_report
 from secure_mirror.profile import load_profile
 from secure_mirror.render.mm2 import mm2_properties
 from secure_mirror.render.spark import source_options
@@ -38,8 +38,6 @@ def test_both_harnesses_know_every_contender_of_the_one_table():
 
 
 def test_a_copy_limit_variant_replaces_one_setting_by_a_jvm_option_before_the_class(tmp_path):
-    from benchmarks import bench
-
     variants = {n: c for n, c in contenders.CONTENDERS.items() if c.jvm_options}
     assert sorted(variants) == ["copy_limit_1mib_batches", "copy_limit_max_poll_10000"]
     assert all(c.runs == "copy_limit" and not c.default for c in variants.values())
