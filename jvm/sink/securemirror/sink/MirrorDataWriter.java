@@ -30,8 +30,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  * or abort together; sent and flushed before the task reports its commit otherwise.
  */
 final class MirrorDataWriter implements DataWriter<InternalRow> {
+    private static final int KEYS_KEPT = 1024;
     private final SinkSettings settings;
     private final Map<String, Lane> lanes = new HashMap<>();
+    private final Map<UTF8String, String> keys = new HashMap<>();
     private final Delivery delivery;
     private Lane last;
     /** The task's totals over its lanes, kept as rows go by: Spark asks for them every 100 rows. */
@@ -63,8 +65,8 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         int partition = row.getInt(s.partition);
         Lane lane = lane(row.getUTF8String(s.topic), partition);
         long offset = row.getLong(s.offset);
-        if (offset < lane.committed
-                || s.provenance.cameFromTarget(row, s.headers)) {  // a loop: read, never written back (docs/provenance.md)
+        RecordHeaders headers = offset < lane.committed ? null : ownHeaders(row);
+        if (headers == null) {  // written before, or a loop: read, never written back (docs/provenance.md)
             lane.figures.skipped(offset);
             skipped++;
             return;
@@ -73,7 +75,7 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         byte[] key = row.isNullAt(s.key) ? null : row.getBinary(s.key);
         byte[] value = row.isNullAt(s.value) ? null : row.getBinary(s.value);
         long stamp = row.isNullAt(s.timestamp) ? -1 : Math.floorDiv(row.getLong(s.timestamp), 1000L);
-        RecordHeaders headers = headers(row, lane, offset, stamp);
+        s.provenance.addTo(headers, lane.topic, lane.partition, offset, stamp);
         lane.producer.send(new ProducerRecord<>(lane.target, lane.kept ? partition : null, stamp >= 0 ? stamp : null,
                                                 key, value, headers), lane);
         if (lane.map != null) {
@@ -87,18 +89,39 @@ final class MirrorDataWriter implements DataWriter<InternalRow> {
         delivery.sent(lane, now);
     }
 
-    private RecordHeaders headers(InternalRow row, Lane lane, long offset, long stamp) {
+    /**
+     * The row's own headers, to send with its record; null when one of them says the record came from the target (the
+     * loop filter, {@link Provenance#namesTarget}). A header's key is text in the row and a string in Kafka's record:
+     * the few keys a topic repeats are each decoded once ({@value #KEYS_KEPT} at most, then each time).
+     */
+    private RecordHeaders ownHeaders(InternalRow row) {
         RecordHeaders headers = new RecordHeaders();
-        if (settings.headers >= 0 && !row.isNullAt(settings.headers)) {
-            ArrayData array = row.getArray(settings.headers);
-            for (int i = 0; i < array.numElements(); i++) {
-                InternalRow header = array.getStruct(i, 2);
-                headers.add(header.isNullAt(0) ? null : header.getUTF8String(0).toString(),
-                            header.isNullAt(1) ? null : header.getBinary(1));
+        int column = settings.headers;
+        if (column < 0 || row.isNullAt(column)) {
+            return headers;
+        }
+        ArrayData array = row.getArray(column);
+        for (int i = 0; i < array.numElements(); i++) {
+            InternalRow header = array.getStruct(i, 2);
+            UTF8String key = header.isNullAt(0) ? null : header.getUTF8String(0);
+            byte[] value = header.isNullAt(1) ? null : header.getBinary(1);
+            if (settings.provenance.namesTarget(key, value)) {
+                return null;
+            }
+            headers.add(key == null ? null : keyText(key), value);
+        }
+        return headers;
+    }
+
+    private String keyText(UTF8String key) {
+        String known = keys.get(key);
+        if (known == null) {
+            known = key.toString();
+            if (keys.size() < KEYS_KEPT) {
+                keys.put(key.copy(), known);  // the row's text points into the row, which Spark reuses
             }
         }
-        settings.provenance.addTo(headers, lane.topic, lane.partition, offset, stamp);
-        return headers;
+        return known;
     }
 
     @Override

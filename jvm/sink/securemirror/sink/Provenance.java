@@ -6,8 +6,7 @@ import java.util.Arrays;
 import java.util.Map;
 
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.util.ArrayData;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Where a record came from, and the loop filter of both-way flows (docs/provenance.md).
@@ -30,14 +29,14 @@ final class Provenance implements Serializable {
     private final String prefix;
     private final String alias;
     private final String sourceId;
-    private final byte[] idName;
+    private final UTF8String idName;
     private final byte[] targetId;
 
     private Provenance(Map<String, String> options) {
         prefix = options.getOrDefault(SinkSettings.PROVENANCE_PREFIX, "secure-mirror.");
         alias = options.get(SinkSettings.PROVENANCE_ALIAS);
         sourceId = options.get(SOURCE_CLUSTER_ID);
-        idName = utf8(prefix + CLUSTER_ID);
+        idName = UTF8String.fromString(prefix + CLUSTER_ID);
         String target = options.get(TARGET_CLUSTER_ID);
         targetId = target == null || target.isEmpty() ? null : utf8(target);
     }
@@ -46,21 +45,9 @@ final class Provenance implements Serializable {
         return new Provenance(options);
     }
 
-    /** True when one of the row's provenance headers says it came from the cluster this sink writes to. */
-    boolean cameFromTarget(InternalRow row, int column) {
-        if (targetId == null || column < 0 || row.isNullAt(column)) {
-            return false;
-        }
-        ArrayData array = row.getArray(column);
-        for (int i = 0; i < array.numElements(); i++) {
-            InternalRow header = array.getStruct(i, 2);
-            if (!header.isNullAt(0) && !header.isNullAt(1)
-                    && Arrays.equals(header.getUTF8String(0).getBytes(), idName)
-                    && Arrays.equals(header.getBinary(1), targetId)) {
-                return true;
-            }
-        }
-        return false;
+    /** True when this header of a record is a provenance header that names the cluster this sink writes to. */
+    boolean namesTarget(UTF8String key, byte[] value) {
+        return targetId != null && key != null && value != null && key.equals(idName) && Arrays.equals(value, targetId);
     }
 
     /** The provenance headers of one record, when the profile asks for them. */

@@ -13,11 +13,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -36,6 +34,7 @@ final class SliceReader implements PartitionReader<InternalRow> {
     private final Map<String, Object> client;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Map<TopicPartition, Lane> open = new HashMap<>();
+    private final HeaderArray headers = new HeaderArray();
     private ConsumerRecords<byte[], byte[]> polled = ConsumerRecords.empty();
     private Iterator<TopicPartition> partitions = Collections.emptyIterator();
     private Iterator<ConsumerRecord<byte[], byte[]>> records = Collections.emptyIterator();
@@ -60,7 +59,7 @@ final class SliceReader implements PartitionReader<InternalRow> {
         InternalRow row(ConsumerRecord<byte[], byte[]> record) {
             return new GenericInternalRow(new Object[] {
                 record.key(), record.value(), topic, range.partition(), record.offset(), record.timestamp() * 1000L,
-                record.timestampType().id, settings.includeHeaders ? headers(record) : null});
+                record.timestampType().id, settings.includeHeaders ? headers.of(record.headers().toArray()) : null});
         }
     }
 
@@ -91,14 +90,6 @@ final class SliceReader implements PartitionReader<InternalRow> {
             TaskPlan.note(attempt, planned);
         }
         broken = false;
-    }
-
-    private static GenericArrayData headers(ConsumerRecord<byte[], byte[]> record) {
-        List<InternalRow> all = new ArrayList<>();
-        for (Header header : record.headers()) {
-            all.add(new GenericInternalRow(new Object[] {UTF8String.fromString(header.key()), header.value()}));
-        }
-        return new GenericArrayData(all.toArray());
     }
 
     @Override
