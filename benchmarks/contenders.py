@@ -23,6 +23,9 @@
   Results files before NOTES section 17 name the OS's ``*_os_socket_buffers`` and Kafka's the plain names.
 - ``secure_mirror_short_fetch_wait``: ``secure_mirror`` whose source consumers wait at most 10 ms for a fetch
   (:data:`SHORT_FETCH_WAIT`, the continuous trigger's setting); not run unless named.
+- ``secure_mirror_fixed_sizes``: ``secure_mirror`` with the client sizes it had before NOTES section 19, when a
+  profile sets neither: batches of 256 KiB at every partition count and Kafka's 1 MiB a partition in a fetch
+  (:data:`FIXED_FETCH`); not run unless named.
 - ``secure_mirror_kafka_source`` and ``secure_mirror_exactly_once_kafka_source``: the job on Spark's Kafka source, as
   it was before issue 26; not run unless named (at thousands of partitions it takes the whole time limit).
 
@@ -37,6 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from secure_mirror.profile.mirror import SMALLEST_BATCH
+
 
 @dataclass(frozen=True)
 class Contender:
@@ -48,6 +53,7 @@ class Contender:
     loop_settings: bool = False  # the job with the copy limit's client settings (:data:`LOOP_SETTINGS`)
     source_client_options: tuple[tuple[str, object], ...] = ()  # added to the profile's source.client_options
     jvm_options: tuple[str, ...] = ()  # the copy limit's JVM options: copylimit.{producer,consumer}.* settings
+    batch_size: int | None = None  # the job's mirror.delivery.batch_size (None: the profile's, or the job's rule)
 
 
 # Kafka's consumers ask for a 64 KiB receive buffer (receive.buffer.bytes); render leaves the mirror's source
@@ -60,6 +66,9 @@ KAFKA_SOCKET_BUFFERS = (("receive.buffer.bytes", 65536),)
 # until it returns (NOTES section 17). The mirror's source never needs a fetch to wait: its ranges end at offsets the
 # source had when the batch was planned.
 SHORT_FETCH_WAIT = (("fetch.max.wait.ms", 10),)
+# The job's client sizes before NOTES section 19, when a profile sets neither: every partition's share of a fetch at
+# Kafka's 1 MiB, and batches of 256 KiB at every partition count.
+FIXED_FETCH = (("max.partition.fetch.bytes", 1_048_576),)
 
 
 CONTENDERS = {
@@ -88,6 +97,14 @@ CONTENDERS = {
         source="mirror",
         default=False,
         loop_settings=True,
+    ),
+    "secure_mirror_fixed_sizes": Contender(
+        "secure_mirror (mirror source), at_least_once, batches of 256 KiB and Kafka's fetch of 1 MiB a partition",
+        "job",
+        source="mirror",
+        default=False,
+        source_client_options=FIXED_FETCH,
+        batch_size=SMALLEST_BATCH,
     ),
     "secure_mirror_exactly_once_loop_settings": Contender(
         "secure_mirror (mirror source), exactly_once, the copy limit's client settings",
@@ -205,6 +222,8 @@ def profile_edit(name: str, tasks: int) -> Callable[[dict], None]:
             data["mirror"].setdefault("delivery", {}).update(LOOP_SETTINGS["delivery"])
             for side in ("source", "target"):
                 data[side].setdefault("client_options", {}).update(LOOP_SETTINGS[f"{side}_client_options"])
+        if contender.batch_size is not None:
+            data["mirror"].setdefault("delivery", {})["batch_size"] = contender.batch_size
         if contender.source_client_options:
             data["source"].setdefault("client_options", {}).update(dict(contender.source_client_options))
         properties: dict[str, object] = {"tasks.max": tasks}

@@ -104,6 +104,21 @@ def _check_template(template: str | None) -> None:
 
 
 Guarantee = Literal["at_least_once", "exactly_once"]
+# The producer's batch.size when a profile leaves mirror.delivery.batch_size unset: the largest that lets every
+# partition the job writes hold a batch at once in the producer's pool (buffer.memory), from 256 KiB (for as many
+# partitions as Kafka's default pool holds such batches, 128, and more) to 1 MiB (for 32 and fewer; benchmarks/NOTES.md
+# section 19). MirrorMaker 2, whose partitions render cannot know, gets the smallest.
+SMALLEST_BATCH = 262_144
+LARGEST_BATCH = 1_048_576
+KAFKA_BUFFER_MEMORY = 33_554_432  # Kafka's default buffer.memory
+
+
+def batch_size_for(partitions: int | None, pool: int) -> int:
+    """The producer's batch.size for a job writing ``partitions`` partitions (unknown: the smallest) through a
+    producer pool of ``pool`` bytes."""
+    if not partitions or pool <= 0:
+        return SMALLEST_BATCH
+    return max(SMALLEST_BATCH, min(LARGEST_BATCH, pool // partitions))
 
 
 class Delivery(Strict):
@@ -116,7 +131,13 @@ class Delivery(Strict):
     # Batching (benchmarks/NOTES.md): Kafka's defaults (16 KiB, 0-5 ms) send small requests; a mirror copying a
     # backlog fills bigger batches at once. Keep batch_size under the brokers' message.max.bytes (1 MiB default).
     linger_ms: int = Field(20, ge=0, le=60000, description="producer linger.ms")
-    batch_size: int = Field(262144, gt=0, le=1048576, description="producer batch.size in bytes")
+    batch_size: int | None = Field(
+        None,
+        gt=0,
+        le=1048576,
+        description="producer batch.size in bytes; unset: the job sizes it from the partitions it writes, 256 KiB "
+        "to 1 MiB (MirrorMaker 2: 256 KiB)",
+    )
 
     @field_validator("acks", mode="before")
     @classmethod

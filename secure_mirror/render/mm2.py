@@ -3,6 +3,7 @@ same credentials, topics and renaming as the Spark job."""
 
 from __future__ import annotations
 
+from secure_mirror.profile.mirror import SMALLEST_BATCH
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import ALWAYS_EXCLUDED
 from secure_mirror.render.encoders import sh
@@ -57,7 +58,7 @@ def mm2_settings(profile: Profile) -> tuple[dict[str, str], list[str]]:
             f"{target.alias}.producer.enable.idempotence": str(profile.mirror.delivery.enable_idempotence).lower(),
             f"{target.alias}.producer.compression.type": profile.mirror.delivery.compression,
             f"{target.alias}.producer.linger.ms": str(profile.mirror.delivery.linger_ms),
-            f"{target.alias}.producer.batch.size": str(profile.mirror.delivery.batch_size),
+            f"{target.alias}.producer.batch.size": str(profile.mirror.delivery.batch_size or SMALLEST_BATCH),
             # <alias>.consumer.* of the source becomes the flow's source.consumer.*, which MirrorSourceTask's
             # replication consumer applies (MirrorConnectorConfig.sourceConsumerConfig)
             **{

@@ -17,6 +17,7 @@ import secure_mirror
 from secure_mirror import paths
 from secure_mirror.profile.cluster import Cluster
 from secure_mirror.profile.job_settings import OPTION_FILES, PROVENANCE_PREFIX
+from secure_mirror.profile.mirror import KAFKA_BUFFER_MEMORY, batch_size_for
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.profile.runtime import SPARK_INTERNAL_SECURITY
@@ -29,6 +30,7 @@ from secure_mirror.render.java_properties import java_connection
 from secure_mirror.render.krb5 import krb5_conf_path
 
 SHIPPED_KRB5 = "krb5.conf"
+SINK_BATCH_SIZE = "kafka.batch.size"  # the profile's mirror.delivery.batch_size, or set by the job (with_batch_size)
 
 
 def shipped_keytab(cluster: Cluster, side: str) -> str | None:
@@ -104,6 +106,19 @@ SINK_REPORT_KEY = "mirror.report-key"  # per batch, set by the job: where the si
 SINK_OFFSET_MAP = "mirror.offset-map-topic"  # where the sink records its offset map (docs/offset-map.md)
 
 
+def with_batch_size(options: dict[str, str], partitions: int | None) -> dict[str, str]:
+    """The sink's options with the producer's batch.size: the profile's when it sets one, else
+    :func:`~secure_mirror.profile.mirror.batch_size_for` the partitions the job writes and the producer's pool
+    (``kafka.buffer.memory``; Kafka's default when unset or not a whole number)."""
+    if SINK_BATCH_SIZE in options:
+        return options
+    try:
+        pool = int(options.get("kafka.buffer.memory", KAFKA_BUFFER_MEMORY))
+    except ValueError:
+        pool = KAFKA_BUFFER_MEMORY
+    return {**options, SINK_BATCH_SIZE: str(batch_size_for(partitions, pool))}
+
+
 def sink_options(profile: Profile) -> dict[str, str]:
     """Options for the mirror's sink (``SINK_FORMAT``): the target producer's settings and identity (``kafka.``),
     the rename rule, provenance headers, the delivery guarantee and, when groups follow the mirror, the offset map's
@@ -117,12 +132,13 @@ def sink_options(profile: Profile) -> dict[str, str]:
             "kafka.compression.type": delivery.compression,
             "kafka.delivery.timeout.ms": str(delivery.delivery_timeout_ms),
             "kafka.linger.ms": str(delivery.linger_ms),
-            "kafka.batch.size": str(delivery.batch_size),
             "mirror.target-topic-pieces": json_inline(profile.target_topic_pieces),
             "mirror.guarantee": delivery.guarantee,
             "checkpointLocation": profile.mirror.checkpoint_location,
         }
     )
+    if delivery.batch_size is not None:
+        options[SINK_BATCH_SIZE] = str(delivery.batch_size)
     if delivery.exactly_once:
         options["mirror.transactional-prefix"] = profile.transactional_prefix
         options["mirror.job-key"] = profile.job_key

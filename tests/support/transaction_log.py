@@ -63,8 +63,14 @@ def segments(data_dir: Path) -> list[Path]:
 
 def dump(files: list[Path], timeout: float = 120.0) -> str:
     """The decoder's output over ``files`` (Kafka's tool, from .deps/kafka/lib)."""
+    return dump_segments(files, "--transaction-log-decoder", timeout=timeout)
+
+
+def dump_segments(files: list[Path], *options: str, timeout: float = 120.0) -> str:
+    """Kafka's DumpLogSegments over any topic's segment ``files``, with ``options``: without any, one line per
+    record batch (``baseOffset: ... count: N ... size: B ...``)."""
     argv = [paths.java_executable(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", paths.kafka_classpath()]
-    argv += [DUMP_LOG_SEGMENTS, "--transaction-log-decoder", "--files", ",".join(str(f) for f in files)]
+    argv += [DUMP_LOG_SEGMENTS, *options, "--files", ",".join(str(f) for f in files)]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, f"{DUMP_LOG_SEGMENTS} failed: {done.stderr[-2000:]}"
     return done.stdout

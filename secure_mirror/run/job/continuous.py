@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 from secure_mirror.errors import EXIT_BAD_INPUT
 from secure_mirror.render.job_model import JobSettings
-from secure_mirror.render.spark import SINK_FORMAT, SINK_KEPT_TOPICS, SINK_REPORT_KEY
+from secure_mirror.render.spark import SINK_FORMAT, SINK_KEPT_TOPICS, SINK_REPORT_KEY, with_batch_size
 from secure_mirror.run.job.outcome import JobRefused
 from secure_mirror.run.job.sink import StreamingMirror
 
@@ -64,7 +64,7 @@ class ContinuousMirror(StreamingMirror):
             return None
         try:
             self.keep = self.planner.plan(set(topics))
-            self._check_task_slots(topics)
+            partitions = self._check_task_slots(topics)
         except JobRefused as refused:
             self.refused = refused
             raise
@@ -76,7 +76,7 @@ class ContinuousMirror(StreamingMirror):
         kept = sorted(topic for topic, yes in self.keep.items() if yes)
         return (
             stream.writeStream.format(SINK_FORMAT)
-            .options(**self.sink_options)
+            .options(**with_batch_size(self.sink_options, partitions))
             .option(SINK_KEPT_TOPICS, json.dumps(kept))
             .option(SINK_REPORT_KEY, self.run_id)
             .option("checkpointLocation", self.checkpoint)
@@ -94,13 +94,14 @@ class ContinuousMirror(StreamingMirror):
             time.sleep(every)
         return None
 
-    def _check_task_slots(self, topics: list[str]) -> None:
+    def _check_task_slots(self, topics: list[str]) -> int:
         """Each source partition holds a task slot for as long as the query runs; with fewer slots some partitions
-        are never read and no epoch ever commits, so refuse (local master) or say so (executors may still come)."""
+        are never read and no epoch ever commits, so refuse (local master) or say so (executors may still come).
+        The topics' partitions."""
         partitions = sum(count or 0 for count in self.planner.source_partitions(topics).values())
         slots = self.spark.sparkContext.defaultParallelism
         if partitions <= slots:
-            return
+            return partitions
         message = (
             f"continuous processing runs each source partition as a task that never ends: the {len(topics)} "
             f"topics have {partitions} partitions and the job has {slots} task slots; give the job at least "
@@ -110,6 +111,7 @@ class ContinuousMirror(StreamingMirror):
         if self.spark.sparkContext.master.startswith("local"):
             raise JobRefused(message, EXIT_BAD_INPUT)
         print(f"secure-mirror job: {message}", file=sys.stderr, flush=True)
+        return partitions
 
     def epochs(self) -> list[dict]:
         """The epochs committed since the last call, each as the monitor's batch: the offsets it covered (from the

@@ -26,6 +26,7 @@ final class Consumers {
 
     static KafkaConsumer<byte[], byte[]> take(Map<String, Object> settings, int slot) {
         retireOlderLogins(settings);
+        retireOtherSettings(settings, slot);
         KafkaConsumer<byte[], byte[]> idle = IDLE.remove(new Key(settings, slot));
         if (idle != null) {
             idle.resume(idle.paused());
@@ -40,6 +41,26 @@ final class Consumers {
         if (before != null && before != consumer) {
             before.close(Duration.ZERO);
         }
+    }
+
+    /** Close the slot's idle consumer whose fetch size was for another number of partitions (its task now reads
+     * more or fewer, {@link SourceSettings#consumerSettings}), so a slot keeps at most one per source. */
+    private static void retireOtherSettings(Map<String, Object> current, int slot) {
+        IDLE.entrySet().removeIf(entry -> {
+            Map<String, Object> idle = entry.getKey().settings();
+            if (entry.getKey().slot() == slot && !idle.equals(current)
+                    && withoutFetchSize(idle).equals(withoutFetchSize(current))) {
+                entry.getValue().close(Duration.ofSeconds(5));
+                return true;
+            }
+            return false;
+        });
+    }
+
+    private static Map<String, Object> withoutFetchSize(Map<String, Object> settings) {
+        Map<String, Object> out = new HashMap<>(settings);
+        out.remove(SourceSettings.PER_PARTITION);
+        return out;
     }
 
     /** Close idle consumers logged in with an older delegation token (as the sink's {@code Producers} does). */

@@ -32,6 +32,10 @@ public final class SourceSettings implements Serializable {
     public static final String TOKEN_CLUSTER = "mirror.token-cluster";
     public static final String TOKEN_MECHANISM = "mirror.token-mechanism";
     static final long DEFAULT_POLL_TIMEOUT_MS = 120_000;
+    static final String PER_PARTITION = "max.partition.fetch.bytes";
+    static final long KAFKA_PER_PARTITION = 1024 * 1024;  // Kafka's default max.partition.fetch.bytes
+    static final long KAFKA_FETCH_MAX = 50 * 1024 * 1024;  // and fetch.max.bytes
+    static final long MOST_PER_PARTITION = 16 * 1024 * 1024;
 
     final HashMap<String, Object> consumer = new HashMap<>();
     final String pattern;
@@ -93,9 +97,23 @@ public final class SourceSettings implements Serializable {
         return own;
     }
 
-    /** An executor's consumer settings: logged in with the current delegation token if asked. */
-    Map<String, Object> consumerSettings() {
-        return tokenCluster == null ? consumer : TokenLogin.apply(consumer, tokenCluster, tokenMechanism);
+    /**
+     * The consumer settings of a task that reads {@code partitions} partitions, logged in with the current delegation
+     * token if asked. Unless the profile sets {@code max.partition.fetch.bytes}, each partition's share of a fetch is
+     * sized so that the task's partitions together can fill one response of {@code fetch.max.bytes}: that over the
+     * partitions, between Kafka's default of 1 MiB and {@value #MOST_PER_PARTITION} bytes. From about 50 partitions
+     * a task on (with Kafka's 50 MiB responses) that is Kafka's default; below, a task of few partitions fetches more
+     * records a round trip, as a plain copying loop tuned for them does (benchmarks/NOTES.md section 19).
+     */
+    Map<String, Object> consumerSettings(int partitions) {
+        Map<String, Object> sized = consumer;
+        if (!consumer.containsKey(PER_PARTITION)) {
+            long response = Long.parseLong(String.valueOf(consumer.getOrDefault("fetch.max.bytes", KAFKA_FETCH_MAX)));
+            long share = response / Math.max(1, partitions);
+            sized = new HashMap<>(consumer);
+            sized.put(PER_PARTITION, Long.toString(Math.max(KAFKA_PER_PARTITION, Math.min(MOST_PER_PARTITION, share))));
+        }
+        return tokenCluster == null ? sized : TokenLogin.apply(sized, tokenCluster, tokenMechanism);
     }
 
     @Override
