@@ -106,6 +106,19 @@ def test_the_job_with_the_copy_limits_settings_is_a_valid_profile_whose_clients_
     assert "secure_mirror_loop_settings" not in contenders.DEFAULT
 
 
+def test_the_job_with_its_old_sizes_sets_both_where_the_job_would_size_them(tmp_path):
+    plain, fixed = pf.profile_data(tmp_path), pf.profile_data(tmp_path)
+    contenders.profile_edit("secure_mirror", 2)(plain)
+    contenders.profile_edit("secure_mirror_fixed_sizes", 2)(fixed)
+    plain_profile = load_profile(pf.write_profile(tmp_path, plain))
+    assert plain_profile.mirror.delivery.batch_size is None
+    assert "max.partition.fetch.bytes" not in plain_profile.source.client_options
+    profile = load_profile(pf.write_profile(tmp_path, fixed))
+    assert profile.mirror.delivery.batch_size == 262_144
+    assert profile.source.client_options["max.partition.fetch.bytes"] == 1_048_576
+    assert "secure_mirror_fixed_sizes" not in contenders.DEFAULT
+
+
 @pytest.mark.parametrize("name", ["secure_mirror_exactly_once_loop_settings", "mirrormaker2_loop_settings"])
 def test_the_other_contenders_with_the_copy_limits_settings_get_them_too(tmp_path, name):
     data = pf.profile_data(tmp_path)
