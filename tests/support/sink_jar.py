@@ -48,3 +48,26 @@ def sink_conf(folder: Path) -> dict[str, str]:
     )
     subprocess.run(["jar", "cf", str(jar), "-C", str(build), "."], check=True, capture_output=True)
     return {"spark.driver.extraClassPath": f"{jar}:{kafka_clients}"}
+
+
+def run_check(folder: Path, check: Path, sources: list[Path], main_class: str, *args: str) -> list[str]:
+    """Compile a check program (tests/support/*Check.java) with some of the sink's ``sources`` as setup compiles them,
+    against pyspark's jars and the job's kafka-clients, run ``main_class`` with ``args``; its output's lines."""
+    kafka_clients = next((paths.deps_dir() / "spark-jars").glob("kafka-clients-*.jar"))
+    class_path = f"{Path(pyspark.__file__).parent / 'jars' / '*'}:{kafka_clients}"
+    javac = str(Path(paths.java_executable()).with_name("javac"))
+    built = subprocess.run(
+        [javac, *JAVAC_LINT, "--release", "17", "-d", str(folder), "-cp", class_path, *map(str, [*sources, check])],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr[-4000:]
+    ran = subprocess.run(
+        [paths.java_executable(), "-cp", f"{folder}:{class_path}", main_class, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr[-4000:]
+    return ran.stdout.splitlines()

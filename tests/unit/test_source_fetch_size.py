@@ -7,14 +7,12 @@ Run by tests/support/FetchSizeCheck.java, compiled with SourceSettings (same pac
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
-import pyspark
 import pytest
 
 from secure_mirror import paths
-from tests.support.sink_jar import JAVAC_LINT, SOURCES
+from tests.support.sink_jar import SOURCES, run_check
 
 pytestmark = pytest.mark.jvm
 CHECK = paths.REPO_ROOT / "tests" / "support" / "FetchSizeCheck.java"
@@ -36,22 +34,6 @@ CASES = {
 
 
 def test_a_tasks_fetch_of_each_partition_is_sized_for_its_partitions_unless_the_profile_sets_it(tmp_path: Path):
-    kafka_clients = next((paths.deps_dir() / "spark-jars").glob("kafka-clients-*.jar"))
-    class_path = f"{Path(pyspark.__file__).parent / 'jars' / '*'}:{kafka_clients}"
-    javac = str(Path(paths.java_executable()).with_name("javac"))
-    sources = [str(SOURCES / "source" / "SourceSettings.java"), str(SOURCES / "sink" / "TokenLogin.java"), str(CHECK)]
-    built = subprocess.run(
-        [javac, *JAVAC_LINT, "--release", "17", "-d", str(tmp_path), "-cp", class_path, *sources],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert built.returncode == 0, built.stderr[-4000:]
-    ran = subprocess.run(
-        [paths.java_executable(), "-cp", f"{tmp_path}:{class_path}", "securemirror.source.FetchSizeCheck", *CASES],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert ran.returncode == 0, ran.stderr[-4000:]
-    assert ran.stdout.splitlines() == [f"{size} true" for size in CASES.values()]
+    sources = [SOURCES / "source" / "SourceSettings.java", SOURCES / "sink" / "TokenLogin.java"]
+    lines = run_check(tmp_path, CHECK, sources, "securemirror.source.FetchSizeCheck", *CASES)
+    assert lines == [f"{size} true" for size in CASES.values()]
