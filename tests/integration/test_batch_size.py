@@ -5,13 +5,14 @@ segment files: the records of each batch it lists, of 1,000 incompressible bytes
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
-from secure_mirror.kafka import admin_ops
+from secure_mirror.errors import EXIT_OK
 from secure_mirror.profile.mirror import SMALLEST_BATCH
-from secure_mirror.run.launcher import run_mirror
 from tests.support import seeds, transaction_log
-from tests.support.cluster import granted_both, topic_mirror, unique
+from tests.support.mirror_case import MirrorCase
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 VALUE_BYTES = 1000
@@ -25,19 +26,20 @@ def batch_counts(dump_text: str) -> list[int]:
 
 def test_a_job_writing_two_partitions_sends_batches_larger_than_256_kib(sandbox, tmp_path):
     rng = seeds.seeded("batch-size records")
-    topic = unique("demo.batches")
-    profile, acls = topic_mirror(sandbox, tmp_path, topic)
-    assert profile.mirror.delivery.batch_size is None  # the sandbox's profile leaves it to the job
-    sent = [
-        {"key": f"k{i}".encode(), "value": rng.randbytes(VALUE_BYTES), "partition": i % 2}
-        for i in range(2 * PER_PARTITION)
-    ]
-    sandbox.admin("source", admin_ops.create_topics, {topic: 2})
-    sandbox.admin("source", admin_ops.produce, topic, sent)
-    with granted_both(sandbox, acls):
-        assert run_mirror(profile, until_caught_up=True, skip_preflight=True, run_dir=str(tmp_path / "run")) == 0
-    target = profile.target_topic(topic)
-    files = sorted((sandbox.broker("target").base / "data").glob(f"{target}-*/*.log"))
-    counts = batch_counts(transaction_log.dump_segments(files))
+    with MirrorCase(sandbox, tmp_path) as case:
+        assert case.profile.mirror.delivery.batch_size is None  # left to the job
+        case.create({"batches": 2})
+        sent = [
+            {"key": f"k{i}".encode(), "value": rng.randbytes(VALUE_BYTES), "partition": i % 2}
+            for i in range(2 * PER_PARTITION)
+        ]
+        case.produce("batches", sent)
+        run = subprocess.run(
+            case.run_argv(tmp_path / "run", "--until-caught-up"), capture_output=True, text=True, timeout=600
+        )
+        assert run.returncode == EXIT_OK, run.stderr[-3000:]
+        target = case.profile.target_topic(case.topic("batches"))
+        files = sorted((sandbox.broker("target").base / "data").glob(f"{target}-*/*.log"))
+        counts = batch_counts(transaction_log.dump_segments(files))
     assert sum(counts) == len(sent), counts  # every record, once (and the listing parsed)
     assert max(counts) * VALUE_BYTES > SMALLEST_BATCH, counts  # more than a batch of 256 KiB could hold

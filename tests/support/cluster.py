@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 import os
 import subprocess
 import time
@@ -12,14 +11,9 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
-import yaml
-
 from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.preflight import run_preflight
-from secure_mirror.profile import load_profile
-from secure_mirror.profile.models import Profile
-from secure_mirror.render import render_all
 
 _seq = itertools.count()
 
@@ -61,29 +55,6 @@ def granted(sandbox, side: str, acls: list[dict]):
         yield
     finally:
         sandbox.admin(side, admin_ops.delete_acls, acls)
-
-
-def topic_mirror(sandbox, tmp_path: Path, topic: str) -> tuple[Profile, dict[str, list[dict]]]:
-    """The sandbox's profile narrowed to ``topic`` (checkpoints under ``tmp_path``), rendered into ``tmp_path/out``,
-    and the ACLs render wrote for each side."""
-    data = yaml.safe_load(sandbox.profile_path.read_text())
-    data["mirror"]["topics"] = {"include": topic.replace(".", "\\.")}
-    data["mirror"]["checkpoint_location"] = str(tmp_path / "checkpoints")
-    path = tmp_path / "profile.yaml"
-    path.write_text(yaml.safe_dump(data))
-    profile = load_profile(path)
-    render_all(profile, tmp_path / "out")
-    acls = {
-        side: json.loads((tmp_path / "out" / "acls" / f"{side}.acls.json").read_text()) for side in ("source", "target")
-    }
-    return profile, acls
-
-
-@contextlib.contextmanager
-def granted_both(sandbox, acls: dict[str, list[dict]]):
-    """Each side's ACLs (``{"source": [...], "target": [...]}``), only inside the ``with`` block."""
-    with granted(sandbox, "source", acls["source"]), granted(sandbox, "target", acls["target"]):
-        yield
 
 
 def plain_records(n: int, tag: str = "r") -> list[dict]:
