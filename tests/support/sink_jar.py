@@ -23,6 +23,11 @@ JAVAC_LINT = ("-Xlint:all,-path", "-Werror")
 VENV_STAMP = paths.REPO_ROOT / ".venv" / ".secure-mirror-requirements"  # scripts/setup's venv_stamp
 
 
+def job_kafka_clients() -> Path:
+    """The kafka-clients jar the job's Spark runs with (setup resolves it beside Spark's Kafka connector)."""
+    return next((paths.deps_dir() / "spark-jars").glob("kafka-clients-*.jar"))
+
+
 def _stamp() -> str:
     """scripts/setup's stamp of the sink: the sources, then the connector's stamp and the virtualenv's requirements
     stamp (kept in the virtualenv itself: ``.venv/.secure-mirror-requirements``)."""
@@ -37,7 +42,7 @@ def sink_conf(folder: Path) -> dict[str, str]:
     installed = paths.deps_dir() / "stamps" / "sink"
     if installed.exists() and installed.read_text() == _stamp():
         return {}
-    kafka_clients = next((paths.deps_dir() / "spark-jars").glob("kafka-clients-*.jar"))
+    kafka_clients = job_kafka_clients()
     build, jar = folder / "classes", folder / "secure-mirror-sink.jar"
     pyspark_jars = Path(pyspark.__file__).parent / "jars"
     javac = ["javac", *JAVAC_LINT, "--release", "17", "-d", str(build)]
@@ -53,7 +58,7 @@ def sink_conf(folder: Path) -> dict[str, str]:
 def run_check(folder: Path, check: Path, sources: list[Path], main_class: str, *args: str) -> list[str]:
     """Compile a check program (tests/support/*Check.java) with some of the sink's ``sources`` as setup compiles them,
     against pyspark's jars and the job's kafka-clients, run ``main_class`` with ``args``; its output's lines."""
-    kafka_clients = next((paths.deps_dir() / "spark-jars").glob("kafka-clients-*.jar"))
+    kafka_clients = job_kafka_clients()
     class_path = f"{Path(pyspark.__file__).parent / 'jars' / '*'}:{kafka_clients}"
     javac = str(Path(paths.java_executable()).with_name("javac"))
     built = subprocess.run(

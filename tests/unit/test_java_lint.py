@@ -15,7 +15,7 @@ import pyspark
 import pytest
 
 from secure_mirror import paths
-from tests.support.sink_jar import JAVAC_LINT
+from tests.support.sink_jar import JAVAC_LINT, job_kafka_clients
 from tests.support.sink_jar import SOURCES as SINK_SOURCES
 
 REPO = paths.REPO_ROOT
@@ -68,5 +68,5 @@ def test_the_tools_compile_without_a_lint_warning(tmp_path, jars):
 
 @pytest.mark.jvm
 def test_the_sink_and_source_compile_without_a_lint_warning(tmp_path):
-    kafka_clients = next((paths.deps_dir() / "spark-jars").glob("kafka-clients-*.jar"))
+    kafka_clients = job_kafka_clients()
     _lint(sorted(SINK_SOURCES.glob("*/*.java")), f"{_class_path('pyspark')}:{kafka_clients}", tmp_path)

@@ -16,25 +16,20 @@ import pyspark
 import pytest
 
 from secure_mirror import paths
-from tests.support.sink_jar import JAVAC_LINT, SOURCES
+from tests.support.sink_jar import JAVAC_LINT, SOURCES, job_kafka_clients
 
 pytestmark = pytest.mark.jvm
 CHECK = paths.REPO_ROOT / "tests" / "support" / "PartitionEnlisterCheck.java"
 
 
-def _job_kafka_clients() -> Path:
-    """The kafka-clients jar the job's Spark runs with (setup resolves it beside Spark's Kafka connector)."""
-    return next((paths.deps_dir() / "spark-jars").glob("kafka-clients-*.jar"))
-
-
 def _version() -> str:
     """The version in the jar's name (kafka-clients-3.9.0.jar): what the client's AppInfoParser says of itself."""
-    return _job_kafka_clients().name.removeprefix("kafka-clients-").removesuffix(".jar")
+    return job_kafka_clients().name.removeprefix("kafka-clients-").removesuffix(".jar")
 
 
 def _run_check(out: Path) -> list[str]:
     slf4j = next((Path(pyspark.__file__).parent / "jars").glob("slf4j-api-*.jar"))  # the job's, for the log line
-    class_path = f"{_job_kafka_clients()}:{slf4j}"
+    class_path = f"{job_kafka_clients()}:{slf4j}"
     javac = str(Path(paths.java_executable()).with_name("javac"))
     sources = [str(SOURCES / "sink" / "PartitionEnlister.java"), str(CHECK)]
     built = subprocess.run(
