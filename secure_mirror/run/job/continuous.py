@@ -64,7 +64,8 @@ class ContinuousMirror(StreamingMirror):
             return None
         try:
             self.keep = self.planner.plan(set(topics))
-            partitions = self._check_task_slots(topics)
+            partitions = sum(count or 0 for count in self.planner.source_partitions(topics).values())
+            self._check_task_slots(len(topics), partitions)
         except JobRefused as refused:
             self.refused = refused
             raise
@@ -94,16 +95,14 @@ class ContinuousMirror(StreamingMirror):
             time.sleep(every)
         return None
 
-    def _check_task_slots(self, topics: list[str]) -> int:
+    def _check_task_slots(self, topics: int, partitions: int) -> None:
         """Each source partition holds a task slot for as long as the query runs; with fewer slots some partitions
-        are never read and no epoch ever commits, so refuse (local master) or say so (executors may still come).
-        The topics' partitions."""
-        partitions = sum(count or 0 for count in self.planner.source_partitions(topics).values())
+        are never read and no epoch ever commits, so refuse (local master) or say so (executors may still come)."""
         slots = self.spark.sparkContext.defaultParallelism
         if partitions <= slots:
-            return partitions
+            return
         message = (
-            f"continuous processing runs each source partition as a task that never ends: the {len(topics)} "
+            f"continuous processing runs each source partition as a task that never ends: the {topics} "
             f"topics have {partitions} partitions and the job has {slots} task slots; give the job at least "
             f"{partitions} (mirror.spark.master local[{partitions}], or executor cores), or set "
             "mirror.spark.trigger: micro_batch"
@@ -111,7 +110,6 @@ class ContinuousMirror(StreamingMirror):
         if self.spark.sparkContext.master.startswith("local"):
             raise JobRefused(message, EXIT_BAD_INPUT)
         print(f"secure-mirror job: {message}", file=sys.stderr, flush=True)
-        return partitions
 
     def epochs(self) -> list[dict]:
         """The epochs committed since the last call, each as the monitor's batch: the offsets it covered (from the

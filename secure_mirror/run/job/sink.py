@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 
 from secure_mirror.render.job_model import JobSettings
-from secure_mirror.render.spark import SINK_BATCH_SIZE, SINK_FORMAT, SINK_KEPT_TOPICS, SINK_REPORT_KEY, with_batch_size
+from secure_mirror.render.spark import SINK_FORMAT, SINK_KEPT_TOPICS, SINK_REPORT_KEY, with_batch_size
 from secure_mirror.run.checkpoint import initial_offsets_file, offset_log_offsets
 from secure_mirror.run.job.checkpoint_access import Checkpoint
 from secure_mirror.run.job.outcome import JobRefused
@@ -66,10 +66,8 @@ class StreamingMirror:
             self.refused = refused
             raise
         kept = sorted(topic for topic, yes in keep.items() if yes)
-        if (
-            SINK_BATCH_SIZE not in self.sink_options
-        ):  # unset in the profile: sized once, for the first batch's partitions
-            self.sink_options = with_batch_size(self.sink_options, len(ranges) if ranges else None)
+        # the producer's batch size unless the profile set it: sized at the first batch, for its partitions, then kept
+        self.sink_options = with_batch_size(self.sink_options, len(ranges) if ranges else None)
         report = f"{self.run_id}-{batch_id}"
         # One pass: each task reads its Kafka partition and writes it; the sink gathers the figures on the way.
         frame.write.format(SINK_FORMAT).mode("append").options(**self.sink_options).option(
