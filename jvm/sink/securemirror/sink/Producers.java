@@ -1,6 +1,7 @@
 package securemirror.sink;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +48,7 @@ final class Producers {
     private static final Map<IdleKey, IdleTask> IDLE_TASKS = new ConcurrentHashMap<>();
     private static final Map<Map<String, Object>, Admin> ADMINS = new ConcurrentHashMap<>();
     private static final long ASK_SECONDS = 120;
+    private static final long UNSTABLE_PAUSE_MS = 100;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Producers.class);
 
     private Producers() {
@@ -135,18 +137,13 @@ final class Producers {
     /** The next source offset the target holds for a source partition (committed with its records), or -1. */
     static long committed(Map<String, Object> settings, String group, TopicPartition key)
             throws InterruptedException, ExecutionException, TimeoutException {
-        Admin admin = ADMINS.computeIfAbsent(settings, Producers::admin);
-        Map<TopicPartition, OffsetAndMetadata> offsets = admin
-            .listConsumerGroupOffsets(group, new ListConsumerGroupOffsetsOptions().requireStable(true))
-            .partitionsToOffsetAndMetadata().get(ASK_SECONDS, TimeUnit.SECONDS);
-        OffsetAndMetadata held = offsets.get(key);
-        return held == null ? -1 : held.offset();
+        return committedMax(settings, Map.of(group, key));
     }
 
     /**
      * The next source offset the target holds for a source partition whose position may be in any of several groups
      * (each with the key it uses there), or -1: the largest, as a position only ever moves forward. One request,
-     * read stable (a position in a transaction still open is waited for, never read).
+     * read stable ({@link #committedAll}).
      */
     static long committedMax(Map<String, Object> settings, Map<String, TopicPartition> where)
             throws InterruptedException, ExecutionException, TimeoutException {
@@ -165,28 +162,49 @@ final class Producers {
 
     /**
      * The stable committed offsets of many groups in one call (Kafka's admin client asks each coordinator once for
-     * all of its groups): for each group, the named partitions, or all it holds when the list is null.
+     * all of its groups): for each group, those of the named partitions it holds.
+     * <p>
+     * Read stable: a partition whose offset a transaction still open holds pending is left out of the admin client's
+     * answer (it logs "Skipping return offset ... due to error UNSTABLE_OFFSET_COMMIT"), which would read as no
+     * position at all, and a task would then write again what that transaction commits. Such partitions are asked
+     * again, every {@value #UNSTABLE_PAUSE_MS} ms, until the transaction has ended (committed, or aborted by a fencing
+     * producer or its timeout), for at most {@value #ASK_SECONDS} s.
      */
     static Map<String, Map<TopicPartition, OffsetAndMetadata>> committedAll(
             Map<String, Object> settings, Map<String, List<TopicPartition>> asked)
             throws InterruptedException, ExecutionException, TimeoutException {
         Admin admin = ADMINS.computeIfAbsent(settings, Producers::admin);
-        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
-        asked.forEach((group, keys) -> specs.put(group,
-            keys == null ? new ListConsumerGroupOffsetsSpec() : new ListConsumerGroupOffsetsSpec().topicPartitions(keys)));
-        ListConsumerGroupOffsetsResult result = admin.listConsumerGroupOffsets(
-            specs, new ListConsumerGroupOffsetsOptions().requireStable(true));
         Map<String, Map<TopicPartition, OffsetAndMetadata>> held = new HashMap<>();
-        for (String group : asked.keySet()) {
-            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-            result.partitionsToOffsetAndMetadata(group).get(ASK_SECONDS, TimeUnit.SECONDS).forEach((key, offset) -> {
-                if (offset != null) {
-                    offsets.put(key, offset);
+        asked.keySet().forEach(group -> held.put(group, new HashMap<>()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ASK_SECONDS);
+        Map<String, List<TopicPartition>> open = asked;
+        for (;;) {
+            Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+            open.forEach((group, keys) -> specs.put(group, new ListConsumerGroupOffsetsSpec().topicPartitions(keys)));
+            ListConsumerGroupOffsetsResult result = admin.listConsumerGroupOffsets(
+                specs, new ListConsumerGroupOffsetsOptions().requireStable(true));
+            Map<String, List<TopicPartition>> unstable = new HashMap<>();
+            for (Map.Entry<String, List<TopicPartition>> group : open.entrySet()) {
+                Map<TopicPartition, OffsetAndMetadata> answer = result.partitionsToOffsetAndMetadata(group.getKey())
+                    .get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                for (TopicPartition key : group.getValue()) {
+                    if (!answer.containsKey(key)) {
+                        unstable.computeIfAbsent(group.getKey(), name -> new ArrayList<>()).add(key);
+                    } else if (answer.get(key) != null) {
+                        held.get(group.getKey()).put(key, answer.get(key));
+                    }
                 }
-            });
-            held.put(group, offsets);
+            }
+            if (unstable.isEmpty()) {
+                return held;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("the positions " + unstable + " were still held by an open transaction after "
+                    + ASK_SECONDS + " s");
+            }
+            Thread.sleep(UNSTABLE_PAUSE_MS);
+            open = unstable;
         }
-        return held;
     }
 
     private static Admin admin(Map<String, Object> settings) {

@@ -10,11 +10,11 @@ import org.apache.spark.TaskContext;
 
 /**
  * exactly_once with one transactional producer per write task ({@code mirror.producer-per: task}): every lane sends
- * through the task's {@link TaskTransaction}, begun when the task meets its first lane (enlisting at once the
- * partitions its source reader was planned to read, {@link TaskPlan}), and starts from the position the target holds
- * for it. The task's records, its lanes' offset map segments and their positions commit in one transaction: at the
- * end of the task, and mid-way whenever the transaction has been open for a third of its timeout
- * ({@link TaskTransaction#due}).
+ * through the task's {@link TaskTransaction}, begun when the task meets its first lane (reading the positions the
+ * target holds for the partitions its source reader was planned to read, {@link TaskPlan}, then enlisting them at
+ * once), and starts from the position the target holds for it. The task's records, its lanes' offset map segments
+ * and their positions commit in one transaction: at the end of the task, and mid-way whenever the transaction has
+ * been open for a third of its timeout ({@link TaskTransaction#due}).
  */
 final class TaskDelivery implements Delivery {
     private final SinkSettings settings;
@@ -37,8 +37,7 @@ final class TaskDelivery implements Delivery {
             task = new TaskTransaction(settings, client.settings(), slot);
             TaskContext context = TaskContext.get();
             if (context != null) {
-                task.enlist(TaskPlan.take(context.taskAttemptId()));
-                task.readAhead();
+                task.prepare(TaskPlan.take(context.taskAttemptId()));
             }
         }
         return task;
@@ -75,7 +74,7 @@ final class TaskDelivery implements Delivery {
         task.producer.flush();
         List<TaskTransaction.Written> written = new ArrayList<>();
         for (Lane lane : lanes.values()) {
-            lane.check();
+            task.check(lane);
             long next = lane.next();
             if (next > positionSent.getOrDefault(lane, -1L)) {
                 written.add(new TaskTransaction.Written(lane.topic, lane.partition, lane.target, lane.kept, next));

@@ -13,6 +13,8 @@ import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
 
 /**
  * exactly_once with one transactional producer per write task ({@code mirror.producer-per: task}), for a source
@@ -40,6 +42,8 @@ final class TaskTransaction {
     private final Map<String, Long> known;
     /** Positions read for this task, by kept source topic (not carried to the slot's next task: {@link #known} is). */
     private final Map<String, Map<Integer, Long>> read = new HashMap<>();
+    /** Positions read ahead for this task of partitions of topics whose partitions are not kept, by {@link Lane#key}. */
+    private final Map<String, Long> ahead = new HashMap<>();
     final KafkaProducer<byte[], byte[]> producer;
     /**
      * How long a transaction stays open before the task commits what it wrote so far and begins the next: a third of
@@ -47,6 +51,7 @@ final class TaskTransaction {
      * outlive its transaction, which the coordinator then aborts, fencing the producer and failing the task.
      */
     private final long commitEveryMs;
+    /** When the open transaction began at the coordinator: at its first partitions, enlisted after the reads. */
     private long begun = System.currentTimeMillis();
     private Map<String, List<Integer>> planned = Map.of();
     private boolean done;
@@ -100,14 +105,22 @@ final class TaskTransaction {
     }
 
     /**
-     * Adds to the open transaction, before any record goes to them, the target partitions of the kept topics this
-     * task will write ({@link TaskPlan}: what its source reader was planned to read), in one round trip instead of
-     * one per partition as records arrive ({@link PartitionEnlister}: why, and the fallback where the client has no
-     * way to). A partition enlisted and then not written (every row skipped) gets a commit marker and nothing else.
+     * Prepares the task's transaction for what its source reader was planned to read ({@link TaskPlan}): first reads
+     * the positions the task lacks ({@link #readAhead}), then adds to the transaction, before any record goes to them,
+     * the target partitions of the kept topics it will write, in one round trip instead of one per partition as
+     * records arrive ({@link PartitionEnlister}: why, and the fallback where the client has no way to). A partition
+     * enlisted and then not written (every row skipped) gets a commit marker and nothing else.
+     * <p>
+     * In that order because the transaction's timeout runs at the coordinator from the first partition added: a
+     * position read waits while a group holds another transaction's pending offsets, or while its coordinator loads
+     * after a restart, and such a wait inside the transaction once outlasted it (the coordinator aborted it and
+     * bumped the producer's epoch, and the task failed with "Producer attempted to produce with an old epoch").
      */
-    void enlist(Map<String, List<Integer>> planned) {
+    void prepare(Map<String, List<Integer>> planned) {
         this.planned = planned;
+        readAhead();
         enlist(lane -> true);
+        begun = System.currentTimeMillis();
     }
 
     /** Enlists the planned partitions that {@code still} accepts (by {@link Lane#key}). */
@@ -155,6 +168,9 @@ final class TaskTransaction {
      */
     long position(String topic, int partition, String target, boolean kept, int partitions) throws IOException {
         Long mine = known.get(Lane.key(topic, partition));
+        if (mine == null && !kept) {
+            mine = ahead.get(Lane.key(topic, partition));
+        }
         if (mine != null) {
             return mine;
         }
@@ -186,11 +202,14 @@ final class TaskTransaction {
     private Map<String, Map<Integer, Long>> topicsPositions(Map<String, Integer> topics) throws Exception {
         Map<String, List<TopicPartition>> asked = new HashMap<>();
         topics.forEach((topic, partitions) -> {
-            asked.put(settings.positionGroup(topic), null);
-            TopicPartition own = new TopicPartition(settings.targetTopic(topic), 0);
+            String target = settings.targetTopic(topic);
+            List<TopicPartition> keys = new ArrayList<>();
+            TopicPartition own = new TopicPartition(target, 0);
             for (int partition = 0; partition < partitions; partition++) {
+                keys.add(new TopicPartition(target, partition));
                 asked.put(settings.transactionalId(topic, partition), List.of(own));
             }
+            asked.put(settings.positionGroup(topic), keys);
         });
         Map<String, Map<TopicPartition, OffsetAndMetadata>> held = Producers.committedAll(client, asked);
         Map<String, Map<Integer, Long>> all = new HashMap<>();
@@ -215,29 +234,77 @@ final class TaskTransaction {
     }
 
     /**
-     * Reads at once the positions of every planned kept topic with a partition this task holds no position for yet
-     * (a new producer: all of them), instead of once per topic as its first lane comes: with hundreds of topics, one
-     * call instead of hundreds. If that call fails, each topic's first lane asks again and says why.
+     * Reads at once, before the transaction begins ({@link #prepare}), the positions of every planned partition this
+     * task holds none for yet (a new producer: all of them): for a kept topic, the whole topic's (its position group
+     * and the per-partition groups, {@link #topicsPositions}); otherwise each partition's own group. One call instead
+     * of one per topic or partition as its first lane comes: with hundreds of topics, one call instead of hundreds.
+     * If that call fails, each lane asks again when it comes and says why.
      */
     void readAhead() {
         Map<String, Integer> topics = new HashMap<>();
+        Map<String, List<Integer>> own = new HashMap<>();
         planned.forEach((topic, partitions) -> {
-            if (settings.kept.contains(topic) && !read.containsKey(topic)
-                    && partitions.stream().anyMatch(p -> !known.containsKey(Lane.key(topic, p)))) {
+            List<Integer> lacking = partitions.stream().filter(p -> !known.containsKey(Lane.key(topic, p))).toList();
+            if (lacking.isEmpty()) {
+                return;
+            }
+            if (!settings.kept.contains(topic)) {
+                own.put(topic, lacking);
+            } else if (!read.containsKey(topic)) {
                 int highest = partitions.stream().mapToInt(Integer::intValue).max().orElse(0);
                 topics.put(topic, Math.max(producer.partitionsFor(settings.targetTopic(topic)).size(), highest + 1));
             }
         });
-        if (topics.isEmpty()) {
+        if (topics.isEmpty() && own.isEmpty()) {
             return;
         }
         try {
-            read.putAll(topicsPositions(topics));
+            if (!topics.isEmpty()) {
+                read.putAll(topicsPositions(topics));
+            }
+            if (!own.isEmpty()) {
+                readOwn(own);
+            }
         } catch (InterruptedException error) {
             Thread.currentThread().interrupt();
         } catch (Exception error) {
-            LOG.info("secure-mirror sink: reading the positions of {} topics at once failed ({}); each topic's first "
-                + "partition reads them", topics.size(), error.toString());
+            LOG.info("secure-mirror sink: reading the positions of {} topics at once failed ({}); each partition's "
+                + "first record reads them", topics.size() + own.size(), error.toString());
+        }
+    }
+
+    /** The positions of partitions of topics whose partitions are not kept, each in its own group, into {@link #ahead}. */
+    private void readOwn(Map<String, List<Integer>> own) throws Exception {
+        Map<String, List<TopicPartition>> asked = new HashMap<>();
+        own.forEach((topic, partitions) -> {
+            TopicPartition key = new TopicPartition(settings.targetTopic(topic), 0);
+            partitions.forEach(partition -> asked.put(settings.transactionalId(topic, partition), List.of(key)));
+        });
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> held = Producers.committedAll(client, asked);
+        own.forEach((topic, partitions) -> {
+            TopicPartition key = new TopicPartition(settings.targetTopic(topic), 0);
+            for (int partition : partitions) {
+                OffsetAndMetadata offset = held.get(settings.transactionalId(topic, partition)).get(key);
+                ahead.put(Lane.key(topic, partition), offset == null ? -1L : offset.offset());
+            }
+        });
+    }
+
+    /**
+     * Fails with the lane's first failed send; when its producer was fenced, the message says how long the transaction
+     * had been open against its timeout (the coordinator aborts a transaction open longer, bumping the producer's
+     * epoch) so a log tells that apart from another producer taking the task's transactional id.
+     */
+    void check(Lane lane) throws IOException {
+        try {
+            lane.check();
+        } catch (IOException failed) {
+            if (failed.getCause() instanceof InvalidProducerEpochException
+                    || failed.getCause() instanceof ProducerFencedException) {
+                throw new IOException(failed.getMessage() + " (the transaction of " + transactionalId + " had been open "
+                    + (System.currentTimeMillis() - begun) + " ms; its timeout is " + timeoutMs(client) + " ms)", failed);
+            }
+            throw failed;
         }
     }
 
