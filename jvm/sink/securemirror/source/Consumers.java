@@ -43,8 +43,8 @@ final class Consumers {
         }
     }
 
-    /** Close the slot's idle consumer whose fetch size was for another number of partitions (its task now reads
-     * more or fewer, {@link SourceSettings#consumerSettings}), so a slot keeps at most one per source. */
+    /** Close the slot's idle consumer whose fetch size was for another number of partitions (partitions or topics
+     * were added to the slot, {@link SourceSettings#consumerSettings}), so a slot keeps at most one per source. */
     private static void retireOtherSettings(Map<String, Object> current, int slot) {
         IDLE.entrySet().removeIf(entry -> {
             Map<String, Object> idle = entry.getKey().settings();

@@ -97,21 +97,32 @@ final class MirrorStream implements MicroBatchStream, SupportsTriggerAvailableNo
         List<TopicPartition> fresh = until.keySet().stream().filter(tp -> !from.containsKey(tp)).toList();
         from.putAll(admin().earliest(fresh));
         lost(from, until);
+        return slices(from, until, tasks);
+    }
+
+    /**
+     * The batch's tasks: for each slot, the ranges with records between {@code from} and {@code until}, and how many
+     * of the partitions go to the slot (with records or not).
+     */
+    static Slice[] slices(Map<TopicPartition, Long> from, Map<TopicPartition, Long> until, int tasks) {
         List<List<Range>> slots = new ArrayList<>();
         for (int i = 0; i < tasks; i++) {
             slots.add(new ArrayList<>());
         }
+        int[] assigned = new int[tasks];
         until.forEach((tp, last) -> {
             long first = from.get(tp);
+            int slot = slot(tp, tasks);
+            assigned[slot]++;
             if (last > first) {
-                slots.get(slot(tp, tasks)).add(new Range(tp.topic(), tp.partition(), first, last));
+                slots.get(slot).add(new Range(tp.topic(), tp.partition(), first, last));
             }
         });
         // every slot is a task, empty or not: task i of every batch is slot i, which the sink's producer per task
         // relies on (jvm/sink TaskTransaction); an empty task opens nothing
-        InputPartition[] planned = new InputPartition[tasks];
+        Slice[] planned = new Slice[tasks];
         for (int i = 0; i < tasks; i++) {
-            planned[i] = new Slice(i, List.copyOf(slots.get(i)));
+            planned[i] = new Slice(i, List.copyOf(slots.get(i)), assigned[i]);
         }
         return planned;
     }

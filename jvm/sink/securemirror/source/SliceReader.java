@@ -66,7 +66,7 @@ final class SliceReader implements PartitionReader<InternalRow> {
     SliceReader(SourceSettings settings, Slice slice) {
         this.settings = settings;
         this.slice = slice;
-        this.client = settings.consumerSettings(slice.ranges().size());
+        this.client = settings.consumerSettings(slice.partitions());
         this.consumer = slice.ranges().isEmpty() ? null : Consumers.take(client, slice.slot());
         List<TopicPartition> assigned = new ArrayList<>();
         for (Range range : slice.ranges()) {

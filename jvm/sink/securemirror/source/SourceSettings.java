@@ -98,9 +98,10 @@ public final class SourceSettings implements Serializable {
     }
 
     /**
-     * The consumer settings of a task that reads {@code partitions} partitions, logged in with the current delegation
-     * token if asked. Unless the profile sets {@code max.partition.fetch.bytes}, each partition's share of a fetch is
-     * sized so that the task's partitions together can fill one response of {@code fetch.max.bytes}: that over the
+     * The consumer settings of a task whose slot holds {@code partitions} partitions ({@link Slice#partitions}: with
+     * records in its batch or not), logged in with the current delegation token if asked. Unless the profile sets
+     * {@code max.partition.fetch.bytes}, each partition's share of a fetch is sized so that the slot's partitions
+     * together can fill one response of {@code fetch.max.bytes}: that over the
      * partitions, between Kafka's default of 1 MiB and {@value #MOST_PER_PARTITION} bytes. From about 50 partitions
      * a task on (with Kafka's 50 MiB responses) that is Kafka's default; below, a task of few partitions fetches more
      * records a round trip, as a plain copying loop tuned for them does (benchmarks/NOTES.md section 19).
