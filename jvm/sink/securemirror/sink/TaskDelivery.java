@@ -47,7 +47,7 @@ final class TaskDelivery implements Delivery {
     public void open(Lane lane) throws IOException {
         lane.producer = task().producer;
         int partitions = lane.kept ? lane.producer.partitionsFor(lane.target).size() : 0;
-        lane.committed = task.position(lane.topic, lane.partition, lane.target, lane.kept, partitions);
+        lane.committed = task.position(lane.topic, lane.partition, lane.kept, partitions);
     }
 
     /** The task's transaction has been open for long (see TaskTransaction.commitEveryMs): commit, begin the next. */

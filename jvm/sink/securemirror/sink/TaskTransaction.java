@@ -40,10 +40,9 @@ final class TaskTransaction {
     private final Map<String, Object> client;
     private final String transactionalId;
     private final Map<String, Long> known;
-    /** Positions read for this task, by kept source topic (not carried to the slot's next task: {@link #known} is). */
-    private final Map<String, Map<Integer, Long>> read = new HashMap<>();
-    /** Positions read ahead for this task of partitions of topics whose partitions are not kept, by {@link Lane#key}. */
-    private final Map<String, Long> ahead = new HashMap<>();
+    /** Positions read for this task, -1 for none, by {@link Lane#key} (not carried to the slot's next task: {@link
+     * #known} is). */
+    private final Map<String, Long> read = new HashMap<>();
     final KafkaProducer<byte[], byte[]> producer;
     /**
      * How long a transaction stays open before the task commits what it wrote so far and begins the next: a third of
@@ -161,30 +160,25 @@ final class TaskTransaction {
     }
 
     /**
-     * The next source offset the target holds for a source partition, or -1. For a kept topic, the first lane of the
-     * topic in this task reads every partition's position of the topic in one call (its position group, whole, and
-     * the per-partition groups of an earlier producer per partition), so a task meeting thousands of partitions
-     * asks once per topic, not once per partition.
+     * The next source offset the target holds for a source partition, or -1: as committed by this task's producer,
+     * else as read ahead ({@link #readAhead}), else read now: for a kept topic, every partition of the topic in one
+     * call (a task with no plan meeting thousands of partitions asks once per topic, not once per partition).
      */
-    long position(String topic, int partition, String target, boolean kept, int partitions) throws IOException {
-        Long mine = known.get(Lane.key(topic, partition));
-        if (mine == null && !kept) {
-            mine = ahead.get(Lane.key(topic, partition));
-        }
+    long position(String topic, int partition, boolean kept, int partitions) throws IOException {
+        String key = Lane.key(topic, partition);
+        Long mine = known.containsKey(key) ? known.get(key) : read.get(key);
         if (mine != null) {
             return mine;
         }
         try {
-            if (kept) {
-                Map<Integer, Long> topicPositions = read.get(topic);
-                if (topicPositions == null) {
-                    topicPositions = topicPositions(topic, Math.max(partitions, partition + 1));
-                    read.put(topic, topicPositions);
+            List<Integer> asked = new ArrayList<>(List.of(partition));
+            for (int each = 0; kept && each < partitions; each++) {
+                if (each != partition) {
+                    asked.add(each);
                 }
-                return topicPositions.getOrDefault(partition, -1L);
             }
-            return Producers.committedMax(client,
-                Map.of(settings.transactionalId(topic, partition), new TopicPartition(target, 0)));
+            readPositions(Map.of(topic, asked));
+            return read.get(key);
         } catch (InterruptedException error) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while reading the position of " + topic + "-" + partition, error);
@@ -193,101 +187,73 @@ final class TaskTransaction {
         }
     }
 
-    /** Every partition's position of a kept topic: the larger of its position group's and its own group's. */
-    private Map<Integer, Long> topicPositions(String topic, int partitions) throws Exception {
-        return topicsPositions(Map.of(topic, partitions)).get(topic);
-    }
-
-    /** {@link #topicPositions} of several kept topics (source topic -> partitions to ask about) in one call. */
-    private Map<String, Map<Integer, Long>> topicsPositions(Map<String, Integer> topics) throws Exception {
+    /**
+     * Reads into {@link #read} the positions of the given partitions of source topics, in one call. Where a position
+     * lives ({@link #place}): a kept topic's in its position group, and in each partition's own group where a producer
+     * per partition wrote it before; the larger is taken, as a position only moves forward (so a checkpoint written
+     * with a producer per partition resumes here without a record twice). A task reading ahead asks only for its own
+     * partitions, so it never waits on a position that another task's transaction holds pending for a moment.
+     */
+    private void readPositions(Map<String, List<Integer>> topics) throws Exception {
         Map<String, List<TopicPartition>> asked = new HashMap<>();
         topics.forEach((topic, partitions) -> {
             String target = settings.targetTopic(topic);
-            List<TopicPartition> keys = new ArrayList<>();
             TopicPartition own = new TopicPartition(target, 0);
-            for (int partition = 0; partition < partitions; partition++) {
+            List<TopicPartition> keys = new ArrayList<>();
+            for (int partition : partitions) {
                 keys.add(new TopicPartition(target, partition));
                 asked.put(settings.transactionalId(topic, partition), List.of(own));
             }
-            asked.put(settings.positionGroup(topic), keys);
+            if (settings.kept.contains(topic)) {
+                asked.put(settings.positionGroup(topic), keys);
+            }
         });
         Map<String, Map<TopicPartition, OffsetAndMetadata>> held = Producers.committedAll(client, asked);
-        Map<String, Map<Integer, Long>> all = new HashMap<>();
         topics.forEach((topic, partitions) -> {
             String target = settings.targetTopic(topic);
-            Map<Integer, Long> found = new HashMap<>();
-            held.get(settings.positionGroup(topic)).forEach((key, offset) -> {
-                if (key.topic().equals(target)) {
-                    found.merge(key.partition(), offset.offset(), Math::max);
+            TopicPartition own = new TopicPartition(target, 0);
+            Map<TopicPartition, OffsetAndMetadata> group = held.getOrDefault(settings.positionGroup(topic), Map.of());
+            for (int partition : partitions) {
+                long position = -1;
+                OffsetAndMetadata inGroup = group.get(new TopicPartition(target, partition));
+                if (inGroup != null) {
+                    position = inGroup.offset();
                 }
-            });
-            for (int partition = 0; partition < partitions; partition++) {
-                OffsetAndMetadata own = held.get(settings.transactionalId(topic, partition))
-                    .get(new TopicPartition(target, 0));
-                if (own != null) {
-                    found.merge(partition, own.offset(), Math::max);
+                OffsetAndMetadata inOwn = held.get(settings.transactionalId(topic, partition)).get(own);
+                if (inOwn != null) {
+                    position = Math.max(position, inOwn.offset());
                 }
+                read.put(Lane.key(topic, partition), position);
             }
-            all.put(topic, found);
         });
-        return all;
     }
 
     /**
      * Reads at once, before the transaction begins ({@link #prepare}), the positions of every planned partition this
-     * task holds none for yet (a new producer: all of them): for a kept topic, the whole topic's (its position group
-     * and the per-partition groups, {@link #topicsPositions}); otherwise each partition's own group. One call instead
-     * of one per topic or partition as its first lane comes: with hundreds of topics, one call instead of hundreds.
-     * If that call fails, each lane asks again when it comes and says why.
+     * task holds none for yet (a new producer: all of them), with one call instead of one per topic or partition as
+     * its first record comes: with hundreds of topics, one call instead of hundreds. If that call fails, each
+     * partition's first record reads them ({@link #position}) and says why.
      */
     void readAhead() {
-        Map<String, Integer> topics = new HashMap<>();
-        Map<String, List<Integer>> own = new HashMap<>();
+        Map<String, List<Integer>> lacking = new HashMap<>();
         planned.forEach((topic, partitions) -> {
-            List<Integer> lacking = partitions.stream().filter(p -> !known.containsKey(Lane.key(topic, p))).toList();
-            if (lacking.isEmpty()) {
-                return;
-            }
-            if (!settings.kept.contains(topic)) {
-                own.put(topic, lacking);
-            } else if (!read.containsKey(topic)) {
-                int highest = partitions.stream().mapToInt(Integer::intValue).max().orElse(0);
-                topics.put(topic, Math.max(producer.partitionsFor(settings.targetTopic(topic)).size(), highest + 1));
+            List<Integer> unknown = partitions.stream()
+                .filter(p -> !known.containsKey(Lane.key(topic, p)) && !read.containsKey(Lane.key(topic, p))).toList();
+            if (!unknown.isEmpty()) {
+                lacking.put(topic, unknown);
             }
         });
-        if (topics.isEmpty() && own.isEmpty()) {
+        if (lacking.isEmpty()) {
             return;
         }
         try {
-            if (!topics.isEmpty()) {
-                read.putAll(topicsPositions(topics));
-            }
-            if (!own.isEmpty()) {
-                readOwn(own);
-            }
+            readPositions(lacking);
         } catch (InterruptedException error) {
             Thread.currentThread().interrupt();
         } catch (Exception error) {
             LOG.info("secure-mirror sink: reading the positions of {} topics at once failed ({}); each partition's "
-                + "first record reads them", topics.size() + own.size(), error.toString());
+                + "first record reads them", lacking.size(), error.toString());
         }
-    }
-
-    /** The positions of partitions of topics whose partitions are not kept, each in its own group, into {@link #ahead}. */
-    private void readOwn(Map<String, List<Integer>> own) throws Exception {
-        Map<String, List<TopicPartition>> asked = new HashMap<>();
-        own.forEach((topic, partitions) -> {
-            TopicPartition key = new TopicPartition(settings.targetTopic(topic), 0);
-            partitions.forEach(partition -> asked.put(settings.transactionalId(topic, partition), List.of(key)));
-        });
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> held = Producers.committedAll(client, asked);
-        own.forEach((topic, partitions) -> {
-            TopicPartition key = new TopicPartition(settings.targetTopic(topic), 0);
-            for (int partition : partitions) {
-                OffsetAndMetadata offset = held.get(settings.transactionalId(topic, partition)).get(key);
-                ahead.put(Lane.key(topic, partition), offset == null ? -1L : offset.offset());
-            }
-        });
     }
 
     /**
