@@ -111,9 +111,9 @@ final class TaskTransaction {
      * enlisted and then not written (every row skipped) gets a commit marker and nothing else.
      * <p>
      * In that order because the transaction's timeout runs at the coordinator from the first partition added: a
-     * position read waits while a group holds another transaction's pending offsets, or while its coordinator loads
-     * after a restart, and such a wait inside the transaction once outlasted it (the coordinator aborted it and
-     * bumped the producer's epoch, and the task failed with "Producer attempted to produce with an old epoch").
+     * position read may wait (while another transaction holds the position pending, {@link Producers#committedAll}),
+     * and inside the transaction such a wait could outlast it: the coordinator would abort it and bump the producer's
+     * epoch, and the task's sends would fail with "Producer attempted to produce with an old epoch".
      */
     void prepare(Map<String, List<Integer>> planned) {
         this.planned = planned;
