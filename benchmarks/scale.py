@@ -231,6 +231,13 @@ class Scale:
                 reader.close()
         figures = self.figures(end)
         figures.update(sampler.figures(), load_average_at_start=load_average, log=log_file.name)
+        first = end["first_record_seconds"]
+        to_first = probes.cpu_before(sampler.timeline, None if first is None else started + first)
+        if to_first is not None and figures["records"]:
+            figures["cpu_seconds_to_first_record"] = to_first
+            figures["cpu_seconds_per_million_after_first_record"] = (
+                (end["cpu_seconds"] - to_first) / figures["records"] * 1e6
+            )
         figures.update(settled, source_log_cached_share=cached)
         figures["kdc"] = probes.kdc_requests(procs.log_since(self.kdc_log, kdc_from), self.principals)
         if left:

@@ -10,7 +10,11 @@ from where the figure lives:
 - KDC requests: the ``AS_REQ`` and ``TGS_REQ`` lines the sandbox's ``krb5kdc`` appended to its log while the
   contender ran, by client principal;
 - the job's micro-batch phases: Spark's ``durationMs`` of each batch, which ``secure-mirror run`` writes into its
-  metrics file (``duration-ms``).
+  metrics file (``duration-ms``);
+- where the CPU went: each process's own user + system CPU (``/proc/<pid>/stat``), named by what it runs (a JVM by
+  its main class), and each JVM thread's (``/proc/<pid>/task/<tid>/stat``) grouped by its name into the JIT
+  compilers, the garbage collector and the rest; and the tree's CPU at each sample, so that what it spent before
+  the first record reached the target can be told from what it spent copying.
 
 The parsers take text or bytes and are tested on literal samples (tests/unit/test_bench_scale.py).
 """
@@ -222,6 +226,55 @@ def cached_share(files: list[Path]) -> float | None:
     return sum(int(row[0]) for row in rows) / size if size else None
 
 
+# ---- where the CPU went ----------------------------------------------------------------------------------------
+# A HotSpot thread's name (``/proc/<pid>/task/<tid>/comm``, at most 15 characters) -> its group
+THREAD_GROUPS = (
+    ("JIT compilers", re.compile(r"^C[12] CompilerThre")),
+    ("garbage collector", re.compile(r"^(GC Thread|G1 |VM Thread|VM Periodic)")),
+)
+OTHER_THREADS = "other threads"
+JAVA_OPTIONS_WITH_VALUE = {"-cp", "-classpath", "--class-path", "--module-path", "-p", "--add-opens", "--add-exports"}
+
+
+def thread_group(name: str) -> str:
+    """The group a JVM thread's name puts it in: the JIT compilers, the garbage collector (its workers, the VM
+    thread that runs its pauses, the periodic task), or the other threads (the program's own)."""
+    for group, pattern in THREAD_GROUPS:
+        if pattern.match(name):
+            return group
+    return OTHER_THREADS
+
+
+def process_name(argv: list[str]) -> str:
+    """What a process runs, from its arguments: a JVM's main class (its last package-less name), else the program's
+    file name (``python3``, ``bash``)."""
+    if not argv:
+        return "?"
+    program = Path(argv[0]).name
+    if program != "java":
+        return program
+    rest = iter(argv[1:])
+    for arg in rest:
+        if arg in JAVA_OPTIONS_WITH_VALUE:
+            next(rest, None)
+        elif arg == "-jar":
+            return "java -jar " + Path(next(rest, "?")).name
+        elif arg.endswith(".java"):  # a source file launched as it is
+            return "java " + Path(arg).name
+        elif not arg.startswith("-"):
+            return "java " + arg.rsplit(".", 1)[-1]
+    return "java"
+
+
+def cpu_before(timeline: list[tuple[float, float]], moment: float | None) -> float | None:
+    """The CPU seconds at the last sample of ``timeline`` ((time, CPU so far) in time order) taken at or before
+    ``moment``; None without a moment or a sample by then."""
+    if moment is None:
+        return None
+    before = [cpu for at, cpu in timeline if at <= moment]
+    return before[-1] if before else None
+
+
 # ---- the sampler ----------------------------------------------------------------------------------------------------
 class Sampler(threading.Thread):
     """Every ``interval`` seconds while a contender runs: its process tree, the peak used heap of its JVMs (summed at
@@ -237,6 +290,9 @@ class Sampler(threading.Thread):
         self.peak_heap, self.peak_heap_by_jvm, self.peak_committed = 0, {}, 0
         self.peak_connections = {**{side: 0 for side in ports}, "total": 0}
         self.cpu_seconds, self.samples, self.failures = 0.0, 0, 0
+        self.timeline: list[tuple[float, float]] = []  # (time.monotonic(), the tree's CPU seconds so far)
+        self.process_cpu: dict[int, tuple[str, float]] = {}  # pid -> (what it runs, its own CPU seconds)
+        self.thread_cpu: dict[tuple[int, int], tuple[str, float]] = {}  # (pid, tid) -> (group, CPU seconds)
         self._done = threading.Event()
 
     def run(self) -> None:
@@ -259,11 +315,17 @@ class Sampler(threading.Thread):
         for pid, fields in tree.items():
             self.seen.setdefault(pid, fields[19])
         self.cpu_seconds = sum(int(v) for fields in tree.values() for v in fields[11:15]) / bench.CLOCK_TICKS
+        self.timeline.append((time.monotonic(), self.cpu_seconds))
+        for pid, fields in tree.items():
+            known = self.process_cpu.get(pid)
+            name = known[0] if known else process_name(_argv(pid))
+            self.process_cpu[pid] = (name, (int(fields[11]) + int(fields[12])) / bench.CLOCK_TICKS)
         heap = committed = 0
         for pid in tree:
             if not _is_jvm(pid):
                 continue
             self.jvms.add(pid)
+            self._threads(pid)
             found = jvm_heap(pid)
             if found:
                 heap, committed = heap + found["used"], committed + found["committed"]
@@ -274,8 +336,44 @@ class Sampler(threading.Thread):
             self.peak_connections[side] = max(self.peak_connections[side], count)
         self.peak_connections["total"] = max(self.peak_connections["total"], sum(counts.values()))
 
+    def _threads(self, pid: int) -> None:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return
+        for tid in tids:
+            try:
+                text = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+            except OSError:
+                continue
+            name = text[text.index("(") + 1 : text.rindex(")")]
+            fields = text[text.rindex(")") + 2 :].split()
+            self.thread_cpu[(pid, int(tid))] = (
+                thread_group(name),
+                (int(fields[11]) + int(fields[12])) / bench.CLOCK_TICKS,
+            )
+
+    def cpu_breakdown(self) -> dict:
+        """The CPU seconds of each kind of process (summed over the processes of that name) and of each group of
+        the JVMs' threads, as last sampled; a process or thread that ended between two samples keeps its last
+        reading, and what the tree spent beyond all of them (reaped children's, between samples) is ``unsampled``."""
+        processes: dict[str, float] = {}
+        for name, cpu in self.process_cpu.values():
+            processes[name] = processes.get(name, 0.0) + cpu
+        threads: dict[str, float] = {}
+        for group, cpu in self.thread_cpu.values():
+            threads[group] = threads.get(group, 0.0) + cpu
+        return {
+            "processes": {name: round(cpu, 2) for name, cpu in sorted(processes.items(), key=lambda kv: -kv[1])},
+            "jvm_threads": {
+                group: round(threads.get(group, 0.0), 2) for group in (*(g for g, _ in THREAD_GROUPS), OTHER_THREADS)
+            },
+            "unsampled": round(max(0.0, self.cpu_seconds - sum(processes.values())), 2),
+        }
+
     def figures(self) -> dict:
         return {
+            "cpu_breakdown": self.cpu_breakdown(),
             "peak_heap_used_mib": round(self.peak_heap / MIB, 1),
             "peak_heap_used_mib_per_jvm": sorted(round(v / MIB, 1) for v in self.peak_heap_by_jvm.values()),
             "peak_heap_committed_mib": round(self.peak_committed / MIB, 1),
@@ -305,6 +403,13 @@ class Sampler(threading.Thread):
 def _started(pid: int) -> str | None:
     fields = bench.proc_stat(str(pid))
     return fields[19] if fields and fields[0] != "Z" else None
+
+
+def _argv(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
+    except OSError:
+        return []
 
 
 def _is_jvm(pid: int) -> bool:

@@ -43,6 +43,12 @@ How each figure is measured (benchmarks/scale.py, benchmarks/scale_probes.py):
   login with pre-authentication is two AS_REQ lines); others': the harness's admin and the brokers, in the same time;
 - the job's micro-batches: Spark's `durationMs` per batch (its metrics file's `duration-ms`), median and max over the
   batches that carried records, and the time from the process start to the first batch's start;
+- where the CPU went (results files from 2026-11-29 on): the contender's CPU at the last sample (about every
+  second) before its first record reached the target, and per million records after it; each JVM thread's CPU by
+  its name (`/proc/<pid>/task/<tid>/stat`): the JIT compilers (`C1`/`C2 CompilerThread`), the garbage collector
+  (`GC Thread#`, `G1 ...`, the `VM Thread` that runs its pauses) and the other threads; each process's own CPU by
+  what it runs (a JVM by its main class); a thread or process that ended between two samples keeps its last
+  reading, and what the tree spent beyond the sampled processes is `unsampled`;
 - waited for quiet brokers: before each run the brokers have removed the files of the topics deleted before it
   (the last run's targets; the harness sets `log.segment.delete.delay.ms` to 1 s), the page cache is written out
   (`sync`), and the run starts once the two brokers together used under a tenth of a CPU in each of 3 seconds in a
@@ -231,6 +237,21 @@ def _planning_row(label: str, c: dict) -> str | None:
     return f"| {label} | {c['batches']} | {_num(c.get('job_startup_seconds'), '.1f')} | " + " | ".join(cells) + " |"
 
 
+def _cpu_row(label: str, c: dict) -> str | None:
+    """Where a run's CPU went (``cpu_breakdown``, results from before it have none), in seconds."""
+    cpu = c.get("cpu_breakdown")
+    if "error" in c or not cpu:
+        return None
+    threads = cpu["jvm_threads"]
+    processes = ", ".join(f"{name} {seconds:.1f}" for name, seconds in cpu["processes"].items() if seconds >= 0.05)
+    return (
+        f"| {label} | {_num(c.get('cpu_seconds'), '.1f')} | {_num(c.get('cpu_seconds_to_first_record'), '.1f')} | "
+        f"{_num(c.get('cpu_seconds_per_million_after_first_record'), '.1f')} | "
+        f"{threads['JIT compilers']:.1f} | {threads['garbage collector']:.1f} | {threads['other threads']:.1f} | "
+        f"{processes or '-'} | {cpu['unsampled']:.1f} |"
+    )
+
+
 def _each_run(size: dict) -> list[tuple[str, dict]]:
     """(label, figures) of every run of a size, contender by contender, a run's number after its label when the
     contender ran more than once."""
@@ -292,6 +313,15 @@ def size_section(size: dict) -> list[str]:
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     lines += [row for label, c in runs if (row := _resource_row(label, c))]
+    cpu = [row for label, c in runs if (row := _cpu_row(label, c))]
+    if cpu:
+        lines += [
+            "",
+            "| run | CPU s | CPU s to the first record | CPU s per million records after it | JVMs' JIT compilers, s | "
+            "JVMs' garbage collector, s | JVMs' other threads, s | by process, s | unsampled, s |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+            *cpu,
+        ]
     planning = [row for label, c in runs if (row := _planning_row(label, c))]
     if planning:
         lines += [

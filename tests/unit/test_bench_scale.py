@@ -4,7 +4,10 @@ writes, on literal samples."""
 
 from __future__ import annotations
 
+import shutil
 import struct
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -180,6 +183,68 @@ tmpfs /dev/shm tmpfs rw,relatime,size=24683656k 0 0
 """
 
 
+def test_a_jvm_thread_is_grouped_by_its_name():
+    assert probes.thread_group("C2 CompilerThre") == "JIT compilers"
+    assert probes.thread_group("C1 CompilerThre") == "JIT compilers"
+    for name in ("GC Thread#0", "G1 Conc#0", "G1 Refine#0", "G1 Service", "VM Thread", "VM Periodic Tas"):
+        assert probes.thread_group(name) == "garbage collector", name
+    for name in ("Executor task l", "kafka-producer-", "copy-0", "main", "CompilerThread"):
+        assert probes.thread_group(name) == "other threads", name
+
+
+def test_a_process_is_named_by_what_it_runs():
+    spark = ["/usr/lib/jvm/bin/java", "-cp", "/opt/spark/conf/:/opt/spark/jars/*", "-Xmx1g"]
+    assert probes.process_name([*spark, "org.apache.spark.deploy.SparkSubmit", "--master", "local[2]"]) == (
+        "java SparkSubmit"
+    )
+    assert probes.process_name(["java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "CopyLimit", "a"]) == (
+        "java CopyLimit"
+    )
+    assert probes.process_name(["java", "-jar", "/x/connect.jar", "--flag"]) == "java -jar connect.jar"
+    assert probes.process_name(["java", "/tmp/Spin.java"]) == "java Spin.java"
+    assert probes.process_name(["java", "-version"]) == "java"
+    assert probes.process_name(["/repo/.venv/bin/python3", "-m", "secure_mirror", "run"]) == "python3"
+    assert probes.process_name([]) == "?"
+
+
+def test_the_cpu_before_a_moment_is_the_last_sample_taken_by_then():
+    timeline = [(10.0, 0.5), (11.0, 2.0), (12.0, 3.5)]
+    assert probes.cpu_before(timeline, 11.5) == 2.0
+    assert probes.cpu_before(timeline, 11.0) == 2.0
+    assert probes.cpu_before(timeline, 99.0) == 3.5
+    assert probes.cpu_before(timeline, 9.0) is None  # no sample by then
+    assert probes.cpu_before(timeline, None) is None  # no first record
+
+
+def test_the_sampler_breaks_a_real_jvms_cpu_down_by_process_and_thread_group(tmp_path):
+    """A real JVM that compiles a loop hot for a few seconds: its CPU lands in its threads' groups, the JIT's
+    among them, and the process is named by its source file."""
+    java = shutil.which("java")
+    if java is None:
+        pytest.fail("java is not on PATH (scripts/setup installs it)")
+    source = tmp_path / "Spin.java"
+    source.write_text(
+        "public class Spin { public static void main(String[] a) { long end = System.nanoTime() + 3_000_000_000L;"
+        " long x = 0; while (System.nanoTime() < end) { x += Long.numberOfTrailingZeros(x ^ end); }"
+        " System.out.println(x); } }"
+    )
+    proc = subprocess.Popen([java, str(source)], stdout=subprocess.DEVNULL)
+    sampler = probes.Sampler(proc.pid, {}, interval=0.2)
+    sampler.start()
+    proc.wait(60)
+    time.sleep(0.3)
+    sampler.stop()
+    cpu = sampler.cpu_breakdown()
+    assert set(cpu["processes"]) == {"java Spin.java"}, cpu
+    assert cpu["processes"]["java Spin.java"] >= 2.0, cpu  # the 3 s loop, sampled before the JVM ended
+    assert cpu["jvm_threads"]["JIT compilers"] > 0, cpu  # compiling the source, then the loop
+    assert cpu["jvm_threads"]["other threads"] >= 2.0, cpu
+    assert sum(cpu["jvm_threads"].values()) <= cpu["processes"]["java Spin.java"] + 0.05, cpu
+    assert [cpu_so_far for _, cpu_so_far in sampler.timeline] == sorted(
+        cpu_so_far for _, cpu_so_far in sampler.timeline
+    )
+
+
 def test_the_sandboxs_file_system_is_that_of_the_longest_mount_point_holding_it():
     assert scale.file_system(MOUNTS, Path("/tmp/secure-mirror-scale-x")) == "ext4"
     assert scale.file_system(MOUNTS, Path("/dev/shm/secure-mirror-scale-x")) == "tmpfs"
@@ -253,7 +318,18 @@ RESULT = {
                     ),
                     _figures(records_per_second=700.0, steady_records_per_second=2000.0),
                 ],
-                "mirrormaker2": [_figures(), _figures(records_per_second=300.0, seconds=66.7)],
+                "mirrormaker2": [
+                    _figures(
+                        cpu_seconds_to_first_record=6.25,
+                        cpu_seconds_per_million_after_first_record=1187.5,
+                        cpu_breakdown={
+                            "processes": {"java MirrorMaker": 29.5, "bash": 0.48, "sed": 0.01},
+                            "jvm_threads": {"JIT compilers": 7.04, "garbage collector": 1.5, "other threads": 20.96},
+                            "unsampled": 0.02,
+                        },
+                    ),
+                    _figures(records_per_second=300.0, seconds=66.7),
+                ],
                 "secure_mirror": [
                     {"error": "RuntimeError: the job did not start"},
                     {"error": "RuntimeError: the job did not start"},
@@ -284,6 +360,10 @@ def test_the_markdown_is_generated_from_the_json():
     assert "| MirrorMaker 2, run 1 | yes | 20,000 | 40.0 | 500 | 1,234 | 12.5 | 1500.0 | 500.0 |" in text
     assert "| MirrorMaker 2, run 2 | 1 | 300 (300) | 512 | 3 | 4 | 1 | 3 | 1 / 1 | 39 | 4.2 | 2.5 |" in text
     assert f"{kafka}, run 1 | 3 | 9.2 | 900 / 900 | 40 / 40 | - | - | 6,100 / 6,100 |" in text
+    # where the CPU went: a run with the breakdown has a row, one without (older results) none
+    cpu = "| MirrorMaker 2, run 1 | 30.0 | 6.2 | 1187.5 | 7.0 | 1.5 | 21.0 | java MirrorMaker 29.5, bash 0.5 | 0.0 |"
+    assert cpu in text
+    assert "| MirrorMaker 2, run 2 | 30.0 |" not in text
     error = "| secure_mirror (mirror source), at_least_once, run 2 | error: RuntimeError: the job did not start |"
     assert error in text
     header = {}
