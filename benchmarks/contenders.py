@@ -26,6 +26,8 @@
 - ``secure_mirror_fixed_sizes``: ``secure_mirror`` with the client sizes it had before NOTES section 19, when a
   profile sets neither: batches of 256 KiB at every partition count and Kafka's 1 MiB a partition in a fetch
   (:data:`FIXED_FETCH`); not run unless named.
+- ``secure_mirror_spark_ui``: ``secure_mirror`` with Spark's UI on, as every job ran before NOTES section 20 (render
+  now turns it off unless the profile sets ``spark.ui.enabled`` or ``spark.ui.port``); not run unless named.
 - ``secure_mirror_kafka_source`` and ``secure_mirror_exactly_once_kafka_source``: the job on Spark's Kafka source, as
   it was before issue 26; not run unless named (at thousands of partitions it takes the whole time limit).
 
@@ -54,6 +56,7 @@ class Contender:
     source_client_options: tuple[tuple[str, object], ...] = ()  # added to the profile's source.client_options
     jvm_options: tuple[str, ...] = ()  # the copy limit's JVM options: copylimit.{producer,consumer}.* settings
     batch_size: int | None = None  # the job's mirror.delivery.batch_size (None: the profile's, or the job's rule)
+    spark_conf: tuple[tuple[str, object], ...] = ()  # added to the job's mirror.spark.conf
 
 
 # Kafka's consumers ask for a 64 KiB receive buffer (receive.buffer.bytes); render leaves the mirror's source
@@ -136,6 +139,13 @@ CONTENDERS = {
         source="mirror",
         default=False,
         source_client_options=SHORT_FETCH_WAIT,
+    ),
+    "secure_mirror_spark_ui": Contender(
+        "secure_mirror (mirror source), at_least_once, Spark's UI on (as before NOTES section 20)",
+        "job",
+        source="mirror",
+        default=False,
+        spark_conf=(("spark.ui.enabled", "true"),),
     ),
     "secure_mirror_kafka_source": Contender(
         "secure_mirror (spark kafka source), at_least_once", "job", source="kafka", default=False
@@ -226,6 +236,8 @@ def profile_edit(name: str, tasks: int) -> Callable[[dict], None]:
             data["mirror"].setdefault("delivery", {})["batch_size"] = contender.batch_size
         if contender.source_client_options:
             data["source"].setdefault("client_options", {}).update(dict(contender.source_client_options))
+        if contender.spark_conf:
+            spark.setdefault("conf", {}).update(dict(contender.spark_conf))
         properties: dict[str, object] = {"tasks.max": tasks}
         if contender.runs == "mirrormaker2" and contender.exactly_once:
             properties.update(mm2_exactly_once(data["target"]["alias"]))

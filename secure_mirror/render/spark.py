@@ -171,13 +171,23 @@ def _java_options(
     return " ".join([*parts, *([str(user_value)] if user_value else [])])
 
 
+# Spark's web UI is an HTTP server in the driver (port 4040 and up, on every interface, with no login unless
+# spark.ui.filters and ACLs are set up) that the mirror does not need: `secure-mirror run` shows progress and lag, and
+# the metrics leave through the endpoints of docs/metrics.md. It is off unless the profile's mirror.spark.conf sets
+# one of these; running it cost the job's driver CPU (benchmarks/NOTES.md section 20).
+SPARK_UI_KEYS = ("spark.ui.enabled", "spark.ui.port")
+
+
 def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
-    """Spark configuration for the job: connector jars, the krb5.conf for driver and executors, the profile's conf."""
+    """Spark configuration for the job: connector jars, the krb5.conf for driver and executors, the profile's conf,
+    and Spark's UI off unless the profile asks for it (:data:`SPARK_UI_KEYS`)."""
     krb5 = krb5_conf_path(profile, out_dir) if profile.uses_kerberos else None
     spark = profile.mirror.spark
     executor_krb5 = SHIPPED_KRB5 if krb5 and ships_files(profile) else krb5
     driver_krb5 = SHIPPED_KRB5 if krb5 and spark.deploy_mode == "cluster" else krb5
     conf = {key: option_text(value) for key, value in spark.conf.items()}
+    if not any(key in conf for key in SPARK_UI_KEYS):
+        conf["spark.ui.enabled"] = "false"
     if spark.secures_internal_traffic:
         conf.update(SPARK_INTERNAL_SECURITY)
     conf.update(jar_conf(profile, out_dir))

@@ -19,6 +19,7 @@ from secure_mirror.run.launcher import run_mirror
 from secure_mirror.run.monitor import StatusLine
 from secure_mirror.verify import verify
 from tests.support.cluster import consume_to_end, produce_transactions
+from tests.support.listening import answers_http, listening_ports, process_tree
 from tests.support.mirror_case import MirrorCase, records, wait_for
 from tests.support.output_schemas import assert_valid_lines
 
@@ -63,6 +64,8 @@ def mirrored(sandbox, tmp_path_factory):
         )
         try:
             wait_for(lambda: _caught_up(case.profile, {case.topic("a"), case.topic("b")}), 120, "the first batches")
+            ports = listening_ports(process_tree(job.pid))  # the driver's RPC and block manager, py4j's gateway
+            served = sorted(port for port in ports if answers_http(port))
             case.create({"c": 2})  # created while the job runs: picked up by subscribePattern
             case.produce("c", records(30, 2, "c"))
             wait_for(lambda: _caught_up(case.profile, {case.topic("c")}), 90, "the topic created during the run")
@@ -89,6 +92,8 @@ def mirrored(sandbox, tmp_path_factory):
             "metrics": metrics,
             "folder": folder,
             "left_behind": sorted(p.name for p in started_in.iterdir()),
+            "listening": ports,
+            "serving_http": served,
         }
 
 
@@ -105,6 +110,13 @@ def test_mirrors_renamed_topics_with_a_new_topic_and_resumes(mirrored):
     assert {c.topic for c in result.comparisons} == {case.topic(t) for t in "abc"}
     assert all(c.partition is not None for c in result.comparisons)  # same partition counts: partitions kept
     assert all(row.lag == 0 for row in lag(case.profile))
+
+
+def test_the_running_job_serves_no_web_page(mirrored):
+    """Spark's UI is off unless the profile turns it on (render/spark.py SPARK_UI_KEYS): none of the ports the running
+    job's processes listen on answers HTTP. test_metrics_live.py runs one with spark.ui.port set, and scrapes it."""
+    assert mirrored["listening"], "no listening port found for the job's processes: the check saw nothing"
+    assert mirrored["serving_http"] == []
 
 
 def test_records_keep_keys_headers_and_null_values(mirrored, sandbox):

@@ -7,4 +7,5 @@ exec "$SPARK_SUBMIT" \
   --master 'local[2]' \
   --deploy-mode client \
   --jars <REPO>/.deps/spark-jars/commons-pool2-2.12.0.jar,<REPO>/.deps/spark-jars/kafka-clients-3.9.0.jar,<REPO>/.deps/spark-jars/secure-mirror-sink.jar,<REPO>/.deps/spark-jars/spark-sql-kafka-0-10_2.13-4.0.0.jar,<REPO>/.deps/spark-jars/spark-token-provider-kafka-0-10_2.13-4.0.0.jar \
+  --conf spark.ui.enabled=false \
   <REPO>/secure_mirror/run/job/__main__.py --options-dir <TMP>/out/spark "$@"

@@ -25,6 +25,7 @@ exec "$SPARK_SUBMIT" \
   --files <TMP>/out/spark/source-mirror.keytab,<TMP>/out/spark/target-mirror.keytab,<TMP>/out/spark/krb5.conf \
   --principal mirror/mirror.source.test@SOURCE.TEST \
   --keytab <TMP>/source/mirror.keytab \
+  --conf spark.ui.enabled=false \
   --conf spark.authenticate=true \
   --conf spark.network.crypto.enabled=true \
   --conf spark.io.encryption.enabled=true \

@@ -21,6 +21,7 @@ exec "$SPARK_SUBMIT" \
   --files <TMP>/out/spark/source-mirror.keytab,<TMP>/out/spark/target-mirror.keytab,<TMP>/out/spark/krb5.conf,<TMP>/out/spark/source-options.json,<TMP>/out/spark/sink-options.json,<TMP>/out/spark/job.json \
   --py-files "$PY_FILES" \
   --conf spark.executor.instances=2 \
+  --conf spark.ui.enabled=false \
   --conf spark.authenticate=true \
   --conf spark.network.crypto.enabled=true \
   --conf spark.io.encryption.enabled=true \
