@@ -10,7 +10,6 @@ group) never runs out the transaction's timeout."""
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import shutil
 import subprocess
@@ -23,6 +22,7 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.run.clients import watermarks
 from tests.support.cluster import keys_by_partition
 from tests.support.mirror_case import MirrorCase
+from tests.support.spawned import READY, Spawned
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 PARTITIONS = 12
@@ -67,8 +67,8 @@ def test_a_task_longer_than_a_third_of_its_transaction_timeout_commits_mid_way_a
 HOLD_MS = 20_000  # the holder's transaction: aborted by its coordinator 20 to 30 s after it began (a sweep every 10 s)
 
 
-def _hold_pending_offsets(env: dict, conf: dict, group: str, topic: str, ready, stop) -> None:
-    """In a spawned process, as the target's admin: a transaction holding an offset of ``group`` pending (a read of
+def _hold_pending_offsets(env: dict, conf: dict, group: str, topic: str, stop, out) -> None:
+    """A :class:`Spawned` loop, as the target's admin: a transaction holding an offset of ``group`` pending (a read of
     the group's stable offsets waits while it is open), left open until its coordinator aborts it after HOLD_MS."""
     os.environ.update(env)
     from confluent_kafka import Consumer, Producer, TopicPartition
@@ -83,8 +83,9 @@ def _hold_pending_offsets(env: dict, conf: dict, group: str, topic: str, ready, 
         producer.send_offsets_to_transaction([TopicPartition(topic, 0, position)], metadata, 60)
         if commit:
             producer.commit_transaction(60)
-    ready.set()
+    out.send(READY)
     stop.wait(300)
+    out.send({})
 
 
 def test_a_position_read_that_waits_out_the_transaction_timeout_comes_before_the_transaction(sandbox, tmp_path):
@@ -106,21 +107,15 @@ def test_a_position_read_that_waits_out_the_transaction_timeout_comes_before_the
             "target", admin_ops.create_topics, {target: partitions}, replication_factor=sandbox.replication_factor
         )
         group = f"{case.profile.transactional_prefix}topic#{source}"  # the sink's position group of a kept topic
-        spawn = multiprocessing.get_context("spawn")
-        ready, stop = spawn.Event(), spawn.Event()
-        env, conf = sandbox.identity_env("target", "admin"), sandbox.client_conf("target", "admin")
-        holder = spawn.Process(target=_hold_pending_offsets, args=(env, conf, group, target, ready, stop), daemon=True)
-        holder.start()
+        holder = Spawned(sandbox, "target", _hold_pending_offsets, group, target, name="the holding transaction")
         try:
-            assert ready.wait(90), "the holding transaction did not begin within 90 s"
+            holder.wait_ready(90)
             began = time.monotonic()
             _run(case, tmp_path / "run")
             took = time.monotonic() - began
+            holder.stop(60)
         finally:
-            stop.set()
-            holder.join(30)
-            if holder.is_alive():
-                holder.kill()
+            holder.kill()
         held = sandbox.identity("target", "admin").call(keys_by_partition, target)
         assert held == {p: [r["key"] for r in sent if r["partition"] == p] for p in range(partitions)}
         assert took >= HOLD_MS / 1000, f"the run took {took:.0f} s: its position read did not wait for the holder"

@@ -1,7 +1,7 @@
 """Consumer groups through the three-broker faults (issue 40, point 3), for tests/reliability/test_three_broker_faults.py
 (no tests here).
 
-- The loops run in a spawned process of their own (:class:`spawned.Spawned`), logged in as a side's admin, until
+- The loops run in a spawned process of their own (:class:`tests.support.spawned.Spawned`), logged in as a side's admin, until
   stopped, and hand back their answer: :func:`member_loop` is a member of a consumer group on the source that commits
   what it read every few seconds; :func:`sample_loop` is an independent reader of the translated offsets on the
   target (OffsetFetch by a consumer that never joins the group, not secure_mirror's group sync), which notes every

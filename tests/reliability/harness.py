@@ -50,9 +50,9 @@ from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.verify import verify
 from secure_mirror.verify.digest import DEFAULT_CELLS
 from tests.support.mirror_case import MirrorCase, wait_for
+from tests.support.spawned import Spawned
 
 from .conftest import STATS
-from .spawned import Spawned
 
 CLI = [sys.executable, "-m", "secure_mirror"]
 SEQ_HEADER = "seq"

@@ -56,11 +56,11 @@ from secure_mirror.sandbox import procs
 from tests.support import seeds
 from tests.support.mirror_case import wait_for, with_groups
 from tests.support.sink_jar import sink_conf
+from tests.support.spawned import Spawned
 
 from . import group_watch
 from .conftest import DETAILS, FIGURES, LONG, STATS
 from .harness import MirrorUnderLoad, Outcome
-from .spawned import Spawned
 
 pytestmark = [pytest.mark.reliability, pytest.mark.sandbox, pytest.mark.spark]
 
