@@ -28,6 +28,9 @@
   (:data:`FIXED_FETCH`); not run unless named.
 - ``secure_mirror_spark_ui``: ``secure_mirror`` with Spark's UI on, as every job ran before NOTES section 20 (render
   now turns it off unless the profile sets ``spark.ui.enabled`` or ``spark.ui.port``); not run unless named.
+- ``secure_mirror_parallel_gc``, ``secure_mirror_c2_only`` and ``copy_limit_c2_only``: the job's driver JVM on the
+  parallel collector, and the job's or the copy limit's JVM compiling without the C1 tiers
+  (``-XX:-TieredCompilation``), NOTES section 20; not run unless named.
 - ``secure_mirror_kafka_source`` and ``secure_mirror_exactly_once_kafka_source``: the job on Spark's Kafka source, as
   it was before issue 26; not run unless named (at thousands of partitions it takes the whole time limit).
 
@@ -76,6 +79,12 @@ FIXED_FETCH = (("max.partition.fetch.bytes", 1_048_576),)
 
 CONTENDERS = {
     "copy_limit": Contender("copy limit", "copy_limit"),
+    "copy_limit_c2_only": Contender(
+        "copy limit, its JVM's JIT without its C1 tiers",
+        "copy_limit",
+        default=False,
+        jvm_options=("-XX:-TieredCompilation",),
+    ),
     "mirrormaker2": Contender("MirrorMaker 2", "mirrormaker2"),
     "mirrormaker2_exactly_once": Contender("MirrorMaker 2, exactly-once (KIP-618)", "mirrormaker2", exactly_once=True),
     "secure_mirror": Contender("secure_mirror (mirror source), at_least_once", "job", source="mirror"),
@@ -146,6 +155,20 @@ CONTENDERS = {
         source="mirror",
         default=False,
         spark_conf=(("spark.ui.enabled", "true"),),
+    ),
+    "secure_mirror_parallel_gc": Contender(
+        "secure_mirror (mirror source), at_least_once, the driver JVM on the parallel collector",
+        "job",
+        source="mirror",
+        default=False,
+        spark_conf=(("spark.driver.extraJavaOptions", "-XX:+UseParallelGC"),),
+    ),
+    "secure_mirror_c2_only": Contender(
+        "secure_mirror (mirror source), at_least_once, the driver JVM's JIT without its C1 tiers",
+        "job",
+        source="mirror",
+        default=False,
+        spark_conf=(("spark.driver.extraJavaOptions", "-XX:-TieredCompilation"),),
     ),
     "secure_mirror_kafka_source": Contender(
         "secure_mirror (spark kafka source), at_least_once", "job", source="kafka", default=False

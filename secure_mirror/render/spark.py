@@ -172,9 +172,9 @@ def _java_options(
 
 
 # Spark's web UI is an HTTP server in the driver (port 4040 and up, on every interface, with no login unless
-# spark.ui.filters and ACLs are set up) that the mirror does not need: `secure-mirror run` shows progress and lag, and
-# the metrics leave through the endpoints of docs/metrics.md. It is off unless the profile's mirror.spark.conf sets
-# one of these; running it cost the job's driver CPU (benchmarks/NOTES.md section 20).
+# spark.ui.filters and ACLs are set up, and a kill link for every stage) that the mirror does not need: `secure-mirror
+# run` shows progress and lag, and the metrics leave through the endpoints of docs/metrics.md. It is off unless the
+# profile's mirror.spark.conf sets one of these (docs/security.md).
 SPARK_UI_KEYS = ("spark.ui.enabled", "spark.ui.port")
 
 
