@@ -46,8 +46,7 @@ final class TaskDelivery implements Delivery {
     @Override
     public void open(Lane lane) throws IOException {
         lane.producer = task().producer;
-        int partitions = lane.kept ? lane.producer.partitionsFor(lane.target).size() : 0;
-        lane.committed = task.position(lane.topic, lane.partition, lane.kept, partitions);
+        lane.committed = task.position(lane.topic, lane.partition, lane.kept);
     }
 
     /** The task's transaction has been open for long (see TaskTransaction.commitEveryMs): commit, begin the next. */

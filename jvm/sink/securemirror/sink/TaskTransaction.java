@@ -161,16 +161,17 @@ final class TaskTransaction {
 
     /**
      * The next source offset the target holds for a source partition, or -1: as committed by this task's producer,
-     * else as read ahead ({@link #readAhead}), else read now: for a kept topic, every partition of the topic in one
-     * call (a task with no plan meeting thousands of partitions asks once per topic, not once per partition).
+     * else as read ahead ({@link #readAhead}), else read now: for a kept topic, every partition of its target topic
+     * in one call (a task with no plan meeting thousands of partitions asks once per topic, not once per partition).
      */
-    long position(String topic, int partition, boolean kept, int partitions) throws IOException {
+    long position(String topic, int partition, boolean kept) throws IOException {
         String key = Lane.key(topic, partition);
         Long mine = known.containsKey(key) ? known.get(key) : read.get(key);
         if (mine != null) {
             return mine;
         }
         try {
+            int partitions = kept ? producer.partitionsFor(settings.targetTopic(topic)).size() : 0;
             List<Integer> asked = new ArrayList<>(List.of(partition));
             for (int each = 0; kept && each < partitions; each++) {
                 if (each != partition) {
