@@ -79,12 +79,6 @@ FIXED_FETCH = (("max.partition.fetch.bytes", 1_048_576),)
 
 CONTENDERS = {
     "copy_limit": Contender("copy limit", "copy_limit"),
-    "copy_limit_c2_only": Contender(
-        "copy limit, its JVM's JIT without its C1 tiers",
-        "copy_limit",
-        default=False,
-        jvm_options=("-XX:-TieredCompilation",),
-    ),
     "mirrormaker2": Contender("MirrorMaker 2", "mirrormaker2"),
     "mirrormaker2_exactly_once": Contender("MirrorMaker 2, exactly-once (KIP-618)", "mirrormaker2", exactly_once=True),
     "secure_mirror": Contender("secure_mirror (mirror source), at_least_once", "job", source="mirror"),
@@ -102,6 +96,12 @@ CONTENDERS = {
         "copy_limit",
         default=False,
         jvm_options=("-Dcopylimit.consumer.max.poll.records=10000",),
+    ),
+    "copy_limit_c2_only": Contender(
+        "copy limit, its JVM's JIT without its C1 tiers",
+        "copy_limit",
+        default=False,
+        jvm_options=("-XX:-TieredCompilation",),
     ),
     "secure_mirror_loop_settings": Contender(
         "secure_mirror (mirror source), at_least_once, the copy limit's client settings",

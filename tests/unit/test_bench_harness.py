@@ -39,13 +39,26 @@ def test_both_harnesses_know_every_contender_of_the_one_table():
 
 def test_a_copy_limit_variant_replaces_one_setting_by_a_jvm_option_before_the_class(tmp_path):
     variants = {n: c for n, c in contenders.CONTENDERS.items() if c.jvm_options}
-    assert sorted(variants) == ["copy_limit_1mib_batches", "copy_limit_max_poll_10000"]
+    assert sorted(variants) == ["copy_limit_1mib_batches", "copy_limit_c2_only", "copy_limit_max_poll_10000"]
     assert all(c.runs == "copy_limit" and not c.default for c in variants.values())
     assert variants["copy_limit_max_poll_10000"].jvm_options == ("-Dcopylimit.consumer.max.poll.records=10000",)
     assert variants["copy_limit_1mib_batches"].jvm_options == ("-Dcopylimit.producer.batch.size=1048576",)
+    assert variants["copy_limit_c2_only"].jvm_options == ("-XX:-TieredCompilation",)  # a JVM flag, not a setting
     argv = bench.copy_limit_argv(tmp_path, tmp_path, ["a"], 2, variants["copy_limit_1mib_batches"].jvm_options)
     assert argv.index("-Dcopylimit.producer.batch.size=1048576") < argv.index("CopyLimit")
     assert not any(a.startswith("-Dcopylimit.") for a in bench.copy_limit_argv(tmp_path, tmp_path, ["a"], 2))
+
+
+def test_a_job_variant_adds_its_spark_conf_to_the_profiles():
+    variants = {n: c for n, c in contenders.CONTENDERS.items() if c.spark_conf}
+    assert sorted(variants) == ["secure_mirror_c2_only", "secure_mirror_parallel_gc", "secure_mirror_spark_ui"]
+    assert all(c.runs == "job" and not c.default for c in variants.values())
+    data: dict = {"target": {"alias": "tgt"}, "mirror": {"spark": {"conf": {"spark.executor.cores": 1}}}}
+    contenders.profile_edit("secure_mirror_spark_ui", 2)(data)
+    assert data["mirror"]["spark"]["conf"] == {"spark.executor.cores": 1, "spark.ui.enabled": "true"}
+    plain: dict = {"target": {"alias": "tgt"}, "mirror": {"spark": {}}}
+    contenders.profile_edit("secure_mirror", 2)(plain)
+    assert "conf" not in plain["mirror"]["spark"]
 
 
 def test_the_profile_of_a_job_holds_its_tasks_source_and_guarantee():
