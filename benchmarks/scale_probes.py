@@ -111,14 +111,16 @@ def jvm_heap(pid: int) -> dict[str, int] | None:
 
 
 # ---- connections ---------------------------------------------------------------------------------------------------
-def parse_proc_net_tcp(text: str) -> list[tuple[int, str, int]]:
-    """(remote port, state, socket inode) of each socket listed in ``/proc/net/tcp`` or ``tcp6``."""
+def parse_proc_net_tcp(text: str, local: bool = False) -> list[tuple[int, str, int]]:
+    """(remote port, state, socket inode) of each socket listed in ``/proc/net/tcp`` or ``tcp6``; with ``local``,
+    the local port in place of the remote one (what a listening socket is known by)."""
+    address = 1 if local else 2
     out = []
     for line in text.splitlines()[1:]:
         fields = line.split()
         if len(fields) < 10:
             continue
-        out.append((int(fields[2].rsplit(":", 1)[1], 16), fields[3], int(fields[9])))
+        out.append((int(fields[address].rsplit(":", 1)[1], 16), fields[3], int(fields[9])))
     return out
 
 
@@ -152,11 +154,12 @@ def count_connections(sockets: list[tuple[int, str, int]], inodes: set[int], por
     return counts
 
 
-def tcp_sockets() -> list[tuple[int, str, int]]:
+def tcp_sockets(local: bool = False) -> list[tuple[int, str, int]]:
+    """This machine's TCP sockets, IPv4 and IPv6, as :func:`parse_proc_net_tcp` gives them."""
     out = []
     for name in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
-            out += parse_proc_net_tcp(Path(name).read_text())
+            out += parse_proc_net_tcp(Path(name).read_text(), local)
         except OSError:
             continue
     return out
@@ -319,7 +322,7 @@ class Sampler(threading.Thread):
         for pid, fields in tree.items():
             known = self.process_cpu.get(pid)
             name = known[0] if known else process_name(_argv(pid))
-            self.process_cpu[pid] = (name, (int(fields[11]) + int(fields[12])) / bench.CLOCK_TICKS)
+            self.process_cpu[pid] = (name, _own_cpu(fields))
         heap = committed = 0
         for pid in tree:
             if not _is_jvm(pid):
@@ -342,16 +345,12 @@ class Sampler(threading.Thread):
         except OSError:
             return
         for tid in tids:
-            try:
-                text = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
-            except OSError:
+            fields = bench.proc_stat(f"{pid}/task/{tid}")
+            if fields is None:
                 continue
-            name = text[text.index("(") + 1 : text.rindex(")")]
-            fields = text[text.rindex(")") + 2 :].split()
-            self.thread_cpu[(pid, int(tid))] = (
-                thread_group(name),
-                (int(fields[11]) + int(fields[12])) / bench.CLOCK_TICKS,
-            )
+            known = self.thread_cpu.get((pid, int(tid)))
+            group = known[0] if known else thread_group(_comm(f"{pid}/task/{tid}"))
+            self.thread_cpu[(pid, int(tid))] = (group, _own_cpu(fields))
 
     def cpu_breakdown(self) -> dict:
         """The CPU seconds of each kind of process (summed over the processes of that name) and of each group of
@@ -405,6 +404,19 @@ def _started(pid: int) -> str | None:
     return fields[19] if fields and fields[0] != "Z" else None
 
 
+def _own_cpu(fields: list[str]) -> float:
+    """User + system CPU seconds of a process or thread itself (:func:`bench.proc_stat`'s fields), children not."""
+    return (int(fields[11]) + int(fields[12])) / bench.CLOCK_TICKS
+
+
+def _comm(task: str) -> str:
+    """The name of ``/proc/<task>`` (a pid, or ``<pid>/task/<tid>``), or "" when it is gone."""
+    try:
+        return Path(f"/proc/{task}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
 def _argv(pid: int) -> list[str]:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
@@ -413,7 +425,4 @@ def _argv(pid: int) -> list[str]:
 
 
 def _is_jvm(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip() == "java"
-    except OSError:
-        return False
+    return _comm(str(pid)) == "java"

@@ -36,6 +36,14 @@ def test_connections_count_the_contenders_established_sockets_to_each_broker():
     assert probes.count_connections(sockets, set(), PORTS) == {"source": 0, "target": 0}
 
 
+def test_a_listening_socket_is_known_by_its_local_port():
+    listening = [
+        (port, inode) for port, state, inode in probes.parse_proc_net_tcp(PROC_NET_TCP, local=True) if state == "0A"
+    ]
+    assert listening == [(40000, 1001)]
+    assert probes.parse_proc_net_tcp(PROC_NET_TCP, local=True)[1] == (0xD431, "01", 2001)  # a connection's own end
+
+
 G1_HEAP_INFO = """\
 12345:
  garbage-first heap   total 262144K, used 45678K [0x00000000c0000000, 0x0000000100000000)
