@@ -71,6 +71,19 @@ def target_of(topic: str) -> str:
     return f"src.{topic}"  # the sandbox profile's rename rule: <source alias>.<topic>
 
 
+def class_cache_warm_up(variant_conf: tuple[str, ...]) -> Callable[[dict], None]:
+    """The edit that makes a contender's profile the class-data archive's warm-up job: over no topic, and without the
+    Spark conf keys ``variant_conf`` a variant contender adds (:meth:`Bench.warm_class_cache`)."""
+
+    def edit(data: dict) -> None:
+        data["mirror"]["topics"] = {"include": "secure-mirror-class-cache-warm-up"}  # matches no topic
+        conf = data["mirror"].get("spark", {}).get("conf", {})
+        for key in variant_conf:
+            conf.pop(key, None)
+
+    return edit
+
+
 class Bench:
     def __init__(self, sb: Sandbox, work: Path, records: int, partitions: int, seed: int = 1):
         self.sb, self.work, self.records, self.partitions, self.seed = sb, work, records, partitions, seed
@@ -252,16 +265,20 @@ class Bench:
         """Run contender ``name`` (``benchmarks/contenders.py``) from its file (:func:`prepare`) to the end."""
         runs = contenders.CONTENDERS[name].runs
         if runs == "job":
-            return self.secure_mirror(file, timeout)
+            return self.secure_mirror(file, timeout, contenders.CONTENDERS[name].spark_conf_keys())
         if runs == "mirrormaker2":
             return self.mirrormaker2(file, timeout, contenders.CONTENDERS[name].exactly_once, name)
         return self.copy_limit(file, timeout, contenders.CONTENDERS[name].jvm_options)
 
-    def warm_class_cache(self, profile: Path) -> dict:
+    def warm_class_cache(self, profile: Path, variant_conf: tuple[str, ...] = ()) -> dict:
         """Before the job's first measured run: the class-data archive ``secure-mirror run`` writes at a job's end and
         maps at the next start (secure_mirror/run/class_cache.py), written by one unmeasured job over no topic into
         this benchmark's own folder, as any later run on a machine finds it. Left to the caller when its environment
-        names a cache (``SECURE_MIRROR_CLASS_CACHE``, ``off`` included). What was done goes into the results."""
+        names a cache (``SECURE_MIRROR_CLASS_CACHE``, ``off`` included). What was done goes into the results.
+
+        The job is the plain one, whichever contender asks first: ``variant_conf`` names the Spark conf keys a variant
+        contender adds to its profile, left out here. A variant's class path or JVM options would otherwise make the
+        archive its own, and every other job would start without one (NOTES section 22)."""
         if self.class_archive is not None:
             return self.class_archive
         if class_cache.CACHE_VARIABLE in os.environ:
@@ -270,10 +287,9 @@ class Bench:
         folder = self.work / "class-cache"
         os.environ[class_cache.CACHE_VARIABLE] = str(folder)  # every job the benchmark starts inherits it
 
-        def no_topic(data: dict) -> None:
-            data["mirror"]["topics"] = {"include": "secure-mirror-class-cache-warm-up"}  # matches no topic
-
-        argv = self.job_argv(profile, self.work / "run-class-cache-warm-up", "--until-caught-up", edit=no_topic)
+        argv = self.job_argv(
+            profile, self.work / "run-class-cache-warm-up", "--until-caught-up", edit=class_cache_warm_up(variant_conf)
+        )
         started = time.monotonic()
         done = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
         archives = sorted(folder.glob("spark-*.jsa"))
@@ -287,8 +303,8 @@ class Bench:
         log(f"class-data archive: {json.dumps(self.class_archive)}")
         return self.class_archive
 
-    def secure_mirror(self, profile: Path, timeout: float) -> dict:
-        self.warm_class_cache(profile)
+    def secure_mirror(self, profile: Path, timeout: float, variant_conf: tuple[str, ...] = ()) -> dict:
+        self.warm_class_cache(profile, variant_conf)
         run_dir = self.work / f"run-{profile.stem}-{self.runs}"
         argv = self.job_argv(profile, run_dir, "--until-caught-up")
         prefix = exactly_once_prefix(profile)

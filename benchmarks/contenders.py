@@ -61,6 +61,10 @@ class Contender:
     batch_size: int | None = None  # the job's mirror.delivery.batch_size (None: the profile's, or the job's rule)
     spark_conf: tuple[tuple[str, object], ...] = ()  # added to the job's mirror.spark.conf
 
+    def spark_conf_keys(self) -> tuple[str, ...]:
+        """The Spark conf keys this contender adds to the job's profile."""
+        return tuple(key for key, _ in self.spark_conf)
+
 
 # Kafka's consumers ask for a 64 KiB receive buffer (receive.buffer.bytes); render leaves the mirror's source
 # consumers' to the OS (secure_mirror.profile.models.SOURCE_JAVA_CONSUMER_DEFAULTS), which this puts back (NOTES

@@ -189,7 +189,7 @@ class Scale:
         if contender.runs == "mirrormaker2":
             self.bench.forget_mirrormaker2()
             return self.measure(name, bench.mirrormaker2_argv(files[name]), contender.exactly_once)
-        self.bench.warm_class_cache(files[name])
+        self.bench.warm_class_cache(files[name], contender.spark_conf_keys())
         run_dir = self.work / f"run-{name}-{self.runs}"
         argv = self.bench.job_argv(files[name], run_dir, "--until-caught-up")
         prefix = bench.exactly_once_prefix(files[name])

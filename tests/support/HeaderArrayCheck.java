@@ -1,11 +1,17 @@
 package securemirror.source;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
 
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.Record;
+import org.apache.kafka.common.record.TimestampType;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
@@ -23,8 +29,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  * multi-byte UTF-8 and empty, of many lengths; values null, empty or random bytes; up to 70 headers, past one word of
  * null bits), the judge is Spark's own projection of the Kafka row's headers column: it turns the generic form (a
  * row per header, as Spark's Kafka source builds it) into Spark's binary form, and HeaderArray's array must equal
- * it byte for byte. Each array is also read back through Spark's UnsafeArrayData. Prints one line per finding and a
- * summary.
+ * it byte for byte. Each array is also read back through Spark's UnsafeArrayData. The same headers are also written
+ * into a record batch and parsed back by the Kafka client itself, the form its consumer hands them over in (each key
+ * still the record's bytes until asked for), and HeaderArray must give the same bytes from those. Prints one line per
+ * finding and a summary.
  */
 public final class HeaderArrayCheck {
     private static final String[] KEYS = {"bench", "seq", "created-ms", "", "ключ", "キー", "k\u0000", "x".repeat(9)};
@@ -57,6 +65,10 @@ public final class HeaderArrayCheck {
                 System.out.println("reads back wrong at record " + r + ": " + readBack);
                 continue;
             }
+            if (!Arrays.equals(bytes(expected), bytes(ours.of(parsed(each))))) {
+                System.out.println("differs at record " + r + " as the client parsed it");
+                continue;
+            }
             equal++;
         }
         System.out.println("records " + records + ", headers " + headers + ", equal " + equal);
@@ -77,6 +89,15 @@ public final class HeaderArrayCheck {
             out[i] = new RecordHeader(key, value);
         }
         return out;
+    }
+
+    /** The headers as Kafka's consumer gets them: written into a record batch and parsed back by the client. */
+    private static Header[] parsed(Header[] headers) {
+        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(1024), Compression.NONE,
+            TimestampType.CREATE_TIME, 0L);
+        builder.append(0L, (byte[]) null, (byte[]) null, headers);
+        Record record = builder.build().records().iterator().next();
+        return record.headers();
     }
 
     private static byte[] bytes(UnsafeArrayData array) {

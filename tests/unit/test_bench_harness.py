@@ -61,6 +61,22 @@ def test_a_job_variant_adds_its_spark_conf_to_the_profiles():
     assert "conf" not in plain["mirror"]["spark"]
 
 
+def test_the_class_data_archive_is_warmed_by_the_plain_job_whichever_contender_runs_first():
+    # A variant's class path or JVM options would make the archive its own, and every other job would start without
+    # one (NOTES section 22).
+    data: dict = {"target": {"alias": "tgt"}, "mirror": {"spark": {"conf": {"spark.executor.cores": 1}}}}
+    contenders.profile_edit("secure_mirror_parallel_gc", 2)(data)
+    assert data["mirror"]["spark"]["conf"]["spark.driver.extraJavaOptions"] == "-XX:+UseParallelGC"
+    variant = contenders.CONTENDERS["secure_mirror_parallel_gc"].spark_conf_keys()
+    bench.class_cache_warm_up(variant)(data)
+    assert data["mirror"]["spark"]["conf"] == {"spark.executor.cores": 1}  # the profile's own conf stays
+    assert data["mirror"]["topics"] == {"include": "secure-mirror-class-cache-warm-up"}
+    plain: dict = {"target": {"alias": "tgt"}, "mirror": {"spark": {}}}
+    contenders.profile_edit("secure_mirror", 2)(plain)
+    bench.class_cache_warm_up(contenders.CONTENDERS["secure_mirror"].spark_conf_keys())(plain)
+    assert "conf" not in plain["mirror"]["spark"]
+
+
 def test_the_profile_of_a_job_holds_its_tasks_source_and_guarantee():
     data: dict = {"target": {"alias": "tgt"}, "mirror": {"spark": {"master": "local[2]"}}}
     contenders.profile_edit("secure_mirror_exactly_once", 4)(data)

@@ -1,7 +1,8 @@
 """The mirror source's headers column in Spark's binary form (jvm/sink HeaderArray) is what Spark's own projection
 makes of the generic form, byte for byte, for seeded random headers: keys ASCII, multi-byte and empty, values null,
 empty and random, up to 70 headers to a record (past one word of null bits); and it reads back through Spark's
-UnsafeArrayData as it went in.
+UnsafeArrayData as it went in; and the same holds for the headers as the Kafka client parses them from a record batch,
+the form its consumer hands them over in.
 
 Run by tests/support/HeaderArrayCheck.java, compiled with HeaderArray (same package) as setup compiles the sink,
 against pyspark's jars and the job's kafka-clients.
