@@ -32,8 +32,19 @@ def _cause(error):
 
 
 def _cause_name(error) -> str:
+    if isinstance(error, KafkaUnanswered):
+        return error.name
     java = _cause(error)
     return java.getClass().getSimpleName() if java is not None else type(error).__name__
+
+
+class KafkaUnanswered(RuntimeError):
+    """A Kafka ``RetriableException`` named in an answer the driver asked for in bulk (jvm/sink
+    ``securemirror.driver``): trying again later may work."""
+
+    def __init__(self, name: str, topic: str):
+        super().__init__(f"{name} describing topic {topic}")
+        self.name = name
 
 
 def _retriable(error) -> bool:
@@ -49,6 +60,22 @@ def _retriable(error) -> bool:
 
 # What a target says of a topic config it will not take (a name its Kafka does not know, a value beyond its limits).
 REFUSED_CONFIG = ("InvalidConfigurationException", "PolicyViolationException", "InvalidRequestException")
+
+
+def partition_counts(topics: list[str], counts: dict[str, int], errors: dict[str, list]) -> dict[str, int | None]:
+    """The counts of ``topics`` from one side's answer: None for a topic it does not have. The first other error, in
+    the order asked, stops: a retriable one (a broker that did not answer in time ...) fails the query, and --supervise
+    starts it again; any other is the identity's DESCRIBE grant."""
+    for topic in topics:
+        if topic not in errors:
+            continue
+        name, retriable = errors[topic]
+        if name == "UnknownTopicOrPartitionException":
+            continue
+        if retriable:
+            raise KafkaUnanswered(name, topic)
+        raise JobRefused(f"cannot describe topic {topic}: {name}; check the DESCRIBE ACL of the mirror identity")
+    return {topic: counts.get(topic) for topic in topics}
 
 
 class TopicPlanner:
@@ -80,24 +107,10 @@ class TopicPlanner:
         return out
 
     def _partition_counts(self, admin, topics: list[str]) -> dict[str, int | None]:
-        from py4j.protocol import Py4JJavaError
-
-        futures = admin.describeTopics(self._java_list(topics)).topicNameValues()
-        counts: dict[str, int | None] = {}
-        for topic in topics:
-            try:
-                counts[topic] = futures.get(topic).get().partitions().size()
-            except Py4JJavaError as error:
-                if _cause_name(error) == "UnknownTopicOrPartitionException":
-                    counts[topic] = None
-                    continue
-                if _retriable(error):
-                    raise  # the query fails; --supervise starts it again
-                raise JobRefused(
-                    f"cannot describe topic {topic}: {_cause_name(error)}; check the DESCRIBE ACL "
-                    "of the mirror identity"
-                ) from None
-        return counts
+        """Each topic's partition count on one side; None for a topic that side does not have. Asked in one call that
+        answers JSON (jvm/sink securemirror.driver.TopicPartitions), not walked topic by topic over Py4J."""
+        answer = json.loads(self.jvm.securemirror.driver.TopicPartitions.count(admin, json.dumps(topics)))
+        return partition_counts(topics, answer["counts"], answer["errors"])
 
     def _new_topic(self, topic: str, partitions: int, configs: dict[str, str] | None):
         optional = self.jvm.java.util.Optional

@@ -198,6 +198,23 @@ def test_the_planner_counts_the_topic_shape_comparisons_it_made(capsys):
     assert "topic shape not synced this time: TimeoutError" in capsys.readouterr().err
 
 
+def test_a_sides_partition_counts_from_its_one_call_answer():
+    # securemirror.driver.TopicPartitions answers counts, and [exception name, retriable] for each failed topic.
+    counts = planning.partition_counts(["a", "b"], {"a": 3}, {"b": ["UnknownTopicOrPartitionException", True]})
+    assert counts == {"a": 3, "b": None}  # a topic the side does not have
+    with pytest.raises(outcome.JobRefused, match="cannot describe topic b: TopicAuthorizationException; check the"):
+        planning.partition_counts(["a", "b"], {"a": 3}, {"b": ["TopicAuthorizationException", False]})
+    with pytest.raises(planning.KafkaUnanswered) as unanswered:  # the query fails; --supervise starts it again
+        planning.partition_counts(["a"], {}, {"a": ["TimeoutException", True]})
+    assert planning._cause_name(unanswered.value) == "TimeoutException"  # as the shape sync's line names it
+    # the first failure in the order asked stops
+    both = {"a": ["TimeoutException", True], "b": ["TopicAuthorizationException", False]}
+    with pytest.raises(planning.KafkaUnanswered):
+        planning.partition_counts(["a", "b"], {}, both)
+    with pytest.raises(outcome.JobRefused):
+        planning.partition_counts(["b", "a"], {}, both)
+
+
 def test_one_fingerprint_comparison_for_the_launcher_and_the_job():
     old = {"sha256": "1", "settings": {"rename_rule": "alias_prefix", "topics_include": "a.*"}}
     new = {"sha256": "2", "settings": {"rename_rule": "identity", "topics_include": "a.*"}}

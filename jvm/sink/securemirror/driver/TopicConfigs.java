@@ -20,7 +20,7 @@ import org.apache.kafka.common.config.ConfigResource;
  * The job's driver (secure_mirror/run/job/planning.py) asks for topics' configs through this, in one call that
  * answers plain JSON. Walking Kafka's answer from Python instead costs a Py4J round trip for every entry and every
  * field of it, about 240 per topic, and the shape sync asks every interval for every mirrored topic on both sides
- * (over 200 topics it took most of the driver's Python time: benchmarks/NOTES.md section 20).
+ * (over 200 topics it took most of the driver's Python time: benchmarks/NOTES.md section 21).
  */
 public final class TopicConfigs {
     private static final ObjectMapper JSON = new ObjectMapper();
