@@ -5,11 +5,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -23,8 +20,6 @@ import org.apache.kafka.common.config.ConfigResource;
  * (over 200 topics it took most of the driver's Python time: benchmarks/NOTES.md section 21).
  */
 public final class TopicConfigs {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private TopicConfigs() {
     }
 
@@ -34,29 +29,21 @@ public final class TopicConfigs {
      * topics in the order asked. A topic whose answer failed is in {@code errors} only.
      */
     public static String describe(Admin admin, String topicsJson) throws JsonProcessingException, InterruptedException {
-        List<String> topics = JSON.readValue(topicsJson, new TypeReference<List<String>>() { });
+        List<String> topics = BulkAnswer.topics(topicsJson);
         Map<String, ConfigResource> keys = new LinkedHashMap<>();
         for (String topic : topics) {
             keys.put(topic, new ConfigResource(ConfigResource.Type.TOPIC, topic));
         }
         Map<ConfigResource, KafkaFuture<Config>> futures = admin.describeConfigs(keys.values()).values();
-        Map<String, List<List<String>>> configs = new LinkedHashMap<>();
-        Map<String, String> errors = new LinkedHashMap<>();
-        for (Map.Entry<String, ConfigResource> key : keys.entrySet()) {
-            try {
-                List<List<String>> entries = new ArrayList<>();
-                for (ConfigEntry entry : futures.get(key.getValue()).get().entries()) {
-                    entries.add(Arrays.asList(entry.name(), entry.value(), entry.source().name()));
-                }
-                configs.put(key.getKey(), entries);
-            } catch (ExecutionException error) {
-                Throwable cause = error.getCause() == null ? error : error.getCause();
-                errors.put(key.getKey(), cause.getClass().getSimpleName());
-            }
+        return BulkAnswer.of("configs", topics, topic -> futures.get(keys.get(topic)), TopicConfigs::entries,
+            cause -> cause.getClass().getSimpleName());
+    }
+
+    private static List<List<String>> entries(Config config) {
+        List<List<String>> entries = new ArrayList<>();
+        for (ConfigEntry entry : config.entries()) {
+            entries.add(Arrays.asList(entry.name(), entry.value(), entry.source().name()));
         }
-        Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("configs", configs);
-        answer.put("errors", errors);
-        return JSON.writeValueAsString(answer);
+        return entries;
     }
 }

@@ -1,13 +1,9 @@
 package securemirror.driver;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
@@ -20,8 +16,6 @@ import org.apache.kafka.common.errors.RetriableException;
  * (benchmarks/NOTES.md section 22).
  */
 public final class TopicPartitions {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private TopicPartitions() {
     }
 
@@ -31,21 +25,9 @@ public final class TopicPartitions {
      * topics in the order asked. A topic whose answer failed is in {@code errors} only.
      */
     public static String count(Admin admin, String topicsJson) throws JsonProcessingException, InterruptedException {
-        List<String> topics = JSON.readValue(topicsJson, new TypeReference<List<String>>() { });
+        List<String> topics = BulkAnswer.topics(topicsJson);
         Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(topics).topicNameValues();
-        Map<String, Integer> counts = new LinkedHashMap<>();
-        Map<String, List<Object>> errors = new LinkedHashMap<>();
-        for (String topic : topics) {
-            try {
-                counts.put(topic, futures.get(topic).get().partitions().size());
-            } catch (ExecutionException error) {
-                Throwable cause = error.getCause() == null ? error : error.getCause();
-                errors.put(topic, List.of(cause.getClass().getSimpleName(), cause instanceof RetriableException));
-            }
-        }
-        Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("counts", counts);
-        answer.put("errors", errors);
-        return JSON.writeValueAsString(answer);
+        return BulkAnswer.of("counts", topics, futures::get, description -> description.partitions().size(),
+            cause -> List.of(cause.getClass().getSimpleName(), cause instanceof RetriableException));
     }
 }
