@@ -496,10 +496,18 @@ def task_slots(master: str) -> int:
     return (os.cpu_count() or 1) if found.group(1) == "*" else int(found.group(1) or 1)
 
 
-def jfr_option(path: Path) -> str:
-    """The JVM option of a Flight Recording (``settings=profile``) written to ``path`` at the JVM's exit; a folder
-    gets a file per JVM (``scripts/bench --profile``, ``--scale --jfr``)."""
-    return f"-XX:StartFlightRecording=filename={path},settings=profile,dumponexit=true"
+def jfr_options(path: Path) -> tuple[str, ...]:
+    """The JVM options of a Flight Recording (``settings=profile``) written to ``path`` at the JVM's exit; a folder
+    gets a file per JVM (``scripts/bench --profile``, ``--scale --jfr``). ``DebugNonSafepoints`` has the JIT keep
+    where each instruction came from, not only at safepoints: without it a sample taken between two safepoints is
+    put at the nearest one, in whichever inlined method that was (JDK Mission Control's documentation of its method
+    profiling; benchmarks/NOTES.md section 23 found samples put in a 3-entry map's tree bins). Every compilation is
+    recorded, not only those over 100 ms (``jdk.Compilation#threshold``), so the JIT's work can be split by method."""
+    return (
+        "-XX:+UnlockDiagnosticVMOptions",
+        "-XX:+DebugNonSafepoints",
+        f"-XX:StartFlightRecording=filename={path},settings=profile,jdk.Compilation#threshold=0ms,dumponexit=true",
+    )
 
 
 def mirrormaker2_argv(rendered: Path, *jvm: str) -> list[str]:

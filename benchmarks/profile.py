@@ -149,14 +149,14 @@ def run(records: int, seed: int) -> dict:
             out = {}
             mm2_jfr = work / "mm2.jfr"
             b.forget_mirrormaker2()
-            log_argv = bench.mirrormaker2_argv(files["mirrormaker2"], bench.jfr_option(mm2_jfr))
+            log_argv = bench.mirrormaker2_argv(files["mirrormaker2"], *bench.jfr_options(mm2_jfr))
             out["mirrormaker2"] = recorded(b, "mirrormaker2", log_argv, mm2_jfr)
             for name in JOBS:
                 jfr = work / f"{name}.jfr"
 
                 def with_jfr(data: dict, jfr: Path = jfr) -> None:
-                    data["mirror"]["spark"].setdefault("conf", {})["spark.driver.extraJavaOptions"] = bench.jfr_option(
-                        jfr
+                    data["mirror"]["spark"].setdefault("conf", {})["spark.driver.extraJavaOptions"] = " ".join(
+                        bench.jfr_options(jfr)
                     )
 
                 argv = b.job_argv(files[name], work / f"run-profile-{name}", "--until-caught-up", edit=with_jfr)

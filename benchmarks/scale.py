@@ -302,9 +302,11 @@ class Scale:
 class Recording:
     """``--jfr``: Java Flight Recordings (``settings=profile``: CPU samples every 10-20 ms, and where threads waited
     10 ms or more) of one run into ``folder``: of each JVM the contender starts (``JAVA_TOOL_OPTIONS`` in its
-    environment; a file per JVM, written when it exits, as the harness stops it) and of both brokers (started with
-    ``jcmd`` before the wait for quiet brokers, dumped when the target holds everything). For finding why a run was
-    slow; the recordings cost the run some CPU, so their runs' figures are not for comparison with runs without."""
+    environment, :func:`bench.jfr_options`; a file per JVM, written when it exits, as the harness stops it) and of
+    both brokers (started with ``jcmd`` before the wait for quiet brokers, dumped when the target holds everything;
+    their samples are put at safepoints, as a running JVM cannot be given ``DebugNonSafepoints``). For finding why a
+    run was slow; the recordings cost the run some CPU, so their runs' figures are not for comparison with runs
+    without."""
 
     NAME = "secure-mirror-scale"
 
@@ -318,10 +320,10 @@ class Recording:
             jcmd(pid, "JFR.start", f"name={self.NAME}", "settings=profile")
 
     def environment(self) -> dict[str, str]:
-        options = bench.jfr_option(self.folder)
+        options = bench.jfr_options(self.folder)
         return {
             **os.environ,
-            "JAVA_TOOL_OPTIONS": " ".join(filter(None, [os.environ.get("JAVA_TOOL_OPTIONS"), options])),
+            "JAVA_TOOL_OPTIONS": " ".join(filter(None, [os.environ.get("JAVA_TOOL_OPTIONS"), *options])),
         }
 
     def dump_brokers(self) -> None:

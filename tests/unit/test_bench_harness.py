@@ -5,13 +5,18 @@ repeats (scale_report.summarize)."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from confluent_kafka import KafkaError
 
 from benchmarks import bench, committed, contenders, load, scale_report
+from secure_mirror import paths
 from secure_mirror.profile import load_profile
 from secure_mirror.render.mm2 import mm2_properties
 from secure_mirror.render.spark import source_options
@@ -75,6 +80,34 @@ def test_the_class_data_archive_is_warmed_by_the_plain_job_whichever_contender_r
     contenders.profile_edit("secure_mirror", 2)(plain)
     bench.class_cache_warm_up(contenders.CONTENDERS["secure_mirror"].spark_conf_keys())(plain)
     assert "conf" not in plain["mirror"]["spark"]
+
+
+def test_a_flight_recording_places_samples_between_safepoints_and_records_every_compilation(tmp_path):
+    # The options as the harness gives them to a JVM (a JAVA_TOOL_OPTIONS of its own here), read by this machine's
+    # Java: it starts, writes the recording at exit, and every compilation is in it, the shortest too.
+    recording, java = tmp_path / "run.jfr", paths.java_executable()
+    jfr = Path(shutil.which(java) or java).resolve().parent / "jfr"  # the JDK's own reader, beside its java
+    options = bench.jfr_options(recording)
+    assert options[:2] == ("-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints")
+    started = subprocess.run(
+        [java, *options, "-XX:+PrintFlagsFinal", "-version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert started.returncode == 0, started.stderr[-2000:]
+    flag = next(line for line in started.stdout.splitlines() if " DebugNonSafepoints " in line)
+    assert flag.split()[3] == "true", flag
+    printed = subprocess.run(
+        [str(jfr), "print", "--json", "--events", "jdk.Compilation", str(recording)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    compilations = json.loads(printed.stdout)["recording"]["events"]
+    took = [float(e["values"]["duration"].removeprefix("PT").removesuffix("S")) for e in compilations]
+    assert len(took) > 20 and min(took) < 0.1  # settings=profile alone records only those over 100 ms
 
 
 def test_the_profile_of_a_job_holds_its_tasks_source_and_guarantee():
