@@ -5,17 +5,14 @@ repeats (scale_report.summarize)."""
 
 from __future__ import annotations
 
-import json
-import shutil
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from confluent_kafka import KafkaError
 
-from benchmarks import bench, committed, contenders, load, scale_report
+from benchmarks import bench, committed, contenders, load, recordings, scale_report
 from secure_mirror import paths
 from secure_mirror.profile import load_profile
 from secure_mirror.render.mm2 import mm2_properties
@@ -83,14 +80,13 @@ def test_the_class_data_archive_is_warmed_by_the_plain_job_whichever_contender_r
 
 
 def test_a_flight_recording_places_samples_between_safepoints_and_records_every_compilation(tmp_path):
-    # The options as the harness gives them to a JVM (a JAVA_TOOL_OPTIONS of its own here), read by this machine's
-    # Java: it starts, writes the recording at exit, and every compilation is in it, the shortest too.
-    recording, java = tmp_path / "run.jfr", paths.java_executable()
-    jfr = Path(shutil.which(java) or java).resolve().parent / "jfr"  # the JDK's own reader, beside its java
+    # The options as the harness gives them to a JVM, read by this machine's Java: it starts, writes the recording
+    # at exit, and every compilation is in it, the shortest too, as benchmarks/recordings.py reads them back.
+    recording = tmp_path / "run.jfr"
     options = bench.jfr_options(recording)
     assert options[:2] == ("-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints")
     started = subprocess.run(
-        [java, *options, "-XX:+PrintFlagsFinal", "-version"],
+        [paths.java_executable(), *options, "-XX:+PrintFlagsFinal", "-version"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -98,16 +94,10 @@ def test_a_flight_recording_places_samples_between_safepoints_and_records_every_
     assert started.returncode == 0, started.stderr[-2000:]
     flag = next(line for line in started.stdout.splitlines() if " DebugNonSafepoints " in line)
     assert flag.split()[3] == "true", flag
-    printed = subprocess.run(
-        [str(jfr), "print", "--json", "--events", "jdk.Compilation", str(recording)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    compilations = json.loads(printed.stdout)["recording"]["events"]
-    took = [float(e["values"]["duration"].removeprefix("PT").removesuffix("S")) for e in compilations]
-    assert len(took) > 20 and min(took) < 0.1  # settings=profile alone records only those over 100 ms
+    compiled = recordings.compilations(recording)
+    assert len(compiled) > 20 and min(took for _, _, took in compiled) < 0.1  # profile alone keeps those over 100 ms
+    assert {compiler for _, compiler, _ in compiled} <= {"c1", "c2"}
+    assert recordings.compile_seconds(compiled)["the JDK"] > 0  # java -version compiles the JDK's own code
 
 
 def test_the_profile_of_a_job_holds_its_tasks_source_and_guarantee():
