@@ -23,8 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import bench, load
-from secure_mirror import paths
+from benchmarks import bench, load, recordings
 from secure_mirror.sandbox import Sandbox
 
 # Two views of a sample. Its component: the first of these found anywhere in its stack (whose code was running or
@@ -72,30 +71,6 @@ def kind(frames: list[str]) -> str:
     return first_match(frames, KINDS, depth=3)
 
 
-def samples(jfr: Path, since_ms: int, until_ms: int) -> list[list[str]]:
-    """The stacks (top frame first, ``class.method``) of the execution samples taken in [since_ms, until_ms]."""
-    jfr_tool = str(Path(paths.java_executable()).with_name("jfr"))
-    text = subprocess.run(
-        [jfr_tool, "print", "--json", "--stack-depth", "48", "--events", "jdk.ExecutionSample", str(jfr)],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    out = []
-    for event in json.loads(text)["recording"]["events"]:
-        when = event["values"]["startTime"]  # ISO 8601 with an offset
-        from datetime import datetime
-
-        ms = datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp() * 1000
-        if not since_ms <= ms <= until_ms:
-            continue
-        stack = event["values"].get("stackTrace") or {}
-        # JFR names classes as the JVM does (org/apache/...), hidden classes (lambdas) with dots: one spelling
-        frames = stack.get("frames") or []
-        out.append([f"{f['method']['type']['name'].replace('/', '.')}.{f['method']['name']}" for f in frames])
-    return out
-
-
 def breakdown(stacks: list[list[str]], top: int = 15) -> dict:
     total = len(stacks) or 1
     components = collections.Counter(component(s) for s in stacks)
@@ -134,7 +109,7 @@ def recorded(b: bench.Bench, name: str, argv: list[str], jfr: Path, transactiona
     t10, t90 = load.append_times(
         b.sb.client_conf("target", "admin"), b.target_topic, [int(0.1 * b.records), int(0.9 * b.records)], started_ms
     )
-    return {**breakdown(samples(jfr, t10, t90)), "window_seconds": (t90 - t10) / 1000}
+    return {**breakdown(recordings.stacks(jfr, t10, t90)), "window_seconds": (t90 - t10) / 1000}
 
 
 JOBS = ["secure_mirror", "secure_mirror_exactly_once"]

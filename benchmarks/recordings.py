@@ -9,8 +9,8 @@ functions over what it printed:
 - :func:`within`: the share of samples with any frame matching a marker (``--frames``);
 - :func:`compile_seconds`: the compilations' time by whose code was compiled (``--compilations``).
 
-A frame is ``Class.method`` with the class's simple name (``SliceReader$Lane.row``); a marker matches a frame it is
-a part of.
+A frame is ``package.Class.method`` (``securemirror.source.SliceReader$Lane.row``); a marker matches a frame it is a
+part of (``SliceReader$Lane.row`` does). ``scripts/bench --profile`` reads its samples here too (benchmarks/profile.py).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import shutil
 import subprocess
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from pathlib import Path
 
 from secure_mirror import paths
@@ -74,15 +75,22 @@ def _events(recording: Path, event: str) -> list[dict]:
 
 
 def _frame(method: dict) -> str:
-    return f"{method['type']['name'].rsplit('/', 1)[-1]}.{method['name']}"
+    # JFR names classes as the JVM does (org/apache/...), hidden classes (lambdas) with dots: one spelling
+    return f"{method['type']['name'].replace('/', '.')}.{method['name']}"
 
 
-def stacks(recording: Path) -> list[list[str]]:
-    """Every CPU sample's stack (``jdk.ExecutionSample``), its frames from the running one down."""
+def stacks(recording: Path, since_ms: float | None = None, until_ms: float | None = None) -> list[list[str]]:
+    """The stacks of the CPU samples (``jdk.ExecutionSample``), each frame ``package.Class.method`` from the running
+    one down; only those taken in [``since_ms``, ``until_ms``] (epoch milliseconds) when given."""
     out = []
     for event in _events(recording, "jdk.ExecutionSample"):
-        trace = event["values"].get("stackTrace") or {}
-        out.append([_frame(f["method"]) for f in trace.get("frames", [])])
+        values = event["values"]
+        if since_ms is not None or until_ms is not None:
+            taken = datetime.fromisoformat(values["startTime"].replace("Z", "+00:00")).timestamp() * 1000
+            if (since_ms is not None and taken < since_ms) or (until_ms is not None and taken > until_ms):
+                continue
+        trace = values.get("stackTrace") or {}
+        out.append([_frame(f["method"]) for f in trace.get("frames") or []])
     return out
 
 

@@ -7,8 +7,20 @@ import pytest
 
 from benchmarks import recordings
 
-JOB_SEND = ["RecordAccumulator.append", "KafkaProducer.doSend", "KafkaProducer.send", "MirrorDataWriter.write"]
-SOURCE_HEADERS = ["HashMap.get", "HeaderArray.utf8", "HeaderArray.of", "SliceReader$Lane.row", "SliceReader.next"]
+KAFKA, SOURCE = "org.apache.kafka.clients.producer.", "securemirror.source."
+JOB_SEND = [
+    f"{KAFKA}internals.RecordAccumulator.append",
+    f"{KAFKA}KafkaProducer.doSend",
+    f"{KAFKA}KafkaProducer.send",
+    "securemirror.sink.MirrorDataWriter.write",
+]
+SOURCE_HEADERS = [
+    "java.util.HashMap.get",
+    f"{SOURCE}HeaderArray.utf8",
+    f"{SOURCE}HeaderArray.of",
+    f"{SOURCE}SliceReader$Lane.row",
+    f"{SOURCE}SliceReader.next",
+]
 
 
 def test_a_sample_counts_for_the_first_path_met_from_the_running_frame_down():
