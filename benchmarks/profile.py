@@ -52,6 +52,9 @@ KINDS = [
 ]
 
 
+PROFILE_DEPTH = 48  # frames of each sample read, as results/profile.* were made
+
+
 def first_match(frames: list[str], table: list[tuple[str, tuple[str, ...]]], depth: int | None = None) -> str:
     for frame in frames[:depth]:
         for name, prefixes in table:
@@ -109,7 +112,7 @@ def recorded(b: bench.Bench, name: str, argv: list[str], jfr: Path, transactiona
     t10, t90 = load.append_times(
         b.sb.client_conf("target", "admin"), b.target_topic, [int(0.1 * b.records), int(0.9 * b.records)], started_ms
     )
-    return {**breakdown(recordings.stacks(jfr, t10, t90)), "window_seconds": (t90 - t10) / 1000}
+    return {**breakdown(recordings.stacks(jfr, t10, t90, depth=PROFILE_DEPTH)), "window_seconds": (t90 - t10) / 1000}
 
 
 JOBS = ["secure_mirror", "secure_mirror_exactly_once"]

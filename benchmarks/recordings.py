@@ -53,6 +53,7 @@ OWNERS: tuple[tuple[str, str], ...] = (
     ("sun/", "the JDK"),
     ("com/sun/", "the JDK"),
 )
+STACK_DEPTH = 512  # frames read of each sample: enough for a path's marker under Spark's and Kafka's deep stacks
 TOP_OWNERS = 12  # the owners --compilations prints, most time first
 _DURATION = re.compile(r"^PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?$")
 
@@ -63,9 +64,9 @@ def jfr_tool() -> str:
     return str(Path(shutil.which(java) or java).resolve().parent / "jfr")
 
 
-def _events(recording: Path, event: str) -> list[dict]:
+def _events(recording: Path, event: str, depth: int = STACK_DEPTH) -> list[dict]:
     printed = subprocess.run(
-        [jfr_tool(), "print", "--json", "--stack-depth", "512", "--events", event, str(recording)],
+        [jfr_tool(), "print", "--json", "--stack-depth", str(depth), "--events", event, str(recording)],
         capture_output=True,
         text=True,
         check=True,
@@ -79,11 +80,14 @@ def _frame(method: dict) -> str:
     return f"{method['type']['name'].replace('/', '.')}.{method['name']}"
 
 
-def stacks(recording: Path, since_ms: float | None = None, until_ms: float | None = None) -> list[list[str]]:
+def stacks(
+    recording: Path, since_ms: float | None = None, until_ms: float | None = None, depth: int = STACK_DEPTH
+) -> list[list[str]]:
     """The stacks of the CPU samples (``jdk.ExecutionSample``), each frame ``package.Class.method`` from the running
-    one down; only those taken in [``since_ms``, ``until_ms``] (epoch milliseconds) when given."""
+    one down, at most ``depth`` frames; only those taken in [``since_ms``, ``until_ms``] (epoch milliseconds) when
+    given."""
     out = []
-    for event in _events(recording, "jdk.ExecutionSample"):
+    for event in _events(recording, "jdk.ExecutionSample", depth):
         values = event["values"]
         if since_ms is not None or until_ms is not None:
             taken = datetime.fromisoformat(values["startTime"].replace("Z", "+00:00")).timestamp() * 1000
