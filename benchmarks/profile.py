@@ -150,8 +150,9 @@ def run(records: int, seed: int) -> dict:
 def markdown(result: dict) -> str:
     parts = [
         f"# Where the CPU goes (Java Flight Recorder)\n\nCommand: `{result['command']}`\n\n{result['records']} records "
-        f"(varied JSON, about 1 KiB) over 6 partitions, on {result['machine']['cpus']} CPUs; JFR `settings=profile`; "
-        "only execution samples taken while the target's append times were between the 10% and 90% marks. A sample "
+        f"(varied JSON, about 1 KiB) over 6 partitions, on {result['machine']['cpus']} CPUs; JFR `settings=profile`, "
+        "samples put where they fell (`DebugNonSafepoints`, `bench.jfr_options`); only execution samples taken "
+        "while the target's append times were between the 10% and 90% marks. A sample "
         "counts for the component whose code is in its stack (ours first: a copy our sink makes is the sink's) and for "
         "the kind of work its top frames do; hot methods by their own samples.\n"
     ]
