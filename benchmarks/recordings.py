@@ -42,16 +42,16 @@ PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
 REST = "the rest (Spark's scheduling and planning, the start, other threads)"
 # Whose code a compiled method is, by its class's package (first match wins).
 OWNERS: tuple[tuple[str, str], ...] = (
-    ("securemirror/", "the mirror's own"),
-    ("org/apache/kafka/", "Kafka's clients"),
-    ("org/apache/spark/", "Spark"),
-    ("org/apache/hadoop/", "Hadoop"),
-    ("scala/", "Scala"),
-    ("java/", "the JDK"),
-    ("javax/", "the JDK"),
-    ("jdk/", "the JDK"),
-    ("sun/", "the JDK"),
-    ("com/sun/", "the JDK"),
+    ("securemirror.", "the mirror's own"),
+    ("org.apache.kafka.", "Kafka's clients"),
+    ("org.apache.spark.", "Spark"),
+    ("org.apache.hadoop.", "Hadoop"),
+    ("scala.", "Scala"),
+    ("java.", "the JDK"),
+    ("javax.", "the JDK"),
+    ("jdk.", "the JDK"),
+    ("sun.", "the JDK"),
+    ("com.sun.", "the JDK"),
 )
 STACK_DEPTH = 512  # frames read of each sample: enough for a path's marker under Spark's and Kafka's deep stacks
 TOP_OWNERS = 12  # the owners --compilations prints, most time first
@@ -108,14 +108,13 @@ def seconds(duration: str) -> float:
 
 
 def compilations(recording: Path) -> list[tuple[str, str, float]]:
-    """Every recorded compilation (``jdk.Compilation``): the compiled method's class (with its package, ``/``
-    between the parts) and name, the compiler (``c1``, ``c2``), and the seconds it took."""
+    """Every recorded compilation (``jdk.Compilation``): the compiled method as a frame is spelled
+    (``package.Class.method``), the compiler (``c1``, ``c2``), and the seconds it took."""
     out = []
     for event in _events(recording, "jdk.Compilation"):
         values = event["values"]
         method = values.get("method") or {"type": {"name": "?"}, "name": "?"}
-        owner_class = method["type"]["name"].replace(".", "/")  # a lambda's hidden class is named with dots
-        out.append((f"{owner_class}.{method['name']}", values["compiler"], seconds(values["duration"])))
+        out.append((_frame(method), values["compiler"], seconds(values["duration"])))
     return out
 
 
@@ -141,13 +140,13 @@ def within(all_stacks: Sequence[Sequence[str]], marker: str) -> float:
 
 
 def owner(compiled: str) -> str:
-    """Whose code a compiled method (``package/Class.method``) is, by :data:`OWNERS`; else the first three parts of
+    """Whose code a compiled method (``package.Class.method``) is, by :data:`OWNERS`; else the first three parts of
     its package."""
     for prefix, name in OWNERS:
         if compiled.startswith(prefix):
             return name
-    package = compiled.rsplit("/", 1)[0] if "/" in compiled else "(no package)"
-    return "/".join(package.split("/")[:3])
+    parts = compiled.split(".")
+    return ".".join(parts[:-2][:3]) or "(no package)"
 
 
 def compile_seconds(compiled: Iterable[tuple[str, str, float]]) -> Counter[str]:

@@ -61,19 +61,19 @@ def test_a_duration_jfr_would_not_print_is_refused():
 
 def test_compilations_add_up_by_whose_code_was_compiled():
     compiled = [
-        ("org/apache/kafka/clients/producer/internals/RecordAccumulator.partitionReady", "c2", 0.9),
-        ("org/apache/kafka/common/Cluster.<init>", "c2", 0.25),
-        ("securemirror/source/SliceReader.next", "c2", 0.5),
-        ("java/util/HashMap.getNode", "c1", 0.125),
-        ("org/codehaus/janino/TokenStreamImpl.peekRead", "c2", 0.1),
-        ("py4j/StringUtil.unescape", "c2", 0.0625),
+        ("org.apache.kafka.clients.producer.internals.RecordAccumulator.partitionReady", "c2", 0.9),
+        ("org.apache.kafka.common.Cluster.<init>", "c2", 0.25),
+        ("securemirror.source.SliceReader.next", "c2", 0.5),
+        ("java.util.HashMap.getNode", "c1", 0.125),
+        ("org.codehaus.janino.TokenStreamImpl.peekRead", "c2", 0.1),
+        ("py4j.StringUtil.unescape", "c2", 0.0625),
         ("Main.main", "c1", 0.5),
     ]
     assert recordings.compile_seconds(compiled) == {
         "Kafka's clients": pytest.approx(1.15),
         "the mirror's own": 0.5,
         "the JDK": 0.125,
-        "org/codehaus/janino": 0.1,
+        "org.codehaus.janino": 0.1,
         "py4j": 0.0625,
         "(no package)": 0.5,
     }
