@@ -1,7 +1,8 @@
 """``mirror.groups`` permissions on the real sandbox (issue 28): with the rendered grants applied, pre-flight passes its
 group checks and the ``--as-admin`` audit proves what pre-flight cannot ask (READ and WRITE on topics still to create);
 with a group grant removed, the check that needs it fails on both sides and names the grant that fixes it, as does the
-audit; with WRITE on the offset map removed, ``target.acl.group-topics`` fails naming it.
+audit; with WRITE on the offset map removed, ``target.acl.group-topics`` fails naming it; with the checkpoints topic
+created between pre-flight's two questions (as a running mirror creates it), the check judges the topic found.
 
 The module uses its own aliases and topics (unique per run), so its ACLs never touch other tests'; everything it
 grants or creates is removed afterwards."""
@@ -19,6 +20,8 @@ from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight import FAIL, PASS, UNVERIFIED, WARN, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
+from secure_mirror.preflight.checks import groups as group_checks
+from secure_mirror.preflight.probes import kafka_admin
 from secure_mirror.profile import load_profile
 from secure_mirror.profile.topics import checkpoints_topic, offset_map_topic
 from secure_mirror.render import acls as acl_plans
@@ -146,3 +149,37 @@ def test_write_on_an_existing_offset_map_removed_is_named(setup):
     check = report.get("target.acl.group-topics")
     assert check.acls == [write] and check.details["resources"] == [offset_map]
     assert check.finding.startswith(f"User:mirror may not WRITE {offset_map}")
+
+
+def _asked_with_the_topic_created_in_between(conf: dict, profile, topic: str) -> dict:
+    """Pre-flight's questions about the offset map and checkpoints topics, asked as the mirror, with ``topic``
+    created by the mirror (its CREATE grant, as a running mirror creates it) between its description and the
+    question whether it could be created; then judged. Plain data: what was created, and the judgement."""
+    created: list[str] = []
+    validate_create = kafka_admin.validate_create
+
+    def created_in_between(admin, topics):
+        if topic in topics and not created:
+            admin_ops.create_topics(conf, {topic: 1})
+            created.append(topic)
+        return validate_create(admin, topics)
+
+    kafka_admin.validate_create = created_in_between
+    try:
+        plan = acl_plans.target_acls(profile)
+        asked = group_checks.ask_target(profile, plan, kafka_admin.Admin(conf, 30.0))
+    finally:
+        kafka_admin.validate_create = validate_create
+    check = group_checks.group_topics_check(plan, asked["topics"], asked["created"])
+    return {"created": created, "status": check.status, "finding": check.finding, "details": check.details}
+
+
+def test_the_checkpoints_topic_created_between_preflights_two_questions_is_not_judged_hidden(setup):
+    """A running mirror creates its checkpoints topic at its first group pass: pre-flight may find it absent when it
+    describes it, and existing when it asks whether it could create it. The mirror creates it at that moment here,
+    on the real target; the check judges the topic it finds, not a DESCRIBE grant missing."""
+    sb, profile, topic = setup["sb"], setup["profile"], checkpoints_topic(SOURCE_ALIAS)
+    judged = sb.as_mirror("target", _asked_with_the_topic_created_in_between, profile, topic)
+    assert judged["created"] == [topic], "pre-flight did not ask about creating the checkpoints topic"
+    assert judged["status"] != FAIL, judged
+    assert topic not in judged["details"].get("resources", []), judged

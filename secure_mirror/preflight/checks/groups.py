@@ -21,8 +21,8 @@ from secure_mirror.render import acls as acl_plans
 from secure_mirror.render.acls import AclPlan
 
 REFUSED_GROUP = "GROUP_AUTHORIZATION_FAILED"
-REFUSED_TOPIC = "TOPIC_AUTHORIZATION_FAILED"
-EXISTS = "TOPIC_ALREADY_EXISTS"
+REFUSED_TOPIC = kafka_admin.REFUSED_TOPIC
+EXISTS = kafka_admin.EXISTS
 
 
 def shown(profile: Profile) -> dict[str, str]:
@@ -53,6 +53,7 @@ def ask_own_topics(plan: AclPlan, admin: kafka_admin.Admin, names: list[str]) ->
     described = kafka_admin.describe_topics(admin, own)
     absent = planned(plan, ("CREATE",), "TOPIC", [t for t, d in described.items() if "error" in d])
     created = kafka_admin.validate_create(admin, dict.fromkeys(absent, 1)) if absent else {}
+    described, created = kafka_admin.appeared(admin, described, created)
     return {"topics": described, "created": created}
 
 

@@ -121,6 +121,7 @@ def ask_topics(
     described = {t: known[t] if t in known else fresh[t] for t in asked}
     absent = planned(plan, ("CREATE",), "TOPIC", [t for t, d in described.items() if "error" in d])
     created = kafka_admin.validate_create(admin, {t: names[t] for t in absent})
+    described, created = kafka_admin.appeared(admin, described, created)
     return {"names": names, "described": described, "created": created}
 
 

@@ -8,6 +8,7 @@ Thin on purpose: every function takes an open client and returns dicts/lists of 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import NotRequired, TypedDict, final
 
 from secure_mirror.kafka import acl_answers
@@ -16,6 +17,7 @@ from secure_mirror.kafka.admin_ops import record_batches
 from secure_mirror.kafka.oauth import token_served
 from secure_mirror.preflight.probes import Failed
 
+REFUSED_TOPIC = "TOPIC_AUTHORIZATION_FAILED"
 RETRIABLE = {"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR"}
 
 
@@ -262,6 +264,45 @@ def validate_create(admin: Admin, topics: dict[str, int]) -> dict[str, str | Non
         except Exception as exc:  # noqa: BLE001
             out[name] = _code(exc)
     return out
+
+
+EXISTS = "TOPIC_ALREADY_EXISTS"
+APPEARING_SECONDS = 10.0  # how long a topic that appeared between the two questions is described again
+
+
+def appeared(
+    admin: Admin, described: dict[str, TopicAnswer], created: dict[str, str | None]
+) -> tuple[dict[str, TopicAnswer], dict[str, str | None]]:
+    """``described_again`` with this client's ``describe_topics``, for ``APPEARING_SECONDS``."""
+    return described_again(lambda names: describe_topics(admin, names), described, created, APPEARING_SECONDS)
+
+
+def described_again(
+    describe: Callable[[list[str]], dict[str, TopicAnswer]],
+    described: dict[str, TopicAnswer],
+    created: dict[str, str | None],
+    seconds: float = APPEARING_SECONDS,
+    pause: float = 0.5,
+) -> tuple[dict[str, TopicAnswer], dict[str, str | None]]:
+    """(``described``, ``created``) with the topics that appeared between the two questions described again: a topic
+    the description did not find (any error but the authorizer's refusal) that ``validate_create`` then found
+    existing was created in between (by a running mirror: its checkpoints topic, say), was not yet known to the
+    broker that answered, or could not be described then (its leader moving). It is described until found or
+    ``seconds`` pass; one found leaves ``created``. One never found stays as it was: existing, and not described
+    (judged as hidden from the identity)."""
+    described, created = dict(described), dict(created)
+    deadline = time.monotonic() + seconds
+    while True:
+        waiting = [t for t, code in created.items() if code == EXISTS and described[t].get("error") != REFUSED_TOPIC]
+        if not waiting:
+            return described, created
+        for name, answer in describe(waiting).items():
+            described[name] = answer
+            if "error" not in answer:
+                del created[name]
+        if time.monotonic() > deadline:
+            return described, created
+        time.sleep(pause)
 
 
 def describe_group(admin: Admin, group: str) -> GroupAnswer:
