@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from secure_mirror.preflight.model import PASS, SKIPPED, WARN, Check, Status
+from secure_mirror.preflight.model import PASS, SKIPPED, UNVERIFIED, WARN, Check, Status
 from secure_mirror.profile import Side
 from secure_mirror.profile.cluster import Cluster
 from secure_mirror.render import librdkafka
@@ -63,3 +63,16 @@ def planned(plan: AclPlan, operations: tuple[str, ...], resource_type: str, name
 def listed(names: list[str], limit: int = 5) -> str:
     more = f" and {len(names) - limit} more" if len(names) > limit else ""
     return ", ".join(names[:limit]) + more
+
+
+def undescribed(side: Side, what: str, principal: str, errors: dict[str, str]) -> Check:
+    """``<side>.<what>`` unverified: the topics (name -> the brokers' error) exist, as a validate-only create says,
+    but the brokers did not describe them, with another error than a refusal (a partition without a leader, say),
+    however long they were asked; whether ``principal`` may DESCRIBE them is not known."""
+    names = sorted(errors)
+    finding = (
+        f"{len(names)} topic(s) exist but the brokers did not describe them ({listed(names)}: {errors[names[0]]}); "
+        f"whether {principal} may DESCRIBE them is not known"
+    )
+    fix = "run pre-flight again once the brokers describe these topics (kafka-topics.sh --describe, as an admin)"
+    return check(side, what, UNVERIFIED, finding, fix, details={"resources": names})

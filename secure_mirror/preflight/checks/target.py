@@ -15,7 +15,7 @@ from secure_mirror.kafka.acl import CLUSTER_NAME, kafka_acls_command
 from secure_mirror.preflight.checks import groups as group_checks
 from secure_mirror.preflight.checks import topic_shape as shape_checks
 from secure_mirror.preflight.checks.acl_fixes import lacking
-from secure_mirror.preflight.checks.base import SideChecks, check, client_conf, listed, planned
+from secure_mirror.preflight.checks.base import SideChecks, check, client_conf, listed, planned, undescribed
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, Check
 from secure_mirror.preflight.probes import Failed, api_versions, kafka_admin, tls
 from secure_mirror.profile.cluster import Cluster
@@ -154,15 +154,18 @@ class TargetTopics:
     created: dict[str, str | None]  # validate_only answers
     to_create: list[str]
     hidden: list[str]  # the identity may not describe them
+    undescribed: dict[str, str]  # they exist, but their description failed otherwise: name -> the brokers' error
 
     @classmethod
     def of(cls, answers: dict) -> TargetTopics:
         described, created = answers["described"], answers["created"]
         exists = {t: d for t, d in described.items() if "error" not in d}
-        exists_hidden = [t for t, code in created.items() if code == "TOPIC_ALREADY_EXISTS"]
-        to_create = [t for t, code in created.items() if code != "TOPIC_ALREADY_EXISTS"]
-        hidden = exists_hidden + [t for t in to_create if described[t]["error"] == "TOPIC_AUTHORIZATION_FAILED"]
-        return cls(answers["names"], exists, created, to_create, hidden)
+        existing = {t: described[t]["error"] for t, code in created.items() if code == kafka_admin.EXISTS}
+        to_create = [t for t, code in created.items() if code != kafka_admin.EXISTS]
+        refused = [t for t, d in described.items() if d.get("error") == kafka_admin.REFUSED_TOPIC]
+        hidden = [t for t in refused if t in existing or t in to_create]
+        undescribed = {t: error for t, error in existing.items() if error != kafka_admin.REFUSED_TOPIC}
+        return cls(answers["names"], exists, created, to_create, hidden, undescribed)
 
 
 def topic_checks(profile: Profile, plan: AclPlan, answers: dict) -> list[Check]:
@@ -181,6 +184,8 @@ def partitions_check(profile: Profile, topics: TargetTopics) -> Check:
 
 
 def describe_check(plan: AclPlan, topics: TargetTopics) -> Check:
+    if not topics.hidden and topics.undescribed:
+        return undescribed("target", "acl.topic-describe", plan.principal, topics.undescribed)
     if not topics.hidden:
         return check(
             "target",

@@ -1,11 +1,12 @@
-"""``kafka_admin.described_again``: a topic the description did not find that the broker then says exists appeared
-between pre-flight's two questions (a running mirror creating its checkpoints topic); it is described again, fed
-scripted answers here, so that it is judged as the topic it is and not as one hidden from the identity."""
+"""``kafka_admin.described_again``, and the judgement of what it leaves: a topic the description did not find that
+the broker then says exists appeared between pre-flight's two questions (a running mirror creating its checkpoints
+topic); it is described again, fed scripted answers here, and judged as the topic it is, not as one hidden from the
+identity. One never described is unverified, not a DESCRIBE grant missing."""
 
 from __future__ import annotations
 
 from secure_mirror.preflight.checks import groups
-from secure_mirror.preflight.model import FAIL, PASS
+from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED
 from secure_mirror.preflight.probes.kafka_admin import EXISTS, REFUSED_TOPIC, described_again
 from secure_mirror.render import acls
 from tests.support import profiles as pf
@@ -36,7 +37,6 @@ def test_a_topic_created_between_the_questions_is_described_again_and_judged_as_
     assert described == {MAP: FOUND, CHECKPOINTS: ABSENT}, "the caller's answers are not changed in place"
     profile = pf.load(tmp_path, groups={"include": "app\\.orders"})
     plan = acls.target_acls(profile)
-    assert groups.group_topics_check(plan, described, created).status == FAIL  # what pre-flight said before
     assert groups.group_topics_check(plan, again, left).status == PASS
 
 
@@ -62,3 +62,19 @@ def test_a_topic_refused_on_the_second_question_is_not_asked_a_third_time():
     again, left = described_again(asker, described, created, seconds=5, pause=0)
     assert again == {CHECKPOINTS: {"error": REFUSED_TOPIC}} and left == created
     assert len(asker.asked) == 1
+
+
+def test_a_topic_that_exists_but_is_never_described_is_unverified_not_a_missing_describe_grant(tmp_path):
+    """The brokers' answers once asking gave up (a partition without a leader, say): the topic exists, the
+    identity's DESCRIBE is not known, and no grant is named as missing; a refused description still fails."""
+    profile = pf.load(tmp_path, groups={"include": "app\\.orders"})
+    plan = acls.target_acls(profile)
+    never = {MAP: FOUND, CHECKPOINTS: {"error": "LEADER_NOT_AVAILABLE"}}
+    judged = groups.group_topics_check(plan, never, {CHECKPOINTS: EXISTS})
+    assert (judged.status, judged.details, judged.acls) == (UNVERIFIED, {"resources": [CHECKPOINTS]}, [])
+    assert judged.finding == (
+        f"1 topic(s) exist but the brokers did not describe them ({CHECKPOINTS}: LEADER_NOT_AVAILABLE); "
+        "whether User:mirror may DESCRIBE them is not known"
+    )
+    refused = groups.group_topics_check(plan, {**never, CHECKPOINTS: {"error": REFUSED_TOPIC}}, {CHECKPOINTS: EXISTS})
+    assert refused.status == FAIL and refused.finding.startswith(f"User:mirror may not DESCRIBE {CHECKPOINTS}")

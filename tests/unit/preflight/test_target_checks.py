@@ -134,6 +134,32 @@ def test_each_missing_grant_is_named_as_the_plan_grants_it(profile, target_plan)
     ]
 
 
+def test_a_topic_that_exists_but_was_not_described_leaves_describe_unverified_naming_no_grant(profile, target_plan):
+    """Its description failed with another error than a refusal, however long asked (``kafka_admin.appeared``)."""
+    leaderless = {"error": "LEADER_NOT_AVAILABLE"}
+    found = judged(profile, target_plan, payments=leaderless, created={"src.payments": "TOPIC_ALREADY_EXISTS"})
+    describe = next(c for c in found if c.id == "target.acl.topic-describe")
+    assert describe == Check(
+        "target.acl.topic-describe",
+        UNVERIFIED,
+        "1 topic(s) exist but the brokers did not describe them (src.payments: LEADER_NOT_AVAILABLE); "
+        "whether User:mirror may DESCRIBE them is not known",
+        "run pre-flight again once the brokers describe these topics (kafka-topics.sh --describe, as an admin)",
+        details={"resources": ["src.payments"]},
+    )
+    assert [c.status for c in found if c.id != describe.id] == [PASS, PASS, PASS]
+    # hidden as well as undescribed: the refusal is the finding, with its grant
+    both = judged(
+        profile,
+        target_plan,
+        orders=HIDDEN,
+        payments=leaderless,
+        created={"src.payments": "TOPIC_ALREADY_EXISTS", "src.orders.eu": "TOPIC_ALREADY_EXISTS"},
+    )
+    hidden = next(c for c in both if c.id == "target.acl.topic-describe")
+    assert (hidden.status, hidden.finding) == (FAIL, "User:mirror may not DESCRIBE 1 target topic(s): src.orders.eu")
+
+
 def test_a_topic_that_exists_but_is_hidden_fails_describe_only(profile, target_plan):
     found = judged(profile, target_plan, payments=HIDDEN, created={"src.payments": "TOPIC_ALREADY_EXISTS"})
     assert [(c.id, c.status, c.finding) for c in found] == [
