@@ -162,7 +162,6 @@ def group_topics_check(
     topics; WRITE on one still to create (or on brokers that report no operations) is not known. The same judgement
     for another of the mirror's own topics under another id (``what``) and ``purpose`` (the heartbeats topic)."""
     hidden = sorted(t for t, d in described.items() if d.get("error") == REFUSED_TOPIC)
-    errors = {t: str(d.get("error")) for t, d in described.items() if created.get(t) == EXISTS and t not in hidden}
     no_create = sorted(t for t, code in created.items() if code == REFUSED_TOPIC and t not in hidden)
     exists = {t: d for t, d in described.items() if "error" not in d}
     no_write = sorted(t for t, d in exists.items() if d["operations"] is not None and "WRITE" not in d["operations"])
@@ -176,7 +175,7 @@ def group_topics_check(
     if other:
         finding = f"the broker would refuse to create {listed(other)}: {created[other[0]]}"
         return check("target", what, FAIL, finding, "create the topics yourself, or fix the topic policy")
-    if errors:  # they exist, but their description failed: neither hidden nor still to create
+    if errors := kafka_admin.undescribed(described, created):
         return undescribed("target", what, plan.principal, errors)
     unknown = sorted(t for t in described if t not in exists or exists[t]["operations"] is None)
     if unknown:

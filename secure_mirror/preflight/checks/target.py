@@ -160,11 +160,9 @@ class TargetTopics:
     def of(cls, answers: dict) -> TargetTopics:
         described, created = answers["described"], answers["created"]
         exists = {t: d for t, d in described.items() if "error" not in d}
-        existing = {t: described[t]["error"] for t, code in created.items() if code == kafka_admin.EXISTS}
         to_create = [t for t, code in created.items() if code != kafka_admin.EXISTS]
-        refused = [t for t, d in described.items() if d.get("error") == kafka_admin.REFUSED_TOPIC]
-        hidden = [t for t in refused if t in existing or t in to_create]
-        undescribed = {t: error for t, error in existing.items() if error != kafka_admin.REFUSED_TOPIC}
+        hidden = [t for t in created if described[t].get("error") == kafka_admin.REFUSED_TOPIC]
+        undescribed = kafka_admin.undescribed(described, created)
         return cls(answers["names"], exists, created, to_create, hidden, undescribed)
 
 
@@ -241,8 +239,8 @@ def write_check(plan: AclPlan, topics: TargetTopics) -> Check:
 
 def create_check(plan: AclPlan, topics: TargetTopics) -> Check:
     created, to_create = topics.created, sorted(topics.to_create)
-    no_create = [t for t in to_create if created[t] == "TOPIC_AUTHORIZATION_FAILED"]
-    other = [t for t in to_create if created[t] not in (None, "TOPIC_AUTHORIZATION_FAILED")]
+    no_create = [t for t in to_create if created[t] == kafka_admin.REFUSED_TOPIC]
+    other = [t for t in to_create if created[t] not in (None, kafka_admin.REFUSED_TOPIC)]
     if no_create:
         finding = f"{plan.principal} may not CREATE {len(no_create)} missing target topic(s): {listed(no_create)}"
         return lacking(plan, "acl.topic-create", plan.need("CREATE", "TOPIC", no_create), finding)

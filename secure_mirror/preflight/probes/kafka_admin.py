@@ -8,7 +8,7 @@ Thin on purpose: every function takes an open client and returns dicts/lists of 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import NotRequired, TypedDict, final
 
 from secure_mirror.kafka import acl_answers
@@ -18,6 +18,7 @@ from secure_mirror.kafka.oauth import token_served
 from secure_mirror.preflight.probes import Failed
 
 REFUSED_TOPIC = "TOPIC_AUTHORIZATION_FAILED"
+EXISTS = "TOPIC_ALREADY_EXISTS"
 RETRIABLE = {"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR"}
 
 
@@ -266,8 +267,17 @@ def validate_create(admin: Admin, topics: dict[str, int]) -> dict[str, str | Non
     return out
 
 
-EXISTS = "TOPIC_ALREADY_EXISTS"
 APPEARING_SECONDS = 10.0  # how long a topic that appeared between the two questions is described again
+
+
+def undescribed(described: Mapping[str, TopicAnswer], created: Mapping[str, str | None]) -> dict[str, str]:
+    """The topics ``validate_create`` found existing whose description failed with another error than the
+    authorizer's refusal -> that error: neither hidden from the identity nor still to create."""
+    return {
+        t: str(described[t].get("error"))
+        for t, code in created.items()
+        if code == EXISTS and described[t].get("error") not in (None, REFUSED_TOPIC)
+    }
 
 
 def appeared(
@@ -281,28 +291,25 @@ def described_again(
     describe: Callable[[list[str]], dict[str, TopicAnswer]],
     described: dict[str, TopicAnswer],
     created: dict[str, str | None],
-    seconds: float = APPEARING_SECONDS,
+    seconds: float,
     pause: float = 0.5,
 ) -> tuple[dict[str, TopicAnswer], dict[str, str | None]]:
-    """(``described``, ``created``) with the topics that appeared between the two questions described again: a topic
-    the description did not find (any error but the authorizer's refusal) that ``validate_create`` then found
-    existing was created in between (by a running mirror: its checkpoints topic, say), was not yet known to the
-    broker that answered, or could not be described then (its leader moving). It is described until found or
-    ``seconds`` pass; one found leaves ``created``. One never found stays as it was: existing, and not described
-    (judged as hidden from the identity)."""
+    """(``described``, ``created``) with the topics that appeared between the two questions described again: a
+    topic ``undescribed`` names was created in between (by a running mirror: its checkpoints topic, say), was not
+    yet known to the broker that answered, or could not be described then (its leader moving). It is described until
+    found or ``seconds`` pass; one found leaves ``created``. One never found stays as it was: existing, and not
+    described (judged unverified, never as hidden from the identity)."""
     described, created = dict(described), dict(created)
     deadline = time.monotonic() + seconds
-    while True:
-        waiting = [t for t, code in created.items() if code == EXISTS and described[t].get("error") != REFUSED_TOPIC]
-        if not waiting:
-            return described, created
+    while waiting := list(undescribed(described, created)):
         for name, answer in describe(waiting).items():
             described[name] = answer
             if "error" not in answer:
                 del created[name]
         if time.monotonic() > deadline:
-            return described, created
+            break
         time.sleep(pause)
+    return described, created
 
 
 def describe_group(admin: Admin, group: str) -> GroupAnswer:
