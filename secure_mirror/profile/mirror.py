@@ -317,6 +317,9 @@ class TopicShape(Strict):
         return value
 
 
+RIDE_THROUGH_SECONDS = 1800  # a rolling restart of three brokers (up to 431 s here) and a 10-minute outage
+
+
 class Mirror(Strict):
     topics: Topics
     rename: Rename = Field(default_factory=Rename)
@@ -337,6 +340,16 @@ class Mirror(Strict):
     groups: Groups = Field(default_factory=Groups)
     heartbeats: Heartbeats = Field(default_factory=Heartbeats)
     topic_shape: TopicShape = Field(default_factory=TopicShape)
+    ride_through_seconds: int = Field(
+        RIDE_THROUGH_SECONDS,
+        ge=0,
+        le=7 * 24 * 3600,
+        description="how long the job rides through a cluster's bad minutes (a broker or a whole cluster away, leaders "
+        "and coordinators moving, in-sync replicas below the minimum, a KDC away while tickets are valid) by asking "
+        "and retrying in place, before it gives up with exit 1 (default 1800: a rolling restart and a 10-minute "
+        "outage); a refused grant, source records gone or a deleted topic stop it at once; 0: give up at the first "
+        "failure (docs/ride-through.md)",
+    )
 
     @field_validator("checkpoint_location")
     @classmethod

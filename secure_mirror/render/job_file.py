@@ -49,6 +49,7 @@ def job_settings(profile: Profile) -> JobSettings:
             grow_partitions=shape.grow_partitions,
             interval_seconds=shape.interval_seconds,
         ),
+        ride_through_seconds=mirror.ride_through_seconds,
     )
 
 

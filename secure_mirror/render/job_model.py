@@ -53,6 +53,7 @@ class JobSettings:
     fingerprint: dict[str, Any]  # {"sha256", "settings"}: stored next to the checkpoint (profile/job_settings.py)
     identities: tuple[JobIdentity, ...]
     topic_shape: JobTopicShape
+    ride_through_seconds: int  # mirror.ride_through_seconds: how long the driver rides through (run/job/ride.py)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2) + "\n"

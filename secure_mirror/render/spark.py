@@ -11,6 +11,7 @@ symbolic links (Spark ships a link under its target's name, and both keytabs may
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import secure_mirror
@@ -82,6 +83,8 @@ def source_options(profile: Profile) -> dict[str, str]:
     if profile.mirror.spark.max_offsets_per_trigger:
         options["maxOffsetsPerTrigger"] = str(profile.mirror.spark.max_offsets_per_trigger)
     if source_format(profile) == SOURCE_FORMAT:  # the mirror's own source (jvm/sink SourceSettings) reads these too
+        # how long the driver asks the source again through a bad minute (jvm/sink securemirror.ride.Waits)
+        options["mirror.ride-through-ms"] = str(profile.mirror.ride_through_seconds * 1000)
         if profile.mirror.spark.tasks:
             options["mirror.tasks"] = str(profile.mirror.spark.tasks)
         if profile.source.uses_delegation_token:  # executors' consumers log in with Spark's token for "source"
@@ -191,6 +194,8 @@ def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
     if spark.secures_internal_traffic:
         conf.update(SPARK_INTERNAL_SECURITY)
     conf.update(jar_conf(profile, out_dir))
+    if profile.mirror.ride_through_seconds and "spark.task.maxFailures" not in conf:
+        conf["spark.task.maxFailures"] = str(task_max_failures(profile.mirror.ride_through_seconds))
     urls = sorted(
         {c.sasl.token_endpoint_url for c in (profile.source, profile.target) if isinstance(c.sasl, OAuthSasl)}
     )
@@ -339,6 +344,26 @@ def shipped_files(profile: Profile, out_dir: Path) -> dict[str, str]:
     return files
 
 
+RETRY_PAUSE_MOST_SECONDS = 30  # a retried task's longest pause (jvm/sink securemirror.ride.Backoff.MOST_MS)
+LOCAL_MASTER = re.compile(r"local(?:\[\s*([0-9]+|\*)\s*\])?")  # local, local[N], local[*]; not local[N,F]
+
+
+def task_max_failures(ride_through_seconds: int) -> int:
+    """Spark's tries of one task (``spark.task.maxFailures``) for a ride of ``ride_through_seconds``: more than the
+    retries' pauses add up to over the ride (each at most :data:`RETRY_PAUSE_MOST_SECONDS`), so that the job's driver,
+    which watches the failures' time (run/job/ride.py), gives up first and says why, never Spark's count."""
+    return ride_through_seconds // RETRY_PAUSE_MOST_SECONDS + 10
+
+
+def submitted_master(master: str, ride_through_seconds: int) -> str:
+    """The master spark-submit gets: a local master gains its task retries (``local[N,F]``; Spark's local masters
+    otherwise try a task once and ignore ``spark.task.maxFailures``); one that names its own stays as written."""
+    found = LOCAL_MASTER.fullmatch(master)
+    if not ride_through_seconds or found is None:
+        return master
+    return f"local[{found.group(1) or 1},{task_max_failures(ride_through_seconds)}]"
+
+
 def spark_submit(profile: Profile, out_dir: Path) -> str:
     """A bash script running the mirror job with spark-submit (the profile's master and deploy mode)."""
     spark = profile.mirror.spark
@@ -348,7 +373,7 @@ def spark_submit(profile: Profile, out_dir: Path) -> str:
     conf = spark_conf(profile, out_dir)
     return templating.render(
         "templates/spark-submit.sh.j2",
-        master=spark.master,
+        master=submitted_master(spark.master, profile.mirror.ride_through_seconds),
         deploy_mode=spark.deploy_mode,
         jars=conf["spark.jars"],
         conf={k: v for k, v in conf.items() if k != "spark.jars"},

@@ -2,7 +2,8 @@
 (``RunLine``; JSON Schema: ``schema/run-output.schema.json``, ``secure-mirror schema --of run``).
 
 In order: ``preflight`` (unless --skip-preflight), ``started``, then from the job's driver ``status`` lines (one per
-batch or epoch, and idle lines; ``monitor.StatusLine``) and ``notice`` lines, ``restart`` lines (--supervise), and
+batch or epoch, and idle lines; ``monitor.StatusLine``), ``waiting`` lines (while it rides through a cluster's bad
+minute; ``waiting.WaitingLine``) and ``notice`` lines, ``restart`` lines (--supervise), and
 last the ``outcome``. A run refused before pre-flight (bad input, exit 2; a machine not ready, exit 4) prints no
 line: its sentence is on stderr, as are the sentences of every failure (the same exit codes as without --json).
 """
@@ -16,6 +17,7 @@ from pydantic import BaseModel, Field, RootModel, ValidationError
 
 from secure_mirror.preflight.table import PreflightOutput
 from secure_mirror.run.monitor import NoticeLine, StatusLine, json_line
+from secure_mirror.run.waiting import WaitingLine
 
 
 class PreflightLine(BaseModel):
@@ -40,6 +42,12 @@ class RestartLine(BaseModel):
     message: str = Field(description="why the job failed")
 
 
+class RiddenFigures(BaseModel):
+    waits: int = Field(description="waits through a cluster's bad minute that ended with the mirror going on")
+    longest_seconds: int = Field(description="the longest of them")
+    task_retries: int = Field(description="failed task attempts that Spark ran again (0: none failed)")
+
+
 class OutcomeLine(BaseModel):
     kind: Literal["outcome"]
     status: Literal["caught-up", "stopped", "failed", "refused", "not-started"] = Field(
@@ -48,13 +56,17 @@ class OutcomeLine(BaseModel):
     )
     exit_code: int = Field(description="the command's exit code")
     message: str = Field(description="the sentence also printed on stderr (empty when there is none)")
+    ridden: RiddenFigures | None = Field(
+        None, description="the waits the job rode through (its last start; absent when the job said nothing)"
+    )
 
 
 class RunLine(RootModel):
     """One line of ``run --json``, told apart by ``kind``."""
 
     root: Annotated[
-        PreflightLine | StartedLine | StatusLine | NoticeLine | RestartLine | OutcomeLine, Field(discriminator="kind")
+        PreflightLine | StartedLine | StatusLine | WaitingLine | NoticeLine | RestartLine | OutcomeLine,
+        Field(discriminator="kind"),
     ]
 
 

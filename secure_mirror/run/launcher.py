@@ -101,10 +101,11 @@ def show_preflight(report: Report, passed: bool, json_lines: bool) -> None:
         render_table(report)
 
 
-def ended(code: int, status: str, message: str, json_lines: bool) -> int:
-    """``code``, after the outcome line (``run --json``)."""
+def ended(code: int, status: str, message: str, json_lines: bool, ridden: dict | None = None) -> int:
+    """``code``, after the outcome line (``run --json``; ``ridden``: the job's waits, when it said)."""
     if json_lines:
-        emit(OutcomeLine.model_validate({"kind": "outcome", "status": status, "exit_code": code, "message": message}))
+        line = {"kind": "outcome", "status": status, "exit_code": code, "message": message}
+        emit(OutcomeLine.model_validate({**line, **({"ridden": ridden} if ridden else {})}))
     return code
 
 
@@ -330,15 +331,15 @@ def supervise(
         while True:
             result = _attempt(script, args, control, log, stopper, class_cache_plan(), options.json_lines)
             if stopper.signal is not None:
-                return _stopped(stopper.signal, options.json_lines)
+                return _stopped(stopper.signal, options.json_lines, result.get("ridden"))
             code = int(result.get("exit_code", EXIT_FAILED))
             if code == EXIT_OK:
-                return ended(EXIT_OK, result.get("status", "caught-up"), "", options.json_lines)
+                return ended(EXIT_OK, result.get("status", "caught-up"), "", options.json_lines, result.get("ridden"))
             message = result.get("message") or f"the job failed; see {log}"
             retry = options.supervise and result.get("retryable") and restarts < options.max_restarts
             if not retry:
                 print(f"secure-mirror run: {message}", file=sys.stderr)
-                return ended(code, result.get("status", "failed"), message, options.json_lines)
+                return ended(code, result.get("status", "failed"), message, options.json_lines, result.get("ridden"))
             restarts += 1
             print(
                 f"secure-mirror run: the job failed ({message}); restart {restarts} of {options.max_restarts} "
@@ -360,12 +361,12 @@ def supervise(
             backoff = min(backoff * 2, BACKOFF_MAX)
 
 
-def _stopped(signum: int, json_lines: bool = False) -> int:
+def _stopped(signum: int, json_lines: bool = False, ridden: dict | None = None) -> int:
     """The job stopped on request, between two batches: 130 for Ctrl-C (SIGINT), 0 for SIGTERM."""
     name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
     message = f"stopped on {name}; run it again to resume from the checkpoint"
     print(f"secure-mirror run: {message}", file=sys.stderr)
-    return ended(EXIT_INTERRUPTED if signum == signal.SIGINT else EXIT_OK, "stopped", message, json_lines)
+    return ended(EXIT_INTERRUPTED if signum == signal.SIGINT else EXIT_OK, "stopped", message, json_lines, ridden)
 
 
 def _sleep(seconds: float, stopper: _Stopper) -> int | None:

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from secure_mirror import folders
 from secure_mirror.run.heartbeats import age_text
+from secure_mirror.run.waiting import WaitingLine, waiting_text
 
 
 def records_behind(progress: dict) -> dict[tuple[str, int], int]:
@@ -338,6 +339,11 @@ class Reporter:
         line = self._stamped({unit: self.last_batch, "idle": True})
         self._show(line, lambda _line: f"{unit} {self.last_batch}: idle, waiting for new records")
 
+    def waiting(self, line: WaitingLine) -> None:
+        """A wait through a cluster's bad minute (run/job/ride.py): its line, in the metrics file too."""
+        self._append(json_line(line))
+        self._print(json_line(line) if self.json_lines else waiting_text(line))
+
     def _show(self, line: dict, text: Callable[[dict], str]) -> None:
         """One status line: ``line`` as JSON (``run --json``), else ``text(line)`` with the heartbeat's age."""
         self._print(status_json(line) if self.json_lines else with_heartbeat(text(line), line))
@@ -345,9 +351,12 @@ class Reporter:
     def _write(self, line: dict) -> None:
         if self.publish is not None:
             self.publish(line)
+        self._append(json.dumps(line))
+
+    def _append(self, text: str) -> None:
         if self.metrics_file:
             try:
-                folders.append(self.metrics_file, (json.dumps(line) + "\n").encode("utf-8"))
+                folders.append(self.metrics_file, (text + "\n").encode("utf-8"))
             except OSError as exc:
                 if exc.errno != errno.ELOOP:
                     raise

@@ -6,22 +6,31 @@ their READ is judged with the other topics'). The groups asked about are ``rende
 include, a name under each prefix that a LITERAL grant on the prefix would not cover); ``ask_*`` put the questions
 through ``probes.kafka_admin`` and the pure ``*_check`` functions judge the answers, naming a missing grant as the
 side's ACL plan holds it. What the brokers cannot say (operations not reported before Kafka 2.3; WRITE and READ on a
-topic still to create; an error) is ``unverified``, proven by the ``--as-admin`` audit: never a pass."""
+topic still to create; an error, ``base.meaning``: no answer, the broker asked naming) is ``unverified``, proven by
+the ``--as-admin`` audit: never a pass, never a refusal."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from secure_mirror.preflight.checks.acl_fixes import lacking
-from secure_mirror.preflight.checks.base import check, listed, planned, undescribed
+from secure_mirror.preflight.checks.base import (
+    REFUSED,
+    REJECTED,
+    UNASKED,
+    check,
+    listed,
+    meaning,
+    planned,
+    unanswered,
+    undescribed,
+)
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, UNVERIFIED, Check
 from secure_mirror.preflight.probes import kafka_admin
 from secure_mirror.profile.models import Profile
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.render.acls import AclPlan
 
-REFUSED_GROUP = "GROUP_AUTHORIZATION_FAILED"
-REFUSED_TOPIC = kafka_admin.REFUSED_TOPIC
 EXISTS = kafka_admin.EXISTS
 
 
@@ -40,27 +49,32 @@ def ask_source(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dic
 
 def ask_target(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict:
     """{"groups": the target's description of each sample group, "topics": the offset map's and checkpoints topic's
-    descriptions, "created": the validate_only creation answers of those not described}."""
+    descriptions, "created": the validate_only creation answers of those not described, "said": librdkafka's
+    client-level errors by then (``kafka_admin.said``)}."""
     samples = planned(plan, ("READ", "DESCRIBE"), "GROUP", acl_plans.group_samples(profile))
     own = ask_own_topics(plan, admin, list(acl_plans.sync_topics(profile)))
-    return {"groups": kafka_admin.describe_groups(admin, samples), **own}
+    described = kafka_admin.describe_groups(admin, samples)
+    return {**own, "groups": described, "said": kafka_admin.said(admin)}
 
 
 def ask_own_topics(plan: AclPlan, admin: kafka_admin.Admin, names: list[str]) -> dict:
     """{"topics": the descriptions of some of the mirror's own target topics, "created": the validate_only creation
-    answers of those not described} (as ``ask_target`` gives them for the offset map and checkpoints topics)."""
+    answers of those not described, "said": librdkafka's client-level errors by then} (as ``ask_target`` gives them
+    for the offset map and checkpoints topics)."""
     own = planned(plan, ("DESCRIBE", "WRITE", "READ"), "TOPIC", names)
     described = kafka_admin.describe_topics(admin, own)
     absent = planned(plan, ("CREATE",), "TOPIC", [t for t, d in described.items() if "error" in d])
     created = kafka_admin.validate_create(admin, dict.fromkeys(absent, 1)) if absent else {}
     described, created = kafka_admin.appeared(admin, described, created)
-    return {"topics": described, "created": created}
+    return {"topics": described, "created": created, "said": kafka_admin.said(admin)}
 
 
 # ---- the judgement --------------------------------------------------------------------------------------------------
-def source_check(profile: Profile, plan: AclPlan, described: Mapping[str, kafka_admin.GroupAnswer]) -> Check:
-    """``source.acl.group-describe`` from ``ask_source``'s answer."""
-    return group_check(profile, plan, "DESCRIBE", described, "fetch their committed offsets")
+def source_check(
+    profile: Profile, plan: AclPlan, described: Mapping[str, kafka_admin.GroupAnswer], said: Sequence[str] = ()
+) -> Check:
+    """``source.acl.group-describe`` from ``ask_source``'s answer (``said``: librdkafka's client-level errors)."""
+    return group_check(profile, plan, "DESCRIBE", described, "fetch their committed offsets", said)
 
 
 def target_checks(
@@ -68,47 +82,47 @@ def target_checks(
 ) -> list[Check]:
     """``target.acl.group-read``, ``-topic-read`` and ``-group-topics`` (``exists``: the target topics described,
     ``to_create``: those still to create, as the target's topic checks sorted them; ``answer``: ``ask_target``'s)."""
-    own = answer["topics"]
+    own, said = answer["topics"], answer.get("said", [])
     own_exist = {t: d for t, d in own.items() if "error" not in d}
     own_to_create = [t for t, code in answer["created"].items() if code is None]
     return [
-        group_check(profile, plan, "READ", answer["groups"], "commit their translated offsets"),
+        group_check(profile, plan, "READ", answer["groups"], "commit their translated offsets", said),
         topic_read_check(plan, {**exists, **own_exist}, [*to_create, *own_to_create]),
-        group_topics_check(plan, own, answer["created"]),
+        group_topics_check(plan, own, answer["created"], said=said, create_proof="target.audit.topic-create"),
     ]
 
 
 def group_check(
-    profile: Profile, plan: AclPlan, operation: str, described: Mapping[str, kafka_admin.GroupAnswer], purpose: str
+    profile: Profile,
+    plan: AclPlan,
+    operation: str,
+    described: Mapping[str, kafka_admin.GroupAnswer],
+    purpose: str,
+    said: Sequence[str] = (),
 ) -> Check:
     """``acl.group-<operation>`` on the synced groups: refused (an authorization error, or the operation not among
-    those reported), not known (operations not reported, another error: unverified), or held."""
+    those reported), not known (another error: no answer, naming the brokers ``said`` names; operations not
+    reported: unverified), or held."""
     what, names = f"acl.group-{operation.lower()}", shown(profile)
     refused = [g for g, d in described.items() if _refused(d, operation)]
     unknown = [g for g, d in described.items() if g not in refused and d.get("operations") is None]
+    proof = f"{plan.side}.audit.group-{operation.lower()}"
     if refused:
         finding = (
             f"{plan.principal} may not {operation} the consumer groups mirror.groups syncs "
             f"({listed([names[g] for g in refused])}): the mirror could not {purpose}"
         )
         return lacking(plan, what, plan.need(operation, "GROUP", refused), finding)
+    if errors := {g: d["error"] for g, d in described.items() if g in unknown and "error" in d}:
+        question = f"whether {plan.principal} may {operation} the consumer groups {listed([names[g] for g in errors])}"
+        return unanswered(plan.side, what, question, errors, said, proof)
     if unknown:
-        why = {
-            d["error"] if "error" in d else "no authorized operations reported (brokers before Kafka 2.3)"
-            for d in described.values()
-        }
         finding = (
             f"whether {plan.principal} may {operation} the consumer groups {listed([names[g] for g in unknown])} is "
-            f"not known: {'; '.join(sorted(why))}"
+            "not known: no authorized operations reported (brokers before Kafka 2.3)"
         )
         return check(
-            plan.side,
-            what,
-            UNVERIFIED,
-            finding,
-            PROVE_WITH_AUDIT,
-            proven_by=f"{plan.side}.audit.group-{operation.lower()}",
-            details={"resources": unknown},
+            plan.side, what, UNVERIFIED, finding, PROVE_WITH_AUDIT, proven_by=proof, details={"resources": unknown}
         )
     finding = (
         f"{plan.principal} may {operation} the consumer groups mirror.groups syncs ({listed(list(names.values()))})"
@@ -118,7 +132,7 @@ def group_check(
 
 def _refused(described: kafka_admin.GroupAnswer, operation: str) -> bool:
     if "error" in described:
-        return described["error"] == REFUSED_GROUP
+        return meaning(described["error"]) == REFUSED
     return described["operations"] is not None and operation not in described["operations"]
 
 
@@ -157,12 +171,17 @@ def group_topics_check(
     what: str = "acl.group-topics",
     purpose: str = "mirror.groups (its offset map; checkpoints in MirrorMaker 2's format)",
     needed_by: str = "mirror.groups",
+    *,
+    said: Sequence[str] = (),
+    create_proof: str = "",
 ) -> Check:
     """``target.acl.group-topics``: DESCRIBE, CREATE (when missing) and WRITE on the offset map and checkpoints
-    topics; WRITE on one still to create (or on brokers that report no operations) is not known. The same judgement
-    for another of the mirror's own topics under another id (``what``) and ``purpose`` (the heartbeats topic)."""
-    hidden = sorted(t for t, d in described.items() if d.get("error") == REFUSED_TOPIC)
-    no_create = sorted(t for t, code in created.items() if code == REFUSED_TOPIC and t not in hidden)
+    topics; WRITE on one still to create (or on brokers that report no operations) is not known, and so is CREATE
+    when the brokers gave no answer (``said``: librdkafka's client-level errors name the broker; the audit check
+    ``create_proof`` proves it). The same judgement for another of the mirror's own topics under another id
+    (``what``) and ``purpose`` (the heartbeats topic)."""
+    hidden = sorted(t for t, d in described.items() if "error" in d and meaning(d["error"]) == REFUSED)
+    no_create = sorted(t for t, code in created.items() if meaning(code) == REFUSED and t not in hidden)
     exists = {t: d for t, d in described.items() if "error" not in d}
     no_write = sorted(t for t, d in exists.items() if d["operations"] is not None and "WRITE" not in d["operations"])
     for operation, names in (("DESCRIBE", hidden), ("CREATE", no_create), ("WRITE", no_write)):
@@ -171,10 +190,14 @@ def group_topics_check(
                 f"{plan.principal} may not {operation} {listed(names)}, the topic(s) the mirror keeps for {purpose}"
             )
             return lacking(plan, what, plan.need(operation, "TOPIC", names), finding)
-    other = sorted(t for t, code in created.items() if code not in (None, REFUSED_TOPIC, EXISTS))
-    if other:
-        finding = f"the broker would refuse to create {listed(other)}: {created[other[0]]}"
+    if rejected := sorted(t for t, code in created.items() if meaning(code) == REJECTED):
+        finding = f"the broker would refuse to create {listed(rejected)}: {created[rejected[0]]}"
         return check("target", what, FAIL, finding, "create the topics yourself, or fix the topic policy")
+    if unasked := {t: code for t, code in sorted(created.items()) if code is not None and meaning(code) == UNASKED}:
+        question = (
+            f"whether {plan.principal} may CREATE {listed(list(unasked))}, the topic(s) the mirror keeps for {purpose}"
+        )
+        return unanswered("target", what, question, unasked, said, create_proof)
     if errors := kafka_admin.undescribed(described, created):
         return undescribed("target", what, plan.principal, errors)
     unknown = sorted(t for t in described if t not in exists or exists[t]["operations"] is None)

@@ -11,14 +11,14 @@ broker authorizes a real Fetch and JoinGroup)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from secure_mirror.preflight.checks import groups as group_checks
 from secure_mirror.preflight.checks import topic_shape as shape_checks
 from secure_mirror.preflight.checks.acl_fixes import lacking
-from secure_mirror.preflight.checks.base import check, listed, planned
+from secure_mirror.preflight.checks.base import REFUSED, UNASKED, check, listed, meaning, planned, unanswered
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, WARN, Check
 from secure_mirror.preflight.probes import kafka_admin
 from secure_mirror.profile.models import Profile
@@ -44,7 +44,8 @@ def ask(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict:
     """{"visible": name -> partitions} and, when the selection picks some of them, {"named": the literally named
     topics the identity does not see, and their descriptions; "described": the selected topics' descriptions;
     "fetched": the fetch answers of those whose operations were not reported; "configs_asked": their DescribeConfigs
-    answers (config sync on); "group": ``ask_group``'s answer}."""
+    answers (config sync on); "group": ``ask_group``'s answer; "said": librdkafka's client-level errors by then, which
+    name the brokers it could not ask (``kafka_admin.said``)}."""
     visible = kafka_admin.list_topics(admin)
     selected = planned(plan, ("DESCRIBE", "READ"), "TOPIC", profile.selection().select(list(visible)))
     if not selected:
@@ -69,7 +70,8 @@ def ask(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict:
         }
         if profile.mirror.groups.enabled:  # mirror.groups: DESCRIBE on the synced groups
             answers["synced_groups"] = group_checks.ask_source(profile, plan, admin)
-        return {**answers, "group": ask_group(profile, admin, group, group_described.result())}
+        group_answer = ask_group(profile, admin, group, group_described.result())
+        return {**answers, "group": group_answer, "said": kafka_admin.said(admin)}
 
 
 def named_literals(profile: Profile, visible: set[str]) -> list[str]:
@@ -113,16 +115,20 @@ def judge(profile: Profile, plan: AclPlan, answers: dict) -> list[Check]:
     if selection.status != PASS:
         return [selection]
     selected = profile.selection().select(list(answers["visible"]))
-    named = answers["named"]
+    named, said = answers["named"], answers.get("said", [])
     return [
         selection,
-        *filter(None, [named_check(plan, named["names"], named["described"])]),
-        *access_checks(plan, selected, answers["described"], answers["fetched"]),
-        group_check(profile, plan, answers["group"]),
+        *filter(None, [named_check(plan, named["names"], named["described"], said)]),
+        *access_checks(plan, selected, answers["described"], answers["fetched"], said),
+        group_check(profile, plan, answers["group"], said),
         *shape_checks.source_checks(
             profile, plan, {t: answers["described"][t] for t in selected}, answers.get("configs_asked", {})
         ),
-        *([group_checks.source_check(profile, plan, answers["synced_groups"])] if "synced_groups" in answers else []),
+        *(
+            [group_checks.source_check(profile, plan, answers["synced_groups"], said)]
+            if "synced_groups" in answers
+            else []
+        ),
     ]
 
 
@@ -151,19 +157,28 @@ def selection_check(profile: Profile, visible: dict[str, int]) -> Check:
     )
 
 
-def named_check(plan: AclPlan, named: list[str], described: Mapping[str, kafka_admin.TopicAnswer]) -> Check | None:
+def named_check(
+    plan: AclPlan, named: list[str], described: Mapping[str, kafka_admin.TopicAnswer], said: Sequence[str] = ()
+) -> Check | None:
     """``acl.topic-describe-named``: a topic the include names literally but the identity cannot see would be left
-    out without a word (None: every named topic is seen)."""
+    out without a word (None: every named topic is seen); one the brokers gave no answer about is not known."""
     if not named:
         return None
-    hidden = sorted(name for name in named if described[name].get("error") == "TOPIC_AUTHORIZATION_FAILED")
-    absent = sorted(name for name in named if name not in hidden)
+    codes = {name: d["error"] for name in sorted(named) if "error" in (d := described[name])}
+    hidden = [name for name, code in codes.items() if meaning(code) == REFUSED]
+    unasked = {name: code for name, code in codes.items() if meaning(code) == UNASKED}
+    absent = [name for name in sorted(named) if name not in hidden and name not in unasked]
     if hidden:
         finding = (
             f"mirror.topics names {listed(hidden)}, which {plan.principal} may not DESCRIBE: it would not be "
             "mirrored, silently"
         )
         return lacking(plan, "acl.topic-describe-named", plan.need("DESCRIBE", "TOPIC", hidden), finding)
+    if unasked:
+        question = (
+            f"whether {listed(list(unasked))}, named by mirror.topics, exist(s) and {plan.principal} may DESCRIBE it"
+        )
+        return unanswered("source", "acl.topic-describe-named", question, unasked, said, "source.audit.topic-describe")
     return check(
         "source",
         "acl.topic-describe-named",
@@ -173,67 +188,85 @@ def named_check(plan: AclPlan, named: list[str], described: Mapping[str, kafka_a
     )
 
 
-def access_checks(plan: AclPlan, selected: list[str], described: dict, fetched: dict) -> list[Check]:
+def access_checks(
+    plan: AclPlan, selected: list[str], described: dict, fetched: dict, said: Sequence[str] = ()
+) -> list[Check]:
     """``acl.topic-describe`` and ``acl.topic-read`` over the selected topics' descriptions and, where the brokers
-    report no operations, the fetch answers (None: answered; ``TOPIC_AUTHORIZATION_FAILED``; ``NO_ANSWER``)."""
+    report no operations, the fetch answers (None: answered; ``TOPIC_AUTHORIZATION_FAILED``; ``NO_ANSWER``). A
+    description refused fails DESCRIBE; one with another error (``base.meaning``) leaves both not known."""
+    errors = {t: described[t]["error"] for t in selected if "error" in described[t]}
+    no_describe = [t for t, code in errors.items() if meaning(code) == REFUSED]
+    unasked = {t: code for t, code in errors.items() if t not in no_describe}
+    if no_describe:
+        finding = f"{plan.principal} may not DESCRIBE {len(no_describe)} selected topic(s): {listed(no_describe)}"
+        describe = lacking(plan, "acl.topic-describe", plan.need("DESCRIBE", "TOPIC", no_describe), finding)
+    elif unasked:
+        question = f"whether {plan.principal} may DESCRIBE {listed(list(unasked))}"
+        describe = unanswered("source", "acl.topic-describe", question, unasked, said, "source.audit.topic-describe")
+    else:
+        finding = f"{plan.principal} may DESCRIBE all {len(selected)} selected topic(s)"
+        describe = check("source", "acl.topic-describe", PASS, finding)
+    return [describe, read_check(plan, selected, described, fetched, (no_describe, unasked), said)]
+
+
+def read_check(
+    plan: AclPlan,
+    selected: list[str],
+    described: dict,
+    fetched: dict,
+    undescribed: tuple[list[str], dict[str, str]],
+    said: Sequence[str] = (),
+) -> Check:
+    """``acl.topic-read`` over the described topics (``undescribed``: those refused, and those not answered about)."""
+    no_describe, unasked = undescribed
     visible = [t for t in selected if "error" not in described[t]]
-    no_describe = [t for t in selected if "error" in described[t]]
     how = OLD_BROKER if any(unreported(described[t]) for t in selected) else ""
     readable = {
         t for t in visible if (fetched.get(t) is None if t in fetched else "READ" in described[t]["operations"])
     }
-    refused = "TOPIC_AUTHORIZATION_FAILED"
     unread = [t for t in visible if t not in readable]
-    no_read = [t for t in unread if fetched.get(t, refused) == refused]
-    unanswered = [t for t in unread if fetched.get(t, refused) != refused]
-    if no_describe:
-        finding = f"{plan.principal} may not DESCRIBE {len(no_describe)} selected topic(s): {listed(no_describe)}"
-        describe = lacking(plan, "acl.topic-describe", plan.need("DESCRIBE", "TOPIC", no_describe), finding)
-    else:
-        finding = f"{plan.principal} may DESCRIBE all {len(selected)} selected topic(s)"
-        describe = check("source", "acl.topic-describe", PASS, finding)
+    no_read = [t for t in unread if t not in fetched or meaning(fetched[t]) == REFUSED]  # not fetched: not reported
+    unfetched = [t for t in unread if t not in no_read]
     if no_read:
         finding = f"{plan.principal} may not READ {len(no_read)} of {len(selected)} topic(s): {listed(no_read)}{how}"
-        read = lacking(plan, "acl.topic-read", plan.need("READ", "TOPIC", no_read), finding)
-    elif unanswered:
-        read = check(
+        return lacking(plan, "acl.topic-read", plan.need("READ", "TOPIC", no_read), finding)
+    if unfetched:
+        return check(
             "source",
             "acl.topic-read",
             UNVERIFIED,
-            f"the brokers did not answer a fetch of {listed(unanswered)}{how}: READ is not known",
+            f"the brokers did not answer a fetch of {listed(unfetched)}{how}: READ is not known",
             PROVE_WITH_AUDIT,
             proven_by="source.audit.topic-read",
-            details={"resources": unanswered[:100]},
+            details={"resources": unfetched[:100]},
         )
-    elif not no_describe:
-        read = check(
-            "source", "acl.topic-read", PASS, f"{plan.principal} may READ all {len(selected)} selected topic(s){how}"
-        )
-    else:
-        read = check(
+    if unasked:
+        question = f"whether {plan.principal} may READ {listed(list(unasked))}"
+        return unanswered("source", "acl.topic-read", question, unasked, said, "source.audit.topic-read")
+    if no_describe:
+        return check(
             "source", "acl.topic-read", SKIPPED, "skipped for topics without DESCRIBE; READ holds on the others"
         )
-    return [describe, read]
+    return check(
+        "source", "acl.topic-read", PASS, f"{plan.principal} may READ all {len(selected)} selected topic(s){how}"
+    )
 
 
-def group_check(profile: Profile, plan: AclPlan, answer: dict) -> Check:
-    """``acl.group-read`` from ``ask_group``'s answer about the sample of Spark's group ids."""
+def group_check(profile: Profile, plan: AclPlan, answer: dict, said: Sequence[str] = ()) -> Check:
+    """``acl.group-read`` from ``ask_group``'s answer about the sample of Spark's group ids: held, refused (or not
+    among the operations reported), or not known when the brokers gave no answer (``said``: librdkafka's errors)."""
     group, described = answer["name"], answer["described"]
     if unreported(described):  # a broker before Kafka 2.3: the group was joined
         return joined_check(profile, plan, group, answer["joined"])
     groups = f"consumer groups named {profile.group_prefix}*"
     if "READ" in (described.get("operations") or []):
         return check("source", "acl.group-read", PASS, f"{plan.principal} may READ {groups}")
-    if described.get("error") in (None, "GROUP_AUTHORIZATION_FAILED"):
+    code = described.get("error")
+    if code is None or meaning(code) == REFUSED:
         finding = f"{plan.principal} may not READ the consumer groups Spark will use ({profile.group_prefix}*)"
         return lacking(plan, "acl.group-read", plan.need("READ", "GROUP", [group]), finding)
-    return check(
-        "source",
-        "acl.group-read",
-        WARN,
-        f"could not check the consumer group {group}: {described['error']}",
-        "run pre-flight again; the group coordinator was not ready",
-    )
+    question = f"whether {plan.principal} may READ the consumer groups Spark will use ({profile.group_prefix}*)"
+    return unanswered("source", "acl.group-read", question, {group: code}, said, "source.audit.group-read")
 
 
 def joined_check(profile: Profile, plan: AclPlan, group: str, joined: dict | None) -> Check:
@@ -247,7 +280,7 @@ def joined_check(profile: Profile, plan: AclPlan, group: str, joined: dict | Non
     if joined["code"] is None:
         finding = f"{plan.principal} may READ consumer groups named {profile.group_prefix}*{how}"
         return check("source", "acl.group-read", PASS, finding)
-    if joined["code"] == "GROUP_AUTHORIZATION_FAILED":
+    if meaning(joined["code"]) == REFUSED:
         finding = f"{plan.principal} may not READ the consumer groups Spark will use ({profile.group_prefix}*){how}"
         return lacking(plan, "acl.group-read", plan.need("READ", "GROUP", [group]), finding)
     return check(

@@ -8,6 +8,7 @@ ACL plan holds it (``render.acls.AclPlan.need``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict, final
 
@@ -15,7 +16,19 @@ from secure_mirror.kafka.acl import CLUSTER_NAME, kafka_acls_command
 from secure_mirror.preflight.checks import groups as group_checks
 from secure_mirror.preflight.checks import topic_shape as shape_checks
 from secure_mirror.preflight.checks.acl_fixes import lacking
-from secure_mirror.preflight.checks.base import SideChecks, check, client_conf, listed, planned, undescribed
+from secure_mirror.preflight.checks.base import (
+    REFUSED,
+    REJECTED,
+    UNASKED,
+    SideChecks,
+    check,
+    client_conf,
+    listed,
+    meaning,
+    planned,
+    unanswered,
+    undescribed,
+)
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, Check
 from secure_mirror.preflight.probes import Failed, api_versions, kafka_admin, tls
 from secure_mirror.profile.cluster import Cluster
@@ -26,6 +39,7 @@ from secure_mirror.render.acls import AclPlan, NotPlanned
 
 HEARTBEATS_CHECK = "acl.heartbeats-topic"
 TRANSACTIONAL_PROBE = "preflight"  # the transactional id pre-flight registers: the prefix and this
+TRANSACTIONAL_PROOF = "target.audit.transactional_id-write"
 
 
 # ---- the steps: ask, then judge -----------------------------------------------------------------------------------
@@ -51,8 +65,8 @@ def target_side(
         beats = group_checks.ask_own_topics(plan, admin, [HEARTBEATS_TOPIC])
         purpose = "its heartbeats (MirrorMaker 2's heartbeats topic, docs/heartbeats.md)"
         judged = group_checks.group_topics_check(
-            plan, beats["topics"], beats["created"], HEARTBEATS_CHECK, purpose, "mirror.heartbeats"
-        )
+            plan, beats["topics"], beats["created"], HEARTBEATS_CHECK, purpose, "mirror.heartbeats", said=beats["said"]
+        )  # the audit does not evaluate the heartbeats topic: a CREATE not answered is proven by nothing
         run.extend(judged)
     if profile.mirror.delivery.enable_idempotence:
         if run.status("acl.topic-write") == FAIL:  # one cause, one failure (unverified WRITE does not block this)
@@ -61,7 +75,8 @@ def target_side(
             run.extend(idempotent_check(plan, ask_idempotence(profile.target, admin, timeout)))
     if profile.mirror.delivery.exactly_once:
         [probe] = planned(plan, ("WRITE",), "TRANSACTIONAL_ID", [profile.transactional_prefix + TRANSACTIONAL_PROBE])
-        run.extend(transaction_check(profile, plan, probe, kafka_admin.transaction_probe(admin, probe)))
+        code = kafka_admin.transaction_probe(admin, probe)
+        run.extend(transaction_check(profile, plan, probe, code, kafka_admin.said(admin)))
     return run.checks
 
 
@@ -114,7 +129,8 @@ def ask_topics(
     known: dict[str, kafka_admin.TopicAnswer],
 ) -> dict:
     """{"names": target topic -> its source's partitions, "described": their descriptions (those ``known`` has from
-    the first phase, the others asked now), "created": the validate_only creation answers of those not described}."""
+    the first phase, the others asked now), "created": the validate_only creation answers of those not described,
+    "said": librdkafka's client-level errors by then (``kafka_admin.said``: the brokers it could not ask)}."""
     names = {profile.target_topic(t): p for t, p in source_topics.items()}
     asked = planned(plan, ("DESCRIBE", "WRITE"), "TOPIC", names)
     fresh = kafka_admin.describe_topics(admin, [t for t in asked if t not in known])
@@ -122,7 +138,7 @@ def ask_topics(
     absent = planned(plan, ("CREATE",), "TOPIC", [t for t, d in described.items() if "error" in d])
     created = kafka_admin.validate_create(admin, {t: names[t] for t in absent})
     described, created = kafka_admin.appeared(admin, described, created)
-    return {"names": names, "described": described, "created": created}
+    return {"names": names, "described": described, "created": created, "said": kafka_admin.said(admin)}
 
 
 @final
@@ -155,15 +171,22 @@ class TargetTopics:
     to_create: list[str]
     hidden: list[str]  # the identity may not describe them
     undescribed: dict[str, str]  # they exist, but their description failed otherwise: name -> the brokers' error
+    unknown: dict[str, str]  # neither described nor known to be absent (no answer): name -> the description's error
+    said: list[str]  # librdkafka's client-level errors (``kafka_admin.said``): the brokers it could not ask
 
     @classmethod
     def of(cls, answers: dict) -> TargetTopics:
         described, created = answers["described"], answers["created"]
         exists = {t: d for t, d in described.items() if "error" not in d}
         to_create = [t for t, code in created.items() if code != kafka_admin.EXISTS]
-        hidden = [t for t in created if described[t].get("error") == kafka_admin.REFUSED_TOPIC]
+        hidden = [t for t in created if meaning(described[t].get("error")) == REFUSED]
         undescribed = kafka_admin.undescribed(described, created)
-        return cls(answers["names"], exists, created, to_create, hidden, undescribed)
+        unknown = {
+            t: described[t]["error"]
+            for t in to_create
+            if created[t] is not None and meaning(described[t].get("error")) == UNASKED
+        }
+        return cls(answers["names"], exists, created, to_create, hidden, undescribed, unknown, answers.get("said", []))
 
 
 def topic_checks(profile: Profile, plan: AclPlan, answers: dict) -> list[Check]:
@@ -182,18 +205,19 @@ def partitions_check(profile: Profile, topics: TargetTopics) -> Check:
 
 
 def describe_check(plan: AclPlan, topics: TargetTopics) -> Check:
-    if not topics.hidden and topics.undescribed:
+    """DESCRIBE: refused (hidden), or not known for a topic that exists but was not described, or that was neither
+    described nor created for want of an answer."""
+    if topics.hidden:
+        hidden = sorted(topics.hidden)
+        finding = f"{plan.principal} may not DESCRIBE {len(hidden)} target topic(s): {listed(hidden)}"
+        return lacking(plan, "acl.topic-describe", plan.need("DESCRIBE", "TOPIC", hidden), finding)
+    if topics.undescribed:
         return undescribed("target", "acl.topic-describe", plan.principal, topics.undescribed)
-    if not topics.hidden:
-        return check(
-            "target",
-            "acl.topic-describe",
-            PASS,
-            f"{plan.principal} may DESCRIBE all {len(topics.names)} target topic(s)",
-        )
-    hidden = sorted(topics.hidden)
-    finding = f"{plan.principal} may not DESCRIBE {len(hidden)} target topic(s): {listed(hidden)}"
-    return lacking(plan, "acl.topic-describe", plan.need("DESCRIBE", "TOPIC", hidden), finding)
+    if unknown := topics.unknown:
+        question = f"whether {plan.principal} may DESCRIBE {listed(sorted(unknown))}"
+        return unanswered("target", "acl.topic-describe", question, unknown, topics.said, "target.audit.topic-describe")
+    finding = f"{plan.principal} may DESCRIBE all {len(topics.names)} target topic(s)"
+    return check("target", "acl.topic-describe", PASS, finding)
 
 
 def write_check(plan: AclPlan, topics: TargetTopics) -> Check:
@@ -238,20 +262,28 @@ def write_check(plan: AclPlan, topics: TargetTopics) -> Check:
 
 
 def create_check(plan: AclPlan, topics: TargetTopics) -> Check:
+    """CREATE, asked with validate_only: the authorizer's refusal fails with the grant, the brokers' rules (a topic
+    policy) fail with theirs, and no answer (a broker that could not be asked) is unverified, naming the broker."""
     created, to_create = topics.created, sorted(topics.to_create)
-    no_create = [t for t in to_create if created[t] == kafka_admin.REFUSED_TOPIC]
-    other = [t for t in to_create if created[t] not in (None, kafka_admin.REFUSED_TOPIC)]
+    no_create = [t for t in to_create if meaning(created[t]) == REFUSED]
+    rejected = [t for t in to_create if meaning(created[t]) == REJECTED]
+    unasked = {t: code for t in to_create if (code := created[t]) is not None and meaning(code) == UNASKED}
     if no_create:
         finding = f"{plan.principal} may not CREATE {len(no_create)} missing target topic(s): {listed(no_create)}"
         return lacking(plan, "acl.topic-create", plan.need("CREATE", "TOPIC", no_create), finding)
-    if other:
+    if rejected:
         return check(
             "target",
             "acl.topic-create",
             FAIL,
-            f"the broker would refuse to create {listed(other)}: {created[other[0]]}",
+            f"the broker would refuse to create {listed(rejected)}: {created[rejected[0]]}",
             "create the topics yourself, or fix the broker's topic policy",
         )
+    if unasked:
+        question = (
+            f"whether {plan.principal} may CREATE {len(unasked)} missing target topic(s) ({listed(list(unasked))})"
+        )
+        return unanswered("target", "acl.topic-create", question, unasked, topics.said, "target.audit.topic-create")
     if to_create:
         finding = (
             f"{plan.principal} may CREATE the {len(to_create)} missing target topic(s) "
@@ -301,9 +333,10 @@ def idempotent_check(plan: AclPlan, answer: Idempotence | Failed) -> Check:
     return lacking(plan, what, need, finding)
 
 
-def transaction_check(profile: Profile, plan: AclPlan, probe: str, code: str | None) -> Check:
+def transaction_check(profile: Profile, plan: AclPlan, probe: str, code: str | None, said: Sequence[str] = ()) -> Check:
     """exactly_once: the sink's transactional producers need WRITE on the ids under ``Profile.transactional_prefix``
-    (asked by registering ``probe``, one such id: ``code`` is the broker's answer; the audit checks the grants)."""
+    (asked by registering ``probe``, one such id: ``code`` is the broker's answer, ``said`` librdkafka's client-level
+    errors; the audit checks the grants)."""
     prefix = profile.transactional_prefix
     how = f" (asked by registering the transactional id {probe}, which writes no record)"
     if code is None:
@@ -313,6 +346,9 @@ def transaction_check(profile: Profile, plan: AclPlan, probe: str, code: str | N
     if code == "TRANSACTIONAL_ID_AUTHORIZATION_FAILED":
         finding = f"{plan.principal} may not WRITE the transactional ids {prefix}* that exactly_once needs{how}"
         return lacking(plan, "acl.transactional-id", plan.need("WRITE", "TRANSACTIONAL_ID", [probe]), finding)
+    if meaning(code) == UNASKED:  # the transaction coordinator could not be asked: no answer, never a refusal
+        question = f"whether {plan.principal} may use the transactional ids {prefix}*{how}"
+        return unanswered("target", "acl.transactional-id", question, {probe: code}, said, TRANSACTIONAL_PROOF)
     return check(
         "target",
         "acl.transactional-id",
@@ -320,5 +356,5 @@ def transaction_check(profile: Profile, plan: AclPlan, probe: str, code: str | N
         f"registering the transactional id {probe} got {code}: whether "
         f"{plan.principal} may use the ids {prefix}* is not known",
         PROVE_WITH_AUDIT,
-        proven_by="target.audit.transactional_id-write",
+        proven_by=TRANSACTIONAL_PROOF,
     )

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from secure_mirror.preflight.checks.acl_fixes import lacking
-from secure_mirror.preflight.checks.base import check, listed
+from secure_mirror.preflight.checks.base import REFUSED, check, listed, meaning
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, UNVERIFIED, WARN, Check, Status
 from secure_mirror.preflight.probes import kafka_admin
 from secure_mirror.profile.models import Profile
@@ -35,13 +35,13 @@ def operation_check(
 ) -> Check:
     """``<side>.<what>``: ``operation`` on the described topics (those answering an error are judged elsewhere).
     Missing, it warns (the mirror runs, less the topic shape); not reported by the brokers (before Kafka 2.3), it is
-    judged by ``asked`` (topic -> None: a probe the authorizer answered; ``TOPIC_AUTHORIZATION_FAILED``: refused;
-    another code: not known), else unverified."""
+    judged by ``asked`` (topic -> None: a probe the authorizer answered; an authorization error, ``base.meaning``:
+    refused; another code: not known), else unverified."""
     asked = asked or {}
     topics = {t: d for t, d in described.items() if "error" not in d}
     unreported = [t for t, d in topics.items() if d["operations"] is None]
     probed = [t for t in unreported if t in asked and asked[t] is None]
-    refused = [t for t in unreported if asked.get(t) == "TOPIC_AUTHORIZATION_FAILED"]
+    refused = [t for t in unreported if t in asked and meaning(asked[t]) == REFUSED]
     unasked = sorted(t for t in unreported if t not in probed and t not in refused)
     missing = sorted(
         [t for t, d in topics.items() if d["operations"] is not None and operation not in d["operations"]] + refused

@@ -115,6 +115,12 @@ def _ops(operations) -> list[str] | None:
     return None if operations is None else sorted(op.name for op in operations)
 
 
+def said(admin: Admin) -> list[str]:
+    """librdkafka's client-level errors so far (auth, TLS, transport: each names its broker), the waiting ones served."""
+    admin.client.poll(0)
+    return list(admin.errors)
+
+
 def reason(admin: Admin, exc: BaseException) -> str:
     """Why a call failed: librdkafka's last client-level error (auth, TLS, transport), else the exception."""
     return admin.errors[-1] if admin.errors else str(exc)

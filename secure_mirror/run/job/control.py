@@ -23,10 +23,12 @@ class Control:
     def stop_requested(self) -> bool:
         return self.signal is not None or bool(self.folder and self.folder.stop_requested())
 
-    def result(self, code: int, status: str, message: str) -> int:
+    def result(self, code: int, status: str, message: str, ridden: dict | None = None) -> int:
+        """Write the job's result (``ridden``: the waits it rode through, run/job/ride.py) and say its sentence."""
         if self.folder:
             retryable = code == EXIT_FAILED
-            self.folder.write_result({"exit_code": code, "status": status, "message": message, "retryable": retryable})
+            result = {"exit_code": code, "status": status, "message": message, "retryable": retryable}
+            self.folder.write_result({**result, **({"ridden": ridden} if ridden else {})})
         if message:
             print(f"secure-mirror job: {message}", file=sys.stderr)
         return code

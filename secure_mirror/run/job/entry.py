@@ -20,6 +20,7 @@ from secure_mirror.run.job.metrics_publisher import MetricsPublisher
 from secure_mirror.run.job.options import read_options
 from secure_mirror.run.job.outcome import JobRefused, classify
 from secure_mirror.run.job.planning import DeletedTopicWatch
+from secure_mirror.run.job.ride import RideWatch
 from secure_mirror.run.job.sink import StreamingMirror
 from secure_mirror.run.login_watch import LoginWatch, job_identities
 
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             mirror = ContinuousMirror(spark, source_options, sink_options, settings, control.stop_requested)
             return control.result(*_run_continuous(mirror, args, control))
         mirror = StreamingMirror(spark, source_options, sink_options, settings, control.stop_requested)
-        return control.result(*_run(mirror, args, control))
+        return control.result(*_run(mirror, args, control), ridden=RIDDEN)
     except JobRefused as refused:
         return control.result(refused.exit_code, "refused", str(refused))
     except Exception as error:  # noqa: BLE001 - the query's failure, reported as one sentence
@@ -129,6 +130,7 @@ def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) ->
     identities = job_identities(settings, mirror.source_options, mirror.sink_options)
     logins = LoginWatch(mirror.spark._jvm, identities, stream=reporter.notices())
     deleted = DeletedTopicWatch(query, mirror.planner)
+    ride = _ride_watch(mirror, reporter, args.status_interval)
     try:
         stopped = (
             monitor.watch(
@@ -136,15 +138,24 @@ def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) ->
                 mirror,
                 reporter,
                 lambda: (
-                    control.stop_requested() or logins.refused is not None or deleted() or mirror.planner.sync_shape()
+                    control.stop_requested()
+                    or logins.refused is not None
+                    or (ride is not None and ride(query))
+                    or deleted()
+                    or mirror.planner.sync_shape()
                 ),
             )
             or mirror.declined is not None
         )
     finally:
         logins.close()
+    if ride is not None:
+        RIDDEN.update(ride.ridden.as_dict())
     if logins.refused is not None:  # Kafka's client would retry such a login for ever
         return EXIT_REFUSED, "refused", logins.refused
+    if ride is not None and ride.stopped is not None:  # a refusal, a failure no retry mends, or the ride spent
+        code, message = ride.stopped
+        return code, ("refused" if code == EXIT_REFUSED else "failed"), message
     if deleted.refused is not None:
         return deleted.refused.exit_code, "refused", str(deleted.refused)
     error = query.exception()
@@ -153,6 +164,21 @@ def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) ->
     if stopped:
         return (EXIT_INTERRUPTED if control.signal == signal.SIGINT else EXIT_OK), "stopped", ""
     return EXIT_OK, "caught-up", ""
+
+
+RIDDEN: dict = {}  # the run's waits (run/job/ride.py's Ridden), handed to the control folder's result
+
+
+def _ride_watch(mirror: StreamingMirror, reporter: monitor.Reporter, interval: float) -> RideWatch | None:
+    """The driver's watch over a cluster's bad minutes (run/job/ride.py); None when the profile rides none."""
+    seconds = mirror.settings.ride_through_seconds
+    if not seconds:
+        return None
+    bootstraps = {
+        "source": mirror.source_options.get("kafka.bootstrap.servers", ""),
+        "target": mirror.sink_options.get("kafka.bootstrap.servers", ""),
+    }
+    return RideWatch(mirror.spark, seconds, bootstraps, lambda: reporter.last_batch, reporter.waiting, interval)
 
 
 def _run_continuous(mirror: ContinuousMirror, args: argparse.Namespace, control: Control) -> tuple[int, str, str]:

@@ -34,6 +34,8 @@ def classify(error: BaseException, refused: JobRefused | None = None) -> tuple[i
         )
     if "failOnDataLoss" in text or "data may have been lost" in text or "UnknownTopicOrPartition" in text:
         return EXIT_REFUSED, SOURCE_GONE.format(_first_line(text, "lost"))
+    if "mirror.ride_through_seconds" in text:  # the driver asked a cluster again for as long as the profile rides
+        return EXIT_FAILED, _first_line(text, "mirror.ride_through_seconds")
     kafka = KAFKA_ERROR.search(text)  # the Kafka client's own words, rather than Spark's wrapping of them
     return EXIT_FAILED, f"the mirror query failed: {kafka.group(1) if kafka else _first_line(text, 'Exception')}"
 

@@ -156,8 +156,9 @@ final class SliceReader implements PartitionReader<InternalRow> {
         if (!polled.isEmpty()) {
             progressed = now;
         } else if (now - progressed > settings.pollTimeoutMs) {
-            throw new IllegalStateException("the mirror source read nothing from " + open.keySet() + " for "
-                + settings.pollTimeoutMs + " ms, below the ends the batch was planned with");
+            // a timeout (Kafka's retriable kind): the source's brokers away, not records gone; the task is retried
+            throw new org.apache.kafka.common.errors.TimeoutException("the mirror source read nothing from "
+                + open.keySet() + " for " + settings.pollTimeoutMs + " ms, below the ends the batch was planned with");
         }
         partitions = polled.partitions().iterator();
     }

@@ -21,6 +21,8 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
+import securemirror.ride.Waits;
+
 /**
  * The driver's questions to the source cluster, one admin client for the query: which partitions the pattern selects
  * (one topic listing and one batched describe), and their earliest and latest offsets (one batched request each;
@@ -31,15 +33,21 @@ final class SourceAdmin implements AutoCloseable {
     private final Admin admin;
     private final Pattern pattern;
     private final IsolationLevel isolation;
+    private final long rideMs;
 
     SourceAdmin(SourceSettings settings) {
         this.admin = Admin.create(settings.adminSettings());
+        this.rideMs = settings.rideThroughMs;
         this.pattern = Pattern.compile(settings.pattern);
         this.isolation = settings.readCommitted() ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED;
     }
 
-    /** Every partition of every topic the pattern matches (internal topics never). */
+    /** Every partition of every topic the pattern matches (internal topics never), asked again through a bad minute. */
     List<TopicPartition> partitions() {
+        return Waits.ride("source", "list and describe the selected topics", rideMs, this::partitionsOnce);
+    }
+
+    private List<TopicPartition> partitionsOnce() {
         Collection<String> names = ask(admin.listTopics(new ListTopicsOptions().listInternal(false)).names());
         List<String> selected = names.stream().filter(name -> pattern.matcher(name).matches()).sorted().toList();
         List<TopicPartition> found = new ArrayList<>();
@@ -77,7 +85,8 @@ final class SourceAdmin implements AutoCloseable {
         }
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
         partitions.forEach(tp -> request.put(tp, spec));
-        ask(admin.listOffsets(request, new ListOffsetsOptions(isolation)).all())
+        Waits.ride("source", "list the partitions' offsets", rideMs,
+                   () -> ask(admin.listOffsets(request, new ListOffsetsOptions(isolation)).all()))
             .forEach((tp, info) -> found.put(tp, info.offset()));
         return found;
     }

@@ -22,7 +22,9 @@ import securemirror.sink.TokenLogin;
  * <li>{@value #TASKS}: the tasks of each micro-batch (default: Spark's default parallelism); each task reads its
  *     share of the partitions with one consumer, and a partition always goes to the same task;</li>
  * <li>{@value #TOKEN_CLUSTER} and {@value #TOKEN_MECHANISM}: when set, executors log in with the Kafka delegation
- *     token Spark obtained for that cluster id, as the sink does ({@link TokenLogin}).</li>
+ *     token Spark obtained for that cluster id, as the sink does ({@link TokenLogin});</li>
+ * <li>{@value #RIDE_THROUGH_MS}: how long the driver asks the source again through transient failures (a broker or
+ *     the whole cluster away, a timeout) before the query fails ({@code mirror.ride_through_seconds}).</li>
  * </ul>
  * No setting is ever printed: {@link #toString()} names none.
  */
@@ -31,6 +33,8 @@ public final class SourceSettings implements Serializable {
     public static final String TASKS = "mirror.tasks";
     public static final String TOKEN_CLUSTER = "mirror.token-cluster";
     public static final String TOKEN_MECHANISM = "mirror.token-mechanism";
+    public static final String RIDE_THROUGH_MS = "mirror.ride-through-ms";
+    static final long DEFAULT_RIDE_THROUGH_MS = 1_800_000;
     static final long DEFAULT_POLL_TIMEOUT_MS = 120_000;
     static final String PER_PARTITION = "max.partition.fetch.bytes";
     static final long KAFKA_PER_PARTITION = 1024 * 1024;  // Kafka's default max.partition.fetch.bytes
@@ -47,6 +51,7 @@ public final class SourceSettings implements Serializable {
     final long pollTimeoutMs;
     final String tokenCluster;
     final String tokenMechanism;
+    final long rideThroughMs;
 
     private SourceSettings(Map<String, String> options) {
         options.forEach((name, text) -> {
@@ -76,6 +81,7 @@ public final class SourceSettings implements Serializable {
                                                            Long.toString(DEFAULT_POLL_TIMEOUT_MS)));
         tokenCluster = options.get(TOKEN_CLUSTER);
         tokenMechanism = options.getOrDefault(TOKEN_MECHANISM, "SCRAM-SHA-512");
+        rideThroughMs = Long.parseLong(options.getOrDefault(RIDE_THROUGH_MS, Long.toString(DEFAULT_RIDE_THROUGH_MS)));
     }
 
     public static SourceSettings of(Map<String, String> options) {

@@ -29,6 +29,7 @@ exec "$SPARK_SUBMIT" \
   --conf spark.authenticate=true \
   --conf spark.network.crypto.enabled=true \
   --conf spark.io.encryption.enabled=true \
+  --conf spark.task.maxFailures=70 \
   --conf 'spark.driver.extraJavaOptions="-Djava.security.krb5.conf=<TMP>/out/krb5.conf"' \
   --conf 'spark.executor.extraJavaOptions="-Djava.security.krb5.conf=krb5.conf"' \
   --conf 'spark.yarn.am.extraJavaOptions="-Djava.security.krb5.conf=krb5.conf"' \

@@ -1,0 +1,207 @@
+"""The job's driver riding through a cluster's bad minutes (docs/ride-through.md).
+
+Spark retries a failed task (``spark.task.maxFailures``, a local master's ``local[N,F]``; render/spark.py), the
+mirror's source pauses each retry, and the driver's own questions to the source are asked again in place
+(jvm/sink ``securemirror.ride.Waits``). :class:`RideWatch` is what decides, once a second, from plain answers:
+
+- the failed task attempts the scheduler saw (``securemirror.driver.TaskFailures``), each judged by
+  :func:`~secure_mirror.run.waiting.judge_failure`: a refusal stops the query at once (exit 5), a failure that is not
+  transient stops it at once (exit 1), a transient one starts (or continues) a wait;
+- the driver's open waits (``Waits.json``);
+- a batch that has run long without a failure, with a listed broker that does not answer: a wait too.
+
+A wait ends when a batch completes with no driver wait open. While one lasts, a ``waiting`` line every status interval
+says what for and since when, naming the brokers that do not answer a TCP connection; once it has lasted
+``mirror.ride_through_seconds``, the query is stopped and the job fails with a sentence (exit 1).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from secure_mirror.errors import EXIT_FAILED, EXIT_REFUSED
+from secure_mirror.run.job.outcome import classify
+from secure_mirror.run.waiting import WaitingLine, failure_text, gave_up_text, judge_failure, waiting_line
+
+ASK_EVERY = 1.0  # seconds between two looks at the failures and waits
+STALL_SECONDS = 60.0  # a batch running this long with a broker away is a wait
+PROBE_EVERY = 10.0  # seconds between two TCP probes of the listed brokers while waiting
+PROBE_TIMEOUT = 2.0
+
+
+def brokers_of(bootstrap: str) -> list[tuple[str, int]]:
+    """``host:port`` pairs of a ``bootstrap.servers`` value (an address without a port is left out)."""
+    found = []
+    for item in bootstrap.split(","):
+        host, _, port = item.strip().rpartition(":")
+        if host and port.isdigit():
+            found.append((host.strip("[]"), int(port)))
+    return found
+
+
+def unreachable(brokers: list[tuple[str, int]], timeout: float = PROBE_TIMEOUT) -> list[str]:
+    """The brokers that refuse or do not answer a TCP connection now (no login: only whether one is there)."""
+    away = []
+    for host, port in brokers:
+        try:
+            with socket.create_connection((host, port), timeout=timeout):
+                pass
+        except OSError:
+            away.append(f"{host}:{port}")
+    return away
+
+
+@dataclass
+class Ridden:
+    """The waits of the run so far: how many ended well, the longest, the task retries they took."""
+
+    waits: int = 0
+    longest_seconds: int = 0
+    task_retries: int = 0
+
+    def as_dict(self) -> dict:
+        return {"waits": self.waits, "longest_seconds": self.longest_seconds, "task_retries": self.task_retries}
+
+
+@dataclass
+class _Wait:
+    since: float
+    sides: set[str] = field(default_factory=set)
+    retries: int = 0
+    error: str | None = None
+    what: str = ""
+
+
+class RideWatch:
+    """Called with the query in the driver's watch loop (``monitor.watch``'s stop test): True once the query must stop,
+    with :attr:`stopped` the exit code and sentence. ``show`` prints a :class:`WaitingLine` (the reporter's)."""
+
+    def __init__(
+        self,
+        spark,
+        ride_seconds: int,
+        bootstraps: dict[str, str],
+        last_batch: Callable[[], int],
+        show: Callable[[WaitingLine], None],
+        interval: float,
+        clock: Callable[[], float] = time.time,
+    ):
+        jvm = spark._jvm
+        self.failures = jvm.securemirror.driver.TaskFailures.register(spark._jsc.sc())
+        self.waits = jvm.securemirror.ride.Waits
+        self.ride_seconds = ride_seconds
+        self.brokers = {side: brokers_of(servers) for side, servers in bootstraps.items() if servers}
+        self.last_batch = last_batch
+        self.show = show
+        self.interval = interval
+        self.clock = clock
+        self.seq = 0
+        self.batch = last_batch()
+        self.progressed_at = clock()
+        self.wait: _Wait | None = None
+        self.ridden = Ridden()
+        self.stopped: tuple[int, str] | None = None
+        self.next_ask = 0.0
+        self.next_show = 0.0
+        self.next_probe = 0.0
+        self.away: dict[str, list[str]] = {}
+
+    def __call__(self, query) -> bool:
+        now = self.clock()
+        if self.stopped is not None:
+            return True
+        if now < self.next_ask:
+            return False
+        self.next_ask = now + ASK_EVERY
+        failures = json.loads(str(self.failures.since(self.seq)))
+        open_waits = json.loads(str(self.waits.json()))["open"]
+        self._progress(now, failures, open_waits)
+        for failure in failures:
+            self.seq = max(self.seq, int(failure["seq"]))
+            verdict = judge_failure(failure)
+            if verdict != "transient":
+                return self._stop(query, verdict, failure)
+            wait = self._waiting(failure.get("time_ms", now * 1000) / 1000)
+            wait.retries += 1
+            self.ridden.task_retries += 1
+            wait.error = failure_text(failure)
+            wait.sides.add(failure.get("side") or "")
+            wait.what = f"writing batch {self.batch + 1} (its failed tasks are retried with a pause)"
+        for held in open_waits:
+            wait = self._waiting(held["sinceMs"] / 1000)
+            wait.sides.add(held["side"])
+            wait.error = held["error"]
+            wait.what = f"to {held['what']} (asked again with a pause)"
+        self._stalled(now, query)
+        if self.wait is None:
+            return False
+        waited = now - self.wait.since
+        if waited > self.ride_seconds:
+            self.stopped = (EXIT_FAILED, gave_up_text(int(waited), self.ride_seconds, self.wait.sides, self.wait.error))
+            query.stop()
+            return True
+        if now >= self.next_show:
+            self.next_show = now + self.interval
+            self.show(self._line(now))
+        return False
+
+    def _waiting(self, since: float) -> _Wait:
+        if self.wait is None:
+            self.wait = _Wait(since=since)
+            self.next_show = 0.0
+        else:
+            self.wait.since = min(self.wait.since, since)
+        return self.wait
+
+    def _progress(self, now: float, failures: list, open_waits: list) -> None:
+        """A batch completed since the last look: the wait (if any) is over, unless something still fails."""
+        batch = self.last_batch()
+        if batch <= self.batch:
+            return
+        self.batch, self.progressed_at = batch, now
+        if self.wait is not None and not failures and not open_waits:
+            self.ridden.waits += 1
+            self.ridden.longest_seconds = max(self.ridden.longest_seconds, int(now - self.wait.since))
+            self.wait = None
+
+    def _stalled(self, now: float, query) -> None:
+        """A batch running for :data:`STALL_SECONDS` while a listed broker does not answer is a wait (a producer or
+        consumer retrying inside Kafka's client shows no failure until its own timeout)."""
+        if self.wait is None and now - self.progressed_at < STALL_SECONDS:
+            return
+        if now >= self.next_probe:
+            self.next_probe = now + PROBE_EVERY
+            self.away = {side: unreachable(brokers) for side, brokers in self.brokers.items()}
+        if self.wait is None and any(self.away.values()) and (query.status or {}).get("isTriggerActive", True):
+            wait = self._waiting(self.progressed_at)
+            wait.what = f"writing batch {self.batch + 1}, running for {int(now - self.progressed_at)} s"
+        if self.wait is not None:
+            self.wait.sides.update(side for side, hosts in self.away.items() if hosts)
+
+    def _line(self, now: float) -> WaitingLine:
+        assert self.wait is not None
+        return waiting_line(
+            now=now,
+            since=self.wait.since,
+            ride_seconds=self.ride_seconds,
+            sides=self.wait.sides,
+            what=self.wait.what,
+            error=self.wait.error,
+            task_retries=self.wait.retries,
+            unreachable=self.away,
+            brokers={side: len(brokers) for side, brokers in self.brokers.items()},
+            batch=self.batch,
+        )
+
+    def _stop(self, query, verdict: str, failure: dict) -> bool:
+        text = "\n".join([str(failure.get("message") or ""), *map(str, failure.get("causes") or [])])
+        code, sentence = classify(RuntimeError(text))
+        if verdict == "refused" and code != EXIT_REFUSED:
+            code = EXIT_REFUSED
+        self.stopped = (code, sentence)
+        query.stop()
+        return True
