@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from secure_mirror.errors import EXIT_FAILED, EXIT_REFUSED
 from secure_mirror.run.job.outcome import classify
@@ -31,6 +33,7 @@ ASK_EVERY = 1.0  # seconds between two looks at the failures and waits
 STALL_SECONDS = 60.0  # a batch running this long with a broker away is a wait
 PROBE_EVERY = 10.0  # seconds between two TCP probes of the listed brokers while waiting
 PROBE_TIMEOUT = 2.0
+T = TypeVar("T")
 
 
 def brokers_of(bootstrap: str) -> list[tuple[str, int]]:
@@ -53,6 +56,35 @@ def unreachable(brokers: list[tuple[str, int]], timeout: float = PROBE_TIMEOUT) 
         except OSError:
             away.append(f"{host}:{port}")
     return away
+
+
+OPEN: dict[str, dict] = {}  # the driver's Python waits (:func:`ride_in_place`), read by RideWatch beside the JVM's
+
+
+def ride_in_place(jvm, side: str, what: str, seconds: int, call: Callable[[], T], sleep=time.sleep) -> T:
+    """``call()``, asked again through a cluster's bad minute: a Py4J error whose Java cause chain is transient
+    (``securemirror.ride.Transient``) is retried after a pause (1 s, doubling, at most 30 s) for up to ``seconds``
+    from the first failure, meanwhile an open wait (:data:`OPEN`); then a sentence naming the ride. Anything else is
+    raised at once. The driver's planning of a batch (run/job/sink.py) asks through it."""
+    from py4j.protocol import Py4JJavaError
+
+    key, first, tries = f"{side}: {what} #{threading.get_ident()}", 0.0, 0
+    try:
+        while True:
+            try:
+                return call()
+            except Py4JJavaError as error:
+                if not (seconds > 0 and jvm.securemirror.ride.Transient.isTransient(error.java_exception)):
+                    raise
+                now = time.time()
+                first, tries = (first or now), tries + 1
+                said = str(jvm.securemirror.ride.Transient.describe(error.java_exception))
+                if now - first >= seconds:
+                    raise RuntimeError(gave_up_text(int(now - first), seconds, {side}, said)) from None
+                OPEN[key] = {"side": side, "what": what, "sinceMs": first * 1000, "tries": tries, "error": said}
+                sleep(min(2.0 ** (tries - 1), 30.0, max(0.001, first + seconds - now)))
+    finally:
+        OPEN.pop(key, None)
 
 
 @dataclass
@@ -118,7 +150,7 @@ class RideWatch:
             return False
         self.next_ask = now + ASK_EVERY
         failures = json.loads(str(self.failures.since(self.seq)))
-        open_waits = json.loads(str(self.waits.json()))["open"]
+        open_waits = json.loads(str(self.waits.json()))["open"] + list(OPEN.values())
         self._progress(now, failures, open_waits)
         for failure in failures:
             self.seq = max(self.seq, int(failure["seq"]))

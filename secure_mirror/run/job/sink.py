@@ -19,6 +19,7 @@ from secure_mirror.run.checkpoint import initial_offsets_file, offset_log_offset
 from secure_mirror.run.job.checkpoint_access import Checkpoint
 from secure_mirror.run.job.outcome import JobRefused
 from secure_mirror.run.job.planning import TopicPlanner
+from secure_mirror.run.job.ride import ride_in_place
 from secure_mirror.run.provenance import cluster_ids
 
 
@@ -60,8 +61,15 @@ class StreamingMirror:
             raise RuntimeError(f"batch {batch_id} not written: the job is stopping (it runs again on resume)")
         started = time.time()
         ranges = self.batch_ranges(batch_id)
+        reached = self._topics_reached(frame, ranges)
         try:
-            keep = self.planner.plan(*self._topics_reached(frame, ranges))
+            keep = ride_in_place(
+                self.spark._jvm,
+                "target",
+                f"plan batch {batch_id}'s target topics",
+                self.settings.ride_through_seconds,
+                lambda: self.planner.plan(*reached),
+            )
         except JobRefused as refused:
             self.refused = refused
             raise

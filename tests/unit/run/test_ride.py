@@ -232,3 +232,70 @@ def test_a_long_batch_is_a_wait_only_while_a_broker_is_away():
 
 def test_bootstrap_servers_are_read_as_host_port_pairs():
     assert ride.brokers_of("a.test:9093, [::1]:9094,noport") == [("a.test", 9093), ("::1", 9094)]
+
+
+# ---- the driver's own questions, asked again in place ---------------------------------------------------------
+def _py4j_error(name: str):
+    """A Py4JJavaError as Py4J raises it, with a Java exception the fake JVM judges by its name."""
+    from py4j.protocol import Py4JJavaError
+
+    class Raised(Py4JJavaError):
+        def __str__(self) -> str:
+            return name
+
+    raised = Raised.__new__(Raised)  # Py4J's own __init__ asks the gateway about the Java object
+    Exception.__init__(raised, name)
+    raised.java_exception = name
+    return raised
+
+
+class _TransientJvm:
+    class securemirror:
+        class ride:
+            class Transient:
+                @staticmethod
+                def isTransient(java_exception) -> bool:
+                    return "Timeout" in java_exception
+
+                @staticmethod
+                def describe(java_exception) -> str:
+                    return f"{java_exception}: Timed out waiting for a node assignment"
+
+
+def test_the_driver_asks_again_through_a_timeout_and_says_so_meanwhile():
+    answers = [_py4j_error("TimeoutException"), _py4j_error("TimeoutException"), "planned"]
+    pauses, seen = [], []
+
+    def call():
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def sleep(seconds):
+        pauses.append(seconds)
+        seen.append(dict(next(iter(ride.OPEN.values()))))
+
+    assert ride.ride_in_place(_TransientJvm, "target", "plan batch 3", 600, call, sleep=sleep) == "planned"
+    assert pauses == [1.0, 2.0] and ride.OPEN == {}
+    assert seen[-1]["side"] == "target" and seen[-1]["tries"] == 2 and "node assignment" in seen[-1]["error"]
+
+
+def test_the_driver_does_not_ask_again_what_no_retry_mends():
+    def refused():
+        raise _py4j_error("TopicAuthorizationException")
+
+    with pytest.raises(Exception, match="TopicAuthorizationException"):
+        ride.ride_in_place(_TransientJvm, "target", "plan batch 3", 600, refused, sleep=lambda _s: None)
+
+
+def test_the_driver_gives_up_once_the_ride_is_spent():
+    def away():
+        raise _py4j_error("TimeoutException")
+
+    clock = iter(range(0, 10_000, 100))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ride.time, "time", lambda: float(next(clock)))
+        with pytest.raises(RuntimeError, match=r"within mirror.ride_through_seconds \(250 s; waited 300 s\)"):
+            ride.ride_in_place(_TransientJvm, "target", "plan batch 3", 250, away, sleep=lambda _s: None)
+    assert ride.OPEN == {}

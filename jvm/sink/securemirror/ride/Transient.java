@@ -22,7 +22,7 @@ public final class Transient {
     private Transient() {
     }
 
-    public static boolean is(Throwable error) {
+    public static boolean isTransient(Throwable error) {
         boolean retriable = false;
         for (Throwable cause : chain(error)) {
             if (cause instanceof AuthorizationException || cause instanceof InterruptedException) {

@@ -14,7 +14,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * The driver's questions to a cluster, asked again while the cluster has a bad minute, and what this JVM waits for
  * meanwhile (read by the job's Python side through Py4J: {@link #json}, for its status lines).
  * <p>
- * {@link #ride} asks; a transient failure ({@link Transient#is}) is asked again after a growing pause
+ * {@link #ride} asks; a transient failure ({@link Transient#isTransient}) is asked again after a growing pause
  * ({@link Backoff}) until {@code rideMs} have passed since the first failure, then the last failure is thrown with
  * a sentence saying how long it was ridden. Anything else is thrown at once.
  */
@@ -50,7 +50,7 @@ public final class Waits {
                     throw new IllegalStateException("interrupted while asked to " + what, error);
                 } catch (Exception error) {
                     long now = System.currentTimeMillis();
-                    if (!Transient.is(error)) {
+                    if (!Transient.isTransient(error)) {
                         throw error instanceof RuntimeException runtime ? runtime : new IllegalStateException(
                             "the " + side + " cluster could not " + what + ": " + error, error);
                     }
