@@ -3,7 +3,9 @@ bootstrap servers. Each fault is made for real on one broker of the session's th
 - broker 2's keytab holding keys that are not its principal's (as after a re-key without a new export): the KDC
   issues tickets that broker cannot read;
 - broker 3 stopped while it is a bootstrap server: a warning naming it, the other checks go on;
-- broker 3 serving a certificate for another host name.
+- broker 3 serving a certificate for another host name;
+- target broker 2's keytab holding wrong keys (issue 58, point 7): the requests pre-flight's ACL checks send its way
+  get no answer, and those checks are unverified naming it, never a missing grant.
 The profiles bootstrap through broker 1 alone where the fault must be found beyond the bootstrap servers, as a
 profile listing one or two of a large cluster's brokers does."""
 
@@ -18,9 +20,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from secure_mirror.preflight import FAIL, PASS, WARN, run_preflight
+from secure_mirror.kafka import admin_ops
+from secure_mirror.preflight import FAIL, PASS, UNVERIFIED, WARN, run_preflight
 from secure_mirror.profile import load_profile
+from secure_mirror.render import acls as acl_plans
 from secure_mirror.sandbox.tls import CertificateAuthority
+from tests.support.mirror_case import MirrorCase
 
 pytestmark = [pytest.mark.sandbox]
 SIDE = "source"
@@ -135,3 +140,80 @@ def _eventually_passes(profile, limit: float = 60.0) -> None:
             return
         assert time.monotonic() < deadline, report.to_json()
         time.sleep(2)
+
+
+# ---- issue 58, point 7: a broker away is not a missing grant ----------------------------------------------------------
+def _coordinated_by(sb, side: str, node: int, tries: int = 30) -> str:
+    """A consumer group id whose coordinator is broker ``node`` (the leader of its __consumer_offsets partition), so
+    that a check describing that group must ask that broker."""
+    for i in range(tries):
+        if sb.group_coordinator(side, group := f"pf58.g{i}") == node:
+            return group
+    raise AssertionError(f"none of {tries} group ids is coordinated by {side} broker {node}")
+
+
+def _visible(sb, side: str, names: set[str], limit: float = 60.0) -> None:
+    """New topics reach the mirror's metadata a moment after the controller accepted them."""
+    deadline = time.monotonic() + limit
+    while not names <= set(sb.as_mirror(side, admin_ops.list_topics)):
+        assert time.monotonic() < deadline, f"the mirror does not see {sorted(names)} on {side}"
+        time.sleep(0.5)
+
+
+def _logins_back(profile, limit: float = 90.0) -> None:
+    """The target's brokers accept the identity's login again (each broker reads its keytab again for a new login)."""
+    deadline = time.monotonic() + limit
+    while True:
+        report = run_preflight(profile, sides=("target",))
+        if report.passed("target.kafka.brokers"):
+            return
+        assert time.monotonic() < deadline, report.to_json()
+        time.sleep(2)
+
+
+def test_the_acl_checks_a_target_broker_that_cannot_be_logged_in_to_answers_are_unverified_naming_it(
+    three_brokers, tmp_path
+):
+    """Target broker 2's key changed in the KDC (its keytab holds keys that are not its principal's): pre-flight fails
+    ``target.kafka.brokers`` naming it. The requests the ACL checks send its way (the synced group's description,
+    its coordinator being broker 2; the validate-only creates and the transaction when they land there) get no
+    answer: those checks are unverified, naming broker 2 and its error. None fails, and none reads as a refusal
+    (they read "the broker would refuse to create ...: _TIMED_OUT")."""
+    sb, broker = three_brokers, three_brokers.broker("target", 2)
+    group = _coordinated_by(sb, "target", 2)
+    mirror = {"groups": {"include": group.replace(".", "\\.")}, "delivery": {"guarantee": "exactly_once"}}
+    with MirrorCase(sb, tmp_path, mirror=mirror) as case:
+        case.create({"kept": 1, "new": 1})  # src.<prefix>.new is still to create on the target
+        kept_topic = case.profile.target_topic(case.topic("kept"))
+        sb.admin("target", admin_ops.create_topics, {kept_topic: 1}, replication_factor=sb.replication_factor)
+        _visible(sb, "source", {case.topic("kept"), case.topic("new")})
+        _visible(sb, "target", {kept_topic})
+        keytab = broker.keytab.read_bytes()
+        broker.keytab.write_bytes(_wrong_keys(broker.keytab))  # the broker reads its keytab again for each new login
+        try:
+            report = run_preflight(case.profile)
+        finally:
+            broker.keytab.write_bytes(keytab)
+            try:
+                _logins_back(case.profile)
+            finally:
+                sb.wait_in_sync("target", timeout=180)
+    checks = {c.id: c for c in report.checks}
+    named = f"broker 2 ({broker.bootstrap})"
+    brokers = checks["target.kafka.brokers"]
+    assert brokers.status == FAIL and f"{named}: refused the login" in brokers.finding, report.to_json()
+    acl = [c for c in report.checks if c.id.startswith("target.acl.")]
+    assert [c.id for c in acl if c.status == FAIL] == [], report.to_json()
+    read = checks["target.acl.group-read"]  # its coordinator is broker 2: it asked broker 2, deterministically
+    assert read.status == UNVERIFIED and read.proven_by == "target.audit.group-read", report.to_json()
+    principal = acl_plans.target_acls(case.profile).principal
+    assert read.finding.startswith(
+        f"whether {principal} may READ the consumer groups {group} is not known: the brokers gave no answer ("
+    ), read
+    unanswered = [c for c in acl if "the brokers gave no answer" in c.finding]
+    assert read in unanswered, report.to_json()
+    for c in unanswered:
+        assert c.status == UNVERIFIED and not c.acls, c
+        assert f"this identity could not ask {named}: SASL authentication error" in c.finding, c
+        assert "refuse" not in c.finding + c.fix and "may not" not in c.finding, c
+    assert not [c for c in report.checks if "would refuse" in c.finding], report.to_json()

@@ -56,23 +56,36 @@ def test_a_group_the_source_refuses_fails_with_the_plans_grant(synced):
     )
 
 
+AGAIN = "run pre-flight again once every target broker answers (target.kafka.brokers names those that do not), or "
+
+
 @pytest.mark.parametrize(
-    ("answer", "why"),
+    ("answer", "why", "fix", "resources"),
     [
-        ({"operations": None}, "no authorized operations reported (brokers before Kafka 2.3)"),
-        ({"error": "COORDINATOR_NOT_AVAILABLE"}, "COORDINATOR_NOT_AVAILABLE"),
+        (
+            {"operations": None},
+            "no authorized operations reported (brokers before Kafka 2.3)",
+            PROVE_WITH_AUDIT,
+            ["app.orders", SAMPLE],
+        ),
+        (
+            {"error": "COORDINATOR_NOT_AVAILABLE"},
+            "the brokers gave no answer (COORDINATOR_NOT_AVAILABLE)",
+            AGAIN + PROVE_WITH_AUDIT,
+            sorted(["app.orders", SAMPLE]),
+        ),
     ],
 )
-def test_a_group_permission_it_cannot_ask_is_unverified_never_a_pass(synced, answer, why):
+def test_a_group_permission_it_cannot_ask_is_unverified_never_a_pass(synced, answer, why, fix, resources):
     plan = acl_plans.target_acls(synced)
     found = groups.group_check(synced, plan, "READ", described(answer), "commit")
     assert found == Check(
         "target.acl.group-read",
         UNVERIFIED,
         f"whether User:mirror may READ the consumer groups app.orders, billing* is not known: {why}",
-        PROVE_WITH_AUDIT,
+        fix,
         proven_by="target.audit.group-read",
-        details={"resources": ["app.orders", SAMPLE]},
+        details={"resources": resources},
     )
 
 
@@ -85,9 +98,9 @@ def test_describe_without_read_on_the_target_fails_naming_read(synced):
     ]
 
 
-def _target(synced, exists, to_create, topics, created, group=None) -> dict[str, Check]:
+def _target(synced, exists, to_create, topics, created, group=None, said=()) -> dict[str, Check]:
     plan = acl_plans.target_acls(synced)
-    answer = {"groups": described(group or MAY), "topics": topics, "created": created}
+    answer = {"groups": described(group or MAY), "topics": topics, "created": created, "said": list(said)}
     return {c.id: c for c in groups.target_checks(synced, plan, exists, to_create, answer)}
 
 
@@ -152,6 +165,57 @@ def test_a_missing_grant_on_the_offset_map_fails_naming_it(synced, topics, creat
     assert check.status == FAIL and check.acls == [acl(operation, "TOPIC", MAP)]
     assert check.finding.startswith(f"User:mirror may not {operation} {MAP}, the topic(s) the mirror keeps")
     assert check.commands == commands(check.acls, TARGET_BROKER)
+
+
+SAID = ["sasl_ssl://kafka-3.target.test:9095/3: Connect to ipv4#127.0.0.1:9095 failed: Connection refused"]
+NOT_ASKED = (
+    "the brokers gave no answer (_TRANSPORT); this identity could not ask broker 3 (kafka-3.target.test:9095): Connect "
+    "to ipv4#127.0.0.1:9095 failed: Connection refused"
+)
+AGAIN = "run pre-flight again once every target broker answers (target.kafka.brokers names those that do not), or "
+
+
+def test_a_broker_away_leaves_the_groups_and_their_topics_unverified_naming_it_not_refused(synced):
+    """Issue 58, point 7: the coordinator of the groups and the controller asked to create the offset map could not
+    be reached (_TRANSPORT): no grant is named missing, the broker is named (its words are librdkafka's)."""
+    checks = _target(
+        synced,
+        {"src.payments": MAY},
+        [],
+        {MAP: ABSENT, CHECKPOINTS: {"partitions": 1, **MAY}},
+        {MAP: "_TRANSPORT"},
+        group={"error": "_TRANSPORT"},
+        said=SAID,
+    )
+    assert checks["target.acl.group-read"] == Check(
+        "target.acl.group-read",
+        UNVERIFIED,
+        f"whether User:mirror may READ the consumer groups app.orders, billing* is not known: {NOT_ASKED}",
+        AGAIN + PROVE_WITH_AUDIT,
+        proven_by="target.audit.group-read",
+        details={"resources": sorted(["app.orders", SAMPLE])},
+    )
+    assert checks["target.acl.group-topics"] == Check(
+        "target.acl.group-topics",
+        UNVERIFIED,
+        f"whether User:mirror may CREATE {MAP}, the topic(s) the mirror keeps for mirror.groups (its offset map; "
+        f"checkpoints in MirrorMaker 2's format) is not known: {NOT_ASKED}",
+        AGAIN + PROVE_WITH_AUDIT,
+        proven_by="target.audit.topic-create",
+        details={"resources": [MAP]},
+    )
+    # for contrast: the authorizer's refusal of the same requests fails, with the grants
+    refused = _target(
+        synced,
+        {"src.payments": MAY},
+        [],
+        {MAP: ABSENT, CHECKPOINTS: {"partitions": 1, **MAY}},
+        {MAP: "TOPIC_AUTHORIZATION_FAILED"},
+        group={"error": "GROUP_AUTHORIZATION_FAILED"},
+        said=SAID,
+    )
+    assert refused["target.acl.group-read"].status == FAIL and refused["target.acl.group-read"].acls
+    assert refused["target.acl.group-topics"].acls == [acl("CREATE", "TOPIC", MAP)]
 
 
 # ---- the audit ------------------------------------------------------------------------------------------------------

@@ -130,6 +130,7 @@ class Refusing:
         monkeypatch.setattr(admin, "transaction_probe", lambda a, i: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED")
         monkeypatch.setattr(admin, "describe_cluster", lambda a: {"operations": None if old else []})
         monkeypatch.setattr(admin, "Admin", lambda conf, timeout: "admin")
+        monkeypatch.setattr(admin, "said", lambda a: [])
         monkeypatch.setattr(target, "client_conf", lambda cluster, side: {})
         monkeypatch.setattr(target.tls, "context_for", lambda settings: None)
         apis = BrokerApis({3: (0, 7 if old else 9)})

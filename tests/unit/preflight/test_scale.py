@@ -155,6 +155,7 @@ class Target:
         monkeypatch.setattr(admin, "describe_topics", self.describe)
         monkeypatch.setattr(admin, "validate_create", lambda a, topics: {t: self.create(t) for t in topics})
         monkeypatch.setattr(admin, "Admin", lambda conf, timeout: "admin")
+        monkeypatch.setattr(admin, "said", lambda a: [])
         monkeypatch.setattr(admin, "APPEARING_SECONDS", 0)  # a topic found existing is described again once
         monkeypatch.setattr(target, "client_conf", lambda cluster, side: {})
         monkeypatch.setattr(target.tls, "context_for", lambda settings: None)

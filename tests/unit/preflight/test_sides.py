@@ -52,6 +52,7 @@ class Probes:
         patch(tls, "handshakes", self.record("tls", lambda *a: {"seen": ["kafka.source.test:9093"], "refused": []}))
         patch(connection, "client_conf", lambda cluster, side: {})
         patch(kafka_admin, "Admin", lambda conf, timeout: "admin")
+        patch(kafka_admin, "said", lambda admin: [])
         patch(kafka_admin, "connect", self.record("connect", lambda admin: self.connect))
         patch(
             kafka_admin,

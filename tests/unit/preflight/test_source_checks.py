@@ -237,15 +237,54 @@ def test_group_read_on_old_brokers_is_asked_by_joining(profile, source_plan):
     )
 
 
-def test_a_group_coordinator_not_ready_warns(profile, source_plan):
+def test_a_group_coordinator_that_gives_no_answer_leaves_group_read_unverified_never_a_pass(profile, source_plan):
+    """Not a warning (which passes): READ on the group was not asked; the audit proves it (issue 58)."""
     group = acl_plans.spark_group(profile)
     answer = {"name": group, "described": {"error": "COORDINATOR_NOT_AVAILABLE"}}
     assert source.group_check(profile, source_plan, answer) == Check(
         "source.acl.group-read",
-        WARN,
-        f"could not check the consumer group {group}: COORDINATOR_NOT_AVAILABLE",
-        "run pre-flight again; the group coordinator was not ready",
+        UNVERIFIED,
+        f"whether User:mirror may READ {SPARK_GROUPS} is not known: the brokers gave no answer "
+        "(COORDINATOR_NOT_AVAILABLE)",
+        "run pre-flight again once every source broker answers (source.kafka.brokers names those that do not), or "
+        + PROVE_WITH_AUDIT,
+        proven_by="source.audit.group-read",
+        details={"resources": [group]},
     )
+
+
+# ---- issue 58, point 7: a broker away is not a missing grant --------------------------------------------------------
+SAID = ["sasl_ssl://kafka-2.source.test:9094/2: SASL authentication error: Authentication failed"]
+NOT_ASKED = (
+    "the brokers gave no answer (_TIMED_OUT); this identity could not ask broker 2 (kafka-2.source.test:9094): SASL "
+    "authentication error: Authentication failed"
+)
+AGAIN = "run pre-flight again once every source broker answers (source.kafka.brokers names those that do not), or "
+
+
+def test_a_description_the_brokers_did_not_answer_leaves_describe_and_read_unverified_not_refused(profile, source_plan):
+    """It read "may not DESCRIBE 1 selected topic(s)": a grant named missing for a timeout."""
+    found = source.judge(
+        profile, source_plan, {**answers(profile, topics=described(payments="_TIMED_OUT")), "said": SAID}
+    )
+    assert found[1:3] == [
+        Check(
+            "source.acl.topic-describe",
+            UNVERIFIED,
+            f"whether User:mirror may DESCRIBE payments is not known: {NOT_ASKED}",
+            AGAIN + PROVE_WITH_AUDIT,
+            proven_by="source.audit.topic-describe",
+            details={"resources": ["payments"]},
+        ),
+        Check(
+            "source.acl.topic-read",
+            UNVERIFIED,
+            f"whether User:mirror may READ payments is not known: {NOT_ASKED}",
+            AGAIN + PROVE_WITH_AUDIT,
+            proven_by="source.audit.topic-read",
+            details={"resources": ["payments"]},
+        ),
+    ]
 
 
 # ---- a topic the include names literally ----------------------------------------------------------------------------
@@ -311,4 +350,16 @@ def test_a_topic_only_a_regex_selects_is_granted_by_name(tmp_path):
         FAIL,
         [grant],
         grant_fix("READ", [grant], SOURCE_BROKER),
+    )
+
+
+def test_a_named_topic_the_brokers_did_not_answer_about_is_not_said_to_be_missing(naming):
+    plan = acl_plans.source_acls(naming)
+    assert source.named_check(plan, ["refunds"], {"refunds": {"error": "_TIMED_OUT"}}, SAID) == Check(
+        "source.acl.topic-describe-named",
+        UNVERIFIED,
+        f"whether refunds, named by mirror.topics, exist(s) and User:mirror may DESCRIBE it is not known: {NOT_ASKED}",
+        AGAIN + PROVE_WITH_AUDIT,
+        proven_by="source.audit.topic-describe",
+        details={"resources": ["refunds"]},
     )

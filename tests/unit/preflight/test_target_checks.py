@@ -342,8 +342,19 @@ def test_transactional_ids(eos):
     assert target.transaction_check(eos, plan, PROBE, "_TIMED_OUT") == Check(
         "target.acl.transactional-id",
         UNVERIFIED,
-        f"registering the transactional id {PROBE} got _TIMED_OUT: whether User:mirror may use the ids {PREFIX}* "
-        "is not known",
+        f"whether User:mirror may use the transactional ids {PREFIX}*{HOW} is not known: the brokers gave no answer "
+        "(_TIMED_OUT)",
+        "run pre-flight again once every target broker answers (target.kafka.brokers names those that do not), or "
+        + PROVE_WITH_AUDIT,
+        proven_by="target.audit.transactional_id-write",
+        details={"resources": [PROBE]},
+    )
+    # an authorization error of another grant than the id's (CLUSTER_AUTHORIZATION_FAILED): not known, as before
+    assert target.transaction_check(eos, plan, PROBE, "CLUSTER_AUTHORIZATION_FAILED") == Check(
+        "target.acl.transactional-id",
+        UNVERIFIED,
+        f"registering the transactional id {PROBE} got CLUSTER_AUTHORIZATION_FAILED: whether User:mirror may use the "
+        f"ids {PREFIX}* is not known",
         PROVE_WITH_AUDIT,
         proven_by="target.audit.transactional_id-write",
     )
@@ -353,12 +364,18 @@ def test_transactional_ids(eos):
 class Asked:
     """The target's probes, answering from dicts and recording what was asked."""
 
-    def __init__(self, monkeypatch, described, created, apis=KAFKA_2_8, transaction=None):
+    def __init__(self, monkeypatch, described, created, apis=KAFKA_2_8, transaction=None, said=()):
         self.calls: list[str] = []
+        self.said = list(said)  # librdkafka's client-level errors (``kafka_admin.said``)
         monkeypatch.setattr(target, "client_conf", lambda cluster, side: {})
         monkeypatch.setattr(target.kafka_admin, "Admin", lambda conf, timeout: "admin")
+        monkeypatch.setattr(target.kafka_admin, "said", lambda admin: self.said)
         monkeypatch.setattr(target.tls, "context_for", lambda settings: "tls context")
-        monkeypatch.setattr(target.kafka_admin, "describe_topics", self.record("describe", lambda a, n: described))
+        monkeypatch.setattr(
+            target.kafka_admin,
+            "describe_topics",
+            self.record("describe", lambda a, names: {n: d for n, d in described.items() if n in names}),
+        )
         monkeypatch.setattr(
             target.kafka_admin,
             "validate_create",
@@ -425,6 +442,7 @@ def test_before_kafka_2_8_the_clusters_operations_are_asked(monkeypatch, tmp_pat
         ({"error": "TOPIC_AUTHORIZATION_FAILED"}, {}, FAIL),  # not even DESCRIBE
         ({"error": "UNKNOWN_TOPIC_OR_PART"}, {"heartbeats": None}, UNVERIFIED),  # to create: WRITE unknown
         ({"error": "UNKNOWN_TOPIC_OR_PART"}, {"heartbeats": "TOPIC_AUTHORIZATION_FAILED"}, FAIL),  # no CREATE
+        ({"error": "UNKNOWN_TOPIC_OR_PART"}, {"heartbeats": "_TIMED_OUT"}, UNVERIFIED),  # no answer: not a refusal
     ],
 )
 def test_the_heartbeats_topic_is_asked_about_and_judged(monkeypatch, tmp_path, heartbeats, created, status):
@@ -439,3 +457,76 @@ def test_the_heartbeats_topic_is_asked_about_and_judged(monkeypatch, tmp_path, h
     if status == FAIL:
         assert "heartbeats" in beats.finding and "kafka-acls" in beats.fix
     assert asked.calls[:2] == ["describe", "create"] and "describe" in asked.calls[2:]
+
+
+# ---- issue 58, point 7: a broker away is not a missing grant ----------------------------------------------------------
+SASL = (
+    "SASL authentication error: Authentication failed during authentication due to invalid credentials with SASL "
+    "mechanism GSSAPI (after 345ms in state AUTH_REQ)"
+)
+SAID = [
+    f"sasl_ssl://kafka-2.target.test:9094/bootstrap: {SASL}",
+    "3/3 brokers are down",
+    f"sasl_ssl://kafka-2.target.test:9094/2: {SASL}",
+]
+NOT_ASKED = (
+    f"the brokers gave no answer (_TIMED_OUT); this identity could not ask broker 2 (kafka-2.target.test:9094): {SASL}"
+)
+AGAIN = "run pre-flight again once every target broker answers (target.kafka.brokers names those that do not), or "
+
+
+def test_requests_a_broker_that_cannot_be_logged_in_to_did_not_answer_are_unverified_naming_it(monkeypatch, tmp_path):
+    """Target broker 2's key changed in the KDC: the validate-only creates and the transaction sent its way timed out.
+    ``kafka.brokers`` fails naming it; the checks those requests answer say what is not known and name it, with no
+    grant and no word of a refusal (they read "the broker would refuse to create ...: _TIMED_OUT")."""
+    profile = pf.load(tmp_path, delivery={"guarantee": "exactly_once"}, topic_shape=NO_SHAPE)  # heartbeats on
+    described = {"src.orders.eu": ABSENT, "heartbeats": ABSENT}
+    created = {"src.orders.eu": "_TIMED_OUT", "heartbeats": "_TIMED_OUT"}
+    Asked(monkeypatch, described, created, transaction="_TIMED_OUT", said=SAID)
+    found = {c.id: c for c in target.target_side(profile, 1.0, {"orders.eu": 3})}
+    assert {i: c.status for i, c in found.items()} == {
+        "target.topics.partitions": PASS,
+        "target.acl.topic-describe": PASS,  # described: it does not exist
+        "target.acl.topic-write": UNVERIFIED,  # still to create
+        "target.acl.topic-create": UNVERIFIED,
+        "target.acl.heartbeats-topic": UNVERIFIED,
+        "target.acl.idempotent-write": PASS,
+        "target.acl.transactional-id": UNVERIFIED,
+    }
+    assert found["target.acl.topic-create"] == Check(
+        "target.acl.topic-create",
+        UNVERIFIED,
+        f"whether User:mirror may CREATE 1 missing target topic(s) (src.orders.eu) is not known: {NOT_ASKED}",
+        AGAIN + PROVE_WITH_AUDIT,
+        details={"resources": ["src.orders.eu"]},
+        proven_by="target.audit.topic-create",
+    )
+    assert found["target.acl.heartbeats-topic"] == Check(
+        "target.acl.heartbeats-topic",
+        UNVERIFIED,
+        "whether User:mirror may CREATE heartbeats, the topic(s) the mirror keeps for its heartbeats (MirrorMaker 2's "
+        f"heartbeats topic, docs/heartbeats.md) is not known: {NOT_ASKED}",
+        AGAIN + "accept it knowingly (secure-mirror run --accept-unverified)",  # the audit does not evaluate it
+        details={"resources": ["heartbeats"]},
+    )
+    assert found["target.acl.transactional-id"].finding.endswith(f"is not known: {NOT_ASKED}")
+    for c in found.values():
+        assert "refuse" not in c.finding + c.fix and not c.acls, c
+
+
+def test_a_topic_neither_described_nor_created_for_want_of_an_answer_leaves_describe_unverified(profile, target_plan):
+    timed_out = {"error": "_TIMED_OUT"}
+    found = target.topic_checks(
+        profile, target_plan, {**answers(payments=timed_out, created={"src.payments": "_TIMED_OUT"}), "said": SAID}
+    )
+    assert found[1] == Check(
+        "target.acl.topic-describe",
+        UNVERIFIED,
+        f"whether User:mirror may DESCRIBE src.payments is not known: {NOT_ASKED}",
+        AGAIN + PROVE_WITH_AUDIT,
+        details={"resources": ["src.payments"]},
+        proven_by="target.audit.topic-describe",
+    )
+    # the description not answered, but the create says the topic is absent and may be created: nothing hidden
+    creatable = target.topic_checks(profile, target_plan, answers(payments=timed_out, created={"src.payments": None}))
+    assert [c.status for c in creatable] == [PASS, PASS, UNVERIFIED, PASS]
