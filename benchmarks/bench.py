@@ -31,7 +31,6 @@ import contextlib
 import functools
 import json
 import os
-import platform
 import random
 import re
 import shutil
@@ -54,6 +53,7 @@ from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
 from secure_mirror.run import class_cache
 from secure_mirror.sandbox import Sandbox
+from tests.support import provenance
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_TOPIC = "bench.data"
@@ -747,6 +747,7 @@ def sandbox_session(sandbox: Path | None, prefix: str):
 
 
 def run(args: argparse.Namespace, seed: int) -> dict:
+    build = provenance.build()  # the checkout the run starts from: the code it measures
     shuffle = random.Random(seed)
     with kept_on_failure("secure-mirror-bench-") as work:
         log("starting the sandbox")
@@ -773,7 +774,8 @@ def run(args: argparse.Namespace, seed: int) -> dict:
         finally:
             sb.down()
     return {
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
+        "build": build,
+        "machine": provenance.machine(),
         "parameters": {
             "records": args.records,
             "long_records": args.long_records,
@@ -950,7 +952,8 @@ def drawn_seed(seed: int | None, given: list[str]) -> int:
 def results_main(argv: list[str] | None, description: str, flag: str, name: str, run, markdown) -> int:
     """The main of a benchmark on the sandbox that writes ``<out>/<name>.{json,md}``: ``--seed``, ``--sandbox``,
     ``--out``; ``run(args, command)`` gets the command that repeats it (``scripts/bench <flag> ...``, the seed drawn
-    added) and returns the result, which ``markdown`` makes readable."""
+    added) and returns the result, which ``markdown`` makes readable. The result records the build the run started
+    from (``build``, tests/support/provenance.py), and the report says it under its title."""
     parser = argparse.ArgumentParser(description=description)
     add_seed_option(parser)
     add_sandbox_option(parser)
@@ -959,11 +962,13 @@ def results_main(argv: list[str] | None, description: str, flag: str, name: str,
     stop_on_sigterm()
     given = list(argv if argv is not None else sys.argv[1:])
     args.seed = drawn_seed(args.seed, given)
-    result = run(args, " ".join(["scripts/bench", flag, *given]))
+    build = provenance.build()
+    result = {"build": build, **run(args, " ".join(["scripts/bench", flag, *given]))}
+    report = provenance.stamped(markdown(result), build)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"{name}.json").write_text(json.dumps(result, indent=2))
-    (args.out / f"{name}.md").write_text(markdown(result))
-    print(markdown(result))
+    (args.out / f"{name}.md").write_text(report)
+    print(report)
     return 0
 
 
@@ -1003,10 +1008,11 @@ def main(argv: list[str] | None = None) -> int:
     result["command"] = command
     args.out.mkdir(parents=True, exist_ok=True)
     stem = "quick" if args.quick else "full"
+    report = provenance.stamped(markdown(result, command), result["build"])
     (args.out / f"{stem}.json").write_text(json.dumps(result, indent=2))
-    (args.out / f"{stem}.md").write_text(markdown(result, command))
+    (args.out / f"{stem}.md").write_text(report)
     chart(result, args.out / f"{stem}.png")
-    print(markdown(result, command))
+    print(report)
     return 0
 
 

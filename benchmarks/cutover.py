@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import re
 import statistics
@@ -60,6 +59,7 @@ from secure_mirror.kafka.processes import pid_alive
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls as render_acls
 from secure_mirror.run.control_folder import ControlFolder
+from tests.support import provenance
 from tests.support.cluster import group_acls, topic_acls
 from tests.support.mirror_case import caught_up, wait_for
 from tests.support.sink_jar import sink_conf
@@ -589,7 +589,7 @@ def run(args: argparse.Namespace, command: str) -> dict:
         "command": command,
         "seed": args.seed,
         "runs": 1,
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": provenance.machine(),
         "load_average_1min": {"start": os.getloadavg()[0]},
         "scenario": {
             "topics": len(plan["records"]),

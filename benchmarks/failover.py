@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
 import statistics
 import subprocess
@@ -42,6 +41,7 @@ from benchmarks import bench, load
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.admin_ops import LOG
 from secure_mirror.profile import load_profile
+from tests.support import provenance
 from tests.support.cluster import produce_transactions
 from tests.support.sink_jar import sink_conf
 
@@ -369,7 +369,7 @@ def run(args: argparse.Namespace, command: str) -> dict:
     result: dict = {
         "command": command,
         "seed": args.seed,
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": provenance.machine(),
         "load_average_1min": {"start": os.getloadavg()[0]},
         "scenario": {"partitions": PARTITIONS, "layout": pieces, "final_points": points, "order": order},
         "contenders": {},

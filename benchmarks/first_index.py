@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import sys
 import tempfile
@@ -33,6 +32,7 @@ from pathlib import Path
 from benchmarks import bench, load, read_ahead
 from secure_mirror.kafka import admin_ops
 from secure_mirror.sandbox import Sandbox
+from tests.support import provenance
 
 RECORDS_PER_PARTITION = 60
 VALUE = b"x" * 1000
@@ -135,9 +135,10 @@ def markdown(result: dict) -> str:
 
 def run(args: argparse.Namespace, command: str) -> dict:
     result = {
+        "build": provenance.build(),  # the checkout the run starts from: the code it measures
         "command": command,
         "partitions": args.partitions,
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": provenance.machine(),
         "cases": {},
     }
     work = Path(tempfile.mkdtemp(prefix="secure-mirror-first-index-"))
@@ -182,10 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     bench.stop_on_sigterm()
     given = list(argv if argv is not None else sys.argv[1:])
     result = run(args, " ".join(["scripts/bench", "--first-index", *given]))
+    report = provenance.stamped(markdown(result), result["build"])
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "first-index.json").write_text(json.dumps(result, indent=2))
-    (args.out / "first-index.md").write_text(markdown(result))
-    print(markdown(result))
+    (args.out / "first-index.md").write_text(report)
+    print(report)
     return 0
 
 

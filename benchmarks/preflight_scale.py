@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import shlex
 import sys
@@ -197,6 +196,17 @@ def _command() -> str:
     return f"PYTHONPATH={shlex.quote(path)} {command}" if path else command
 
 
+def _provenance():
+    """tests/support/provenance.py: this file also runs as a script (the command above), which puts benchmarks/ on
+    the path rather than the repository's root."""
+    root = str(Path(__file__).resolve().parents[1])
+    if root not in sys.path:
+        sys.path.append(root)
+    from tests.support import provenance
+
+    return provenance
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sandbox", help="a running sandbox's folder")
@@ -204,10 +214,12 @@ def main() -> None:
     parser.add_argument("--results", type=Path, help="write the figures here (JSON), e.g. benchmarks/results/...")
     parser.add_argument("--label", default="", help="what was measured (e.g. which version of the code)")
     args = parser.parse_args()
+    provenance = _provenance()
     result = {
+        "build": provenance.build(),  # the checkout the run starts from (PYTHONPATH may name another package)
         "command": _command(),
         "label": args.label,
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": provenance.machine(),
         "open_files_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
         "sizes": [],
     }

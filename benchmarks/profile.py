@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import os
-import platform
 import subprocess
 import sys
 import time
@@ -25,6 +23,7 @@ from pathlib import Path
 
 from benchmarks import bench, load, recordings
 from secure_mirror.sandbox import Sandbox
+from tests.support import provenance
 
 # Two views of a sample. Its component: the first of these found anywhere in its stack (whose code was running or
 # asked for the work: a copy made by our sink counts for the sink, the consumer's fetch under Spark's Kafka source for
@@ -174,16 +173,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=bench.RESULTS)
     args = parser.parse_args(argv)
     seed = bench.drawn_seed(args.seed, [])
+    build = provenance.build()  # the checkout the run starts from: the code it measures
     result = {
+        "build": build,
         "command": f"scripts/bench --profile --records {args.records} --seed {seed}",
         "records": args.records,
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+        "machine": provenance.machine(),
         "contenders": run(args.records, seed),
     }
+    report = provenance.stamped(markdown(result), build)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "profile.json").write_text(json.dumps(result, indent=2))
-    (args.out / "profile.md").write_text(markdown(result))
-    print(markdown(result))
+    (args.out / "profile.md").write_text(report)
+    print(report)
     return 0
 
 

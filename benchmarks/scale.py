@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import re
 import shutil
@@ -50,6 +49,7 @@ from benchmarks import scale_probes as probes
 from benchmarks.scale_report import markdown, summarize
 from secure_mirror.kafka import admin_ops
 from secure_mirror.sandbox import Sandbox, procs
+from tests.support import provenance
 
 POLL_SECONDS = 0.5  # how often the target's end offsets are asked (one ListOffsets round over all partitions)
 QUIET_CPU = 0.1  # the brokers are quiet when together they used less than this share of a CPU ...
@@ -387,9 +387,10 @@ def attempt(scale: Scale, name: str, files: dict[str, Path]) -> dict:
 
 def run(args: argparse.Namespace, command: str) -> dict:
     result = {
+        "build": provenance.build(),  # the checkout the run starts from: the code it measures
         "command": command,
         "seed": args.seed,
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": provenance.machine(),
         "parameters": {
             "records": args.records,
             "partitions_list": args.partitions_list,
@@ -454,7 +455,7 @@ def file_system(mounts: str, folder: Path) -> str:
 def write(result: dict, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "scale.json").write_text(json.dumps(result, indent=2))
-    (out / "scale.md").write_text(markdown(result))
+    (out / "scale.md").write_text(provenance.stamped(markdown(result), result["build"]))
 
 
 def numbers(text: str) -> list[int]:
@@ -494,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     args.seed = bench.drawn_seed(args.seed, given)
     result = run(args, " ".join(["scripts/bench", "--scale", *given]))
     write(result, args.out)
-    print(markdown(result))
+    print(provenance.stamped(markdown(result), result["build"]))
     return 0
 
 

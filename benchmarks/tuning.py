@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -23,6 +21,7 @@ import yaml
 from benchmarks import load
 from benchmarks.bench import RESULTS, SOURCE_TOPIC, Bench, log
 from secure_mirror.sandbox import Sandbox
+from tests.support import provenance
 
 
 def _delivery(**values):
@@ -108,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     names = args.variant or list(VARIANTS)
+    build = provenance.build()  # the checkout the run starts from: the code it measures
     with tempfile.TemporaryDirectory(prefix="secure-mirror-tuning-") as tmp:
         work = Path(tmp)
         sb = Sandbox.load(Path(args.sandbox)) if args.sandbox else Sandbox.up(work / "sandbox")
@@ -118,15 +118,17 @@ def main(argv: list[str] | None = None) -> int:
                 sb.down()
     command = "scripts/bench --tuning " + " ".join(argv if argv is not None else sys.argv[1:])
     result = {
+        "build": build,
         "command": command.strip(),
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+        "machine": provenance.machine(),
         "parameters": {"records": args.records, "rounds": args.rounds},
         "variants": variants,
     }
+    report = provenance.stamped(markdown(result), build)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "tuning.json").write_text(json.dumps(result, indent=2))
-    (args.out / "tuning.md").write_text(markdown(result))
-    print(markdown(result))
+    (args.out / "tuning.md").write_text(report)
+    print(report)
     return 0
 
 

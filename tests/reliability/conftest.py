@@ -5,7 +5,8 @@ The tests add their figures to :data:`STATS` (a Counter): ``cases``, ``records_p
 inputs tried), ``leaks_found`` and ``leak_scans``, plus the hostile-input details below; one line per mirror case
 goes to :data:`DETAILS`. The session ends with the line "cases run, records produced, lost, duplicated, restarts,
 inputs tried, leaks found"; when ``SECURE_MIRROR_RELIABILITY_RESULTS=PATH.json`` is set (``scripts/reliability``
-sets it) the figures are also written to PATH.json and PATH.md with the setting, date, machine and command.
+sets it) the figures are also written to PATH.json and PATH.md with the setting, date, machine and command, and the
+build the session started from (``build``: commit, clean tree or not, date, machine; tests/support/provenance.py).
 
 ``SECURE_MIRROR_RELIABILITY=long`` (:data:`LONG`) selects the long setting; quick is the default and what CI runs.
 The mirror fault tests (tests/reliability/test_mirror_faults.py) read it for their number of kills, stops and
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import socket
 import sys
 import time
@@ -37,10 +37,14 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
+from tests.support import provenance
+
 STATS: Counter = Counter()  # filled by the tests, printed by pytest_terminal_summary
 DETAILS: list[str] = []  # one line per mirror case: what was done to it and its figures
 FIGURES: list[dict] = []  # one row per fault case with its figures as numbers (the three-broker cases), if any
 _STARTED = time.monotonic()
+# The checkout the session starts from (the code it runs), read only when the figures are to be written.
+_BUILD = provenance.build() if os.environ.get("SECURE_MIRROR_RELIABILITY_RESULTS") else None
 
 _COMMON = dict(
     database=None,
@@ -96,18 +100,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 
 def write_results(path: Path, terminalreporter, exitstatus) -> tuple[Path, Path]:
-    """PATH.json and PATH.md: the figures, the setting, the date, the machine, the command, the outcome."""
+    """PATH.json and PATH.md: the figures, the setting, the date, the build and the machine, the command, the
+    outcome."""
     stats = terminalreporter.stats
+    build = _BUILD or provenance.build()
     record: dict = {
         "setting": "long" if LONG else "quick",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {
-            "host": socket.gethostname(),
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "memory_gib": _memory_gib(),
-        },
+        "build": build,
+        "machine": {"host": socket.gethostname(), **build["machine"]},
         "command": os.environ.get("SECURE_MIRROR_RELIABILITY_COMMAND") or " ".join(sys.argv),
         "duration_seconds": round(time.monotonic() - _STARTED),
         "pytest_exit_status": int(exitstatus),
@@ -129,9 +130,8 @@ def write_results(path: Path, terminalreporter, exitstatus) -> tuple[Path, Path]
     cases = "\n".join(f"- {line}" for line in DETAILS) or "- (no mirror case ran)"
     md_path.write_text(
         f"# Reliability suite, {record['setting']} setting\n\n"
-        f"{record['date']} on {record['machine']['host']} ({record['machine']['cpus']} CPUs, "
-        f"{record['machine']['memory_gib']} GiB, {record['machine']['platform']}, Python "
-        f"{record['machine']['python']}), made by:\n\n```sh\n{record['command']}\n```\n\n"
+        f"{record['date']} {provenance.at(build)}, on {record['machine']['host']} "
+        f"({provenance.described(record['machine'])}), made by:\n\n```sh\n{record['command']}\n```\n\n"
         f"Tests: {record['tests']['passed']} passed, {record['tests']['failed']} failed, "
         f"{record['tests']['error']} errors, {record['tests']['skipped']} skipped (pytest exit status "
         f"{record['pytest_exit_status']}) in {record['duration_seconds']} s.\n\n| figure | value |\n| --- | --- |\n{rows}\n\n"
@@ -148,16 +148,6 @@ def _figures_table() -> str:
     head = f"| {' | '.join(c.replace('_', ' ') for c in columns)} |\n| {' | '.join('---' for _ in columns)} |\n"
     rows = "".join(f"| {' | '.join(str(row.get(c, '')) for c in columns)} |\n" for row in FIGURES)
     return f"\n## Figures per case\n\n{head}{rows}"
-
-
-def _memory_gib() -> float | None:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                return round(int(line.split()[1]) / 1024 / 1024, 1)
-    except OSError:
-        pass
-    return None
 
 
 def _hostile_summary(terminalreporter) -> None:
