@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import json
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Literal
@@ -292,6 +293,7 @@ class Reporter:
         self.last_text = ""
         self.heart = None  # a run.heartbeat_writer.HeartbeatWriter, set by watch() when heartbeats are on
         self.shape = None  # the job's run.job.planning.TopicPlanner (its shape_syncs), set by watch()
+        self.printing = threading.Lock()
 
     def report(self, query, mirror) -> None:
         if (poll := getattr(self.publish, "poll", None)) is not None:  # lines the group sync appends to the file
@@ -364,6 +366,10 @@ class Reporter:
                 self.metrics_file = None  # said once; the mirror goes on
 
     def _print(self, text: str) -> None:
+        with self.printing:  # the ride watch's waiting lines come from a thread of their own (run/job/ride.py)
+            self._print_now(text)
+
+    def _print_now(self, text: str) -> None:
         self.last_text, self.last_print = text, time.monotonic()
         if self.json_lines:
             self.stream.write(text + "\n")

@@ -130,7 +130,7 @@ def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) ->
     identities = job_identities(settings, mirror.source_options, mirror.sink_options)
     logins = LoginWatch(mirror.spark._jvm, identities, stream=reporter.notices())
     deleted = DeletedTopicWatch(query, mirror.planner)
-    ride = _ride_watch(mirror, reporter, args.status_interval)
+    ride = _ride_watch(query, mirror, reporter, args.status_interval)
     try:
         stopped = (
             monitor.watch(
@@ -140,7 +140,7 @@ def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) ->
                 lambda: (
                     control.stop_requested()
                     or logins.refused is not None
-                    or (ride is not None and ride(query))
+                    or (ride is not None and ride.stopped is not None)
                     or deleted()
                     or mirror.planner.sync_shape()
                 ),
@@ -149,6 +149,8 @@ def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) ->
         )
     finally:
         logins.close()
+        if ride is not None:
+            ride.close()
     if ride is not None:
         RIDDEN.update(ride.ridden.as_dict())
     if logins.refused is not None:  # Kafka's client would retry such a login for ever
@@ -169,7 +171,7 @@ def _run(mirror: StreamingMirror, args: argparse.Namespace, control: Control) ->
 RIDDEN: dict = {}  # the run's waits (run/job/ride.py's Ridden), handed to the control folder's result
 
 
-def _ride_watch(mirror: StreamingMirror, reporter: monitor.Reporter, interval: float) -> RideWatch | None:
+def _ride_watch(query, mirror: StreamingMirror, reporter: monitor.Reporter, interval: float) -> RideWatch | None:
     """The driver's watch over a cluster's bad minutes (run/job/ride.py); None when the profile rides none."""
     seconds = mirror.settings.ride_through_seconds
     if not seconds:
@@ -178,7 +180,8 @@ def _ride_watch(mirror: StreamingMirror, reporter: monitor.Reporter, interval: f
         "source": mirror.source_options.get("kafka.bootstrap.servers", ""),
         "target": mirror.sink_options.get("kafka.bootstrap.servers", ""),
     }
-    return RideWatch(mirror.spark, seconds, bootstraps, lambda: reporter.last_batch, reporter.waiting, interval)
+    watch = RideWatch(mirror.spark, seconds, bootstraps, lambda: reporter.last_batch, reporter.waiting, interval)
+    return watch.in_background(query)
 
 
 def _run_continuous(mirror: ContinuousMirror, args: argparse.Namespace, control: Control) -> tuple[int, str, str]:

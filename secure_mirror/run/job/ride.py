@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -141,8 +142,35 @@ class RideWatch:
         self.next_show = 0.0
         self.next_probe = 0.0
         self.away: dict[str, list[str]] = {}
+        self.closed = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def in_background(self, query) -> RideWatch:
+        """Look once a second on a thread of its own until :meth:`close` or the query ends: the driver's watch loop
+        may itself wait on a cluster that is away (a topic-shape pass, a heartbeat), and the waits must still be
+        seen and said. The loop asks :attr:`stopped`."""
+
+        def loop() -> None:
+            while not self.closed.wait(ASK_EVERY) and query.isActive:
+                try:
+                    if self(query):
+                        return
+                except Exception as error:  # noqa: BLE001 - the JVM going away at the job's end; never the mirror's
+                    if not self.closed.is_set():
+                        print(f"secure-mirror job: the ride watch stopped looking: {error}", file=sys.stderr)
+                    return
+
+        self.thread = threading.Thread(target=loop, name="secure-mirror ride watch", daemon=True)
+        self.thread.start()
+        return self
+
+    def close(self) -> None:
+        self.closed.set()
+        if self.thread is not None:
+            self.thread.join(timeout=10)
 
     def __call__(self, query) -> bool:
+        """Look once (at most once a second): True once the query must stop (:attr:`stopped`)."""
         now = self.clock()
         if self.stopped is not None:
             return True
@@ -184,7 +212,7 @@ class RideWatch:
     def _waiting(self, since: float) -> _Wait:
         if self.wait is None:
             self.wait = _Wait(since=since)
-            self.next_show = 0.0
+            self.next_show = self.next_probe = 0.0
         else:
             self.wait.since = min(self.wait.since, since)
         return self.wait
