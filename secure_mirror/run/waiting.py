@@ -7,8 +7,9 @@ and by the words of the mirror's refusals:
 
 - ``refused``: a refused grant, source records the checkpoint expects gone (restarting does not help: exit 5);
 - ``transient``: one of Kafka's retriable exceptions (timeouts, leaders and coordinators that moved,
-  ``NOT_ENOUGH_REPLICAS``, disconnections), or a transactional producer's state that a retried task mends with a new
-  transaction (fenced by the coordinator's timeout of a transaction open through an outage, an aborted transaction);
+  ``NOT_ENOUGH_REPLICAS``, disconnections), a transactional producer's state that a retried task mends with a new
+  transaction (fenced by the coordinator's timeout of a transaction open through an outage, an aborted transaction),
+  or a task that failed without an exception of its own (its executor lost, killed);
 - ``failed``: anything else (a bug is not a bad minute): the job stops at once, as it always did.
 """
 
@@ -51,6 +52,8 @@ def judge_failure(failure: dict) -> Verdict:
         return "transient"
     if failure.get("counts") is False:  # killed or lost, not failed (Spark does not count it either)
         return "transient"
+    if failure.get("reason") not in (None, "ExceptionFailure"):  # an executor lost, a fetch or a result lost: no code
+        return "transient"  # of the mirror's failed; Spark runs the task elsewhere
     return "failed"
 
 

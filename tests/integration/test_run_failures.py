@@ -87,11 +87,12 @@ def _target_records(sandbox, case: MirrorCase, name: str) -> list[dict]:
 @pytest.mark.slow  # about 2-3 minutes: three Spark starts and a broker restart
 def test_supervise_restarts_the_job_while_the_target_broker_is_down(sandbox, tmp_path):
     # Short client timeouts make the dead broker fail the job within seconds (a retryable failure) instead of the
-    # producer and the admin client waiting minutes for it.
+    # producer and the admin client waiting minutes for it; ride_through_seconds 0 gives up at the first failure, as
+    # every job did before it rode through (tests/reliability/test_ride_through.py: the same outage ridden through).
     with MirrorCase(
         sandbox,
         tmp_path,
-        mirror={"delivery": {"delivery_timeout_ms": 15000}},
+        mirror={"delivery": {"delivery_timeout_ms": 15000}, "ride_through_seconds": 0},
         target_client_options={"request.timeout.ms": 5000, "default.api.timeout.ms": 10000},
     ) as case:
         case.create({"r": 2})

@@ -299,3 +299,9 @@ def test_the_driver_gives_up_once_the_ride_is_spent():
         with pytest.raises(RuntimeError, match=r"within mirror.ride_through_seconds \(250 s; waited 300 s\)"):
             ride.ride_in_place(_TransientJvm, "target", "plan batch 3", 250, away, sleep=lambda _s: None)
     assert ride.OPEN == {}
+
+
+def test_a_lost_executor_is_transient():
+    lost = {"reason": "ExecutorLostFailure", "counts": True, "classes": [], "retriable": False, "causes": [],
+            "message": "ExecutorLostFailure (executor 0 exited caused by one of the running tasks)"}  # fmt: skip
+    assert judge_failure(lost) == "transient"

@@ -45,6 +45,7 @@ public final class TaskFailures extends SparkListener {
         row.put("partition", end.taskInfo().partitionId());
         row.put("attempt", end.taskInfo().attemptNumber());
         row.put("counts", failed.countTowardsTaskFailures());
+        row.put("reason", failed.getClass().getSimpleName());  // ExceptionFailure, ExecutorLostFailure, TaskKilled, ...
         List<String> classes = new ArrayList<>();
         String text;
         if (failed instanceof ExceptionFailure exception) {
