@@ -10,7 +10,10 @@ mirror streams with ``mirror.groups`` selecting both groups. Then:
 - with ``User:*`` also allowed to WRITE the topic, ``cutover`` stops at the fence naming that grant, and changes
   nothing; the grant removed, the same command goes on from the fence;
 - it is killed with SIGKILL as soon as each step has begun (the fence: as soon as it has recorded what it is about to
-  apply), and run again;
+  apply), and run again; promote is killed twice inside the step (issue 58 point 6), stopped there by
+  ``cutover_breakpoint.py``: once with the first of its bindings on the target (sent one request each for that), then
+  with all of them on it but the step not recorded done; each time the record shows the step begun, not done, and
+  the target holds that part of its bindings;
 - with a member of the group still on the source it stops at sync naming the group; the member gone, the same
   command completes (exit 0), every step recorded done;
 - the producer, still writing, is refused by the source's authorizer (TOPIC_AUTHORIZATION_FAILED); every record the
@@ -21,8 +24,10 @@ mirror streams with ``mirror.groups`` selecting both groups. Then:
 - after promotion both producers write the target copy under their own names, and the mirror's job has ended
   cleanly (the launcher's exit 0).
 Then the way back (``failback``, with the way back's mirror from ``reverse``): the producer writes the target and the
-group reads some of it there; failback, killed at each step and run again, brings those records to the source once,
-the group reads on the source exactly what it had left, and both clusters' bindings are what they were before.
+group reads some of it there; failback, killed at each step and run again (restore twice inside the step: after the
+first of its ACL requests, then after the last and the forward record's move), brings those records to the
+source once, the group reads on the source exactly what it had left, and both clusters' bindings are what they were
+before.
 Everything added (principals, ACLs, topics) is removed afterwards."""
 
 from __future__ import annotations
@@ -273,8 +278,11 @@ def cut(sandbox, tmp_path_factory):
                         with_member = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
                         leave.touch()
                         member.result(timeout=120)
-                    for name in ("sync", "stop", "promote", "report"):
+                    for name in ("sync", "stop"):
                         kills[name] = _kill_at(argv, record, name)
+                    inside_promote = _promote_killed_inside(sandbox, argv, record, folder, case.prefix)
+                    kills["promote"] = inside_promote["how"]
+                    kills["report"] = _kill_at(argv, record, "report")
                     done = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
                     stop.touch()
                     produced = writing.result(timeout=120)
@@ -302,6 +310,8 @@ def cut(sandbox, tmp_path_factory):
                 "killed": killed.returncode,
                 "after_kill": after_kill,
                 "kills": kills,
+                "inside_promote": inside_promote,
+                "target_after": set(sandbox.admin("target", _acls_of, case.prefix)),
                 "done": done,
                 "record": json.loads(record.read_text()),
                 "produced": produced,
@@ -375,6 +385,63 @@ def _kill_at(argv: list[str], record: Path, name: str) -> str:
     return f"ended with {command.returncode}"
 
 
+BREAKPOINT = [sys.executable, "-m", "tests.integration.cutover_breakpoint"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _kill_inside(argv: list[str], record: Path, folder: Path, name: str, *where: str) -> dict:
+    """Run the command under ``tests/integration/cutover_breakpoint.py``, which stops it inside step ``name`` at
+    ``where`` (``--after N [--split]``, ``--after-move``), and SIGKILL it there: how it ended, what the breakpoint
+    said it had applied, and the step as the record shows it after the kill."""
+    tag = f"{name}-{'-'.join(w.strip('-') for w in where)}"
+    marker, log = folder / f"breakpoint-{tag}.json", folder / f"breakpoint-{tag}.log"
+    with open(log, "w") as out:
+        command = subprocess.Popen(
+            [*BREAKPOINT, "--step", name, *where, "--marker", str(marker), "--", *argv[len(CLI) :]],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+        )
+    wait_for(lambda: marker.exists() or command.poll() is not None, 900, f"the breakpoint inside {name}", step=0.05)
+    if command.poll() is not None:
+        return {"how": f"ended with {command.returncode} before the breakpoint: {log.read_text()[-2000:]}"}
+    os.kill(command.pid, signal.SIGKILL)
+    command.wait(timeout=60)
+    step = next(s for s in json.loads(record.read_text())["steps"] if s["name"] == name)
+    how = "killed" if command.returncode == -signal.SIGKILL else f"ended with {command.returncode}"
+    return {"how": how, "marker": json.loads(marker.read_text()), "step": step}
+
+
+def _promote_killed_inside(sb, argv: list[str], record: Path, folder: Path, prefix: str) -> dict:
+    """Promote killed twice inside the step: once the first of its bindings is on the target (sent one request each,
+    ``--split``: the product sends them in one), then, run again, once the rest went in the product's own request,
+    before the step is recorded done. The target's bindings before the step and after each kill."""
+    started = time.monotonic()
+    out: dict = {"pre": set(sb.admin("target", _acls_of, prefix))}
+    for kill, where in (("first", ("--after", "1", "--split")), ("second", ("--after", "1"))):
+        out[kill] = _kill_inside(argv, record, folder, "promote", *where)
+        out[kill]["target"] = set(sb.admin("target", _acls_of, prefix))
+    out["how"] = "killed" if out["first"]["how"] == out["second"]["how"] == "killed" else "not killed inside"
+    out["seconds"] = round(time.monotonic() - started, 1)  # what the two kills add to the run
+    return out
+
+
+def _restore_killed_inside(sb, argv: list[str], record: Path, folder: Path, prefix: str, run_dir: Path) -> dict:
+    """Restore killed twice inside the step: once the first of its ACL requests (a create and a delete on each
+    cluster) has returned, then, run again, once every request has and the forward record was kept aside, before
+    the step is recorded done. Both clusters' bindings before the step and after each kill."""
+    sides = ("source", "target")
+    started = time.monotonic()
+    out: dict = {"pre": {side: set(sb.admin(side, _acls_of, prefix)) for side in sides}}
+    for kill, where in (("first", ("--after", "1")), ("second", ("--after-move",))):
+        out[kill] = _kill_inside(argv, record, folder, "restore", *where)
+        out[kill]["acls"] = {side: set(sb.admin(side, _acls_of, prefix)) for side in sides}
+        out[kill]["forward_in_run_dir"] = (run_dir / state.FILE).exists()
+    out["how"] = "killed" if out["first"]["how"] == out["second"]["how"] == "killed" else "not killed inside"
+    out["seconds"] = round(time.monotonic() - started, 1)  # what the two kills add to the run
+    return out
+
+
 def _notes(record: Path) -> dict:
     try:
         return json.loads(record.read_text())["notes"]
@@ -436,11 +503,13 @@ def test_killed_once_and_run_again_the_cutover_completes(cut):
     kills = cut["kills"]
     print(f"\ncut-over killed at each step: {kills}; attempts {attempts}")
     assert all(kills[name] == "killed" for name in ("check", "drain", "sync", "stop")), kills
-    assert all(kills[name] in ("killed", AFTER_DONE, "ended with 0") for name in ("promote", "report")), kills
+    assert kills["promote"] == "killed", kills  # twice, inside the step (its own test below)
+    assert kills["report"] in ("killed", AFTER_DONE, "ended with 0"), kills
     killed = {name for name, how in kills.items() if how == "killed"}
     assert attempts["fence"] == 3  # stopped at User:*, killed once recorded, done
     assert attempts["sync"] == 2 + ("sync" in killed)  # refused (a member), killed, done
-    assert all(attempts[name] == 2 for name in killed - {"sync"}), attempts
+    assert attempts["promote"] == 3  # killed twice inside, done
+    assert all(attempts[name] == 2 for name in killed - {"sync", "promote"}), attempts
     assert cut["launcher"] == EXIT_OK  # the job stopped cleanly, its checkpoint kept
 
 
@@ -494,6 +563,32 @@ def test_after_promotion_the_producers_write_the_target(cut):
     assert (cut["app_target"], cut["etl_target"]) == ("ok", "ok")
 
 
+def test_promote_killed_inside_the_step_is_finished_exactly(cut):
+    """Issue 58 point 6: killed with some of promote's bindings on the target, then with all of them on it but the
+    step not recorded done; each re-run goes on, and the target ends with exactly the bindings the record names."""
+    inside = cut["inside_promote"]
+    first, second = inside["first"], inside["second"]
+    pre, final = inside["pre"], cut["target_after"]
+    granted = final - pre
+    print(
+        f"\npromote killed inside: {len(first['target'] - pre)} of {len(granted)} bindings on the target at the "
+        f"first kill ({first['marker']['at']}), {len(second['target'] - pre)} at the second "
+        f"({second['marker']['at']}); the two kills took {inside['seconds']} s"
+    )
+    assert first["how"] == second["how"] == "killed", (first["how"], second["how"])
+    assert first["step"]["status"] == second["step"]["status"] == "started"  # begun, not done, at each kill
+    assert pre == set(cut["before"]["target"])  # nothing of promote on the target before the step
+    # the first kill: a part of promote's bindings on the target, nothing else changed
+    assert pre <= first["target"] and 0 < len(first["target"] - pre) < len(granted), (first["target"] - pre, granted)
+    assert first["target"] - pre == {Acl.of(b) for a in first["marker"]["applied"] for b in a["bindings"]}
+    # the second: every binding on the target, the step still not recorded done
+    assert second["target"] == final
+    # the end: the target holds what it held before and exactly the promotion the record names, each once
+    noted = [Acl.of(a["binding"]) for a in cut["record"]["notes"]["acls"] if a["cluster"] == "target"]
+    assert all(a["change"] == "added" for a in cut["record"]["notes"]["acls"] if a["cluster"] == "target")
+    assert len(noted) == len(set(noted)) and set(noted) == granted and not pre & granted
+
+
 # ---- the way back (failback) ------------------------------------------------------------------------------------------
 WRITTEN_BACK = 30  # records the producer writes on the target after the promotion
 
@@ -541,7 +636,10 @@ def back(cut):
         wait_for(lambda: caught_up(back_profile, {topic}), 600, "the way back to catch up")
         dry = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, timeout=600)
         record = back_run / state.FILE
-        kills = {name: _kill_at(argv, record, name) for name in state.FAILBACK_STEPS}
+        kills = {name: _kill_at(argv, record, name) for name in ("check", "fence", "drain", "sync", "stop")}
+        inside_restore = _restore_killed_inside(sb, argv, record, folder, cut["case"].prefix, cut["run_dir"])
+        kills["restore"] = inside_restore["how"]
+        kills["report"] = _kill_at(argv, record, "report")
         done = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
         try:
             ended: int | None = job.wait(timeout=300)
@@ -554,6 +652,7 @@ def back(cut):
         "on_target": on_target,
         "dry": dry,
         "kills": kills,
+        "inside_restore": inside_restore,
         "done": done,
         "job": ended,
         "record": json.loads(record.read_text()),
@@ -581,8 +680,10 @@ def test_failback_killed_at_each_step_completes_and_stops_the_way_back(cut, back
     kills, attempts = back["kills"], {s["name"]: s["attempts"] for s in steps}
     print(f"\nfailback killed at each step: {kills}; attempts {attempts}")
     assert all(kills[name] == "killed" for name in ("check", "fence", "drain", "sync", "stop")), kills
+    assert kills["restore"] == "killed", kills  # twice, inside the step (its own test below)
     assert all(how in ("killed", AFTER_DONE, "ended with 0") for how in kills.values()), kills
-    assert all(attempts[name] == 1 + (how == "killed") for name, how in kills.items()), attempts
+    assert attempts["restore"] == 3  # killed twice inside, done
+    assert all(attempts[name] == 1 + (how == "killed") for name, how in kills.items() if name != "restore"), attempts
     assert back["job"] == EXIT_OK  # the way back's job stopped cleanly
     assert_valid("failback", (back["back_run"] / "cutover-report.json").read_text())
     kept = back["record"]["notes"]["forward_record"]
@@ -610,3 +711,31 @@ def test_failback_restores_both_clusters_bindings(cut, back):
     assert back["app_source"] == "ok"
     # refused either way (a clean-clone run saw the producer id refused before the topic): REFUSED
     assert any(name in back["app_target"] for name in REFUSED), back["app_target"]
+
+
+def test_restore_killed_inside_the_step_is_finished_exactly(cut, back):
+    """Issue 58 point 6: failback killed after the first of restore's ACL requests (the source's bindings partly
+    back, the target's promotion still there), then after all of them and the forward record's move, before the
+    step was recorded done; each re-run goes on, and both clusters end as they were before the cut-over."""
+    inside = back["inside_restore"]
+    first, second, pre = inside["first"], inside["second"], inside["pre"]
+    before = {side: set(cut["before"][side]) for side in ("source", "target")}
+    changes = {side: pre[side] ^ before[side] for side in before}  # what restore has to change, per cluster
+
+    def applied(now: dict) -> dict[str, set]:
+        return {side: {c for c in changes[side] if (c in now[side]) == (c in before[side])} for side in changes}
+
+    done_first = applied(first["acls"])
+    total = sum(map(len, changes.values()))
+    print(
+        f"\nrestore killed inside: {sum(map(len, done_first.values()))} of {total} changes made at the first kill "
+        f"({ {side: len(c) for side, c in done_first.items()} }); at the second: {second['marker']['at']}; the two "
+        f"kills took {inside['seconds']} s"
+    )
+    assert first["how"] == second["how"] == "killed", (first["how"], second["how"])
+    assert first["step"]["status"] == second["step"]["status"] == "started"  # begun, not done, at each kill
+    assert 0 < sum(map(len, done_first.values())) < total, (done_first, changes)
+    for side in before:  # restore changed nothing but its own changes
+        assert first["acls"][side] ^ pre[side] <= changes[side], side
+    assert first["forward_in_run_dir"]  # the forward record was still in its run folder at the first kill
+    assert second["acls"] == before and not second["forward_in_run_dir"]  # all done, the record kept aside
