@@ -20,6 +20,9 @@ import time
 from collections import Counter
 
 SEQ_HEADER = "seq"
+# seconds one sample may wait for the coordinator: a failed sample holds the next ones back no longer than this (the
+# judge is how many of a fault's seconds had an answer: test_three_broker_faults.SAMPLED_SHARE)
+SAMPLE_TIMEOUT = 5.0
 
 
 def _quiet(name: str):
@@ -77,7 +80,8 @@ def member_loop(env: dict, conf: dict, group: str, topic: str, commit_every: flo
 def sample_loop(env: dict, conf: dict, topics: dict[str, str], partitions: int, interval: float, stop, out) -> None:
     """Every ``interval`` seconds until ``stop``, each group's committed offsets on its topic (group -> topic), as the
     target holds them (OffsetFetch by a consumer of the group that never joins it); sends the samples taken, how often
-    an offset moved forward, every move backwards, the errors and the last offsets. (AdminClient's
+    an offset moved forward, every move backwards, the errors, each sample's time and whether it was answered
+    (``outcomes``: group -> [(ms, answered)]) and the last offsets. (AdminClient's
     list_consumer_group_offsets crashed librdkafka 2.8.0 here: a segfault in its main thread, twice in a run.)"""
     os.environ.update(env)
     from confluent_kafka import Consumer, KafkaException, TopicPartition
@@ -90,14 +94,19 @@ def sample_loop(env: dict, conf: dict, topics: dict[str, str], partitions: int, 
     }
     last: dict[tuple[str, str, int], int] = {}
     samples, forward, backwards, errors = Counter(), Counter(), [], Counter()
+    outcomes: dict[str, list[tuple[int, bool]]] = {group: [] for group in topics}  # (ms, answered) per sample
     started = time.monotonic()
     while not stop.wait(interval):
         for group, topic in topics.items():
             try:
-                answer = readers[group].committed([TopicPartition(topic, p) for p in range(partitions)], timeout=20)
+                answer = readers[group].committed(
+                    [TopicPartition(topic, p) for p in range(partitions)], timeout=SAMPLE_TIMEOUT
+                )
             except KafkaException as error:  # a coordinator down or moving: the next sample
                 errors[error.args[0].name()] += 1
+                outcomes[group].append((int(time.time() * 1000), False))
                 continue
+            outcomes[group].append((int(time.time() * 1000), True))
             samples[group] += 1
             for tp in answer:
                 if tp.error is not None or tp.offset < 0:
@@ -117,6 +126,7 @@ def sample_loop(env: dict, conf: dict, topics: dict[str, str], partitions: int, 
             "forward": dict(forward),
             "backwards": backwards,
             "errors": dict(errors),
+            "outcomes": outcomes,
             "last": {f"{g} {t} {p}": o for (g, t, p), o in last.items()},
         }
     )

@@ -7,12 +7,14 @@ granted and revoked) with
   records at a steady rate with ``acks=all`` and idempotence, and remembering which sequence numbers the broker
   acknowledged (only those count as produced);
 - the job as a real process: ``python -m secure_mirror run PROFILE --skip-preflight --run-dir DIR
-  [--supervise]`` in a session of its own, so a signal reaches the CLI alone, while :meth:`kill_driver`
-  SIGKILLs the Spark driver (the process group of the ``job.pid`` the job writes to its control folder);
+  [--supervise] [--json]`` in a session of its own, so a signal reaches the CLI alone, while :meth:`kill_driver`
+  SIGKILLs the Spark driver (the process group of the ``job.pid`` the job writes to its control folder); with
+  ``--json`` its lines are read back by :meth:`MirrorUnderLoad.run_lines` (:func:`json_lines_of`), and what they say
+  of Spark's task retries by :func:`task_retries` (a line without the field is "not said": None, not 0);
 - :meth:`finish`: stop producing, let the mirror catch up (the running job, or ``run --until-caught-up``), stop
   it, then ``verify`` and an independent count of every sequence number on the target: produced, lost
-  (acknowledged but not on the target: must be 0), duplicated, restarts. The figures go into
-  ``conftest.STATS``.
+  (acknowledged but not on the target: must be 0), duplicated, restarts, the transactions the transactional
+  producer aborted and their records. The figures go into ``conftest.STATS``.
 
 Usage::
 
@@ -28,6 +30,7 @@ Usage::
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import re
@@ -141,7 +144,8 @@ def _transactional_loop(
 ) -> None:
     """Runs in its own spawned process: ``rate`` records/s in transactions of up to 50 records, every
     ``abort_every``-th aborted, until ``stop`` is set; sends the sequence numbers of the committed transactions
-    (``acked``), of the aborted ones, and of those whose outcome is unknown (the producer failed fatally and was
+    (``acked``), of the aborted ones (and how many transactions were aborted, ``aborted_transactions``), and of those
+    whose outcome is unknown (the producer failed fatally and was
     replaced: its open transaction is aborted by the next ``init_transactions`` unless its commit had been
     decided)."""
     os.environ.update(env)
@@ -171,9 +175,13 @@ def _transactional_loop(
         _retried(lambda: producer.init_transactions(60), errors)
         return producer
 
+    aborts = 0  # transactions whose abort the coordinator acknowledged
+
     def end(producer: Producer, batch: list[int], commit: bool) -> None:
+        nonlocal aborts
         _retried(lambda: producer.commit_transaction(60) if commit else producer.abort_transaction(60), errors)
         done["acked" if commit else "aborted"].extend(batch)
+        aborts += not commit
         acked_count.value = len(done["acked"])
 
     padding = b"." * max(0, size - 24)
@@ -200,7 +208,7 @@ def _transactional_loop(
                     pass
             done["unknown"].extend(batch)  # fatal, or the abort failed: a new producer fences this one
             producer = new_producer()
-    out.send({**done, "sent": seq - seq_base, "errors": dict(errors)})
+    out.send({**done, "aborted_transactions": aborts, "sent": seq - seq_base, "errors": dict(errors)})
     out.close()
 
 
@@ -319,10 +327,10 @@ class Outcome:
     duplicated: int  # extra copies on the target
     restarts: int  # job starts from the checkpoint after the first (by the test or by --supervise)
     sent: int = 0  # handed to the producer (acknowledged or not)
-    verify_missing: int = 0
-    verify_duplicated: int = 0
-    verify_extra: int = 0
-    verify_ok: bool = False
+    verify_missing: int | None = 0  # None: verify did not run (MirrorMaker 2, tests/reliability/contenders.py)
+    verify_duplicated: int | None = 0
+    verify_extra: int | None = 0
+    verify_ok: bool | None = False
     exit_codes: list[int] = field(default_factory=list)  # of every `secure-mirror run`, in order
     lost_examples: list[int] = field(default_factory=list)
     producer_errors: dict = field(default_factory=dict)
@@ -333,9 +341,53 @@ class Outcome:
     committed_not_on_source: int | None = (
         None  # committed or acknowledged, yet not on the source (the producers' check)
     )
+    aborted_transactions: int | None = None  # transactions the transactional producer aborted (acknowledged)
+    aborted_records: int | None = None  # the records in them (none of them may reach the target)
+    task_retries: int | None = None  # Spark task attempts the job ran again, as `run --json` said (None: not said)
 
     def text(self) -> str:
         return ", ".join(f"{k}={v}" for k, v in asdict(self).items() if v is not None and (k != "lost_examples" or v))
+
+
+# ---- what `run --json` said -----------------------------------------------------------------------------------
+def json_lines_of(text: str) -> list[dict]:
+    """The objects of ``text``'s lines that parse as JSON objects with a ``kind`` (``run --json``'s lines; the
+    output beside them, sentences on stderr, and a line cut short are left out)."""
+    found = []
+    for line in text.splitlines():
+        if not line.startswith("{"):
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and "kind" in value:
+            found.append(value)
+    return found
+
+
+def task_retries(lines: list[dict]) -> int | None:
+    """Spark task attempts the job ran again, as its lines said: the outcome's figure (``task_retries``, or its
+    ``ridden`` object's), else the sum over its waits (each ``waiting`` line's ``task_retries`` counts its own wait:
+    the highest of each wait, told apart by ``since``); None when no line said it (not 0)."""
+    for line in reversed(lines):
+        if line.get("kind") == "outcome":
+            said = line.get("task_retries", (line.get("ridden") or {}).get("task_retries"))
+            if isinstance(said, int):
+                return said
+    return waited_retries(lines)
+
+
+def waited_retries(lines: list[dict]) -> int | None:
+    """The task retries the ``waiting`` lines among ``lines`` said (the highest of each wait, summed); None when no
+    waiting line carried the field."""
+    waits: dict[str, int] = {}
+    for line in lines:
+        said = line.get("task_retries")
+        if line.get("kind") == "waiting" and isinstance(said, int):
+            key = str(line.get("since"))
+            waits[key] = max(waits.get(key, 0), said)
+    return sum(waits.values()) if waits else None
 
 
 class _Case(MirrorCase):
@@ -459,9 +511,11 @@ class MirrorUnderLoad:
         until_caught_up: bool = False,
         trigger_interval: str | None = None,
         extra: tuple[str, ...] = (),
+        json_lines: bool = False,
         _drain: bool = False,
     ) -> subprocess.Popen:
-        """``secure-mirror run`` as a process in a session of its own (its output in ``cli-N.log``)."""
+        """``secure-mirror run`` as a process in a session of its own (its output in ``cli-N.log``; with
+        ``json_lines``, ``run --json``: its lines there too, read by :meth:`run_lines`)."""
         assert self.job is None or self.job.poll() is not None, "the previous job is still running"
         self.restarts += 1 if self.starts and not _drain else 0
         self.starts += 1
@@ -483,6 +537,8 @@ class MirrorUnderLoad:
             argv += ["--supervise", "--max-restarts", str(max_restarts)]
         if until_caught_up:
             argv.append("--until-caught-up")
+        if json_lines:
+            argv.append("--json")
         self.cli_log = self.folder / f"cli-{self.starts}.log"
         with open(self.cli_log, "w") as log:
             self.job = subprocess.Popen(
@@ -547,8 +603,17 @@ class MirrorUnderLoad:
         return code
 
     def supervised_restarts_so_far(self) -> int:
-        """How often ``--supervise`` has started the running job again (from its "restart N of M" lines)."""
-        return len(re.findall(r"restart \d+ of \d+", self.cli_log.read_text()))
+        """How often ``--supervise`` has started the running job again (from its "restart N of M" sentences, or its
+        ``restart`` lines with ``run --json``)."""
+        text = self.cli_log.read_text(errors="replace")
+        sentences = len(re.findall(r"restart \d+ of \d+", text))
+        return max(sentences, sum(1 for line in json_lines_of(text) if line.get("kind") == "restart"))
+
+    def run_lines(self) -> list[dict]:
+        """The ``run --json`` lines the running (or last) job printed so far, in order (:func:`json_lines_of`)."""
+        if getattr(self, "cli_log", None) is None or not self.cli_log.exists():
+            return []
+        return json_lines_of(self.cli_log.read_text(errors="replace"))
 
     def _fail_if_ended(self, what: str) -> None:
         if self.job is not None and self.job.poll() is not None:
@@ -608,6 +673,7 @@ class MirrorUnderLoad:
                 **produced,
                 "acked": produced["acked"] + tx["acked"],
                 "aborted": tx["aborted"],
+                "aborted_transactions": tx.get("aborted_transactions"),
                 "sent": produced["sent"] + tx["sent"],
                 "errors": {**produced["errors"], **{f"tx:{k}": v for k, v in tx["errors"].items()}},
             }
@@ -633,20 +699,7 @@ class MirrorUnderLoad:
         return self.outcome
 
     def _count(self, produced: dict) -> Outcome:
-        on_target = self.sb.admin("target", count_sequences, self.target_topic)
-        acked = produced["acked"]
-        counted: dict = {}
-        if self.transactions is not None:  # what the source holds, read read_committed, is what was produced
-            self.source_positions = self.sb.admin("source", sequence_positions, self.source_topic)
-            self.target_counts = on_target
-            counted = {
-                "on_target": sum(on_target.values()),
-                "aborted_on_target": sum(1 for seq in produced["aborted"] if seq in on_target),
-                "committed_not_on_source": sum(1 for seq in acked if seq not in self.source_positions),
-            }
-            acked = sorted(set(acked) | set(self.source_positions))
-        missing = sorted(seq for seq in set(acked) if seq not in on_target)
-        duplicated = sum(times - 1 for times in on_target.values() if times > 1)
+        on_target, acked, missing, duplicated, counted = self.count_target(produced)
         # verify lists every difference only when its sketch has room for them: size it from our own count
         cells = max(DEFAULT_CELLS, 3 * (duplicated + len(missing)) // self.partitions + 60)
         result = verify(self.profile, cells=cells)
@@ -665,8 +718,31 @@ class MirrorUnderLoad:
             exit_codes=list(self.exit_codes),
             lost_examples=missing[:10],
             producer_errors=produced["errors"],
+            task_retries=task_retries(self.run_lines()),
             **counted,
         )
+
+    def count_target(self, produced: dict) -> tuple[dict[int, int], list[int], list[int], int, dict]:
+        """The independent count (read_committed, by the admins): seq -> copies on the target, what counts as
+        produced, what is missing, the extra copies, and with a transactional producer the figures of
+        :class:`Outcome` that need it (``source_positions`` and ``target_counts`` are kept for per-fault figures)."""
+        on_target = self.sb.admin("target", count_sequences, self.target_topic)
+        acked = produced["acked"]
+        counted: dict = {}
+        if self.transactions is not None:  # what the source holds, read read_committed, is what was produced
+            self.source_positions = self.sb.admin("source", sequence_positions, self.source_topic)
+            self.target_counts = on_target
+            counted = {
+                "on_target": sum(on_target.values()),
+                "aborted_on_target": sum(1 for seq in produced["aborted"] if seq in on_target),
+                "committed_not_on_source": sum(1 for seq in acked if seq not in self.source_positions),
+                "aborted_transactions": produced.get("aborted_transactions"),
+                "aborted_records": len(produced["aborted"]),
+            }
+            acked = sorted(set(acked) | set(self.source_positions))
+        missing = sorted(seq for seq in set(acked) if seq not in on_target)
+        duplicated = sum(times - 1 for times in on_target.values() if times > 1)
+        return on_target, acked, missing, duplicated, counted
 
 
 def _with_local_dirs(hook: ProfileHook | None, folder: Path) -> ProfileHook:
