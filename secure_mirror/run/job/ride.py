@@ -138,7 +138,6 @@ class RideWatch:
         self.wait: _Wait | None = None
         self.ridden = Ridden()
         self.stopped: tuple[int, str] | None = None
-        self.next_ask = 0.0
         self.next_show = 0.0
         self.next_probe = 0.0
         self.away: dict[str, list[str]] = {}
@@ -170,13 +169,11 @@ class RideWatch:
             self.thread.join(timeout=10)
 
     def __call__(self, query) -> bool:
-        """Look once (at most once a second): True once the query must stop (:attr:`stopped`)."""
+        """Look once (the background thread does so every :data:`ASK_EVERY` s): True once the query must stop
+        (:attr:`stopped`)."""
         now = self.clock()
         if self.stopped is not None:
             return True
-        if now < self.next_ask:
-            return False
-        self.next_ask = now + ASK_EVERY
         failures = json.loads(str(self.failures.since(self.seq)))
         open_waits = json.loads(str(self.waits.json()))["open"] + list(OPEN.values())
         self._progress(now, failures, open_waits)

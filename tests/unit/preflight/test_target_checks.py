@@ -12,6 +12,7 @@ from secure_mirror.preflight.probes.api_versions import BrokerApis
 from secure_mirror.render import acls as acl_plans
 from tests.support import profiles as pf
 from tests.unit.preflight.conftest import NO_SHAPE, TARGET_BROKER, acl, commands, grant_fix
+from tests.unit.preflight.test_unanswered import SAID, SASL
 
 NAMES = {"src.orders.eu": 3, "src.payments": 2}
 WRITABLE = ["DESCRIBE", "WRITE"]
@@ -460,15 +461,6 @@ def test_the_heartbeats_topic_is_asked_about_and_judged(monkeypatch, tmp_path, h
 
 
 # ---- issue 58, point 7: a broker away is not a missing grant ----------------------------------------------------------
-SASL = (
-    "SASL authentication error: Authentication failed during authentication due to invalid credentials with SASL "
-    "mechanism GSSAPI (after 345ms in state AUTH_REQ)"
-)
-SAID = [
-    f"sasl_ssl://kafka-2.target.test:9094/bootstrap: {SASL}",
-    "3/3 brokers are down",
-    f"sasl_ssl://kafka-2.target.test:9094/2: {SASL}",
-]
 NOT_ASKED = (
     f"the brokers gave no answer (_TIMED_OUT); this identity could not ask broker 2 (kafka-2.target.test:9094): {SASL}"
 )
