@@ -10,7 +10,9 @@ and by the words of the mirror's refusals:
   ``NOT_ENOUGH_REPLICAS``, disconnections), a transactional producer's state that a retried task mends with a new
   transaction (fenced by the coordinator's timeout of a transaction open through an outage, an aborted transaction),
   or a task that failed without an exception of its own (its executor lost, killed);
-- ``failed``: anything else (a bug is not a bad minute): the job stops at once, as it always did.
+- ``again``: anything else, on a task's first attempts: Spark runs it again, as a cluster's Spark always did (its
+  default of :data:`SPARK_ATTEMPTS` attempts; a retired client's close, an executor's hiccup), but no wait begins;
+- ``failed``: anything else on the task's last of those attempts (a bug is not a bad minute): the job stops.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Verdict = Literal["transient", "refused", "failed"]
+Verdict = Literal["transient", "refused", "again", "failed"]
+
+# attempts a cluster's Spark gives a task unless told otherwise (spark.task.maxFailures' default)
+SPARK_ATTEMPTS = 4
 
 # the words of what retrying cannot mend (run/job/outcome.py's sentences look for the same)
 REFUSALS = (
@@ -54,6 +59,8 @@ def judge_failure(failure: dict) -> Verdict:
         return "transient"
     if failure.get("reason") not in (None, "ExceptionFailure"):  # an executor lost, a fetch or a result lost: no code
         return "transient"  # of the mirror's failed; Spark runs the task elsewhere
+    if int(failure.get("attempt") or 0) + 1 < SPARK_ATTEMPTS:
+        return "again"
     return "failed"
 
 

@@ -13,7 +13,7 @@ import pytest
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUSED
 from secure_mirror.preflight import FAIL, WARN, run_preflight
 from secure_mirror.profile import load_profile
-from secure_mirror.run.json_lines import OutcomeLine, RunLine
+from secure_mirror.run.json_lines import OutcomeLine, RiddenFigures, RunLine
 from secure_mirror.run.lag import lag
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.run.monitor import StatusLine
@@ -148,7 +148,10 @@ def test_run_json_prints_run_lines_ending_caught_up(mirrored):
     assert_valid_lines("run", mirrored["resumed_out"])
     lines = [RunLine.model_validate_json(line).root for line in mirrored["resumed_out"].splitlines()]
     assert lines[0].kind == "started", mirrored["resumed_out"][:2000]
-    assert lines[-1] == OutcomeLine(kind="outcome", status="caught-up", exit_code=EXIT_OK, message="")
+    nothing_ridden = RiddenFigures(waits=0, longest_seconds=0, task_retries=0)
+    assert lines[-1] == OutcomeLine(
+        kind="outcome", status="caught-up", exit_code=EXIT_OK, message="", ridden=nothing_ridden
+    ), lines[-1]
     status = [line for line in lines if isinstance(line, StatusLine)]
     assert sum(line.record_count or 0 for line in status) >= 15 + 10  # what was produced while it was stopped
 

@@ -5,8 +5,8 @@ mirror's source pauses each retry, and the driver's own questions to the source 
 (jvm/sink ``securemirror.ride.Waits``). :class:`RideWatch` is what decides, once a second, from plain answers:
 
 - the failed task attempts the scheduler saw (``securemirror.driver.TaskFailures``), each judged by
-  :func:`~secure_mirror.run.waiting.judge_failure`: a refusal stops the query at once (exit 5), a failure that is not
-  transient stops it at once (exit 1), a transient one starts (or continues) a wait;
+  :func:`~secure_mirror.run.waiting.judge_failure`: a refusal stops the query at once (exit 5), any other failure is
+  left to Spark's own attempts and stops the query on the last (exit 1), a transient one starts (or continues) a wait;
 - the driver's open waits (``Waits.json``);
 - a batch that has run long without a failure, with a listed broker that does not answer: a wait too.
 
@@ -180,6 +180,9 @@ class RideWatch:
         for failure in failures:
             self.seq = max(self.seq, int(failure["seq"]))
             verdict = judge_failure(failure)
+            if verdict == "again":  # Spark runs it again; no cluster is known to be away
+                self.ridden.task_retries += 1
+                continue
             if verdict != "transient":
                 return self._stop(query, verdict, failure)
             wait = self._waiting(failure.get("time_ms", now * 1000) / 1000)

@@ -58,9 +58,10 @@ def test_a_fenced_transactional_producer_is_mended_by_a_retry():
     assert judge_failure(fenced) == "transient"
 
 
-def test_anything_else_fails_at_once():
+def test_anything_else_gets_sparks_own_attempts_then_fails():
     bug = _failure(retriable=False, classes=["java.lang.NullPointerException"], causes=[], message="NPE")
-    assert judge_failure(bug) == "failed"
+    assert [judge_failure({**bug, "attempt": n}) for n in range(5)] == ["again", "again", "again", "failed", "failed"]
+    bug = {**bug, "attempt": 3}
     assert judge_failure({**bug, "counts": False}) == "transient"  # killed or lost: Spark does not count it either
 
 
@@ -305,3 +306,15 @@ def test_a_lost_executor_is_transient():
     lost = {"reason": "ExecutorLostFailure", "counts": True, "classes": [], "retriable": False, "causes": [],
             "message": "ExecutorLostFailure (executor 0 exited caused by one of the running tasks)"}  # fmt: skip
     assert judge_failure(lost) == "transient"
+
+
+def test_a_failure_no_retry_is_known_to_mend_gets_sparks_attempts_then_stops_the_job():
+    watch, jvm, _clock, _batch, _stream = _watch()
+    query = _Query()
+    bug = _failure(retriable=False, classes=["java.lang.NullPointerException"], causes=[], message="NPE")
+    for attempt in range(3):
+        jvm.failures.rows.append({**bug, "seq": attempt + 1, "attempt": attempt})
+        assert watch(query) is False and not query.stopped and watch.wait is None  # no cluster is known to be away
+    jvm.failures.rows.append({**bug, "seq": 4, "attempt": 3})
+    assert watch(query) is True and query.stopped and watch.stopped[0] == EXIT_FAILED
+    assert watch.ridden.task_retries == 3

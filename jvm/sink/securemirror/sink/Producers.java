@@ -110,28 +110,18 @@ final class Producers {
     static void retireOlderLogins(Map<String, Object> current) {
         int before = SHARED.size() + IDLE.size() + IDLE_TASKS.size() + ADMINS.size();
         SHARED.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey(), current)
-            && closed(entry.getValue()));
+            && TokenLogin.retire("producer", () -> entry.getValue().close(Duration.ofSeconds(5))));
         IDLE.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey().settings(), current)
-            && closed(entry.getValue().producer()));
+            && TokenLogin.retire("producer", () -> entry.getValue().producer().close(Duration.ofSeconds(5))));
         IDLE_TASKS.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey().settings(), current)
-            && closed(entry.getValue().producer()));
+            && TokenLogin.retire("producer", () -> entry.getValue().producer().close(Duration.ofSeconds(5))));
         ADMINS.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey(), current)
-            && closedAdmin(entry.getValue()));
+            && TokenLogin.retire("admin client", () -> entry.getValue().close(Duration.ofSeconds(5))));
         int retired = before - (SHARED.size() + IDLE.size() + IDLE_TASKS.size() + ADMINS.size());
         if (retired > 0) {
             LOG.info("secure-mirror sink: closed {} Kafka client(s) logged in with an older delegation token; "
                 + "new ones log in with the token this executor holds now", retired);
         }
-    }
-
-    private static boolean closed(KafkaProducer<byte[], byte[]> producer) {
-        producer.close(Duration.ofSeconds(5));
-        return true;
-    }
-
-    private static boolean closedAdmin(Admin admin) {
-        admin.close(Duration.ofSeconds(5));
-        return true;
     }
 
     /** The next source offset the target holds for a source partition (committed with its records), or -1. */

@@ -16,6 +16,7 @@ import org.apache.hadoop.security.token.Token;
  * ({@code tokenauth=true}). Neither is ever printed.
  */
 public final class TokenLogin {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TokenLogin.class);
     static final String SERVICE_PREFIX = "kafka.server.delegation.token.";
     private static final String MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule";
 
@@ -56,5 +57,19 @@ public final class TokenLogin {
         a.remove("sasl.jaas.config");
         b.remove("sasl.jaas.config");
         return a.equals(b) && !one.equals(other);
+    }
+
+    /**
+     * Close a client logged in with an older token. Its close may fail (the brokers already refuse the old token on
+     * re-authentication: "Failed to close kafka consumer"); that is the retired client's end, not the task's failure.
+     */
+    public static boolean retire(String what, Runnable close) {
+        try {
+            close.run();
+        } catch (RuntimeException error) {
+            LOG.info("secure-mirror: a {} logged in with an older delegation token closed with an error: {}", what,
+                     securemirror.ride.Transient.describe(error));
+        }
+        return true;
     }
 }

@@ -67,11 +67,8 @@ final class Consumers {
     private static void retireOlderLogins(Map<String, Object> current) {
         int before = IDLE.size();
         IDLE.entrySet().removeIf(entry -> {
-            if (TokenLogin.sameButLogin(entry.getKey().settings(), current)) {
-                entry.getValue().close(Duration.ofSeconds(5));
-                return true;
-            }
-            return false;
+            return TokenLogin.sameButLogin(entry.getKey().settings(), current)
+                && TokenLogin.retire("consumer", () -> entry.getValue().close(Duration.ofSeconds(5)));
         });
         if (IDLE.size() < before) {
             LOG.info("secure-mirror source: closed {} consumer(s) logged in with an older delegation token",
