@@ -663,20 +663,25 @@ class MirrorUnderLoad:
         committed = {} if found is None else found[1]
         return all(committed.get(tp, -1) >= high for tp, (_low, high) in marks.items() if high > 0)
 
+    def stop_producing(self) -> dict:
+        """Stop the source's producers: what they sent, acknowledged and aborted, the transactional one's included."""
+        produced = self.producer.stop()
+        if self.transactions is None:
+            return produced
+        tx = self.transactions.stop()
+        return {
+            **produced,
+            "acked": produced["acked"] + tx["acked"],
+            "aborted": tx["aborted"],
+            "aborted_transactions": tx.get("aborted_transactions"),
+            "sent": produced["sent"] + tx["sent"],
+            "errors": {**produced["errors"], **{f"tx:{k}": v for k, v in tx["errors"].items()}},
+        }
+
     def finish(self, drain_timeout: float = 300.0) -> Outcome:
         """Stop producing; the running job catches up and is stopped with SIGTERM (or, when none runs, ``run
         --until-caught-up`` drains); then count. Records the figures in ``STATS``."""
-        produced = self.producer.stop()
-        if self.transactions is not None:
-            tx = self.transactions.stop()
-            produced = {
-                **produced,
-                "acked": produced["acked"] + tx["acked"],
-                "aborted": tx["aborted"],
-                "aborted_transactions": tx.get("aborted_transactions"),
-                "sent": produced["sent"] + tx["sent"],
-                "errors": {**produced["errors"], **{f"tx:{k}": v for k, v in tx["errors"].items()}},
-            }
+        produced = self.stop_producing()
         if self.job is not None and self.job.poll() is None:
             wait_for(
                 lambda: self._fail_if_ended("it caught up") or self.caught_up(),
