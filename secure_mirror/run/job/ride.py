@@ -126,6 +126,9 @@ class RideWatch:
         jvm = spark._jvm
         self.failures = jvm.securemirror.driver.TaskFailures.register(spark._jsc.sc())
         self.waits = jvm.securemirror.ride.Waits
+        self.metrics = jvm.securemirror.metrics.MirrorMetrics
+        self.metrics_said = False
+        self.last_error_ms = 0
         self.ride_seconds = ride_seconds
         self.brokers = {side: brokers_of(servers) for side, servers in bootstraps.items() if servers}
         self.last_batch = last_batch
@@ -179,6 +182,7 @@ class RideWatch:
         self._progress(now, failures, open_waits)
         for failure in failures:
             self.seq = max(self.seq, int(failure["seq"]))
+            self.last_error_ms = max(self.last_error_ms, int(failure.get("time_ms") or now * 1000))
             verdict = judge_failure(failure)
             if verdict == "again":  # Spark runs it again; no cluster is known to be away
                 self.ridden.task_retries += 1
@@ -197,6 +201,7 @@ class RideWatch:
             wait.error = held["error"]
             wait.what = f"to {held['what']} (asked again with a pause)"
         self._stalled(now, query)
+        self._publish()
         if self.wait is None:
             return False
         waited = now - self.wait.since
@@ -208,6 +213,22 @@ class RideWatch:
             self.next_show = now + self.interval
             self.show(self._line(now))
         return False
+
+    def _publish(self) -> None:
+        """The retries and the wait as Kafka Connect's task error metrics of a MirrorMaker 2 task (docs/metrics.md)."""
+        figures = {
+            "task_retries": self.ridden.task_retries,
+            "last_error_ms": self.last_error_ms,
+            "waits": self.ridden.waits,
+            "waiting_since_ms": -1 if self.wait is None else int(self.wait.since * 1000),
+        }
+        problem = self.metrics.task(json.dumps(figures))
+        if problem is not None and not self.metrics_said:  # publishing never fails the mirror
+            self.metrics_said = True
+            print(
+                f"secure-mirror job: the task's figures are not published ({problem}); the mirror goes on",
+                file=sys.stderr,
+            )
 
     def _waiting(self, since: float) -> _Wait:
         if self.wait is None:

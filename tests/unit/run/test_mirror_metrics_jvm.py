@@ -183,3 +183,25 @@ def test_a_group_name_takes_only_what_a_topic_can_have(classes):
     assert all(p.startswith("a checkpoint's figures were not published") for p in problems[:3]), problems
     assert problems[3] == "null" and problems[4].startswith("the checkpoints' figures were not read")
     assert list(beans) == [CHECKPOINT_MBEAN] and "secret" not in "".join(problems)
+
+
+TASK_MBEAN = "kafka.connect:type=task-error-metrics,connector=MirrorSourceConnector,task=0"
+
+
+def test_the_task_error_mbean_is_connects_with_the_jobs_retries_and_waits(classes):
+    """Kafka Connect's ErrorHandlingMetrics of MirrorMaker 2's task 0 (one retry) beside the job's: the same name and
+    attributes of the same type, plus the job's two (waiting-seconds, waits-ridden-total)."""
+    _, mm2 = _mbeans(paths.kafka_classpath(), "mm2")
+    waiting_since = -(90 * 1000)  # MetricNames.java makes it a time of its own clock: 90 s ago
+    figures = {"task_retries": 1, "last_error_ms": 1_700_000_000_000, "waits": 2, "waiting_since_ms": waiting_since}
+    problems, ours = _mbeans(f"{classes}:{PYSPARK_JARS}", "ours", "task", json.dumps(figures))
+    assert problems == ["null"]
+    assert list(ours) == [TASK_MBEAN] and TASK_MBEAN in mm2
+    connect = {a: t for a, (t, _) in mm2[TASK_MBEAN].items()}
+    job = {a: t for a, (t, _) in ours[TASK_MBEAN].items()}
+    assert job == {**connect, "waiting-seconds": "double", "waits-ridden-total": "double"}
+    values = {a: v for a, (_, v) in ours[TASK_MBEAN].items()}
+    assert mm2[TASK_MBEAN]["total-retries"][1] == values["total-retries"] == 1
+    assert values["last-error-timestamp"] == 1_700_000_000_000 and values["waits-ridden-total"] == 2
+    assert 90 <= values["waiting-seconds"] < 150
+    assert all(values[a] == 0 for a in connect if a not in ("total-retries", "last-error-timestamp"))

@@ -137,9 +137,17 @@ class _Jvm:
             def json() -> str:
                 return json.dumps({"open": outer.open, "ridden": 0})
 
+        self.published: list[dict] = []
+
+        class MirrorMetrics:
+            @staticmethod
+            def task(figures: str) -> None:
+                outer.published.append(json.loads(figures))
+
         self.securemirror = type("P", (), {})()
         self.securemirror.driver = type("D", (), {"TaskFailures": TaskFailures})
         self.securemirror.ride = type("R", (), {"Waits": Waits})
+        self.securemirror.metrics = type("M", (), {"MirrorMetrics": MirrorMetrics})
 
 
 class _Spark:
@@ -186,6 +194,10 @@ def test_transient_failures_are_a_wait_that_ends_with_the_next_batch():
     batch[0] = 6
     assert watch(query) is False
     assert watch.wait is None and watch.ridden.as_dict() == {"waits": 1, "longest_seconds": 31, "task_retries": 1}
+    # the same, as Kafka Connect's task error metrics (MirrorMetrics.task): waiting, then the wait ridden
+    waiting, ridden = jvm.published
+    assert waiting == {"task_retries": 1, "last_error_ms": 999_000, "waits": 0, "waiting_since_ms": 999_000}
+    assert ridden == {"task_retries": 1, "last_error_ms": 999_000, "waits": 1, "waiting_since_ms": -1}
 
 
 def test_a_refused_grant_stops_the_query_at_once():

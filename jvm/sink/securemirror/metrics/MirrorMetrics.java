@@ -25,6 +25,9 @@ public final class MirrorMetrics {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Map<Names, PartitionFigures> PARTITIONS = new HashMap<>();
     private static final Map<Names, CheckpointFigures> CHECKPOINTS = new HashMap<>();
+    private static final String TASK = TaskFigures.DOMAIN + ":type=" + TaskFigures.TYPE
+        + ",connector=MirrorSourceConnector,task=0";
+    private static TaskFigures task;
     private static SparkMetricsSource spark;
     private static String sparkProblem;
 
@@ -81,7 +84,7 @@ public final class MirrorMetrics {
                 if (figures == null) {
                     figures = new CheckpointFigures();
                     CHECKPOINTS.put(names, figures);
-                    problem = first(problem, publish(names, figures));
+                    problem = first(problem, publish(names.objectName(), names::metric, figures));
                 }
                 figures.add(time, row.path(CheckpointFigures.LATENCY).asDouble(Double.NaN));
             } catch (RuntimeException error) {
@@ -91,10 +94,41 @@ public final class MirrorMetrics {
         return first(problem, sparkProblem);
     }
 
+    /**
+     * Sets the job's failed task attempts and waits (the driver's ride watch, about once a second): {@code
+     * {"task_retries": <n>, "last_error_ms": <ms since the epoch, 0: none>, "waits": <ridden waits>,
+     * "waiting_since_ms": <ms since the epoch, or -1 when not waiting>}}, as Kafka Connect's task error metrics of
+     * a MirrorMaker 2 task ({@link TaskFigures}).
+     *
+     * @return null when published, or one sentence saying what could not be
+     */
+    public static synchronized String task(String json) {
+        JsonNode row;
+        try {
+            row = JSON.readTree(json);
+        } catch (JsonProcessingException error) {
+            return "the task's figures were not read: " + error.getOriginalMessage();
+        }
+        String problem = null;
+        if (task == null) {
+            task = new TaskFigures();
+            try {
+                problem = publish(new ObjectName(TASK), attribute -> TaskFigures.TYPE
+                    + ".connector.MirrorSourceConnector.task.0." + attribute, task);
+            } catch (javax.management.MalformedObjectNameException error) {
+                problem = "the task's figures were not published: " + error.getMessage();
+            }
+        }
+        task.set(row.path("task_retries").asLong(0), row.path("last_error_ms").asLong(0), row.path("waits").asLong(0),
+            row.path("waiting_since_ms").asLong(-1));
+        return first(problem, sparkProblem);
+    }
+
     /** The object names of the MBeans published so far (for the job's tests and logs). */
     public static synchronized String[] objectNames() {
-        return Stream.concat(PARTITIONS.keySet().stream(), CHECKPOINTS.keySet().stream())
-            .map(names -> names.objectName().toString()).sorted().toArray(String[]::new);
+        return Stream.concat(Stream.concat(PARTITIONS.keySet().stream(), CHECKPOINTS.keySet().stream())
+            .map(names -> names.objectName().toString()), Stream.ofNullable(task).map(figures -> TASK))
+            .sorted().toArray(String[]::new);
     }
 
     private static String add(JsonNode batch, JsonNode row, long now) {
@@ -105,14 +139,14 @@ public final class MirrorMetrics {
         if (figures == null) {
             figures = new PartitionFigures(now);
             PARTITIONS.put(names, figures);
-            problem = publish(names, figures);
+            problem = publish(names.objectName(), names::metric, figures);
         }
         figures.add(now, row.path("record-count").asLong(0), row.path("byte-count").asLong(0),
             spread(row, PartitionFigures.AGE), spread(row, PartitionFigures.LATENCY));
         return problem;
     }
 
-    private static String publish(Names names, Figures figures) {
+    private static String publish(ObjectName name, java.util.function.UnaryOperator<String> metric, Figures figures) {
         String problem = null;
         try {
             if (spark == null && sparkProblem == null) {
@@ -122,20 +156,19 @@ public final class MirrorMetrics {
                 }
             }
             if (spark != null) {
-                spark.add(names, figures);
+                spark.add(metric, figures);
             }
         } catch (RuntimeException | LinkageError error) {
             sparkProblem = "Spark's metrics system refused the figures: " + error;
         }
         try {
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = names.objectName();
             if (server.isRegistered(name)) {
                 server.unregisterMBean(name);
             }
             server.registerMBean(new PartitionMBean(figures), name);
         } catch (JMException | RuntimeException error) {
-            problem = "the JMX MBean " + names.objectName() + " was not registered: " + error;
+            problem = "the JMX MBean " + name + " was not registered: " + error;
         }
         return problem;
     }

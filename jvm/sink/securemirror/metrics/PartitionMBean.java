@@ -10,12 +10,13 @@ import javax.management.MBeanInfo;
 import javax.management.ReflectionException;
 
 /**
- * One topic-partition's figures (or a group's checkpoint figures for one) as MirrorMaker 2 shows them in JMX:
- * read-only {@code double} attributes named as MirrorMaker 2's ({@link PartitionFigures#ATTRIBUTES},
- * {@link CheckpointFigures#ATTRIBUTES}), under the object name {@link Names#objectName} gives.
+ * One topic-partition's figures (or a group's checkpoint figures for one, or the task's errors) as MirrorMaker 2
+ * shows them in JMX: read-only {@code double} attributes named as MirrorMaker 2's ({@link PartitionFigures#ATTRIBUTES},
+ * {@link CheckpointFigures#ATTRIBUTES}, {@link TaskFigures#ATTRIBUTES}), under the object name {@link Names#objectName}
+ * gives (or Connect's task error metrics' name).
  */
 final class PartitionMBean implements DynamicMBean {
-    private static final String DESCRIPTION = "a topic-partition mirrored by secure-mirror, under MirrorMaker 2's names";
+    private static final String DESCRIPTION = "secure-mirror's figures under MirrorMaker 2's (and its task's) names";
     private final Figures figures;
     private final MBeanInfo info;
 

@@ -35,10 +35,11 @@ final class SparkMetricsSource implements Source {
         return true;
     }
 
-    void add(Names names, Figures figures) {
+    /** One gauge per attribute, named by {@code metric} (an attribute's name in this source's registry). */
+    void add(java.util.function.UnaryOperator<String> metric, Figures figures) {
         for (String attribute : figures.attributes()) {
             Gauge<Double> gauge = () -> figures.value(attribute, System.currentTimeMillis());
-            registry.register(names.metric(attribute), gauge);
+            registry.register(metric.apply(attribute), gauge);
         }
     }
 }
