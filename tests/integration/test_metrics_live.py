@@ -112,6 +112,7 @@ def _stored(server: Prometheus) -> dict:
     return {
         "spark": server.job_series("secure-mirror-spark", "kafka_connect_mirror_"),
         "jmx": server.job_series("secure-mirror-jmx", "kafka_connect_mirror_"),
+        "task": server.job_series("secure-mirror-jmx", "kafka_connect_task_error_metrics_"),
         "up": {job: server.up(job) for job in ("secure-mirror-spark", "secure-mirror-jmx")},
     }
 
@@ -155,6 +156,7 @@ def _jmx_tool(port: int) -> str:
         + ["--jmx-url", f"service:jmx:rmi:///jndi/rmi://127.0.0.1:{port}/jmxrmi", "--one-time", "true"]
         + ["--report-format", "properties", "--object-name", "kafka.connect.mirror:type=MirrorSourceConnector,*"]
         + ["--object-name", "kafka.connect.mirror:type=MirrorCheckpointConnector,*"]
+        + ["--object-name", "kafka.connect:type=task-error-metrics,*"]
         + ["--object-name", "metrics:name=secure-mirror.driver.kafka.connect.mirror.*,type=gauges"],
         capture_output=True,
         text=True,
@@ -281,6 +283,19 @@ def test_jmx_holds_mirrormaker2s_mbeans_and_sparks_copy(exposed):
         assert {_exported(n, a): v for (n, a), v in mm2.items() if a == attribute} == {
             key: value for key, value in exported.items() if key[0] == SERIES + attribute.replace("-", "_")
         }
+
+
+def test_the_task_errors_are_connects_task_error_metrics_with_the_wait(exposed):
+    """The driver's ride watch publishes Kafka Connect's error metrics of MirrorMaker 2's task 0 (docs/metrics.md): a
+    run with no failure says 0 retries and no wait, at JmxTool and through the JMX exporter's rule."""
+    bean = "kafka.connect:type=task-error-metrics,connector=MirrorSourceConnector,task=0"
+    task = {attribute: value for (name, attribute), value in exposed["jmx"].items() if name == bean}
+    assert {"total-retries", "last-error-timestamp", "waiting-seconds", "waits-ridden-total"} <= set(task), task
+    assert task["total-retries"] == task["waiting-seconds"] == task["last-error-timestamp"] == 0, task
+    labels = (("connector", "MirrorSourceConnector"), ("task", "0"))
+    stored = {name: value for (name, found), value in exposed["stored"]["task"].items() if found == labels}
+    assert stored.get("kafka_connect_task_error_metrics_total_retries") == 0, exposed["stored"]["task"]
+    assert stored.get("kafka_connect_task_error_metrics_waiting_seconds") == 0, exposed["stored"]["task"]
 
 
 def _exported(bean: str, attribute: str) -> tuple[str, tuple[tuple[str, str], ...]]:
