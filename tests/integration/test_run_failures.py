@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -163,6 +164,28 @@ def test_source_topic_deleted_during_the_run_is_refused_and_nothing_is_skipped(s
         # what was mirrored before the deletion is intact on the target
         got = _target_records(sandbox, case, "d")
         assert sorted(r["value"] or b"" for r in got) == sorted(r["value"] or b"" for r in records(40, 2, "d"))
+
+
+def test_target_topic_deleted_during_the_run_is_refused_at_once(sandbox, tmp_path):
+    """A deleted target topic is not a bad minute: the producer's UNKNOWN_TOPIC_OR_PARTITION is retriable, but the
+    deleted-topic watch asks the target and stops the job (exit 5) long before mirror.ride_through_seconds."""
+    with MirrorCase(sandbox, tmp_path) as case:
+        case.create({"g": 2})
+        case.produce("g", records(40, 2, "g"))
+        with Run(case, tmp_path) as run:
+            wait_for(lambda: caught_up(case.profile, {case.topic("g")}), 240, "the first batch")
+            target = case.profile.target_topic(case.topic("g"))
+            sandbox.admin("target", admin_ops.delete_topics, [target])
+            deleted = time.monotonic()
+            case.produce("g", records(20, 2, "after"))
+            code = run.wait(240)
+            took = time.monotonic() - deleted
+        err = run.stderr()
+        assert code == EXIT_REFUSED, err[-3000:]
+        assert f"the target lost a topic the job writes while it ran: {target}." in err, err[-3000:]
+        assert "new checkpoint location" in err and "Traceback" not in err
+        assert took < 120, f"stopped {took:.0f} s after the deletion"  # the ride would have lasted 1800 s
+        print(f"the job stopped {took:.0f} s after its target topic was deleted")
 
 
 def test_failed_preflight_blocks_run_and_writes_nothing(sandbox, tmp_path):

@@ -21,6 +21,12 @@ SOURCE_GONE = (
     "Nothing was skipped; to go on, recreate the topic or start over with a new checkpoint location"
 )
 
+TARGET_GONE = (
+    "the target lost a topic the job writes while it ran: {}. The records mirrored into it went with it, and the job "
+    "stops rather than write on into a topic created again. To mirror it again from its start, run the job with a new "
+    "checkpoint location"
+)
+
 
 def classify(error: BaseException, refused: JobRefused | None = None) -> tuple[int, str]:
     """The exit code and sentence of a failed query; ``refused``, when the job refused first, decides."""

@@ -17,7 +17,7 @@ from secure_mirror.render.spark import SINK_OFFSET_MAP
 from secure_mirror.run import monitor
 from secure_mirror.run.job import offset_map_topic
 from secure_mirror.run.job.options import kafka_properties
-from secure_mirror.run.job.outcome import SOURCE_GONE, JobRefused
+from secure_mirror.run.job.outcome import SOURCE_GONE, TARGET_GONE, JobRefused
 
 
 def _cause(error):
@@ -78,6 +78,9 @@ def partition_counts(topics: list[str], counts: dict[str, int], errors: dict[str
     return {topic: counts.get(topic) for topic in topics}
 
 
+TARGET_LOOK_MS = 5000  # the deleted-topic watch's look at the target: never the admin client's minute (an outage)
+
+
 class TopicPlanner:
     """Decides, once per source topic, the target name and whether partitions are kept; creates missing topics."""
 
@@ -106,10 +109,12 @@ class TopicPlanner:
             out.add(item)
         return out
 
-    def _partition_counts(self, admin, topics: list[str]) -> dict[str, int | None]:
+    def _partition_counts(self, admin, topics: list[str], timeout_ms: int = 0) -> dict[str, int | None]:
         """Each topic's partition count on one side; None for a topic that side does not have. Asked in one call that
-        answers JSON (jvm/sink securemirror.driver.TopicPartitions), not walked topic by topic over Py4J."""
-        answer = json.loads(self.jvm.securemirror.driver.TopicPartitions.count(admin, json.dumps(topics)))
+        answers JSON (jvm/sink securemirror.driver.TopicPartitions), not walked topic by topic over Py4J; each answer
+        within ``timeout_ms`` (0: the admin client's default)."""
+        counts = self.jvm.securemirror.driver.TopicPartitions.count(admin, json.dumps(topics), timeout_ms)
+        answer = json.loads(counts)
         return partition_counts(topics, answer["counts"], answer["errors"])
 
     def _new_topic(self, topic: str, partitions: int, configs: dict[str, str] | None):
@@ -394,6 +399,13 @@ class TopicPlanner:
         counts = self._partition_counts(self.source, sorted(topics)) if topics else {}
         return sorted(topic for topic, count in counts.items() if count is None)
 
+    def target_gone(self) -> list[str]:
+        """The target topics of the topics planned that the target cluster no longer has."""
+        with self.lock:
+            names = sorted({self.target_name(topic) for topic in self.target_counts})
+        counts = self._partition_counts(self.target, names, TARGET_LOOK_MS) if names else {}
+        return sorted(name for name, count in counts.items() if count is None)
+
     def earliest(self, partitions: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
         """The first offsets the source still has for ``partitions`` (those new since the previous batch)."""
         jvm = self.jvm
@@ -410,10 +422,17 @@ class TopicPlanner:
             admin.close()
 
 
+def confirmed_gone(before: list[str], now: list[str]) -> list[str]:
+    """The target topics missing at two looks in a row (a broker just started again may not know a topic yet)."""
+    return sorted(set(before) & set(now))
+
+
 class DeletedTopicWatch:
     """Spark's Kafka source plans no batch once none of its topics is left, so ``failOnDataLoss`` never fires when
     the last source topic is deleted and the query would wait for ever. Every ``interval`` seconds this checks that
-    the topics the query has read from still exist on the source; ``refused`` says which one is gone."""
+    the topics the query has read from still exist on the source, and that the target topics it writes still exist
+    on the target (a producer writing a deleted topic would retry for as long as the job rides through a bad
+    minute); ``refused`` says which one is gone."""
 
     def __init__(
         self, query, planner: TopicPlanner, interval: float = 10.0, topics: Callable[[], set[str]] | None = None
@@ -423,6 +442,7 @@ class DeletedTopicWatch:
         self.topics = topics or (lambda: _read_topics(self.query.lastProgress))
         self.next_check = time.monotonic() + interval
         self.refused: JobRefused | None = None
+        self.target_missing: list[str] = []  # at the last look
 
     def __call__(self) -> bool:
         """True when the query must stop."""
@@ -438,7 +458,18 @@ class DeletedTopicWatch:
                 if gone:
                     verb = "is" if len(gone) == 1 else "are"
                     self.refused = JobRefused(SOURCE_GONE.format(f"{', '.join(gone)} {verb} no longer on the source"))
+                    return True
+            self._look_at_the_target()
         return self.refused is not None
+
+    def _look_at_the_target(self) -> None:
+        try:
+            missing = self.planner.target_gone()
+        except Exception:  # noqa: BLE001 - the target did not answer this time (the ride watch says so); ask again
+            return
+        gone, self.target_missing = confirmed_gone(self.target_missing, missing), missing
+        if gone:
+            self.refused = JobRefused(TARGET_GONE.format(", ".join(gone)))
 
 
 def _read_topics(progress) -> set[str]:

@@ -198,6 +198,30 @@ def test_the_planner_counts_the_topic_shape_comparisons_it_made(capsys):
     assert "topic shape not synced this time: TimeoutError" in capsys.readouterr().err
 
 
+def test_a_target_topic_missing_at_two_looks_in_a_row_stops_the_job():
+    """The deleted-topic watch also looks at the target topics the job writes: missing twice in a row (a broker just
+    started again may not know a topic yet), the job stops with exit 5 rather than ride on; unanswered, it asks again."""
+    looks = [["tgt.b"], [], ["tgt.b"], planning.KafkaUnanswered("TimeoutException", "tgt.b"), ["tgt.a", "tgt.b"]]
+
+    class Planner:
+        @staticmethod
+        def gone(_topics):
+            return []
+
+        @staticmethod
+        def target_gone():
+            answer = looks.pop(0)
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+
+    watch = planning.DeletedTopicWatch(None, Planner(), interval=0.0, topics=lambda: {"a", "b"})
+    assert [watch() for _ in range(4)] == [False, False, False, False]  # gone, back, gone, unanswered
+    assert watch() is True and watch.refused is not None and watch.refused.exit_code == errors.EXIT_REFUSED
+    assert str(watch.refused).startswith("the target lost a topic the job writes while it ran: tgt.b. The records")
+    assert planning.confirmed_gone(["x", "y"], ["y", "z"]) == ["y"]
+
+
 def test_a_sides_partition_counts_from_its_one_call_answer():
     # securemirror.driver.TopicPartitions answers counts, and [exception name, retriable] for each failed topic.
     counts = planning.partition_counts(["a", "b"], {"a": 3}, {"b": ["UnknownTopicOrPartitionException", True]})

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.errors.RetriableException;
@@ -25,8 +26,19 @@ public final class TopicPartitions {
      * topics in the order asked. A topic whose answer failed is in {@code errors} only.
      */
     public static String count(Admin admin, String topicsJson) throws JsonProcessingException, InterruptedException {
+        return count(admin, topicsJson, 0);
+    }
+
+    /** The same, each answer bounded by {@code timeoutMs} (0: the admin client's own default): a watch that must not
+     * wait a minute for a cluster that is away (a topic whose answer did not come in time is a retriable error). */
+    public static String count(Admin admin, String topicsJson, int timeoutMs) throws JsonProcessingException,
+            InterruptedException {
         List<String> topics = BulkAnswer.topics(topicsJson);
-        Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(topics).topicNameValues();
+        DescribeTopicsOptions options = new DescribeTopicsOptions();
+        if (timeoutMs > 0) {
+            options.timeoutMs(timeoutMs);
+        }
+        Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(topics, options).topicNameValues();
         return BulkAnswer.of("counts", topics, futures::get, description -> description.partitions().size(),
             cause -> List.of(cause.getClass().getSimpleName(), cause instanceof RetriableException));
     }
