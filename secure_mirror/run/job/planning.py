@@ -470,6 +470,8 @@ class DeletedTopicWatch:
         gone, self.target_missing = confirmed_gone(self.target_missing, missing), missing
         if gone:
             self.refused = JobRefused(TARGET_GONE.format(", ".join(gone)))
+            if self.query is not None:  # now: the batch writing that topic would not end before the ride is spent
+                self.query.stop()
 
 
 def _read_topics(progress) -> set[str]:

@@ -215,9 +215,18 @@ def test_a_target_topic_missing_at_two_looks_in_a_row_stops_the_job():
                 raise answer
             return answer
 
-    watch = planning.DeletedTopicWatch(None, Planner(), interval=0.0, topics=lambda: {"a", "b"})
+    class Query:
+        stopped = False
+
+        def stop(self):
+            self.stopped = True
+
+    query = Query()
+    watch = planning.DeletedTopicWatch(query, Planner(), interval=0.0, topics=lambda: {"a", "b"})
     assert [watch() for _ in range(4)] == [False, False, False, False]  # gone, back, gone, unanswered
+    assert not query.stopped
     assert watch() is True and watch.refused is not None and watch.refused.exit_code == errors.EXIT_REFUSED
+    assert query.stopped  # at once: the batch writing the topic would not end (the stop request waits for it)
     assert str(watch.refused).startswith("the target lost a topic the job writes while it ran: tgt.b. The records")
     assert planning.confirmed_gone(["x", "y"], ["y", "z"]) == ["y"]
 
