@@ -67,8 +67,12 @@ public final class TokenLogin {
         try {
             close.run();
         } catch (RuntimeException error) {
-            LOG.info("secure-mirror: a {} logged in with an older delegation token closed with an error: {}", what,
-                     securemirror.ride.Transient.describe(error));
+            Throwable root = error;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            LOG.info("secure-mirror: a {} logged in with an older delegation token closed with an error: {} ({})",
+                     what, error.getClass().getSimpleName(), root.getClass().getSimpleName());
         }
         return true;
     }
