@@ -68,7 +68,7 @@ public final class TokenLogin {
             close.run();
         } catch (RuntimeException error) {
             Throwable root = error;
-            while (root.getCause() != null && root.getCause() != root) {
+            for (int depth = 0; depth < 32 && root.getCause() != null && root.getCause() != root; depth++) {
                 root = root.getCause();
             }
             LOG.info("secure-mirror: a {} logged in with an older delegation token closed with an error: {} ({})",
