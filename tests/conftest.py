@@ -69,9 +69,7 @@ def three_brokers(tmp_path_factory):
     started = time.monotonic()
     sb = Sandbox.load(Path(reuse)) if reuse else Sandbox.up(tmp_path_factory.mktemp("three") / "sb", brokers=3)
     sb.state["up_seconds"] = round(time.monotonic() - started)
-    with pytest.MonkeyPatch.context() as patch:
-        if "SPARK_SUBMIT_OPTS" not in os.environ:  # the tests' quick Spark starts, as the sandbox fixture gives them
-            patch.setenv("SPARK_SUBMIT_OPTS", jvm_starts.spark_submit_opts(sb, tmp_path_factory.mktemp("jvm3"))[0])
+    with jvm_starts.quick_spark_starts(sb, lambda: tmp_path_factory.mktemp("jvm3")):  # as the sandbox fixture's
         yield sb
     if not reuse:
         sb.down()

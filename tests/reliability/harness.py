@@ -39,7 +39,8 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, astuple, dataclass, field
 from pathlib import Path
 
@@ -50,8 +51,10 @@ from secure_mirror.render import acls
 from secure_mirror.run import checkpoint
 from secure_mirror.run.clients import inspection, watermarks
 from secure_mirror.run.control_folder import ControlFolder
+from secure_mirror.sandbox import Sandbox
 from secure_mirror.verify import verify
 from secure_mirror.verify.digest import DEFAULT_CELLS
+from tests.support import jvm_starts
 from tests.support.mirror_case import MirrorCase, wait_for
 from tests.support.spawned import Spawned
 
@@ -748,6 +751,20 @@ class MirrorUnderLoad:
         missing = sorted(seq for seq in set(acked) if seq not in on_target)
         duplicated = sum(times - 1 for times in on_target.values() if times > 1)
         return on_target, acked, missing, duplicated, counted
+
+
+@contextmanager
+def sandbox_of_its_own(tmp_path_factory, name: str, **options) -> Iterator[Sandbox]:
+    """A sandbox for one module (``Sandbox.up``'s ``options``: brokers, ticket lifetimes, re-authentication), with
+    the tests' quick Spark starts; taken down at the end."""
+    started = time.monotonic()
+    sb = Sandbox.up(tmp_path_factory.mktemp(name) / "sb", **options)
+    print(f"\n{name}: the sandbox started in {time.monotonic() - started:.0f} s")
+    try:
+        with jvm_starts.quick_spark_starts(sb, lambda: tmp_path_factory.mktemp("jvm")):
+            yield sb
+    finally:
+        sb.down()
 
 
 def _with_local_dirs(hook: ProfileHook | None, folder: Path) -> ProfileHook:

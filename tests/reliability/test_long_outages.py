@@ -71,13 +71,12 @@ from pathlib import Path
 import pytest
 
 from secure_mirror.run import checkpoint
-from secure_mirror.sandbox import Sandbox
-from tests.support import jvm_starts, seeds
+from tests.support import seeds
 from tests.support.mirror_case import wait_for
 from tests.support.sink_jar import sink_conf
 
 from .conftest import DETAILS, FIGURES, LONG
-from .harness import MirrorUnderLoad, Outcome, count_sequences
+from .harness import MirrorUnderLoad, Outcome, count_sequences, sandbox_of_its_own
 
 pytestmark = [
     pytest.mark.reliability,
@@ -376,16 +375,9 @@ def test_every_broker_of_a_side_down_for_five_minutes_is_ridden_through(sandbox,
 @pytest.fixture(scope="module")
 def reauth_sandbox(tmp_path_factory):
     """One broker a side whose GSSAPI client connections authenticate again every ``REAUTH_MS``."""
-    started = time.monotonic()
-    sb = Sandbox.up(tmp_path_factory.mktemp("kdc-outage") / "sb", reauth_ms=REAUTH_MS, reauth_mechanisms=("GSSAPI",))
-    print(f"\nkdc outage: the sandbox started in {time.monotonic() - started:.0f} s")
-    try:
-        with pytest.MonkeyPatch.context() as patch:
-            if "SPARK_SUBMIT_OPTS" not in os.environ:  # the tests' quick Spark starts, as the session's sandboxes
-                patch.setenv("SPARK_SUBMIT_OPTS", jvm_starts.spark_submit_opts(sb, tmp_path_factory.mktemp("jvm"))[0])
-            yield sb
-    finally:
-        sb.down()
+    options = {"reauth_ms": REAUTH_MS, "reauth_mechanisms": ("GSSAPI",)}
+    with sandbox_of_its_own(tmp_path_factory, "kdc-outage", **options) as sb:
+        yield sb
 
 
 class ShortTickets:

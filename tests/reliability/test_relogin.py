@@ -33,7 +33,6 @@ mirroring): ``-m "reliability and slow"`` runs it.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 import uuid
@@ -43,12 +42,11 @@ from pathlib import Path
 
 import pytest
 
-from secure_mirror.sandbox import Sandbox, procs
-from tests.support import jvm_starts
+from secure_mirror.sandbox import procs
 from tests.support.sink_jar import sink_conf
 
 from .conftest import DETAILS
-from .harness import MirrorUnderLoad
+from .harness import MirrorUnderLoad, sandbox_of_its_own
 
 pytestmark = [pytest.mark.reliability, pytest.mark.sandbox, pytest.mark.spark, pytest.mark.slow]
 
@@ -63,18 +61,9 @@ GUARANTEES = ("at_least_once", "exactly_once")
 
 @pytest.fixture(scope="module")
 def reauth_sandbox(tmp_path_factory):
-    started = time.monotonic()
-    sb = Sandbox.up(
-        tmp_path_factory.mktemp("relogin") / "sb", brokers=3, ticket_lifetime=f"{LIFETIME // 60}m", reauth_ms=REAUTH_MS
-    )
-    print(f"\nrelogin: the three-broker sandbox started in {time.monotonic() - started:.0f} s")
-    try:
-        with pytest.MonkeyPatch.context() as patch:
-            if "SPARK_SUBMIT_OPTS" not in os.environ:  # the tests' quick Spark starts, as the session's sandboxes
-                patch.setenv("SPARK_SUBMIT_OPTS", jvm_starts.spark_submit_opts(sb, tmp_path_factory.mktemp("jvm"))[0])
-            yield sb
-    finally:
-        sb.down()
+    options = {"brokers": 3, "ticket_lifetime": f"{LIFETIME // 60}m", "reauth_ms": REAUTH_MS}
+    with sandbox_of_its_own(tmp_path_factory, "relogin", **options) as sb:
+        yield sb
 
 
 class JobIdentities:

@@ -24,6 +24,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
@@ -87,3 +89,15 @@ def spark_submit_opts(sandbox, folder: Path) -> tuple[str, str]:
     if archive.exists():
         options.append(f"-XX:SharedArchiveFile={archive}")
     return " ".join(options), said
+
+
+@contextmanager
+def quick_spark_starts(sandbox, folder: Callable[[], Path]) -> Iterator[None]:
+    """``SPARK_SUBMIT_OPTS`` set to the tests' quick starts (:func:`spark_submit_opts`, in the folder ``folder()``
+    makes) for the jobs run against ``sandbox`` meanwhile, unless the environment already sets it."""
+    import pytest
+
+    with pytest.MonkeyPatch.context() as patch:
+        if "SPARK_SUBMIT_OPTS" not in os.environ:
+            patch.setenv("SPARK_SUBMIT_OPTS", spark_submit_opts(sandbox, folder())[0])
+        yield
