@@ -222,8 +222,11 @@ class RideWatch:
             "waits": self.ridden.waits,
             "waiting_since_ms": -1 if self.wait is None else int(self.wait.since * 1000),
         }
-        problem = self.metrics.task(json.dumps(figures))
-        if problem is not None and not self.metrics_said:  # publishing never fails the mirror
+        try:
+            problem = self.metrics.task(json.dumps(figures))
+        except Exception as error:  # noqa: BLE001 - the JVM refused the call: the watch goes on looking all the same
+            problem = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        if problem is not None and not self.metrics_said:  # publishing never fails the mirror, nor this watch
             self.metrics_said = True
             print(
                 f"secure-mirror job: the task's figures are not published ({problem}); the mirror goes on",

@@ -330,3 +330,20 @@ def test_a_failure_no_retry_is_known_to_mend_gets_sparks_attempts_then_stops_the
     jvm.failures.rows.append({**bug, "seq": 4, "attempt": 3})
     assert watch(query) is True and query.stopped and watch.stopped[0] == EXIT_FAILED
     assert watch.ridden.task_retries == 3
+
+
+def test_a_refused_publication_is_said_once_and_the_watch_goes_on(capsys):
+    watch, jvm, clock, _batch, _stream = _watch()
+
+    def refuse(_figures: str) -> None:
+        raise RuntimeError("py4j: no such method\ntrace")
+
+    jvm.securemirror.metrics.MirrorMetrics.task = staticmethod(refuse)
+    watch.metrics = jvm.securemirror.metrics.MirrorMetrics
+    query = _Query()
+    jvm.failures.rows.append(_failure(time_ms=999_000))
+    assert watch(query) is False and watch.wait is not None  # the wait is seen all the same
+    clock.now += 1
+    assert watch(query) is False
+    err = capsys.readouterr().err
+    assert err.count("the task's figures are not published (RuntimeError: py4j: no such method)") == 1
