@@ -182,14 +182,15 @@ class RideWatch:
         self._progress(now, failures, open_waits)
         for failure in failures:
             self.seq = max(self.seq, int(failure["seq"]))
-            self.last_error_ms = max(self.last_error_ms, int(failure.get("time_ms") or now * 1000))
+            failed_at = failure.get("time_ms", now * 1000) / 1000
+            self.last_error_ms = max(self.last_error_ms, int(failed_at * 1000))
             verdict = judge_failure(failure)
             if verdict == "again":  # Spark runs it again; no cluster is known to be away
                 self.ridden.task_retries += 1
                 continue
             if verdict != "transient":
                 return self._stop(query, verdict, failure)
-            wait = self._waiting(failure.get("time_ms", now * 1000) / 1000)
+            wait = self._waiting(failed_at)
             wait.retries += 1
             self.ridden.task_retries += 1
             wait.error = failure_text(failure)

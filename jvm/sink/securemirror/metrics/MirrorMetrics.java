@@ -25,8 +25,6 @@ public final class MirrorMetrics {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Map<Names, PartitionFigures> PARTITIONS = new HashMap<>();
     private static final Map<Names, CheckpointFigures> CHECKPOINTS = new HashMap<>();
-    private static final String TASK = TaskFigures.DOMAIN + ":type=" + TaskFigures.TYPE
-        + ",connector=MirrorSourceConnector,task=0";
     private static TaskFigures task;
     private static SparkMetricsSource spark;
     private static String sparkProblem;
@@ -113,8 +111,7 @@ public final class MirrorMetrics {
         if (task == null) {
             task = new TaskFigures();
             try {
-                problem = publish(new ObjectName(TASK), attribute -> TaskFigures.TYPE
-                    + ".connector.MirrorSourceConnector.task.0." + attribute, task);
+                problem = publish(new ObjectName(TaskFigures.OBJECT_NAME), TaskFigures::metric, task);
             } catch (javax.management.MalformedObjectNameException error) {
                 problem = "the task's figures were not published: " + error.getMessage();
             }
@@ -127,7 +124,7 @@ public final class MirrorMetrics {
     /** The object names of the MBeans published so far (for the job's tests and logs). */
     public static synchronized String[] objectNames() {
         return Stream.concat(Stream.concat(PARTITIONS.keySet().stream(), CHECKPOINTS.keySet().stream())
-            .map(names -> names.objectName().toString()), Stream.ofNullable(task).map(figures -> TASK))
+            .map(names -> names.objectName().toString()), Stream.ofNullable(task).map(figures -> TaskFigures.OBJECT_NAME))
             .sorted().toArray(String[]::new);
     }
 

@@ -15,8 +15,9 @@ import java.util.List;
  * waits-ridden-total}, the waits that ended with the mirror going on.
  */
 final class TaskFigures implements Figures {
-    static final String DOMAIN = "kafka.connect";
-    static final String TYPE = "task-error-metrics";
+    private static final String TYPE = "task-error-metrics";
+    /** Connect's object name of the task's error metrics (its JmxReporter's key order). */
+    static final String OBJECT_NAME = "kafka.connect:type=" + TYPE + ",connector=MirrorSourceConnector,task=0";
     static final String RETRIES = "total-retries";
     static final String LAST_ERROR = "last-error-timestamp";
     static final String WAITING = "waiting-seconds";
@@ -37,6 +38,11 @@ final class TaskFigures implements Figures {
         lastError = lastErrorMs;
         waits = ridden;
         waitingSince = waitingSinceMs;
+    }
+
+    /** An attribute's name in the Spark source's registry. */
+    static String metric(String attribute) {
+        return TYPE + ".connector.MirrorSourceConnector.task.0." + attribute;
     }
 
     @Override

@@ -66,10 +66,8 @@ final class Consumers {
     /** Close idle consumers logged in with an older delegation token (as the sink's {@code Producers} does). */
     private static void retireOlderLogins(Map<String, Object> current) {
         int before = IDLE.size();
-        IDLE.entrySet().removeIf(entry -> {
-            return TokenLogin.sameButLogin(entry.getKey().settings(), current)
-                && TokenLogin.retire("consumer", () -> entry.getValue().close(Duration.ofSeconds(5)));
-        });
+        IDLE.entrySet().removeIf(entry -> TokenLogin.sameButLogin(entry.getKey().settings(), current)
+            && TokenLogin.retire("consumer", () -> entry.getValue().close(Duration.ofSeconds(5))));
         if (IDLE.size() < before) {
             LOG.info("secure-mirror source: closed {} consumer(s) logged in with an older delegation token",
                      before - IDLE.size());
