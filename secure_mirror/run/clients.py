@@ -3,7 +3,11 @@ identity's process: lag and verify read both clusters with the same identities t
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from typing import TypeVar
 
 from secure_mirror.identities import Identities
 from secure_mirror.kafka.admin_ops import LOG
@@ -11,6 +15,12 @@ from secure_mirror.kafka.identity import ClientConf
 from secure_mirror.kafka.oauth import token_served
 from secure_mirror.profile.cluster import Side
 from secure_mirror.profile.models import Profile
+
+T = TypeVar("T")
+# A partition's leader answers these while it is being elected or has just been (a new leader's high watermark not yet
+# caught up with its followers): the next answer, a moment later, is the real one.
+SETTLING = frozenset({"OFFSET_NOT_AVAILABLE", "NOT_LEADER_FOR_PARTITION", "LEADER_NOT_AVAILABLE"})
+SETTLE_PAUSE = 0.5  # seconds between two questions to a settling leader
 
 
 def inspection(profile: Profile) -> Identities:
@@ -55,7 +65,8 @@ def end_offsets(
 ) -> EndOffsets:
     """(low, high) per partition of ``topics`` and/or the topics ``java_pattern`` selects; a partition without a leader,
     or whose leader does not answer within ``timeout``, is unread (the other partitions of a leader that did not
-    answer are not asked again: a broker down costs one wait, not one per partition)."""
+    answer are not asked again: a broker down costs one wait, not one per partition). A leader just elected is asked
+    again while it settles (:data:`SETTLING`), for up to ``timeout``."""
     from confluent_kafka import KafkaException, TopicPartition
 
     from secure_mirror.profile.javaregex import compile_java
@@ -77,16 +88,38 @@ def end_offsets(
                 elif found.leader in silent:
                     unread[(name, partition)] = silent[found.leader]
                 else:
+                    asked = partial(consumer.get_watermark_offsets, TopicPartition(name, partition), timeout=timeout)
                     try:
-                        ends[(name, partition)] = consumer.get_watermark_offsets(
-                            TopicPartition(name, partition), timeout=timeout
-                        )
+                        ends[(name, partition)] = asked_while_settling(asked, _settling, timeout)
                     except KafkaException as error:
                         silent[found.leader] = f"its leader, broker {found.leader}, did not answer ({error.args[0]})"
                         unread[(name, partition)] = silent[found.leader]
         return EndOffsets(ends, unread)
     finally:
         consumer.close()
+
+
+def _settling(error: Exception) -> bool:
+    from confluent_kafka import KafkaException
+
+    return isinstance(error, KafkaException) and error.args[0].name() in SETTLING
+
+
+def asked_while_settling(
+    call: Callable[[], T], settling: Callable[[Exception], bool], seconds: float, sleep=time.sleep, clock=time.monotonic
+) -> T:
+    """``call()``, asked again every :data:`SETTLE_PAUSE` while it fails with an error ``settling`` says a moving
+    leader gives, for up to ``seconds`` from the first such answer; then that error (any other at once)."""
+    first = None
+    while True:
+        try:
+            return call()
+        except Exception as error:
+            now = clock()
+            first = now if first is None else first
+            if not settling(error) or now - first + SETTLE_PAUSE > seconds:
+                raise
+            sleep(SETTLE_PAUSE)
 
 
 def watermarks(
