@@ -1,6 +1,6 @@
 """Error types a user can act on, and the exit codes the commands return.
 
-Exit codes (stable, documented in the README):
+Exit codes (stable, documented in docs/commands.md and, one line each, the README):
   0  success
   1  a reported failure: a pre-flight check failed, verify found a mismatch, the mirror job failed
   2  bad input: an invalid profile, a missing file or reference, bad command-line usage
