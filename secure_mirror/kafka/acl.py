@@ -40,6 +40,25 @@ class Acl:
             given["resource_type"] = "CLUSTER"
         return cls(**given)
 
+    @staticmethod
+    def entry_of_binding(binding) -> dict[str, str]:
+        """A confluent-kafka ``AclBinding`` as DescribeAcls returns it, as an ``acls/*.acls.json`` entry with
+        librdkafka's names as they come (``BROKER`` for ``CLUSTER``)."""
+        return {
+            "principal": binding.principal,
+            "host": binding.host,
+            "operation": binding.operation.name,
+            "permission": binding.permission_type.name,
+            "resource_type": binding.restype.name,
+            "resource_name": binding.name,
+            "pattern_type": binding.resource_pattern_type.name,
+        }
+
+    @classmethod
+    def from_binding(cls, binding) -> Acl:
+        """A confluent-kafka ``AclBinding`` as DescribeAcls returns it."""
+        return cls.of(cls.entry_of_binding(binding))
+
     def to_dict(self) -> dict[str, str]:
         """The entry of an ``acls/*.acls.json`` file."""
         return asdict(self)

@@ -4,6 +4,7 @@ for tests that compare it with what render planned."""
 from __future__ import annotations
 
 from secure_mirror.kafka import admin_ops
+from secure_mirror.kafka.acl import Acl
 
 
 def acls_of(conf: dict, principal: str, timeout: float = 30.0) -> list[dict]:
@@ -22,15 +23,4 @@ def acls_of(conf: dict, principal: str, timeout: float = 30.0) -> list[dict]:
     everything = AclBindingFilter(
         ResourceType.ANY, None, ResourcePatternType.ANY, principal, None, AclOperation.ANY, AclPermissionType.ANY
     )
-    return [
-        {
-            "principal": b.principal,
-            "host": b.host,
-            "operation": b.operation.name,
-            "permission": b.permission_type.name,
-            "resource_type": b.restype.name,
-            "resource_name": b.name,
-            "pattern_type": b.resource_pattern_type.name,
-        }
-        for b in admin.describe_acls(everything, request_timeout=timeout).result()
-    ]
+    return [Acl.entry_of_binding(b) for b in admin.describe_acls(everything, request_timeout=timeout).result()]

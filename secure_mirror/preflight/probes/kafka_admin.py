@@ -368,20 +368,7 @@ def describe_acls(admin: Admin) -> list[Acl]:
         ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY, AclPermissionType.ANY
     )
     bindings = admin.client.describe_acls(everything, request_timeout=admin.timeout).result()
-    return [
-        Acl.of(
-            {
-                "principal": b.principal,
-                "host": b.host,
-                "operation": b.operation.name,
-                "permission": b.permission_type.name,
-                "resource_type": b.restype.name,
-                "resource_name": b.name,
-                "pattern_type": b.resource_pattern_type.name,
-            }
-        )
-        for b in bindings
-    ]
+    return [Acl.from_binding(b) for b in bindings]
 
 
 # ---- asking by doing, where brokers before Kafka 2.3 report no authorized operations ------------------------
