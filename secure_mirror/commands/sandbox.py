@@ -12,6 +12,7 @@ from secure_mirror.errors import EXIT_FAILED, EXIT_OK, BadInputError
 from secure_mirror.sandbox import Sandbox, old_broker
 from secure_mirror.sandbox.kdc import KRB5_DURATION
 from secure_mirror.sandbox.nodes import MAX_BROKERS, PORTS, PORTS_PER_BROKER
+from secure_mirror.sandbox.ranger import RangerPolicyCache
 
 
 def default_dir() -> Path:
@@ -99,9 +100,7 @@ def run(args) -> int:
     if args.action == "up":
         if args.old_broker_ranger and not args.old_broker:
             raise BadInputError("--old-broker-ranger needs --old-broker")
-        ranger = (
-            old_broker.RangerPolicyCache.from_file(Path(args.old_broker_ranger)) if args.old_broker_ranger else None
-        )
+        ranger = RangerPolicyCache.from_file(Path(args.old_broker_ranger)) if args.old_broker_ranger else None
         sb = Sandbox.up(
             base,
             port_base=args.port_base,

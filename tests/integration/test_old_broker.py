@@ -31,6 +31,7 @@ from secure_mirror.profile import load_profile
 from secure_mirror.profile.cluster import Cluster
 from secure_mirror.render import acls, ranger
 from secure_mirror.sandbox import old_broker
+from secure_mirror.sandbox.ranger import RangerPolicyCache
 from tests.support.cluster import assert_same_records, plain_records, preflight_old_source
 
 pytestmark = pytest.mark.sandbox
@@ -170,9 +171,7 @@ def ranger_case(sandbox, tmp_path_factory):
 
     _, draft = profile_at("kafka.source.test:9")  # the policies do not depend on the address
     policies = ranger.plan_policies(acls.source_acls(draft), draft).policies
-    broker = old_broker.start(
-        sandbox, ranger=old_broker.RangerPolicyCache(RANGER_SERVICE, policies), folder=RANGER_FOLDER
-    )
+    broker = old_broker.start(sandbox, ranger=RangerPolicyCache(RANGER_SERVICE, policies), folder=RANGER_FOLDER)
     try:
         path, profile = profile_at(broker.bootstrap)
         admin = old_broker.identity(sandbox, "admin", RANGER_FOLDER)
@@ -253,11 +252,11 @@ def test_a_policy_missing_one_access_fails_naming_the_ranger_policy(ranger_case)
     for item in topic_policy["policyItems"]:
         item["accesses"] = [a for a in item["accesses"] if a["type"] not in ("consume", "describe_configs")]
     broker = ranger_case["broker"]
-    old_broker.reload_ranger(broker, old_broker.RangerPolicyCache(RANGER_SERVICE, policies))
+    old_broker.reload_ranger(broker, RangerPolicyCache(RANGER_SERVICE, policies))
     try:
         report = run_preflight(ranger_case["profile"], sides=("source",))
     finally:
-        old_broker.reload_ranger(broker, old_broker.RangerPolicyCache(RANGER_SERVICE, ranger_case["policies"]))
+        old_broker.reload_ranger(broker, RangerPolicyCache(RANGER_SERVICE, ranger_case["policies"]))
     check = report.get("source.acl.topic-read")
     assert check.status == FAIL, report.to_json()
     assert "may not READ" in check.finding and ranger_case["topic"] in check.finding, check.finding

@@ -10,7 +10,7 @@ import pytest
 
 from secure_mirror import paths
 from secure_mirror.errors import BadInputError
-from secure_mirror.sandbox import old_broker
+from secure_mirror.sandbox import old_broker, ranger
 
 POLICY = {
     "service": "cl1_kafka",
@@ -23,7 +23,7 @@ POLICY = {
 def test_rendered_policies_are_read_with_their_service(tmp_path):
     path = tmp_path / "source.policies.json"
     path.write_text(json.dumps([POLICY]))
-    cache = old_broker.RangerPolicyCache.from_file(path)
+    cache = ranger.RangerPolicyCache.from_file(path)
     assert cache.service == "cl1_kafka"
     assert cache.policies == [POLICY]
 
@@ -40,14 +40,14 @@ def test_bad_policy_files_are_refused_with_a_sentence(tmp_path, text, said):
     path = tmp_path / "p.json"
     path.write_text(text)
     with pytest.raises(BadInputError, match=said):
-        old_broker.RangerPolicyCache.from_file(path)
+        ranger.RangerPolicyCache.from_file(path)
 
 
 @pytest.mark.skipif(
     not any(paths.ranger_kafka_lib_dir().glob("ranger-plugins-common-*.jar")), reason="scripts/setup not run"
 )
 def test_the_cache_holds_the_policies_the_brokers_own_and_the_plugins_service_definition(tmp_path):
-    cache = old_broker.RangerPolicyCache("cl1_kafka", [POLICY]).service_policies()
+    cache = ranger.RangerPolicyCache("cl1_kafka", [POLICY]).service_policies()
     assert cache["serviceName"] == "cl1_kafka"
     assert cache["serviceDef"]["name"] == "kafka"
     names = [p["name"] for p in cache["policies"]]
@@ -61,8 +61,8 @@ def _broker(base, ranger):
 
 
 def test_the_plugin_configuration_names_the_service_and_the_cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(old_broker.RangerPolicyCache, "service_policies", lambda self: {"serviceName": self.service})
-    broker = _broker(tmp_path, old_broker.RangerPolicyCache("cl1_kafka", [POLICY]))
+    monkeypatch.setattr(ranger.RangerPolicyCache, "service_policies", lambda self: {"serviceName": self.service})
+    broker = _broker(tmp_path, ranger.RangerPolicyCache("cl1_kafka", [POLICY]))
     broker.write_ranger()
     root = ET.parse(tmp_path / "ranger" / "ranger-kafka-security.xml").getroot()
     props = {p.findtext("name"): p.findtext("value") for p in root}
