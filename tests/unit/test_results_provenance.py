@@ -101,6 +101,14 @@ def recorded_commit(result: dict | None) -> str | None:
     return ((result or {}).get("build") or {}).get("commit") or None
 
 
+def run_commits(result: dict | None) -> list[str]:
+    """The commits of a file whose runs each record their build (``runs[].build.commit``: several invocations, each
+    at its own commit, tests/reliability/contender_results.py), in their order; [] when one does not."""
+    runs = (result or {}).get("runs")
+    commits = [((run or {}).get("build") or {}).get("commit") for run in runs] if isinstance(runs, list) else []
+    return commits if commits and all(commits) else []
+
+
 def _names(statement: str, commit: str, words: str) -> bool:
     """Whether ``statement`` names ``commit`` (7 digits or more) right after ``words`` (``at``, ``committed at``)."""
     listed = re.findall(r"\b" + r"\s+".join(words.split()) + HASHES, statement)
@@ -116,6 +124,11 @@ def refusal(page: str, name: str, said: list[str], result: dict | None, committe
         if any(_names(s, commit, "at") for s in said):
             return ""
         return f"{page} quotes {name}, made at {commit[:12]}, and never says 'at {commit[:12]}' beside it"
+    if runs := run_commits(result):  # a statement names the commit of a run it quotes
+        if any(_names(s, run, "at") for s in said for run in runs):
+            return ""
+        made = " and ".join(dict.fromkeys(run[:12] for run in runs))
+        return f"{page} quotes {name}, made by runs at {made}, and never says 'at' one of them beside it"
     if changed or not committed:
         why = "never committed" if not committed else "changed since its last commit"
         return f"{page} quotes {name}, which records no commit (no 'build') and is {why}: run it again to quote it"
@@ -209,6 +222,20 @@ def test_a_file_that_records_its_build_is_quoted_at_that_commit():
     assert refusal("README.md", "cutover", ["`cutover.md` at 6a8313079b34 (tree not clean)"], result, OLD, True) == ""
     assert refusal("README.md", "cutover", ["`cutover.md`, committed at f6155a0"], result, OLD, False) == (
         "README.md quotes cutover, made at 6a8313079b34, and never says 'at 6a8313079b34' beside it"
+    )
+
+
+def test_a_file_of_runs_at_several_commits_is_quoted_at_one_of_them():
+    runs = {"runs": [{"build": {"commit": "631ee892b0c6aa"}}, {"build": {"commit": "c9021ba941a3bb"}}]}
+    assert refusal("docs/shown-live.md", "contenders", ["quick, at 631ee89"], runs, OLD, True) == ""
+    assert refusal("docs/shown-live.md", "contenders", ["long, at c9021ba941a3"], runs, OLD, True) == ""
+    assert refusal("docs/shown-live.md", "contenders", ["the quick run of 631ee89"], runs, OLD, False) == (
+        "docs/shown-live.md quotes contenders, made by runs at 631ee892b0c6 and c9021ba941a3, and never says 'at' one "
+        "of them beside it"
+    )
+    unmeasured = {"runs": [{"build": {"commit": "631ee892b0c6aa"}}, {}]}
+    assert refusal("docs/shown-live.md", "contenders", ["at 631ee89"], unmeasured, OLD, True).startswith(
+        "docs/shown-live.md quotes contenders, which records no commit"
     )
 
 
