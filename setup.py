@@ -1,7 +1,9 @@
 """The wheel carries the mirror's Java: ``pip wheel .`` / ``python -m build --wheel`` compile jvm/sink (the Spark source,
 sink and metrics, exactly as scripts/setup does) and the Java tools the package runs (jvm/tools: JavaClientProbe for
-pre-flight, HdfsCheckpointRead for lag and verify on a remote checkpoint) against the pinned pyspark's jars and the
-kafka-clients jar of Spark's Kafka connector, and put them into ``secure_mirror/_data/jars``.
+pre-flight, HdfsCheckpointRead for lag and verify on a remote checkpoint, CredentialRead for jceks:// secret
+references, CredentialCreate for the sandbox's credential store) against the pinned pyspark's jars and the
+kafka-clients jar of Spark's Kafka connector, and put them into ``secure_mirror/_data/jars``. The sink jar also carries
+``securemirror.config.HadoopCredentialConfigProvider``, the Kafka config provider over Hadoop's credential stores.
 
 The compile class path is what scripts/setup installed: ``.deps`` beside this file, or the folder SECURE_MIRROR_DEPS
 names (``python -m build`` without ``--wheel`` builds from an sdist in a temporary folder: name the checkout's
@@ -23,7 +25,12 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 SINK_SOURCES = "jvm/sink/securemirror/*/*.java"
-TOOL_SOURCES = ("jvm/tools/JavaClientProbe.java", "jvm/tools/HdfsCheckpointRead.java")
+TOOL_SOURCES = (
+    "jvm/tools/JavaClientProbe.java",
+    "jvm/tools/HdfsCheckpointRead.java",
+    "jvm/tools/CredentialRead.java",
+    "jvm/tools/CredentialCreate.java",
+)
 # As scripts/setup compiles the sink: every lint an error but [path] (manifests of pyspark's jars naming jars it lacks).
 SINK_JAVAC = ("-Xlint:all,-path", "-Werror", "--release", "17")
 TOOLS_JAVAC = ("-nowarn", "--release", "17")

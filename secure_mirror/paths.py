@@ -15,7 +15,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SINK_JAR = "secure-mirror-sink.jar"  # jvm/sink: the mirror's Spark source, sink and metrics (securemirror.*)
-TOOLS_JAR = "secure-mirror-tools.jar"  # jvm/tools run by the package: JavaClientProbe, HdfsCheckpointRead
+TOOLS_JAR = "secure-mirror-tools.jar"  # jvm/tools the package runs (setup.py TOOL_SOURCES): JavaClientProbe, ...
 # Spark's Kafka connector for the pinned pyspark 4.0.0, Scala 2.13 (jvm/spark-connector/pom.xml): its Maven
 # coordinates for spark.jars.packages, and the file names of it and the jars it needs that pyspark does not ship.
 SPARK_VERSION = "4.0.0"

@@ -215,8 +215,11 @@ Secret = Annotated[
     WithJsonSchema(
         {
             "type": "string",
-            "pattern": "^(env:|file:).+$",
-            "description": "a secret reference: env:NAME or file:/path (never the secret itself)",
+            "pattern": "^(env:|file:|jceks://|localjceks://).+$",
+            "description": (
+                "a secret reference: env:NAME, file:/path or an alias in a Hadoop credential store, "
+                "jceks://file/path.jceks#alias (never the secret itself)"
+            ),
         }
     ),
 ]

@@ -84,7 +84,8 @@ def _secret_files(side: str, cluster: Cluster) -> Iterator[ProfileWarning]:
         ("tls.truststore_password", tls.truststore_password, "password file"),
     ]
     for field, where, what in files:
-        path = Path(where.name) if isinstance(where, SecretRef) and where.kind == "file" else where
+        path = where.local_file() if isinstance(where, SecretRef) else where
+        what = "credential store" if isinstance(where, SecretRef) and where.kind == "jceks" else what
         if isinstance(path, Path) and (warning := secret_file_warning(f"{side}.{field}", path, what)):
             yield warning
 

@@ -6,20 +6,14 @@ keytab. It lists the offsets and commits and returns the few files lag, verify a
 from __future__ import annotations
 
 import base64
-import hashlib
-import os
-import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from secure_mirror import paths
+from secure_mirror import java_tools, paths
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.profile.job_settings import FINGERPRINT_FILE
 from secure_mirror.profile.models import Profile
 
-READER = paths.REPO_ROOT / "jvm" / "tools" / "HdfsCheckpointRead.java"
 TIMEOUT = 120
 
 
@@ -30,40 +24,6 @@ class Snapshot:
     offsets: list[int] = field(default_factory=list)
     commits: set[int] = field(default_factory=set)
     files: dict[str, str] = field(default_factory=dict)
-
-
-def _pyspark_jars() -> Path:
-    try:
-        import pyspark
-    except ImportError:
-        raise EnvironmentNotReady("pyspark is not installed in this Python; run scripts/setup") from None
-    return Path(pyspark.__file__).resolve().parent / "jars"
-
-
-def _compiled(jars: Path) -> Path:
-    """The reader's classes, compiled once per source version into .deps/build (a single-file launch compiles on
-    every call: 3 s more for each lag)."""
-    digest = hashlib.sha256(READER.read_bytes() + str(jars).encode()).hexdigest()[:16]
-    folder = paths.deps_dir() / "build" / f"hdfs-checkpoint-read-{digest}"
-    if (folder / "HdfsCheckpointRead.class").exists():
-        return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".hdfs-checkpoint-read-", dir=folder.parent))
-    javac = str(Path(shutil.which(paths.java_executable()) or "java").resolve().parent / "javac")
-    res = subprocess.run(
-        [javac, "-nowarn", "-d", str(staging), "-cp", f"{jars}/*", str(READER)],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
-    if res.returncode != 0:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise EnvironmentNotReady(f"compiling {READER} failed: {res.stderr.strip()[-1000:]}")
-    try:
-        os.rename(staging, folder)
-    except OSError:  # compiled at the same time by another process
-        shutil.rmtree(staging, ignore_errors=True)
-    return folder
 
 
 def read(location: str, profile: Profile | None) -> Snapshot:
@@ -84,12 +44,11 @@ def read(location: str, profile: Profile | None) -> Snapshot:
         for name, text in hadoop_conf.site_files(profile.hadoop).items():
             (conf / name).write_text(text, encoding="utf-8")
         java_options = [f"-Djava.security.krb5.conf={krb5_path}"] if krb5_path else []
-        jars = _pyspark_jars()
         argv = [
             paths.java_executable(),
             *java_options,
             "-cp",
-            f"{conf}:{paths.tools_jar() or _compiled(jars)}:{jars}/*",  # the wheel's, else compiled from jvm/tools
+            f"{conf}:{java_tools.class_path('HdfsCheckpointRead')}",  # the wheel's, else compiled from jvm/tools
             "HdfsCheckpointRead",
             location,
             profile.hadoop.principal,

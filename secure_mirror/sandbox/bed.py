@@ -17,7 +17,7 @@ from secure_mirror.identities import IdentityFolder
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.identity import ClientConf, KafkaIdentity
 from secure_mirror.profile.cluster import Cluster
-from secure_mirror.sandbox import hadoop, oidc, old_broker, procs
+from secure_mirror.sandbox import credstore, hadoop, oidc, old_broker, procs
 from secure_mirror.sandbox.brokers import BrokerControl
 from secure_mirror.sandbox.hadoop import SandboxHadoop
 from secure_mirror.sandbox.kafka import BROKER_HEAP, MULTI_BROKER_HEAP, Broker, cluster_id_for_cli, cluster_settings
@@ -92,6 +92,11 @@ class Sandbox(BrokerControl):
     def scram_password_file(self, side: str) -> Path:
         """The mirror's password on ``side`` for SCRAM-SHA-512, SCRAM-SHA-256 and PLAIN alike."""
         return self.base / "secrets" / f"{side}-mirror.scram-password"
+
+    @property
+    def credential_store(self) -> Path:
+        """A Hadoop credential store holding the target's SCRAM password (sandbox/credstore.py)."""
+        return self.base / "secrets" / credstore.STORE
 
     @property
     def oauth(self) -> bool:
@@ -302,6 +307,7 @@ class Sandbox(BrokerControl):
         for side in SIDES:
             for mechanism in ("SCRAM-SHA-512", "SCRAM-SHA-256"):
                 self.admin(side, admin_ops.upsert_scram_user, "mirror", str(self.scram_password_file(side)), mechanism)
+        credstore.make(self.base / "secrets", self.scram_password_file("target"))  # profile-jceks.yaml's
         if "hadoop" in self.state:
             self.start_hadoop()
         self.write_profiles()

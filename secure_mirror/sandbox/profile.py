@@ -6,6 +6,7 @@ import sys
 
 import yaml
 
+from secure_mirror.sandbox import credstore
 from secure_mirror.sandbox.hadoop import USER
 from secure_mirror.sandbox.kafka import SSL_PRINCIPAL_RULES
 from secure_mirror.sandbox.kdc import CORP_DOMAIN, CORP_MIRROR, CORP_REALM, CORP_RULES
@@ -143,6 +144,13 @@ def sandbox_profiles(sb) -> dict[str, str]:
         + "# The target side authenticates with SCRAM-SHA-512 over TLS.\n"
         + yaml.safe_dump(profile_dict(sb, target_mechanism="SCRAM-SHA-512"), sort_keys=False),
     }
+    if sb.credential_store.exists():  # a sandbox started before it had one has not
+        data = profile_dict(sb, target_mechanism="SCRAM-SHA-512")
+        data["target"]["sasl"]["password"] = f"{credstore.provider(sb.credential_store)}#{credstore.TARGET_ALIAS}"
+        profiles["profile-jceks.yaml"] = (
+            head + "# As profile-scram.yaml, the target's password read from a Hadoop credential store "
+            "(made with `hadoop credential create`).\n" + yaml.safe_dump(data, sort_keys=False)
+        )
     if sb.sides["source"].ssl_port and sb.oauth:
         profiles["profile-plain-scram256.yaml"] = (
             head + "# The source side logs in with PLAIN, the target side with "

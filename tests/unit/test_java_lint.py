@@ -2,8 +2,8 @@
 manifests of pyspark's derby and scala-compiler jars name jars pyspark does not ship; nothing about our code).
 
 scripts/setup compiles the sink so, and tests/support/sink_jar.py the same way. The tools in jvm/tools run through
-the java launcher's source-file mode (or, for HdfsCheckpointRead, a javac at run time on the user's machine), and
-benchmarks/CopyLimit.java through a plain javac: none of those take lint flags, so this test compiles each of them
+the java launcher's source-file mode (or, for HdfsCheckpointRead and CredentialRead, a javac at run time on the user's
+machine), and benchmarks/CopyLimit.java through a plain javac: none of those take lint flags, so this test compiles each of them
 with the flags, against the class path it runs with."""
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ PROGRAMS = {
     "JaasParse.java": "kafka",
     "JavaClientProbe.java": "kafka",
     "NameRules.java": "kafka",
+    "CredentialCreate.java": "pyspark",
+    "CredentialRead.java": "pyspark",
     "HadoopConfRead.java": "pyspark",
     "HdfsCheckpointRead.java": "pyspark",
     "ReadBack.java": "pyspark",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "secure_mirror"
 LAYERS = [
-    {"__init__", "errors", "paths", "folders"},
+    {"__init__", "errors", "paths", "folders", "java_tools"},
     {"profile"},
     {"kafka"},
     {"render"},

@@ -144,8 +144,9 @@ def test_literal_password_is_refused_without_echoing_it(tmp_path):
     data["target"]["sasl"]["password"] = "hunter2-literal"
     problems = problems_of(tmp_path, data)
     assert problems == [
-        "target.sasl.password: not a secret reference; write env:NAME (an environment variable) or "
-        "file:/absolute/path (a file holding the secret) (literal secrets are not allowed in a profile)"
+        "target.sasl.password: not a secret reference; write env:NAME (an environment variable), "
+        "file:/absolute/path (a file holding the secret) or jceks://file/absolute/path.jceks#alias (an alias in a "
+        "Hadoop credential store) (literal secrets are not allowed in a profile)"
     ]
     assert "hunter2" not in str(problems)
 
