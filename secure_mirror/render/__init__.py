@@ -4,7 +4,7 @@
 (``spark.source_options``, ``java_properties.client_properties``, ``acls.source_acls`` ...).
 """
 
-from secure_mirror.render import acls, jaas, java_properties, krb5, librdkafka, mm2, spark, templating
+from secure_mirror.render import acls, jaas, java_properties, krb5, librdkafka, mm2, providers, spark, templating
 from secure_mirror.render.encoders import UnrepresentableValue
 from secure_mirror.render.encoders import jaas as jaas_quote
 from secure_mirror.render.tree import RenderedFile, render_all, render_files
@@ -19,6 +19,7 @@ __all__ = [
     "krb5",
     "librdkafka",
     "mm2",
+    "providers",
     "render_all",
     "render_files",
     "spark",

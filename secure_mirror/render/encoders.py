@@ -14,6 +14,7 @@ able to place what its reader would read as structure.
 | ``properties_key``, ``properties_value`` | ``java.util.Properties.load(InputStream)`` | backslash escapes |
 | ``properties_comment`` | the same | text after ``#``: refuses ``\\n``/``\\r`` |
 | ``jaas`` | Kafka's ``JaasConfig``, the JDK's ``ConfigFile`` | a double-quoted string (see ``render/jaas.py``) |
+| ``jaas_secret`` | the same (a reference: Kafka's ``JaasConfig`` only) | ``jaas``, or a reference (``render/providers.py``) |
 | ``jaas_comment`` | the JDK's ``ConfigFile`` (``StreamTokenizer``) | text after ``//`` |
 | ``rdkafka_value``, ``rdkafka_comment`` | kcat ``-F`` (``fgets`` into 512 bytes) | refuses what kcat alters |
 | ``krb5_tag``, ``krb5_value``, ``krb5_comment`` | MIT krb5's profile library | refuses what it parses |

@@ -11,6 +11,7 @@ from secure_mirror.profile.security import GssapiSasl, OAuthSasl
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import option_text
 from secure_mirror.render.jaas import inline_jaas
+from secure_mirror.render.providers import VALUES, Secrets, declarations, properties_secret, reference
 
 OAUTH_CALLBACK_HANDLER = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
 
@@ -19,18 +20,21 @@ def properties_text(settings: Mapping[str, object], header: list[str]) -> str:
     return templating.render("templates/java.properties.j2", settings=settings, header=header)
 
 
-def java_connection(cluster: Cluster, side: str, keytab: str | None = None) -> dict[str, str]:
-    """bootstrap + security settings of a Java Kafka client for ``cluster`` (``keytab``: path the client sees)."""
+def java_connection(
+    cluster: Cluster, side: str, keytab: str | None = None, secrets: Secrets = VALUES
+) -> dict[str, str]:
+    """bootstrap + security settings of a Java Kafka client for ``cluster`` (``keytab``: path the client sees;
+    ``secrets``: each secret as its value or as a config provider reference, render/providers.py)."""
     settings = {
         "bootstrap.servers": ",".join(cluster.bootstrap_servers),
         "security.protocol": cluster.security_protocol,
     }
-    settings.update(_sasl(cluster, side, keytab))
-    settings.update(_tls(cluster))
+    settings.update(_sasl(cluster, side, keytab, secrets))
+    settings.update(_tls(cluster, side, secrets))
     return settings
 
 
-def _sasl(cluster: Cluster, side: str, keytab: str | None) -> dict[str, str]:
+def _sasl(cluster: Cluster, side: str, keytab: str | None, secrets: Secrets) -> dict[str, str]:
     sasl = cluster.sasl
     if sasl is None:
         return {}
@@ -40,11 +44,11 @@ def _sasl(cluster: Cluster, side: str, keytab: str | None) -> dict[str, str]:
     if isinstance(sasl, OAuthSasl):
         settings["sasl.login.callback.handler.class"] = OAUTH_CALLBACK_HANDLER
         settings["sasl.oauthbearer.token.endpoint.url"] = sasl.token_endpoint_url
-    settings["sasl.jaas.config"] = inline_jaas(cluster, side, keytab)
+    settings["sasl.jaas.config"] = inline_jaas(cluster, side, keytab, secrets)
     return settings
 
 
-def _tls(cluster: Cluster) -> dict[str, str]:
+def _tls(cluster: Cluster, side: str, secrets: Secrets) -> dict[str, str]:
     if not cluster.uses_tls:
         return {}
     tls = cluster.tls_settings
@@ -53,13 +57,14 @@ def _tls(cluster: Cluster) -> dict[str, str]:
         settings["ssl.truststore.type"] = truststore_type
         settings["ssl.truststore.location"] = str(tls.ca)
         if tls.truststore_password is not None:
-            settings["ssl.truststore.password"] = tls.truststore_password.resolve()
+            field = f"{side}.tls.truststore_password"
+            settings["ssl.truststore.password"] = properties_secret(tls.truststore_password, field, secrets)
     if tls.mutual:  # PEM keystore given inline: Kafka then accepts an unencrypted PKCS#8 key too
         settings["ssl.keystore.type"] = "PEM"
         settings["ssl.keystore.certificate.chain"] = _pem(tls.certificate)
-        settings["ssl.keystore.key"] = _pem(tls.key)
+        settings["ssl.keystore.key"] = _key(tls.key, side, secrets)
         if tls.key_password is not None:
-            settings["ssl.key.password"] = tls.key_password.resolve()
+            settings["ssl.key.password"] = properties_secret(tls.key_password, f"{side}.tls.key_password", secrets)
     return settings
 
 
@@ -68,6 +73,17 @@ def _pem(path: Path | None) -> str:
     return path.read_text(encoding="ascii").strip()
 
 
-def client_properties(cluster: Cluster, side: str) -> dict[str, str]:
-    """Everything Kafka's own tools need (``--command-config``, ``--consumer.config``, ``--producer.config``)."""
-    return {**java_connection(cluster, side), **{k: option_text(v) for k, v in cluster.client_options.items()}}
+def _key(path: Path | None, side: str, secrets: Secrets) -> str:
+    """The private key inline, or a reference to its file (Kafka's PEM reader takes its whole content)."""
+    assert path is not None
+    return str(reference(path, f"{side}.tls.key")) if secrets.references else _pem(path)
+
+
+def client_properties(cluster: Cluster, side: str, secrets: Secrets = VALUES) -> dict[str, str]:
+    """Everything Kafka's own tools need (``--command-config``, ``--consumer.config``, ``--producer.config``), and
+    the config providers its references need."""
+    return {
+        **java_connection(cluster, side, secrets=secrets),
+        **{k: option_text(v) for k, v in cluster.client_options.items()},
+        **(declarations([(side, cluster)]) if secrets.references else {}),
+    }

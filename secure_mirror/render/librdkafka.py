@@ -18,21 +18,38 @@ from secure_mirror.profile.cluster import Cluster
 from secure_mirror.profile.security import GssapiSasl, OAuthSasl, PasswordSasl
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import UnrepresentableValue, rdkafka_line
+from secure_mirror.render.providers import REFERENCES, VALUES, Secrets
 
 KINIT_CMD = 'kinit -k -t "%{sasl.kerberos.keytab}" %{sasl.kerberos.principal}'
 _SHELL_UNSAFE = re.compile(r'["$`\\\n]')  # inside "..." of the kinit command run by /bin/sh
 _SHELL_WORD = re.compile(r"^[A-Za-z0-9._@/+=-]+$")  # the principal is an unquoted word of that command
 
 
-def librdkafka_config(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
-    """librdkafka key -> (value, profile field it comes from)."""
+def librdkafka_config(cluster: Cluster, side: str, secrets: Secrets = VALUES) -> dict[str, tuple[str, str]]:
+    """librdkafka key -> (value, profile field it comes from); without the secret settings (:func:`withheld`) when
+    ``secrets`` keeps values out of librdkafka.conf (librdkafka cannot resolve a reference)."""
     config = {
         "bootstrap.servers": (",".join(cluster.bootstrap_servers), f"{side}.bootstrap_servers"),
         "security.protocol": (cluster.security_protocol.lower(), f"{side}.security_protocol"),
     }
-    config.update(_sasl(cluster, side))
-    config.update(_tls(cluster, side))
+    config.update(_sasl(cluster, side, secrets.librdkafka_holds_values))
+    config.update(_tls(cluster, side, secrets.librdkafka_holds_values))
     return config
+
+
+def withheld(cluster: Cluster, side: str, secrets: Secrets) -> list[tuple[str, str, str]]:
+    """(librdkafka key, profile field, the profile's reference) of each secret setting left out of librdkafka.conf."""
+    if secrets.librdkafka_holds_values:
+        return []
+    sasl, tls = cluster.sasl, cluster.tls_settings if cluster.uses_tls else None
+    found = []
+    if isinstance(sasl, PasswordSasl):
+        found.append(("sasl.password", f"{side}.sasl.password", str(sasl.password)))
+    if isinstance(sasl, OAuthSasl):
+        found.append(("sasl.oauthbearer.client.secret", f"{side}.sasl.client_secret", str(sasl.client_secret)))
+    if tls is not None and tls.mutual and tls.key_password is not None:
+        found.append(("ssl.key.password", f"{side}.tls.key_password", str(tls.key_password)))
+    return found
 
 
 def identity(
@@ -56,7 +73,12 @@ def identity(
     return KafkaIdentity(conf, krb5_config=krb5_config, ccache=ccache)
 
 
-def _sasl(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
+def holds_secret(cluster: Cluster, side: str, secrets: Secrets) -> bool:
+    """With references: True when librdkafka.conf holds a secret all the same (--with-librdkafka-secrets)."""
+    return secrets.librdkafka_holds_values and bool(withheld(cluster, side, REFERENCES))
+
+
+def _sasl(cluster: Cluster, side: str, with_secrets: bool) -> dict[str, tuple[str, str]]:
     sasl, field = cluster.sasl, f"{side}.sasl"
     if sasl is None:
         return {}
@@ -78,18 +100,20 @@ def _sasl(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
         config["sasl.kerberos.kinit.cmd"] = (KINIT_CMD, f"{field}.keytab")
     elif isinstance(sasl, PasswordSasl):
         config["sasl.username"] = (sasl.username, f"{field}.username")
-        config["sasl.password"] = (sasl.password.resolve(), f"{field}.password")
+        if with_secrets:
+            config["sasl.password"] = (sasl.password.resolve(), f"{field}.password")
     elif isinstance(sasl, OAuthSasl):
         config["sasl.oauthbearer.method"] = ("oidc", f"{field}.mechanism")
         config["sasl.oauthbearer.client.id"] = (sasl.client_id, f"{field}.client_id")
-        config["sasl.oauthbearer.client.secret"] = (sasl.client_secret.resolve(), f"{field}.client_secret")
+        if with_secrets:
+            config["sasl.oauthbearer.client.secret"] = (sasl.client_secret.resolve(), f"{field}.client_secret")
         config["sasl.oauthbearer.token.endpoint.url"] = (sasl.token_endpoint_url, f"{field}.token_endpoint_url")
         if sasl.scope is not None:
             config["sasl.oauthbearer.scope"] = (sasl.scope, f"{field}.scope")
     return config
 
 
-def _tls(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
+def _tls(cluster: Cluster, side: str, with_secrets: bool) -> dict[str, tuple[str, str]]:
     if not cluster.uses_tls:
         return {}
     tls, field = cluster.tls_settings, f"{side}.tls"
@@ -104,13 +128,16 @@ def _tls(cluster: Cluster, side: str) -> dict[str, tuple[str, str]]:
     if tls.mutual:
         config["ssl.certificate.location"] = (str(tls.certificate), f"{field}.certificate")
         config["ssl.key.location"] = (str(tls.key), f"{field}.key")
-        if tls.key_password is not None:
+        if tls.key_password is not None and with_secrets:
             config["ssl.key.password"] = (tls.key_password.resolve(), f"{field}.key_password")
     return config
 
 
-def librdkafka_file(cluster: Cluster, side: str, ccache_dir: str, krb5_conf: str | None) -> str:
-    lines = [rdkafka_line(key, value, field) for key, (value, field) in librdkafka_config(cluster, side).items()]
+def librdkafka_file(
+    cluster: Cluster, side: str, ccache_dir: str, krb5_conf: str | None, secrets: Secrets = VALUES
+) -> str:
+    config = librdkafka_config(cluster, side, secrets)
+    lines = [rdkafka_line(key, value, field) for key, (value, field) in config.items()]
     return templating.render(
         "templates/librdkafka.conf.j2",
         side=side,
@@ -121,4 +148,5 @@ def librdkafka_file(cluster: Cluster, side: str, ccache_dir: str, krb5_conf: str
         ccache_dir=ccache_dir,
         krb5_conf=krb5_conf,
         tls=cluster.uses_tls,
+        withheld=withheld(cluster, side, secrets),
     )

@@ -8,6 +8,7 @@ from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import ALWAYS_EXCLUDED
 from secure_mirror.render.encoders import sh
 from secure_mirror.render.java_properties import java_connection, properties_text
+from secure_mirror.render.providers import VALUES, Secrets, automatic_option, declarations, provider_classes
 
 IDENTITY_POLICY = "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"
 DEFAULT_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
@@ -36,15 +37,18 @@ def replication_policy(profile: Profile) -> tuple[dict[str, str], str | None]:
     )
 
 
-def mm2_settings(profile: Profile) -> tuple[dict[str, str], list[str]]:
-    """The mm2.properties settings and the notes to print above them."""
+def mm2_settings(profile: Profile, secrets: Secrets = VALUES) -> tuple[dict[str, str], list[str]]:
+    """The mm2.properties settings and the notes to print above them. With references, ``config.providers`` is
+    declared once at the top: MirrorMakerConfig resolves every cluster's settings with those (not per alias)."""
     source, target = profile.source, profile.target
     flow, back = f"{source.alias}->{target.alias}", f"{target.alias}->{source.alias}"
     policy, problem = replication_policy(profile)
     selection = profile.selection()
     settings = {"clusters": f"{source.alias}, {target.alias}"}
+    if secrets.references:
+        settings.update(declarations(profile.clusters().items()))
     for side, cluster in profile.clusters().items():
-        connection = {**java_connection(cluster, side), **cluster.client_options}
+        connection = {**java_connection(cluster, side, secrets=secrets), **cluster.client_options}
         settings.update({f"{cluster.alias}.{key}": str(value) for key, value in connection.items()})
     settings.update(
         {
@@ -82,9 +86,12 @@ def mm2_settings(profile: Profile) -> tuple[dict[str, str], list[str]]:
     return settings, [problem] if problem else []
 
 
-def mm2_properties(profile: Profile, path: str, krb5_conf: str | None = None) -> str:
-    settings, notes = mm2_settings(profile)
+def mm2_properties(profile: Profile, path: str, krb5_conf: str | None = None, secrets: Secrets = VALUES) -> str:
+    settings, notes = mm2_settings(profile, secrets)
     kerberos = [f"Kerberos: export KAFKA_OPTS={sh('-Djava.security.krb5.conf=' + krb5_conf)}"] if krb5_conf else []
+    if secrets.references and (classes := provider_classes(profile.clusters().items())):  # Kafka 3.8+'s allow-list
+        option = automatic_option(classes)
+        kerberos.append(f"Secrets are references Kafka resolves: add {sh(option)} to KAFKA_OPTS")
     header = [
         f"MirrorMaker 2 configuration rendered by secure-mirror: {profile.source.alias} -> {profile.target.alias}.",
         f"Run it with: connect-mirror-maker.sh {path}",

@@ -25,10 +25,12 @@ from secure_mirror.profile.runtime import SPARK_INTERNAL_SECURITY
 from secure_mirror.profile.security import GssapiSasl, OAuthSasl
 from secure_mirror.profile.topics import offset_map_topic
 from secure_mirror.render import templating
-from secure_mirror.render.encoders import ivy_attribute, json_inline, jvm_option, option_text
+from secure_mirror.render.encoders import json_inline, jvm_option, option_text
 from secure_mirror.render.hadoop_conf import FOLDER as HADOOP_FOLDER
 from secure_mirror.render.java_properties import java_connection
 from secure_mirror.render.krb5 import krb5_conf_path
+from secure_mirror.render.providers import VALUES, Secrets, automatic_option, declarations, provider_classes
+from secure_mirror.render.spark_jars import jar_conf
 
 SHIPPED_KRB5 = "krb5.conf"
 SINK_BATCH_SIZE = "kafka.batch.size"  # the profile's mirror.delivery.batch_size, or set by the job (with_batch_size)
@@ -52,19 +54,21 @@ def ships_keytab(profile: Profile, cluster: Cluster) -> bool:
     return ships_files(profile) and not cluster.uses_delegation_token
 
 
-def _kafka_options(profile: Profile, cluster: Cluster, side: str) -> dict[str, str]:
+def _kafka_options(profile: Profile, cluster: Cluster, side: str, secrets: Secrets) -> dict[str, str]:
     keytab = shipped_keytab(cluster, side) if ships_keytab(profile, cluster) else None
-    settings = {**java_connection(cluster, side, keytab), **cluster.client_options}
+    settings = {**java_connection(cluster, side, keytab, secrets), **cluster.client_options}
+    if secrets.references:  # every client of the job gets them (the mirror's admin clients keep config.providers*)
+        settings.update(declarations([(side, cluster)]))
     return {f"kafka.{key}": option_text(value) for key, value in settings.items()}
 
 
 CONTINUOUS_FETCH_WAIT_MS = "10"  # continuous trigger, unless source.client_options sets fetch.max.wait.ms
 
 
-def source_options(profile: Profile) -> dict[str, str]:
+def source_options(profile: Profile, secrets: Secrets = VALUES) -> dict[str, str]:
     """Options for ``spark.readStream.format(source_format(profile))``: Spark's Kafka source's names, which the
     mirror's own source reads alike, plus its own ``mirror.`` ones."""
-    options = _kafka_options(profile, profile.source, "source")
+    options = _kafka_options(profile, profile.source, "source", secrets)
     options.update(
         {
             "subscribePattern": profile.selection().java_pattern(),
@@ -122,12 +126,12 @@ def with_batch_size(options: dict[str, str], partitions: int | None) -> dict[str
     return {**options, SINK_BATCH_SIZE: str(batch_size_for(partitions, pool))}
 
 
-def sink_options(profile: Profile) -> dict[str, str]:
+def sink_options(profile: Profile, secrets: Secrets = VALUES) -> dict[str, str]:
     """Options for the mirror's sink (``SINK_FORMAT``): the target producer's settings and identity (``kafka.``),
     the rename rule, provenance headers, the delivery guarantee and, when groups follow the mirror, the offset map's
     topic (``mirror.``, see jvm/sink SinkSettings)."""
     delivery = profile.mirror.delivery
-    options = _kafka_options(profile, profile.target, "target")
+    options = _kafka_options(profile, profile.target, "target", secrets)
     options.update(
         {
             "kafka.acks": delivery.acks,
@@ -158,11 +162,17 @@ def sink_options(profile: Profile) -> dict[str, str]:
 
 
 def _java_options(
-    krb5: str | None, oauth_urls: list[str], user_value: object | None, jaas_file: str | None = None
+    krb5: str | None,
+    oauth_urls: list[str],
+    user_value: object | None,
+    jaas_file: str | None = None,
+    providers: str | None = None,
 ) -> str:
     """Our options, each one quoted word as Spark splits the string, then the profile's own (a string of options
-    the user wrote for Spark to split)."""
+    the user wrote for Spark to split). ``providers``: Kafka's allow-list of config providers, when references."""
     parts = [jvm_option(f"-Djava.security.krb5.conf={krb5}", "krb5.conf path")] if krb5 else []
+    if providers is not None:
+        parts.append(jvm_option(providers, "config providers"))
     if jaas_file:
         parts.append(jvm_option(f"-Djava.security.auth.login.config={jaas_file}", "--out"))
     if oauth_urls:  # Kafka >= 3.9.1 only calls token endpoints listed here
@@ -181,9 +191,10 @@ def _java_options(
 SPARK_UI_KEYS = ("spark.ui.enabled", "spark.ui.port")
 
 
-def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
+def spark_conf(profile: Profile, out_dir: Path, secrets: Secrets = VALUES) -> dict[str, str]:
     """Spark configuration for the job: connector jars, the krb5.conf for driver and executors, the profile's conf,
-    and Spark's UI off unless the profile asks for it (:data:`SPARK_UI_KEYS`)."""
+    and Spark's UI off unless the profile asks for it (:data:`SPARK_UI_KEYS`); with references, every JVM's allow-list
+    of Kafka config providers (exactly those the options declare)."""
     krb5 = krb5_conf_path(profile, out_dir) if profile.uses_kerberos else None
     spark = profile.mirror.spark
     executor_krb5 = SHIPPED_KRB5 if krb5 and ships_files(profile) else krb5
@@ -202,82 +213,13 @@ def spark_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
     roles = [("driver", driver_krb5), ("executor", executor_krb5)]
     if spark.master == "yarn" and spark.deploy_mode == "client":  # the application master runs in a container
         roles.append(("yarn.am", executor_krb5))
+    allowed = automatic_option(provider_classes(profile.clusters().items())) if secrets.references else None
     for role, krb5_path in roles:
         key = f"spark.{role}.extraJavaOptions"
         jaas_file = _driver_jaas(profile, out_dir) if role == "driver" else None
-        conf[key] = _java_options(krb5_path, urls, spark.conf.get(key), jaas_file)
-    conf.update(delegation_token_conf(profile))
+        conf[key] = _java_options(krb5_path, urls, spark.conf.get(key), jaas_file, allowed)
+    conf.update(delegation_token_conf(profile, secrets))
     return {key: value for key, value in conf.items() if value != ""}
-
-
-IVY_SETTINGS_FILE = "spark/ivysettings.xml"  # rendered when Spark resolves the connector and the profile names none
-MAVEN_CENTRAL = "https://repo.maven.apache.org/maven2/"
-
-
-def _connector_jars(profile: Profile) -> list[Path]:
-    """The connector's local jars: ``mirror.spark.jars.local_dir``'s, else a checkout's ``.deps`` unless the profile
-    names repositories or Ivy settings; none when Spark resolves it."""
-    jars = profile.mirror.spark.jars
-    if jars.local_dir:
-        return paths.jars_in(jars.local_dir)
-    return [] if jars.resolves else paths.spark_connector_jars()
-
-
-def renders_ivy_settings(profile: Profile) -> bool:
-    """Spark resolves the connector (no local jars) and the profile names no Ivy settings file of its own: then ours
-    is rendered (:func:`ivy_settings`) and handed to Spark (:func:`jar_conf`)."""
-    return profile.mirror.spark.jars.ivy_settings is None and not _connector_jars(profile)
-
-
-def jar_conf(profile: Profile, out_dir: Path) -> dict[str, str]:
-    """Where the job's jars come from: the mirror's sink is always a local jar (the wheel's, or setup's in a
-    checkout); Spark's Kafka connector comes from ``mirror.spark.jars.local_dir``, else from a checkout's ``.deps``
-    (scripts/setup) unless the profile names repositories or Ivy settings, else Spark resolves it at start
-    (``spark.jars.packages``, the pinned Spark's coordinates) with the profile's Ivy settings file, or with the one
-    rendered beside this configuration (:func:`ivy_settings`: the profile's repositories, or Maven Central)."""
-    jars = profile.mirror.spark.jars
-    local = _connector_jars(profile)
-    conf = {"spark.jars": ",".join(str(jar) for jar in sorted([paths.sink_jar(), *local], key=lambda jar: jar.name))}
-    if local:
-        return conf
-    conf["spark.jars.packages"] = paths.CONNECTOR_PACKAGE
-    if renders_ivy_settings(profile):
-        conf["spark.jars.ivySettings"] = str(Path(out_dir) / IVY_SETTINGS_FILE)
-    else:  # the profile's own file, and Spark adds the repositories after its resolvers
-        conf["spark.jars.ivySettings"] = str(jars.ivy_settings)
-        if jars.repositories:
-            conf["spark.jars.repositories"] = ",".join(jars.repositories)
-    return conf
-
-
-def ivy_settings(profile: Profile) -> str | None:
-    """The Ivy settings file Spark resolves the connector with when the profile names none: a chain of the
-    profile's repositories, in their order, or of Maven Central when it names none. Spark's own resolvers, without
-    it, ask the local Maven repository (``~/.m2``) first, and one holding a dependency's pom without its jar (as a
-    Maven build leaves it) fails the job's start ("download failed: ...!slf4j-api.jar") rather than asking the next
-    repository; and they ask Maven Central and spark-packages besides the repositories a profile names. Spark's Ivy
-    cache (``spark.jars.ivy``) still serves what an earlier start resolved. None when nothing is resolved or the
-    profile names its own file."""
-    if not renders_ivy_settings(profile):
-        return None
-    jars = profile.mirror.spark.jars
-    roots = jars.repositories or [MAVEN_CENTRAL]
-    resolvers = "\n".join(
-        f'      <ibiblio name="repository-{index}" m2compatible="true" '
-        f'root="{ivy_attribute(url, f"mirror.spark.jars.repositories[{index}]")}"/>'
-        for index, url in enumerate(roots)
-    )
-    return (
-        "<!-- Rendered by secure-mirror: where Spark resolves its Kafka connector (spark.jars.ivySettings). -->\n"
-        "<ivysettings>\n"
-        '  <settings defaultResolver="secure-mirror"/>\n'
-        "  <resolvers>\n"
-        '    <chain name="secure-mirror" returnFirst="true">\n'
-        f"{resolvers}\n"
-        "    </chain>\n"
-        "  </resolvers>\n"
-        "</ivysettings>\n"
-    )
 
 
 def _driver_jaas(profile: Profile, out_dir: Path) -> str | None:
@@ -290,7 +232,7 @@ def _driver_jaas(profile: Profile, out_dir: Path) -> str | None:
     return str(out_dir / sides[0] / "jaas.conf") if sides else None
 
 
-def delegation_token_conf(profile: Profile) -> dict[str, str]:
+def delegation_token_conf(profile: Profile, secrets: Secrets = VALUES) -> dict[str, str]:
     """Spark's own Kafka token support (``spark.kafka.clusters.<side>.*``) for each side with ``executor_auth:
     delegation_token``: the driver's token manager obtains a token per side, logging in with that side's own
     ``sasl.jaas.config`` (``kafka.``-prefixed keys override the driver's login, so two identities in two realms
@@ -299,15 +241,17 @@ def delegation_token_conf(profile: Profile) -> dict[str, str]:
     conf: dict[str, str] = {}
     for side, cluster in profile.clusters().items():
         if cluster.uses_delegation_token:
-            conf.update({f"spark.kafka.clusters.{side}.{key}": value for key, value in _token_cluster(cluster, side)})
+            pairs = _token_cluster(cluster, side, secrets)
+            conf.update({f"spark.kafka.clusters.{side}.{key}": value for key, value in pairs})
     if conf:
         conf["spark.security.credentials.kafka.enabled"] = "true"
     return conf
 
 
-def _token_cluster(cluster: Cluster, side: str) -> list[tuple[str, str]]:
-    """One ``spark.kafka.clusters.<side>`` entry set (keytab: the local path, where the driver runs)."""
-    login = java_connection(cluster, side)
+def _token_cluster(cluster: Cluster, side: str, secrets: Secrets) -> list[tuple[str, str]]:
+    """One ``spark.kafka.clusters.<side>`` entry set (keytab: the local path, where the driver runs); it holds no
+    secret (a keytab login, and no password of the TLS settings)."""
+    login = java_connection(cluster, side, secrets=secrets)
     pairs = [
         ("auth.bootstrap.servers", login["bootstrap.servers"]),
         ("target.bootstrap.servers.regex", "|".join(java_regex_literal(s) for s in cluster.bootstrap_servers)),
@@ -364,13 +308,13 @@ def submitted_master(master: str, ride_through_seconds: int) -> str:
     return f"local[{found.group(1) or 1},{task_max_failures(ride_through_seconds)}]"
 
 
-def spark_submit(profile: Profile, out_dir: Path) -> str:
+def spark_submit(profile: Profile, out_dir: Path, secrets: Secrets = VALUES) -> str:
     """A bash script running the mirror job with spark-submit (the profile's master and deploy mode)."""
     spark = profile.mirror.spark
     shipping = ships_files(profile)
     cluster_mode = spark.deploy_mode == "cluster"
     files = shipped_files(profile, out_dir) if shipping else {}
-    conf = spark_conf(profile, out_dir)
+    conf = spark_conf(profile, out_dir, secrets)
     return templating.render(
         "templates/spark-submit.sh.j2",
         master=submitted_master(spark.master, profile.mirror.ride_through_seconds),

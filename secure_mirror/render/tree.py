@@ -31,9 +31,11 @@ from secure_mirror.render import (
     mm2,
     ranger,
     spark,
+    spark_jars,
     templating,
 )
 from secure_mirror.render.encoders import json_text, sh
+from secure_mirror.render.providers import VALUES, Secrets, automatic_option, provider_classes
 
 CCACHE_DIR = "ccache"
 OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
@@ -69,24 +71,33 @@ LIBRDKAFKA_CONF = Named("librdkafka.conf", "kcat -F and confluent-kafka: the sam
 KRB5_CONF = Named("krb5.conf", "Kerberos client configuration naming both realms' KDCs")
 
 
-def client_files(profile: Profile, side: Side) -> list[Named]:
+def client_files(profile: Profile, side: Side, secrets: Secrets = VALUES) -> list[Named]:
     """The files render writes for ``side``'s Kafka clients (paths in the output folder), and krb5.conf where it
     writes one, in render's order; nothing is rendered, so no secret is read."""
-    names = [JAAS_CONF] if profile.cluster(side).sasl is not None else []
+    names = [JAAS_CONF] if writes_jaas_conf(profile.cluster(side), secrets) else []
     files = [Named(f"{side}/{name}", purpose) for name, purpose in [*names, CLIENT_PROPERTIES, LIBRDKAFKA_CONF]]
     return files + ([KRB5_CONF] if krb5.default_realm(profile) is not None else [])
 
 
-def holds_secret(cluster: Cluster) -> bool:
-    """True when files rendered for ``cluster`` carry a resolved secret (password, client secret, private key)."""
+def writes_jaas_conf(cluster: Cluster, secrets: Secrets = VALUES) -> bool:
+    """A side with SASL gets a jaas.conf, unless its login holds a secret and secrets are references: the JDK's
+    parser of that file reads ``${...}`` as a system property, so it cannot carry one (client.properties can)."""
+    return cluster.sasl is not None and (isinstance(cluster.sasl, GssapiSasl) or not secrets.references)
+
+
+def holds_secret(cluster: Cluster, secrets: Secrets = VALUES) -> bool:
+    """True when files rendered for ``cluster`` carry a resolved secret (password, client secret, private key);
+    never with references (librdkafka.conf aside: :func:`librdkafka.holds_secret`)."""
+    if secrets.references:
+        return False
     tls = cluster.tls
     tls_secret = tls is not None and (tls.mutual or tls.key_password or tls.truststore_password)
     return bool(tls_secret) or (cluster.sasl is not None and not isinstance(cluster.sasl, GssapiSasl))
 
 
-def _cluster_files(profile: Profile, side: Side, out_dir: Path) -> list[RenderedFile]:
+def _cluster_files(profile: Profile, side: Side, out_dir: Path, secrets: Secrets) -> list[RenderedFile]:
     cluster = profile.cluster(side)
-    secret = holds_secret(cluster)
+    secret = holds_secret(cluster, secrets)
     krb5_path = krb5.krb5_conf_path(profile, out_dir)
     header = [
         f"Kafka Java client settings for the {side} cluster ({cluster.alias}), rendered by secure-mirror.",
@@ -96,21 +107,24 @@ def _cluster_files(profile: Profile, side: Side, out_dir: Path) -> list[Rendered
         header.append(f"Kerberos: export KAFKA_OPTS={sh('-Djava.security.krb5.conf=' + krb5_path)}")
     if isinstance(cluster.sasl, OAuthSasl):  # Kafka >= 3.9.1 only calls token endpoints it is allowed to
         header.append(f"OAuth: export KAFKA_OPTS={sh(f'-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}')}")
+    if secrets.references and (classes := provider_classes([(side, cluster)])):  # Kafka 3.8+'s allow-list
+        option = sh(automatic_option(classes))
+        header.append(f"Secrets are references Kafka's config providers resolve: add {option} to KAFKA_OPTS")
     files = [
         RenderedFile(
             f"{side}/{CLIENT_PROPERTIES.name}",
-            java_properties.properties_text(java_properties.client_properties(cluster, side), header),
+            java_properties.properties_text(java_properties.client_properties(cluster, side, secrets), header),
             CLIENT_PROPERTIES.purpose,
             secret,
         ),
         RenderedFile(
             f"{side}/{LIBRDKAFKA_CONF.name}",
-            librdkafka.librdkafka_file(cluster, side, str(out_dir / CCACHE_DIR), krb5_path),
+            librdkafka.librdkafka_file(cluster, side, str(out_dir / CCACHE_DIR), krb5_path, secrets),
             LIBRDKAFKA_CONF.purpose,
-            secret,
+            librdkafka.holds_secret(cluster, side, secrets) if secrets.references else secret,
         ),
     ]
-    if cluster.sasl is not None:
+    if writes_jaas_conf(cluster, secrets):
         path = f"{side}/{JAAS_CONF.name}"
         files.insert(
             0, RenderedFile(path, jaas.jaas_file(cluster, side, str(out_dir / path)), JAAS_CONF.purpose, secret)
@@ -118,31 +132,33 @@ def _cluster_files(profile: Profile, side: Side, out_dir: Path) -> list[Rendered
     return files
 
 
-def _spark_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
-    ivy = spark.ivy_settings(profile)
-    resolution = [RenderedFile(spark.IVY_SETTINGS_FILE, ivy, "where Spark resolves its Kafka connector")] if ivy else []
+def _spark_files(profile: Profile, out_dir: Path, secrets: Secrets) -> list[RenderedFile]:
+    ivy = spark_jars.ivy_settings(profile)
+    resolution = (
+        [RenderedFile(spark_jars.IVY_SETTINGS_FILE, ivy, "where Spark resolves its Kafka connector")] if ivy else []
+    )
     return [
         *resolution,
         RenderedFile(
             f"spark/{SOURCE_OPTIONS_FILE}",
-            json_text(spark.source_options(profile)),
+            json_text(spark.source_options(profile, secrets)),
             "Spark readStream options for the source (kafka.* with the source identity)",
-            holds_secret(profile.source),
+            holds_secret(profile.source, secrets),
         ),
         RenderedFile(
             f"spark/{SINK_OPTIONS_FILE}",
-            json_text(spark.sink_options(profile)),
+            json_text(spark.sink_options(profile, secrets)),
             "Spark writeStream options for the target (kafka.* with the target identity)",
-            holds_secret(profile.target),
+            holds_secret(profile.target, secrets),
         ),
         RenderedFile(
             "spark/spark-conf.json",
-            json_text(spark.spark_conf(profile, out_dir)),
+            json_text(spark.spark_conf(profile, out_dir, secrets)),
             "Spark configuration: connector jars and -Djava.security.krb5.conf for driver and executors",
         ),
         RenderedFile(
             "spark/spark-submit.sh",
-            spark.spark_submit(profile, out_dir),
+            spark.spark_submit(profile, out_dir, secrets),
             "runs the mirror job with spark-submit",
             executable=True,
         ),
@@ -175,7 +191,9 @@ ACL_FILE_PURPOSES = {
 }
 
 
-def _other_files(profile: Profile, out_dir: Path, plans: dict[str, acls.AclPlan]) -> list[RenderedFile]:
+def _other_files(
+    profile: Profile, out_dir: Path, plans: dict[str, acls.AclPlan], secrets: Secrets
+) -> list[RenderedFile]:
     files = [
         RenderedFile(
             "mm2/mm2.properties",
@@ -183,9 +201,10 @@ def _other_files(profile: Profile, out_dir: Path, plans: dict[str, acls.AclPlan]
                 profile,
                 str(out_dir / "mm2" / "mm2.properties"),
                 krb5.krb5_conf_path(profile, out_dir) if profile.uses_kerberos else None,
+                secrets,
             ),
             "the same mirror for MirrorMaker 2 (connect-mirror-maker.sh)",
-            holds_secret(profile.source) or holds_secret(profile.target),
+            holds_secret(profile.source, secrets) or holds_secret(profile.target, secrets),
         ),
         *(RenderedFile(f"acls/{name}", plan.to_json(), ACL_FILE_PURPOSES[name]) for name, plan in plans.items()),
     ]
@@ -230,21 +249,24 @@ def _ranger_files(profile: Profile, plans: dict[str, acls.AclPlan]) -> list[Rend
     return files
 
 
-def render_files(profile: Profile, out_dir: Path) -> list[RenderedFile]:
-    """Every file (content in memory), as seen from its final location ``out_dir``; writes nothing."""
+def render_files(profile: Profile, out_dir: Path, secrets: Secrets = VALUES) -> list[RenderedFile]:
+    """Every file (content in memory), as seen from its final location ``out_dir``; writes nothing. ``secrets``:
+    each secret as its value or as a reference Kafka resolves (render/providers.py)."""
     out_dir = Path(out_dir).resolve()
     plans = acls.all_plans(profile)  # each plan made (and checked against the privilege rule) once
     files = [
-        *_cluster_files(profile, "source", out_dir),
-        *_cluster_files(profile, "target", out_dir),
-        *_spark_files(profile, out_dir),
+        *_cluster_files(profile, "source", out_dir, secrets),
+        *_cluster_files(profile, "target", out_dir, secrets),
+        *_spark_files(profile, out_dir, secrets),
         *_hadoop_files(profile),
-        *_other_files(profile, out_dir, plans),
+        *_other_files(profile, out_dir, plans, secrets),
     ]
-    return [*files, *_manifest_files(profile, files, plans)]
+    return [*files, *_manifest_files(profile, files, plans, secrets)]
 
 
-def _manifest_files(profile: Profile, files: list[RenderedFile], plans: dict[str, acls.AclPlan]) -> list[RenderedFile]:
+def _manifest_files(
+    profile: Profile, files: list[RenderedFile], plans: dict[str, acls.AclPlan], secrets: Secrets
+) -> list[RenderedFile]:
     entries = [{"path": f.path, "purpose": f.purpose, "secret": f.secret, "mode": f"{f.mode:04o}"} for f in files]
     entries.append(
         {
@@ -254,7 +276,7 @@ def _manifest_files(profile: Profile, files: list[RenderedFile], plans: dict[str
             "mode": "0700",
         }
     )
-    manifest = {
+    manifest: dict[str, object] = {
         "profile": {"source": profile.source.alias, "target": profile.target.alias},
         "grants": [
             {"file": f"acls/{name}", "side": plan.side, "principal": plan.principal, "covers": acls.plan_in_words(plan)}
@@ -266,6 +288,8 @@ def _manifest_files(profile: Profile, files: list[RenderedFile], plans: dict[str
             {"path": "MANIFEST.md", "purpose": "this list, for people", "secret": False, "mode": "0644"},
         ],
     }
+    if secrets.references:  # only then: a values render's manifest stays as it was
+        manifest["secrets"] = "references"
     markdown = templating.render("templates/MANIFEST.md.j2", manifest=manifest)
     return [
         RenderedFile("manifest.json", json_text(manifest), "this list"),
@@ -273,7 +297,9 @@ def _manifest_files(profile: Profile, files: list[RenderedFile], plans: dict[str
     ]
 
 
-def render_all(profile: Profile, out_dir: Path | str, force: bool = False) -> list[RenderedFile]:
+def render_all(
+    profile: Profile, out_dir: Path | str, force: bool = False, secrets: Secrets = VALUES
+) -> list[RenderedFile]:
     """Render into ``out_dir`` all or nothing; refuse a non-empty ``out_dir`` unless ``force``.
 
     ``out_dir`` is taken as named and never through a symbolic link (``folders``); its missing parents are made
@@ -284,7 +310,7 @@ def render_all(profile: Profile, out_dir: Path | str, force: bool = False) -> li
     policy.check_argument(str(out_dir.resolve()), "--out")  # the same folder (no link): as render_files writes it
     if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not force)):
         raise BadInputError(f"{out_dir} exists and is not empty; choose another --out or pass --force to replace it")
-    files = render_files(profile, out_dir)
+    files = render_files(profile, out_dir, secrets)
     folders.make_parents(out_dir, "--out")
     root_mode = folders.narrowest_mode(out_dir, 0o755 & ~_umask())  # the tree is not secret, some files are
     try:

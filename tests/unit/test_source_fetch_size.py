@@ -34,6 +34,10 @@ CASES = {
 
 
 def test_a_tasks_fetch_of_each_partition_is_sized_for_its_partitions_unless_the_profile_sets_it(tmp_path: Path):
-    sources = [SOURCES / "source" / "SourceSettings.java", SOURCES / "sink" / "TokenLogin.java"]
+    sources = [
+        SOURCES / "source" / "SourceSettings.java",
+        SOURCES / "sink" / "TokenLogin.java",
+        SOURCES / "sink" / "AdminSettings.java",
+    ]
     lines = run_check(tmp_path, CHECK, sources, "securemirror.source.FetchSizeCheck", *CASES)
     assert lines == [f"{size} true" for size in CASES.values()]

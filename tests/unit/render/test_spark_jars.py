@@ -13,14 +13,8 @@ import pytest
 from secure_mirror import paths
 from secure_mirror.profile import ProfileError, load_profile
 from secure_mirror.render.encoders import UnrepresentableValue
-from secure_mirror.render.spark import (
-    IVY_SETTINGS_FILE,
-    MAVEN_CENTRAL,
-    ivy_settings,
-    jar_conf,
-    spark_conf,
-    spark_submit,
-)
+from secure_mirror.render.spark import spark_conf, spark_submit
+from secure_mirror.render.spark_jars import IVY_SETTINGS_FILE, MAVEN_CENTRAL, ivy_settings, jar_conf
 from secure_mirror.render.tree import render_files
 from tests.support.profiles import gssapi, profile_data, write_profile
 

@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
@@ -198,12 +197,6 @@ final class Producers {
     }
 
     private static Admin admin(Map<String, Object> settings) {
-        Map<String, Object> own = new HashMap<>();
-        settings.forEach((name, value) -> {
-            if (AdminClientConfig.configNames().contains(name)) {
-                own.put(name, value);
-            }
-        });
-        return Admin.create(own);
+        return Admin.create(AdminSettings.of(settings));
     }
 }

@@ -5,7 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Pattern;
 
-import org.apache.kafka.clients.admin.AdminClientConfig;
+import securemirror.sink.AdminSettings;
 import securemirror.sink.TokenLogin;
 
 /**
@@ -92,15 +92,12 @@ public final class SourceSettings implements Serializable {
         return !"read_uncommitted".equals(consumer.get("isolation.level"));
     }
 
-    /** The driver's admin client settings: the consumer's connection and identity (the driver logs in itself). */
+    /**
+     * The driver's admin client settings: the consumer's connection and identity (the driver logs in itself), config
+     * providers included.
+     */
     Map<String, Object> adminSettings() {
-        Map<String, Object> own = new HashMap<>();
-        consumer.forEach((name, value) -> {
-            if (AdminClientConfig.configNames().contains(name)) {
-                own.put(name, value);
-            }
-        });
-        return own;
+        return AdminSettings.of(consumer);
     }
 
     /**

@@ -1,0 +1,90 @@
+"""``render --secrets references`` live on the sandbox: Kafka's console consumer reads both sides with the rendered
+``client.properties``, whose secrets are config provider references (render/providers.py) that Kafka resolves with
+the allow-list of providers the header names. PLAIN -> SCRAM-SHA-256 (passwords in files: ``${directory:...}``) and
+OAUTHBEARER -> SSL (the client secret from a variable, ``${env:...}``; the client key from its file).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from secure_mirror import paths
+from secure_mirror.kafka import admin_ops
+from secure_mirror.profile import load_profile
+from secure_mirror.render import render_all
+from secure_mirror.render.providers import REFERENCES, automatic_option, provider_classes
+from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
+from tests.support.cluster import granted, group_acls
+from tests.support.mirror_case import MirrorCase, records
+
+pytestmark = [pytest.mark.sandbox]
+PAIRS = [("PLAIN", "SCRAM-SHA-256"), ("OAUTHBEARER", "SSL")]
+COUNT = 5
+VARIABLE = "SM_LIVE_OAUTH_SECRET"
+
+
+@pytest.mark.parametrize(("source", "target"), PAIRS, ids=[f"{s}->{t}" for s, t in PAIRS])
+def test_console_consumer_reads_both_sides_with_referenced_secrets(sandbox, tmp_path, monkeypatch, source, target):
+    if not (sandbox.oauth and sandbox.sides["source"].ssl_port):
+        pytest.skip("this sandbox was started before it had the identity provider and SSL listeners; start a new one")
+    with MirrorCase(sandbox, tmp_path, source_mechanism=source, target_mechanism=target) as case:
+        profile = case.profile
+        if source == "OAUTHBEARER":  # the same secret, now from a variable
+            monkeypatch.setenv(VARIABLE, profile.source.sasl.client_secret.resolve())
+            case.profile_path.write_text(
+                case.profile_path.read_text().replace(f"file:{sandbox.oauth_secret_file}", f"env:{VARIABLE}")
+            )
+            profile = load_profile(case.profile_path)
+            assert str(profile.source.sasl.client_secret) == f"env:{VARIABLE}"
+        out = tmp_path / "out"
+        files = render_all(profile, out, secrets=REFERENCES)
+        assert not any(f.secret for f in files)
+        names = {"source": case.topic("m"), "target": f"src.{case.topic('m')}"}
+        case.create({"m": 1})
+        sandbox.admin("target", admin_ops.create_topics, {names["target"]: 1})
+        case.produce("m", records(COUNT, 1, "m"))
+        case.produce(names["target"], records(COUNT, 1, "m"), side="target")
+        for side in ("source", "target"):
+            group = f"{profile.group_prefix}-console-{side}"
+            with granted(sandbox, side, group_acls(group)):
+                console = _console(profile, side, out, names[side], group)
+            assert console.returncode == 0 and len(console.stdout.splitlines()) == COUNT, console.stderr[-3000:]
+
+
+def _console(profile, side: str, out, topic: str, group: str) -> subprocess.CompletedProcess:
+    cluster = profile.cluster(side)
+    options = [automatic_option(provider_classes([(side, cluster)]))]
+    if cluster.mechanism == "OAUTHBEARER":
+        options.append(f"-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}")
+    text = (out / side / "client.properties").read_text()
+    assert options[0] in text and "config.providers=" in text  # the header names the allow-list
+    return subprocess.run(
+        [
+            paths.java_executable(),
+            "-Xmx256m",
+            *options,
+            "-cp",
+            paths.kafka_classpath(),
+            "org.apache.kafka.tools.consumer.ConsoleConsumer",
+            "--bootstrap-server",
+            cluster.bootstrap_servers[0],
+            "--topic",
+            topic,
+            "--from-beginning",
+            "--max-messages",
+            str(COUNT),
+            "--timeout-ms",
+            "60000",
+            "--group",
+            group,
+            "--command-config",
+            str(out / side / "client.properties"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=dict(os.environ),
+    )
