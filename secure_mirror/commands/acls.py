@@ -40,8 +40,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.consumers:
         raise BadInputError("acls: name the plan to make: --consumers (the consumers' access to the target copies)")
-    if args.timeout <= 0:
-        raise BadInputError("--timeout must be a positive number of seconds")
     profile = load_profile(args.profile)
     clusters = admin_clusters(profile, args.as_admin) if args.as_admin else {}
     client_support.require(profile.mechanisms, "acls")

@@ -1,5 +1,5 @@
 """The arguments several commands share, each worded once: the profile, a flag, an admin identity, the wait for an
-answer."""
+answer or a step, and the one type of an option that takes seconds."""
 
 from __future__ import annotations
 
@@ -27,12 +27,34 @@ def as_admin(parser: argparse.ArgumentParser, purpose: str, without: str) -> Non
     )
 
 
+STEP_TIMEOUT = 300.0  # a cut-over's step (a long drain may need more: --timeout)
+MOST_SECONDS = 10**6  # far beyond any wait a command means, short of what Python's waits and the clients take
+
+
+def seconds(text: str) -> float:
+    """The type of every option that takes seconds (``--timeout``, ``--status-interval``): a number above 0 and below
+    ``MOST_SECONDS`` (``0``, ``nan`` and ``inf`` refused), else a usage error: one sentence, exit 2."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < MOST_SECONDS:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a positive number of seconds below {MOST_SECONDS}")
+    return value
+
+
 def timeout(parser: argparse.ArgumentParser, answers: str) -> None:
-    """``--timeout S``: seconds to wait for each of ``answers`` (the command refuses a number that is not positive)."""
+    """``--timeout S``: seconds to wait for each of ``answers``."""
+    _timeout(parser, DEFAULT_TIMEOUT, f"seconds to wait for each {answers} answer")
+
+
+def step_timeout(parser: argparse.ArgumentParser) -> None:
+    """``--timeout S`` of ``cutover`` and ``failback``: how long each step may wait (for the mirror to catch up, the
+    fence to settle, the job to stop), not one request's timeout (``kafka/timeouts.py`` maps it to the clients')."""
+    _timeout(parser, STEP_TIMEOUT, "seconds each step may wait")
+
+
+def _timeout(parser: argparse.ArgumentParser, default: float, meaning: str) -> None:
     parser.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT,
-        metavar="S",
-        help=f"seconds to wait for each {answers} answer (default {DEFAULT_TIMEOUT:g})",
+        "--timeout", type=seconds, default=default, metavar="S", help=f"{meaning} (default {default:g})"
     )

@@ -39,14 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     arguments.flag(parser, "--dry-run", "ask both clusters and print what each step would do; change nothing")
     arguments.flag(parser, "--force", "move a group although it still has members on the source")
     arguments.flag(parser, "--json", "print the report as JSON")
-    parser.add_argument(
-        "--timeout", type=float, default=300.0, metavar="S", help="seconds each step may wait (default 300)"
-    )
+    arguments.step_timeout(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise BadInputError("--timeout must be a positive number of seconds")
     profile = load_profile(args.profile)
     client_support.require(profile.mechanisms, "cutover")
     admins = admin_clusters(profile, args.as_admin)

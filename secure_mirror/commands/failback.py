@@ -51,9 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     arguments.flag(parser, "--dry-run", "ask both clusters and print what the fence and the restore would change")
     arguments.flag(parser, "--force", "move a group back although it still has members on the target")
     arguments.flag(parser, "--json", "print the report as JSON")
-    parser.add_argument(
-        "--timeout", type=float, default=300.0, metavar="S", help="seconds each step may wait (default 300)"
-    )
+    arguments.step_timeout(parser)
 
 
 def way_back_problems(forward: Profile, back: Profile) -> list[str]:
@@ -98,8 +96,6 @@ def forward_record(run_dir: Path, back_record: state.Record | None) -> tuple[sta
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise BadInputError("--timeout must be a positive number of seconds")
     profile, back = load_profile(args.profile), load_profile(args.back)
     if problems := way_back_problems(profile, back):
         raise BadInputError("; ".join(problems))

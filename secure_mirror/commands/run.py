@@ -29,16 +29,6 @@ def _count(text: str) -> int:
     return int(text)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not 0 < value < 10**6:
-        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a positive number of seconds")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     arguments.profile(parser)
     arguments.flag(
@@ -48,7 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-restarts", type=_count, default=5, help="with --supervise (default 5)")
     parser.add_argument("--trigger-interval", type=_interval, default="5 seconds", help="time between micro-batches")
     parser.add_argument("--metrics-file", help="JSON-lines metrics per batch and topic-partition (appended)")
-    parser.add_argument("--status-interval", type=_seconds, default=10.0, help="seconds between idle status lines")
+    parser.add_argument(
+        "--status-interval", type=arguments.seconds, default=10.0, help="seconds between idle status lines"
+    )
     arguments.flag(parser, "--skip-preflight", "start without the pre-flight checks")
     arguments.flag(
         parser, "--strict", "warnings stop the run too (pre-flight's; with --skip-preflight the profile's, exit 2)"

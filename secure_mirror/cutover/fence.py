@@ -122,6 +122,12 @@ def fence_plan(profile: Profile, source_acls: Iterable[Acl], selected: list[str]
     return plan
 
 
+def fencing_words(profile: Profile, denied: int, removed: int) -> str:
+    """What the fence is about to change, on the cluster it changes named by its alias: ``profile``'s source, which
+    on the way back (``failback``) is the cluster the forward cut-over calls its target."""
+    return f"fence: adding {denied} DENY WRITE and removing {removed} ALLOW WRITE binding(s) on {profile.source.alias}"
+
+
 def _unfenceable(acl: Acl) -> str | None:
     if acl.principal == WILDCARD_PRINCIPAL:
         return "the wildcard principal User:* lets every identity write: narrow that grant to named producers"

@@ -163,9 +163,9 @@ def _job_alive(run_dir: Path) -> bool:
 
 # ---- fence ----------------------------------------------------------------------------------------------------------
 def read_inventory(ctx: Context, side: Side) -> tuple[list[Acl], dict[str, int]]:
-    answer = ctx.ask(side, kafka_admin.read_acls, ctx.timeout)
-    if "error" in answer:
-        raise StepFailed(f"the {side}'s ACLs could not be read as the admin identity: {answer['error']}")
+    answer, alias = ctx.ask(side, kafka_admin.read_acls, ctx.timeout), ctx.profile.cluster(side).alias
+    if "error" in answer:  # named by alias: the way back's source is the forward's target
+        raise StepFailed(f"{alias}'s ACLs could not be read as the admin identity: {answer['error']}")
     return list(answer["acls"]), dict(answer["topics"])
 
 
@@ -187,7 +187,7 @@ def fence_step(ctx: Context) -> dict:
         recorded = ctx.record.notes["fence"]
     removed = [Acl.of(a) for a in recorded["remove"]]
     denied = [Acl.of(a) for a in recorded["deny"]]
-    ctx.say(f"fence: adding {len(denied)} DENY WRITE and removing {len(removed)} ALLOW WRITE binding(s) on the source")
+    ctx.say(fence.fencing_words(profile, len(denied), len(removed)))
     ctx.ask("source", admin_ops.create_acls, denied, ctx.timeout)
     ctx.ask("source", admin_ops.delete_acls, removed, ctx.timeout)
     _note_acls(ctx, "source", [("added", a) for a in denied] + [("removed", a) for a in removed])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from secure_mirror.kafka import timeouts
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.kafka.oauth import token_served
 
@@ -66,13 +67,13 @@ def create_topics(
             NewTopic(t, num_partitions=p, replication_factor=replication_factor, config=dict(config or {}))
             for t, p in batch.items()
         ]
-        _wait(admin.create_topics(new, operation_timeout=timeout), timeout)
+        _wait(admin.create_topics(new, operation_timeout=timeouts.admin_request(timeout)), timeout)
 
 
 def delete_topics(conf: dict, topics: list[str], timeout: float = 30.0) -> None:
-    admin = _admin(conf)
+    admin, within = _admin(conf), timeouts.admin_request(timeout)
     for start in range(0, len(topics), MAX_RECORDS_PER_REQUEST):
-        _wait(admin.delete_topics(topics[start : start + MAX_RECORDS_PER_REQUEST], operation_timeout=timeout), timeout)
+        _wait(admin.delete_topics(topics[start : start + MAX_RECORDS_PER_REQUEST], operation_timeout=within), timeout)
 
 
 def list_topics(conf: dict, timeout: float = 30.0) -> dict[str, int]:
@@ -109,7 +110,7 @@ def describe_cluster(conf: dict, timeout: float = 30.0) -> dict:
     """``{cluster_id, controller, nodes}``: nodes as ``{id, host, port}``. On KRaft clusters the brokers answer a
     broker of theirs at random as ``controller`` (KIP-919), not the active controller."""
     admin = _admin(conf)  # kept referenced until its future is done
-    result = admin.describe_cluster(request_timeout=timeout).result(timeout=timeout)
+    result = admin.describe_cluster(request_timeout=timeouts.admin_request(timeout)).result(timeout=timeout)
     return {
         "cluster_id": result.cluster_id,
         "controller": result.controller.id if result.controller is not None else None,
@@ -119,8 +120,8 @@ def describe_cluster(conf: dict, timeout: float = 30.0) -> dict:
 
 def group_coordinator(conf: dict, group: str, timeout: float = 30.0) -> int:
     """The node id of the broker that coordinates ``group`` (FindCoordinator, as describe_consumer_groups asks)."""
-    admin = _admin(conf)
-    described = admin.describe_consumer_groups([group], request_timeout=timeout)[group].result(timeout=timeout)
+    admin, within = _admin(conf), timeouts.admin_request(timeout)  # the client kept until its future is done
+    described = admin.describe_consumer_groups([group], request_timeout=within)[group].result(timeout=timeout)
     return described.coordinator.id
 
 
@@ -154,15 +155,15 @@ def _distinct(acls: list[Acl | dict]) -> list[Acl]:
 
 def create_acls(conf: dict, acls: list[Acl | dict], timeout: float = 30.0) -> None:
     if acls:
-        admin = _admin(conf)
-        _wait(admin.create_acls([_binding(a) for a in _distinct(acls)], request_timeout=timeout), timeout)
+        admin, within = _admin(conf), timeouts.admin_request(timeout)
+        _wait(admin.create_acls([_binding(a) for a in _distinct(acls)], request_timeout=within), timeout)
 
 
 def delete_acls(conf: dict, acls: list[Acl | dict], timeout: float = 30.0) -> None:
     if acls:
-        admin = _admin(conf)
+        admin, within = _admin(conf), timeouts.admin_request(timeout)
         _wait(
-            admin.delete_acls([_binding(a, for_filter=True) for a in _distinct(acls)], request_timeout=timeout), timeout
+            admin.delete_acls([_binding(a, for_filter=True) for a in _distinct(acls)], request_timeout=within), timeout
         )
 
 
@@ -176,7 +177,7 @@ def upsert_scram_user(
     mech = ScramMechanism[mechanism.replace("-", "_")]
     upsert = UserScramCredentialUpsertion(user, ScramCredentialInfo(mech, 4096), password)
     admin = _admin(conf)
-    _wait(admin.alter_user_scram_credentials([upsert], request_timeout=timeout), timeout)
+    _wait(admin.alter_user_scram_credentials([upsert], request_timeout=timeouts.admin_request(timeout)), timeout)
 
 
 def produce(conf: dict, topic: str, records: list[dict], timeout: float = 60.0) -> int:

@@ -20,7 +20,7 @@ able to place what its reader would read as structure.
 | ``krb5_tag``, ``krb5_value``, ``krb5_comment`` | MIT krb5's profile library | refuses what it parses |
 | ``jvm_option`` | Spark's ``splitCommandString`` and the launcher's ``parseOptionString`` | one quoted word |
 | ``hadoop_xml_name``, ``hadoop_xml_value``, ``xml_comment`` | Hadoop's ``Configuration`` (``*-site.xml``) | XML escapes |
-| ``md`` | Markdown tables | pipes and backticks escaped |
+| ``md`` | Markdown (a person) | its marks escaped; a line feed as ``<br>``, other controls named: refuses nothing |
 """
 
 from __future__ import annotations
@@ -261,10 +261,20 @@ def json_inline(data: object) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
+_MD_SPECIAL = re.compile(r"([\\`|<>*_\[\]&])")
+
+
 def md(value: object) -> str:
-    """Text in a Markdown table cell: the policy, and ``|``, backticks, ``<`` and ``\\`` escaped."""
-    text = _policy(value, "a MANIFEST.md entry", "Markdown")
-    return re.sub(r"([\\`|<>*_\[\]])", r"\\\1", text)
+    """Any text in Markdown (a table's cell, a heading, a list item), as a person reads it back exactly, refusing
+    nothing: a step's error is a client library's message, data to show, never a reason to lose the report.
+    Markdown's marks (``|``, backticks, ``<``, ``&``, ``\\`` ...) are escaped with a backslash; a line feed becomes
+    ``<br>`` (a line break inside the cell); every other character the input policy forbids is named in a code span
+    (`` `U+000D` ``), where it can neither end the row nor hide text."""
+    return policy.FORBIDDEN.sub(_md_character, _MD_SPECIAL.sub(r"\\\1", option_text(value)))
+
+
+def _md_character(match: re.Match[str]) -> str:
+    return "<br>" if match.group() == "\n" else f"`U+{ord(match.group()):04X}`"
 
 
 _TEMPLATE_FILTERS: dict[str, Callable[..., str]] = {

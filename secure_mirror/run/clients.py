@@ -10,6 +10,7 @@ from functools import partial
 from typing import TypeVar
 
 from secure_mirror.identities import Identities
+from secure_mirror.kafka import timeouts
 from secure_mirror.kafka.admin_ops import LOG
 from secure_mirror.kafka.identity import ClientConf
 from secure_mirror.kafka.oauth import token_served
@@ -147,7 +148,7 @@ def stable_ends(conf: dict, partitions: list[tuple[str, int]], timeout: float = 
     if not asked:
         return out
     for key, level in (("ends", IsolationLevel.READ_UNCOMMITTED), ("stable", IsolationLevel.READ_COMMITTED)):
-        futures = admin.list_offsets(asked, isolation_level=level, request_timeout=timeout)
+        futures = admin.list_offsets(asked, isolation_level=level, request_timeout=timeouts.admin_request(timeout))
         for tp, future in futures.items():
             try:
                 out[key][(tp.topic, tp.partition)] = future.result(timeout=timeout).offset

@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 from secure_mirror import paths
+from secure_mirror.kafka import timeouts
 from secure_mirror.profile.cluster import Side
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import withheld_from_children
@@ -121,7 +122,7 @@ def _argv(java: str, command: list[str], profile: Profile, krb5_conf: str | None
         "-XX:TieredStopAtLevel=1",
         *options,
         *command,
-        str(int(timeout * 1000)),
+        str(timeouts.java_ms(timeout)),
     ]
 
 

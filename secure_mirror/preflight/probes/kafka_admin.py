@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import NotRequired, TypedDict, final
 
-from secure_mirror.kafka import acl_answers
+from secure_mirror.kafka import acl_answers, timeouts
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.kafka.admin_ops import record_batches
 from secure_mirror.kafka.oauth import token_served
@@ -86,19 +86,10 @@ class Admin:
 
         self.errors: list[str] = []
         self.conf, self.timeout = conf, timeout
-        ms = str(int(timeout * 1000))
+        self.request = timeouts.admin_request(timeout)  # each admin call's request_timeout
         quiet = {} if "debug" in conf else {"log_level": 0}  # what it logs reaches error_cb, which the checks judge
         self.client = token_served(
-            AdminClient(
-                {
-                    **conf,
-                    **quiet,
-                    "error_cb": self._on_error,
-                    "socket.timeout.ms": ms,
-                    "socket.connection.setup.timeout.ms": ms,
-                }
-            ),
-            conf,
+            AdminClient({**conf, **quiet, "error_cb": self._on_error, **timeouts.librdkafka(timeout)}), conf
         )
 
     def _on_error(self, err) -> None:
@@ -213,7 +204,7 @@ def broker_authorizer(admin: Admin, node: int) -> str | None:
 
     resource = ConfigResource(ResourceType.BROKER, str(node))
     try:
-        asked = admin.client.describe_configs([resource], request_timeout=admin.timeout)
+        asked = admin.client.describe_configs([resource], request_timeout=admin.request)
         entries = next(iter(asked.values())).result()
     except Exception:  # noqa: BLE001 - not answered: the authorizer is not known
         return None
@@ -222,7 +213,7 @@ def broker_authorizer(admin: Admin, node: int) -> str | None:
 
 
 def describe_cluster(admin: Admin) -> ClusterInfo:
-    result = admin.client.describe_cluster(include_authorized_operations=True, request_timeout=admin.timeout).result()
+    result = admin.client.describe_cluster(include_authorized_operations=True, request_timeout=admin.request).result()
     return {
         "cluster_id": result.cluster_id,
         "nodes": [(n.id, n.host, n.port) for n in result.nodes],
@@ -243,7 +234,7 @@ def describe_topics(admin: Admin, names: list[str]) -> dict[str, TopicAnswer]:
     if not names:
         return {}
     futures = admin.client.describe_topics(
-        TopicCollection(list(names)), include_authorized_operations=True, request_timeout=admin.timeout
+        TopicCollection(list(names)), include_authorized_operations=True, request_timeout=admin.request
     )
     out: dict[str, TopicAnswer] = {}
     for name, fut in futures.items():
@@ -262,7 +253,7 @@ def validate_create(admin: Admin, topics: dict[str, int]) -> dict[str, str | Non
     futures = {}
     for batch in record_batches(topics):  # the controller refuses a request of too many records, validate_only too
         new = [NewTopic(t, num_partitions=p) for t, p in batch.items()]
-        futures.update(admin.client.create_topics(new, validate_only=True, request_timeout=admin.timeout))
+        futures.update(admin.client.create_topics(new, validate_only=True, request_timeout=admin.request))
     out: dict[str, str | None] = {}
     for name, fut in futures.items():
         try:
@@ -323,7 +314,7 @@ def describe_group(admin: Admin, group: str) -> GroupAnswer:
     deadline = time.monotonic() + admin.timeout
     while True:
         fut = admin.client.describe_consumer_groups(
-            [group], include_authorized_operations=True, request_timeout=admin.timeout
+            [group], include_authorized_operations=True, request_timeout=admin.request
         )[group]
         try:
             return {"operations": _ops(fut.result().authorized_operations)}
@@ -341,7 +332,7 @@ def describe_groups(admin: Admin, groups: list[str]) -> dict[str, GroupAnswer]:
     waiting = list(dict.fromkeys(groups))
     while waiting:
         futures = admin.client.describe_consumer_groups(
-            waiting, include_authorized_operations=True, request_timeout=admin.timeout
+            waiting, include_authorized_operations=True, request_timeout=admin.request
         )
         for group, fut in futures.items():
             try:
@@ -367,7 +358,7 @@ def describe_acls(admin: Admin) -> list[Acl]:
     everything = AclBindingFilter(
         ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY, AclPermissionType.ANY
     )
-    bindings = admin.client.describe_acls(everything, request_timeout=admin.timeout).result()
+    bindings = admin.client.describe_acls(everything, request_timeout=admin.request).result()
     return [Acl.from_binding(b) for b in bindings]
 
 
@@ -375,14 +366,13 @@ def describe_acls(admin: Admin) -> list[Acl]:
 def _consumer(admin: Admin, group: str, **settings):
     from confluent_kafka import Consumer
 
-    ms = str(int(admin.timeout * 1000))
     return token_served(
         Consumer(
             {
                 **admin.conf,
                 "group.id": group,
                 "enable.auto.commit": False,
-                "socket.timeout.ms": ms,
+                **timeouts.librdkafka(admin.timeout),
                 "error_cb": admin._on_error,
                 **settings,
             }
@@ -425,7 +415,7 @@ def describe_configs_probe(admin: Admin, topics: list[str]) -> dict[str, str | N
         return {}
     resources = [ConfigResource(ResourceType.TOPIC, t) for t in topics]
     try:
-        futures = admin.client.describe_configs(resources, request_timeout=admin.timeout)
+        futures = admin.client.describe_configs(resources, request_timeout=admin.request)
     except Exception:  # noqa: BLE001 - the request itself failed: nothing is known
         return dict.fromkeys(topics, "NO_ANSWER")
     out: dict[str, str | None] = {}
@@ -469,12 +459,11 @@ def transaction_probe(admin: Admin, transactional_id: str) -> str | None:
     code (``TRANSACTIONAL_ID_AUTHORIZATION_FAILED``; ``_TIMED_OUT`` and others: no answer)."""
     from confluent_kafka import KafkaException, Producer
 
-    ms = str(int(admin.timeout * 1000))
     producer = Producer(
         {
             **admin.conf,
             "transactional.id": transactional_id,
-            "socket.timeout.ms": ms,
+            **timeouts.transactional(admin.timeout, admin.conf),
             "error_cb": admin._on_error,
             "log_level": 0,
         }

@@ -8,12 +8,26 @@ import json
 
 import pytest
 
+from secure_mirror.commands.cutover import printer
 from secure_mirror.cutover import machine, state, steps
+from secure_mirror.errors import EXIT_FAILED
+from secure_mirror.kafka import admin_ops
+from secure_mirror.kafka.processes import IdentityProcess
 from tests.support.output_schemas import assert_valid
 
 
 class Crash(BaseException):
     """The process killed inside a step: nothing after it runs, nothing more is recorded."""
+
+
+def _client_error() -> None:
+    """What ``cutover --timeout 600`` met at the fence (issue 60 point 8): librdkafka refusing a setting out of its
+    range, in an identity's process, carried back as text that ends its message with a line feed."""
+    process = IdentityProcess({})
+    try:
+        process.call(admin_ops.list_topics, {"bootstrap.servers": "127.0.0.1:9", "socket.timeout.ms": "600000"})
+    finally:
+        process.close()
 
 
 @pytest.fixture
@@ -29,6 +43,8 @@ def run(tmp_path, monkeypatch):
                 raise Crash
             if what == "stop":
                 raise steps.StepFailed(f"{name} cannot go on: fix it")
+            if what == "client error":
+                _client_error()
             return {"step": name}
 
         return fn
@@ -79,3 +95,19 @@ def test_a_complete_record_writes_its_report_again(run, tmp_path):
     assert run["once"]() == 0 and len(run["calls"]) == len(state.STEPS)  # nothing runs again
     assert json.loads((tmp_path / steps.REPORT_JSON).read_text())["complete"] is True
     assert any(line.startswith("report: ") for line in run["said"][-1:])
+
+
+def test_a_step_stopped_by_a_client_error_with_a_line_feed_writes_the_report_and_exits_1(run, tmp_path, capsys):
+    run["behaviour"].update(fence="client error")
+    assert run["once"]() == EXIT_FAILED
+    message = run["store"].load(run["key"]).step("fence").message
+    assert message.startswith("KafkaException: KafkaError{code=_INVALID_ARG") and message.endswith('300000\n"}')
+    report = json.loads((tmp_path / steps.REPORT_JSON).read_text())
+    assert_valid("cutover", (tmp_path / steps.REPORT_JSON).read_text())
+    assert [(s["status"], s["message"]) for s in report["steps"][1:3]] == [("failed", message), ("not begun", "")]
+    rows = [line for line in (tmp_path / steps.REPORT_MD).read_text().splitlines() if line.startswith("| fence |")]
+    assert len(rows) == 1 and "outside allowed range 10..300000<br>" in rows[0], rows
+    assert "fix that, then run the same command again: it goes on from fence" in run["said"]
+    stopped = next(line for line in run["said"] if line.startswith("fence: stopped: "))
+    printer(False)(stopped)  # as the command prints it: one line
+    assert capsys.readouterr().out.endswith('300000\\n"}\n')

@@ -138,3 +138,13 @@ def test_a_generated_round_trip_leaves_both_clusters_as_they_were(tmp_path):
         assert _apply(b2, plan.add["target"], plan.delete["target"]) == b0, (b0, promoted, way_back)
         trips += 1
     assert trips >= 100, trips
+
+
+def test_the_fence_names_the_cluster_it_changes(tmp_path):
+    """failback's fence changes the forward cut-over's target: it names that cluster, never "the source"."""
+    forward, back = _both(tmp_path)
+    assert fence.fencing_words(back, 1, 2) == (
+        f"fence: adding 1 DENY WRITE and removing 2 ALLOW WRITE binding(s) on {forward.target.alias}"
+    )
+    assert fence.fencing_words(forward, 3, 0).endswith(f"binding(s) on {forward.source.alias}")
+    assert forward.source.alias != forward.target.alias
