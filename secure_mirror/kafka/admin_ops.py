@@ -4,6 +4,7 @@ to run in the identity's own process (``kafka/processes.py``), with its own Kerb
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 from secure_mirror.kafka import timeouts
@@ -118,11 +119,25 @@ def describe_cluster(conf: dict, timeout: float = 30.0) -> dict:
     }
 
 
+COORDINATOR_MOVING = frozenset({"NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE", "COORDINATOR_LOAD_IN_PROGRESS"})
+
+
 def group_coordinator(conf: dict, group: str, timeout: float = 30.0) -> int:
-    """The node id of the broker that coordinates ``group`` (FindCoordinator, as describe_consumer_groups asks)."""
+    """The node id of the broker that coordinates ``group`` (FindCoordinator, as describe_consumer_groups asks), asked
+    again while the coordinator moves (a broker just stopped or started: ``COORDINATOR_MOVING``), for up to
+    ``timeout``."""
+    from confluent_kafka import KafkaException
+
     admin, within = _admin(conf), timeouts.admin_request(timeout)  # the client kept until its future is done
-    described = admin.describe_consumer_groups([group], request_timeout=within)[group].result(timeout=timeout)
-    return described.coordinator.id
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            described = admin.describe_consumer_groups([group], request_timeout=within)[group].result(timeout=timeout)
+            return described.coordinator.id
+        except KafkaException as error:
+            if error.args[0].name() not in COORDINATOR_MOVING or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def _binding(acl: Acl, *, for_filter: bool = False):
