@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from secure_mirror.kafka import timeouts
 from secure_mirror.kafka.acl import Acl
@@ -13,6 +15,10 @@ from secure_mirror.kafka.oauth import token_served
 
 # librdkafka's own log lines go to this logger (quiet unless the CLI is run with --verbose).
 LOG = logging.getLogger("secure_mirror.librdkafka")
+T = TypeVar("T")
+SETTLE_PAUSE = 0.5  # seconds between two questions to a leader or coordinator that is moving
+# A group's coordinator answers these while it moves (a broker just stopped or started) or loads the group.
+COORDINATOR_MOVING = frozenset({"NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE", "COORDINATOR_LOAD_IN_PROGRESS"})
 
 
 def _admin(conf: dict):
@@ -119,25 +125,41 @@ def describe_cluster(conf: dict, timeout: float = 30.0) -> dict:
     }
 
 
-COORDINATOR_MOVING = frozenset({"NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE", "COORDINATOR_LOAD_IN_PROGRESS"})
-
-
 def group_coordinator(conf: dict, group: str, timeout: float = 30.0) -> int:
     """The node id of the broker that coordinates ``group`` (FindCoordinator, as describe_consumer_groups asks), asked
-    again while the coordinator moves (a broker just stopped or started: ``COORDINATOR_MOVING``), for up to
-    ``timeout``."""
+    again while the coordinator moves (``COORDINATOR_MOVING``), for up to ``timeout``."""
     from confluent_kafka import KafkaException
 
     admin, within = _admin(conf), timeouts.admin_request(timeout)  # the client kept until its future is done
-    deadline = time.monotonic() + timeout
+
+    def ask() -> int:
+        return (
+            admin.describe_consumer_groups([group], request_timeout=within)[group]
+            .result(timeout=timeout)
+            .coordinator.id
+        )
+
+    def moving(error: Exception) -> bool:
+        return isinstance(error, KafkaException) and error.args[0].name() in COORDINATOR_MOVING
+
+    return asked_while_settling(ask, moving, timeout)
+
+
+def asked_while_settling(
+    call: Callable[[], T], settling: Callable[[Exception], bool], seconds: float, sleep=time.sleep, clock=time.monotonic
+) -> T:
+    """``call()``, asked again every :data:`SETTLE_PAUSE` while it fails with an error ``settling`` says a moving
+    leader gives, for up to ``seconds`` from the first such answer; then that error (any other at once)."""
+    first = None
     while True:
         try:
-            described = admin.describe_consumer_groups([group], request_timeout=within)[group].result(timeout=timeout)
-            return described.coordinator.id
-        except KafkaException as error:
-            if error.args[0].name() not in COORDINATOR_MOVING or time.monotonic() > deadline:
+            return call()
+        except Exception as error:
+            now = clock()
+            first = now if first is None else first
+            if not settling(error) or now - first + SETTLE_PAUSE > seconds:
                 raise
-            time.sleep(0.5)
+            sleep(SETTLE_PAUSE)
 
 
 def _binding(acl: Acl, *, for_filter: bool = False):

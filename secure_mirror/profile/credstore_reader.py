@@ -66,9 +66,9 @@ def _ask(provider: str, alias: str, password: str | None) -> Answer:
     if os.environ.get("KRB5CCNAME"):
         env["KRB5CCNAME"] = os.environ["KRB5CCNAME"]
     options = [f"-Djava.security.krb5.conf={os.environ['KRB5_CONFIG']}"] if os.environ.get("KRB5_CONFIG") else []
-    conf = os.environ.get("HADOOP_CONF_DIR", "")
-    class_path = f"{conf}:{java_tools.class_path('CredentialRead')}" if conf and Path(conf).is_dir() else None
-    argv = [java, *options, "-cp", class_path or java_tools.class_path("CredentialRead"), "CredentialRead"]
+    conf, tool = os.environ.get("HADOOP_CONF_DIR", ""), java_tools.class_path("CredentialRead")
+    class_path = f"{conf}:{tool}" if conf and Path(conf).is_dir() else tool
+    argv = [java, *options, "-cp", class_path, "CredentialRead"]
     try:
         res = subprocess.run(
             [*argv, provider, alias],

@@ -3,25 +3,20 @@ identity's process: lag and verify read both clusters with the same identities t
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TypeVar
 
 from secure_mirror.identities import Identities
 from secure_mirror.kafka import timeouts
-from secure_mirror.kafka.admin_ops import LOG
+from secure_mirror.kafka.admin_ops import LOG, asked_while_settling
 from secure_mirror.kafka.identity import ClientConf
 from secure_mirror.kafka.oauth import token_served
 from secure_mirror.profile.cluster import Side
 from secure_mirror.profile.models import Profile
 
-T = TypeVar("T")
 # A partition's leader answers these while it is being elected or has just been (a new leader's high watermark not yet
 # caught up with its followers): the next answer, a moment later, is the real one.
 SETTLING = frozenset({"OFFSET_NOT_AVAILABLE", "NOT_LEADER_FOR_PARTITION", "LEADER_NOT_AVAILABLE"})
-SETTLE_PAUSE = 0.5  # seconds between two questions to a settling leader
 
 
 def inspection(profile: Profile) -> Identities:
@@ -104,23 +99,6 @@ def _settling(error: Exception) -> bool:
     from confluent_kafka import KafkaException
 
     return isinstance(error, KafkaException) and error.args[0].name() in SETTLING
-
-
-def asked_while_settling(
-    call: Callable[[], T], settling: Callable[[Exception], bool], seconds: float, sleep=time.sleep, clock=time.monotonic
-) -> T:
-    """``call()``, asked again every :data:`SETTLE_PAUSE` while it fails with an error ``settling`` says a moving
-    leader gives, for up to ``seconds`` from the first such answer; then that error (any other at once)."""
-    first = None
-    while True:
-        try:
-            return call()
-        except Exception as error:
-            now = clock()
-            first = now if first is None else first
-            if not settling(error) or now - first + SETTLE_PAUSE > seconds:
-                raise
-            sleep(SETTLE_PAUSE)
 
 
 def watermarks(

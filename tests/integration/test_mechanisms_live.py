@@ -10,18 +10,15 @@ consumer (client.properties) and kcat (librdkafka.conf) on both sides.
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
-from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.preflight import FAIL, PASS, run_preflight
 from secure_mirror.render import render_all
 from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.verify import verify
-from tests.support.cluster import granted, group_acls, kcat_consume
+from tests.support.cluster import console_consume, granted, group_acls, kcat_consume
 from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
@@ -84,31 +81,13 @@ def test_console_consumer_and_kcat_read_with_the_rendered_files(sandbox, pair, s
     java_props = (
         [f"-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}"] if cluster.mechanism == "OAUTHBEARER" else []
     )
-    console = subprocess.run(
-        [
-            paths.java_executable(),
-            "-Xmx256m",
-            *java_props,
-            "-cp",
-            paths.kafka_classpath(),
-            "org.apache.kafka.tools.consumer.ConsoleConsumer",
-            "--bootstrap-server",
-            cluster.bootstrap_servers[0],
-            "--topic",
-            topic,
-            "--from-beginning",
-            "--max-messages",
-            str(COUNT),
-            "--timeout-ms",
-            "60000",
-            "--group",
-            _console_group(case, side),
-            "--command-config",
-            str(out / side / "client.properties"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
+    console = console_consume(
+        cluster.bootstrap_servers[0],
+        topic,
+        out / side / "client.properties",
+        COUNT,
+        _console_group(case, side),
+        java_props,
     )
     assert console.returncode == 0 and len(console.stdout.splitlines()) == COUNT, console.stderr[-3000:]
     kcat = kcat_consume(out / side / "librdkafka.conf", topic, "-q", "-f", "%s\\n", timeout=120)

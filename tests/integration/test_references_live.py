@@ -6,18 +6,16 @@ OAUTHBEARER -> SSL (the client secret from a variable, ``${env:...}``; the clien
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
 
-from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
 from secure_mirror.render.providers import REFERENCES, automatic_option, provider_classes
 from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
-from tests.support.cluster import granted, group_acls
+from tests.support.cluster import console_consume, granted, group_acls
 from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = [pytest.mark.sandbox]
@@ -61,30 +59,4 @@ def _console(profile, side: str, out, topic: str, group: str) -> subprocess.Comp
         options.append(f"-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}")
     text = (out / side / "client.properties").read_text()
     assert options[0] in text and "config.providers=" in text  # the header names the allow-list
-    return subprocess.run(
-        [
-            paths.java_executable(),
-            "-Xmx256m",
-            *options,
-            "-cp",
-            paths.kafka_classpath(),
-            "org.apache.kafka.tools.consumer.ConsoleConsumer",
-            "--bootstrap-server",
-            cluster.bootstrap_servers[0],
-            "--topic",
-            topic,
-            "--from-beginning",
-            "--max-messages",
-            str(COUNT),
-            "--timeout-ms",
-            "60000",
-            "--group",
-            group,
-            "--command-config",
-            str(out / side / "client.properties"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=dict(os.environ),
-    )
+    return console_consume(cluster.bootstrap_servers[0], topic, out / side / "client.properties", COUNT, group, options)

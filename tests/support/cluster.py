@@ -76,6 +76,44 @@ def kcat_consume(conf_file: Path, topic: str, *options: str, timeout: float = 60
     )
 
 
+def console_consume(
+    bootstrap: str,
+    topic: str,
+    properties: Path,
+    count: int,
+    group: str,
+    java_options: list[str] | None = None,
+) -> subprocess.CompletedProcess:
+    """Kafka's own console consumer, ``count`` records of ``topic`` from the beginning as group ``group``, with the
+    client settings of ``properties`` (a rendered ``client.properties``) and the JVM's ``java_options``."""
+    return subprocess.run(
+        [
+            paths.java_executable(),
+            "-Xmx256m",
+            *(java_options or []),
+            "-cp",
+            paths.kafka_classpath(),
+            "org.apache.kafka.tools.consumer.ConsoleConsumer",
+            "--bootstrap-server",
+            bootstrap,
+            "--topic",
+            topic,
+            "--from-beginning",
+            "--max-messages",
+            str(count),
+            "--timeout-ms",
+            "60000",
+            "--group",
+            group,
+            "--command-config",
+            str(properties),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
 def produce_transactions(conf: dict, topic: str, transactions: list[dict], transactional_id: str) -> None:
     """Produce ``transactions`` ({"records": [...], "end": "commit" | "abort" | "none"}) in order with one
     transactional producer; "none" writes its records without a transaction (an idempotent producer of its own)

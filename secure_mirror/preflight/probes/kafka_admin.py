@@ -13,13 +13,12 @@ from typing import NotRequired, TypedDict, final
 
 from secure_mirror.kafka import acl_answers, timeouts
 from secure_mirror.kafka.acl import Acl
-from secure_mirror.kafka.admin_ops import record_batches
+from secure_mirror.kafka.admin_ops import COORDINATOR_MOVING, record_batches
 from secure_mirror.kafka.oauth import token_served
 from secure_mirror.preflight.probes import Failed
 
 REFUSED_TOPIC = "TOPIC_AUTHORIZATION_FAILED"
 EXISTS = "TOPIC_ALREADY_EXISTS"
-RETRIABLE = {"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR"}
 
 
 # ---- the answers ----------------------------------------------------------------------------------------------------
@@ -320,7 +319,7 @@ def describe_group(admin: Admin, group: str) -> GroupAnswer:
             return {"operations": _ops(fut.result().authorized_operations)}
         except Exception as exc:  # noqa: BLE001
             code = _code(exc)
-            if code not in RETRIABLE or time.monotonic() > deadline:
+            if code not in COORDINATOR_MOVING or time.monotonic() > deadline:
                 return {"error": code}
             time.sleep(0.3)
 
@@ -339,7 +338,7 @@ def describe_groups(admin: Admin, groups: list[str]) -> dict[str, GroupAnswer]:
                 answers[group] = {"operations": _ops(fut.result().authorized_operations)}
             except Exception as exc:  # noqa: BLE001 - per-group errors are data here
                 answers[group] = {"error": _code(exc)}
-        waiting = [g for g in waiting if answers[g].get("error") in RETRIABLE and time.monotonic() < deadline]
+        waiting = [g for g in waiting if answers[g].get("error") in COORDINATOR_MOVING and time.monotonic() < deadline]
         if waiting:
             time.sleep(0.3)
     return {group: answers[group] for group in groups}

@@ -1,11 +1,13 @@
 """A leader just elected answers OFFSET_NOT_AVAILABLE until its high watermark has caught up: lag, verify and the
-reliability harness's marks ask it again for a while (run/clients.asked_while_settling) rather than calling the
-partition unread. Fed plain answers here; the three-broker faults prove it live."""
+reliability harness's marks ask it again for a while rather than calling the partition unread
+(kafka/admin_ops.asked_while_settling, which the sandbox's group_coordinator shares). Fed plain answers here; the
+three-broker faults prove it live."""
 
 from __future__ import annotations
 
 import pytest
 
+from secure_mirror.kafka import admin_ops
 from secure_mirror.run import clients
 
 
@@ -37,7 +39,7 @@ def answers(*given):
 
 
 def ask(call, seconds: float, clock: Clock):
-    return clients.asked_while_settling(
+    return admin_ops.asked_while_settling(
         call, lambda e: isinstance(e, Settling), seconds, sleep=clock.sleep, clock=lambda: clock.now
     )
 
@@ -45,7 +47,7 @@ def ask(call, seconds: float, clock: Clock):
 def test_a_settling_leader_is_asked_again_until_it_answers():
     clock = Clock()
     assert ask(answers(Settling(), Settling(), (0, 42)), 30, clock) == (0, 42)
-    assert clock.slept == [clients.SETTLE_PAUSE] * 2
+    assert clock.slept == [admin_ops.SETTLE_PAUSE] * 2
 
 
 def test_any_other_error_is_raised_at_once():
