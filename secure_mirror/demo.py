@@ -13,6 +13,7 @@ from secure_mirror.preflight import render_table, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
+from secure_mirror.render.providers import REFERENCES
 from secure_mirror.run.lag import format_table, lag
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.sandbox import Sandbox
@@ -71,7 +72,7 @@ def run_demo(base: Path, *, records: int, keep_sandbox: bool) -> int:
         profile = load_profile(sb.profile_path)
         out = base / "rendered"
         step(f"rendering every credential and client file from {sb.profile_path}")
-        render_all(profile, out)
+        render_all(profile, out, secrets=REFERENCES)  # as render does: no rendered file holds a secret
         step(f"granting the {grant_rendered_acls(sb, out)} ACLs that render wrote (acls/*.acls.json) as the admin")
         return _finish(sb, profile, out, records)
     finally:

@@ -95,6 +95,14 @@ def pyspark_jars_dir() -> Path | None:
     return Path(folders[0]) / "jars" if folders else None
 
 
+def credential_provider_classpath() -> str:
+    """The class path a Java reader needs for ``${jceks-...:alias}`` references: the sink jar (our config provider)
+    and Hadoop's client jars (pyspark's ``hadoop-client-api`` and ``hadoop-client-runtime``)."""
+    jars = pyspark_jars_dir()
+    hadoop = sorted(jars.glob("hadoop-client-*.jar")) if jars is not None else []
+    return ":".join(str(jar) for jar in [sink_jar(), *hadoop])
+
+
 def ivy_jars_dir() -> Path:
     """Where Spark 4.0 leaves the jars it resolved for spark.jars.packages (its default spark.jars.ivy)."""
     return Path.home() / ".ivy2.5.2" / "jars"

@@ -1,11 +1,11 @@
 // Pre-flight's Java probe: what Kafka's Java client (the one Spark's Kafka connector and MirrorMaker 2 use) makes
-// of a rendered client.properties: it starts an Admin client from the file, connects, authenticates and asks the
+// of a rendered client.properties: it starts an Admin client from those settings, connects, authenticates and asks the
 // cluster for its authorized operations (KIP-430).
 //
 // Run (Java 17 single-file source launch):
 //   java -Djava.security.krb5.conf=KRB5 -cp '.deps/kafka/lib/*' jvm/tools/JavaClientProbe.java TIMEOUT_MS < requests
-// One request per line: SIDE<TAB>PATH of a client.properties (the file, never a value, so no secret is on an
-// argument list), and <TAB>token to also try Kafka delegation tokens. One answer per line, tab-separated:
+// One request per line on stdin: SIDE<TAB>the client.properties text in Base64 (through the pipe, so no secret is on
+// an argument list or in a file), and <TAB>token to also try Kafka delegation tokens. One answer per line, tab-separated:
 //   SIDE ok CLUSTER_ID BROKERS OPERATIONS(comma-separated; "-" when the broker reports none) [TOKEN...]
 //   SIDE error EXCEPTION_CLASS MESSAGE (of the innermost cause)
 // With token, TOKEN is "token ok LIFETIME_MS MAX_LIFETIME_MS" when the brokers issued a token to this identity,
@@ -13,10 +13,11 @@
 // and the token was expired again; "token create|login|expire EXCEPTION_CLASS MESSAGE" names the step that
 // failed. The token's id and HMAC are never printed.
 import java.io.BufferedReader;
-import java.io.FileInputStream;
+import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -105,9 +106,12 @@ public class JavaClientProbe {
         return cause.getClass().getSimpleName() + "\t" + message;
     }
 
-    private static String answer(String path, int timeout, boolean token) {
+    private static String answer(String encoded, int timeout, boolean token) {
         Properties properties = new Properties();
-        try (InputStream stream = new FileInputStream(path)) {
+        // The client settings come through the pipe, Base64 of a properties text: they hold the side's secrets, so
+        // they are never written to a file.
+        byte[] text = Base64.getDecoder().decode(encoded);
+        try (InputStream stream = new ByteArrayInputStream(text)) {
             properties.load(stream);
             properties.put("request.timeout.ms", String.valueOf(timeout));
             properties.put("default.api.timeout.ms", String.valueOf(timeout));

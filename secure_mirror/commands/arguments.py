@@ -58,3 +58,14 @@ def _timeout(parser: argparse.ArgumentParser, default: float, meaning: str) -> N
     parser.add_argument(
         "--timeout", type=seconds, default=default, metavar="S", help=f"{meaning} (default {default:g})"
     )
+
+
+def secrets(parser: argparse.ArgumentParser, values_means: str) -> None:
+    """``--secrets references|values``: how the files written carry the profile's secrets (render/providers.py)."""
+    parser.add_argument(
+        "--secrets",
+        choices=("references", "values"),
+        help="references (the default): Kafka config provider references (${env:NAME}, ${directory:/dir:file}, "
+        f"${{jceks-...:alias}}) that Java clients resolve, so no file holds a secret (docs/security.md); values: "
+        f"{values_means}",
+    )

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from secure_mirror.commands import outputs
+from secure_mirror.commands import arguments, outputs
 from secure_mirror.errors import EXIT_OK, BadInputError
 from secure_mirror.profile import load_profile, profile_warnings, refuse_warnings
 from secure_mirror.profile.policy import printable
@@ -24,12 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="replace an existing non-empty --out folder")
     parser.add_argument("--strict", action="store_true", help="warnings are errors too (exit 2, nothing rendered)")
     parser.add_argument("--json", action="store_true", help="print the rendered files and the warnings as JSON")
-    parser.add_argument(
-        "--secrets",
-        choices=("values", "references"),
-        help="values (the default for now): the secrets' values in the 0600 files; references: Kafka config provider "
-        "references (${env:NAME}, ${directory:/dir:file}) that Java clients resolve, so no file holds a secret "
-        "(docs/security.md); --strict refuses an explicit values",
+    arguments.secrets(
+        parser, "the values in 0600 files, for readers older than Kafka 2.7 (3.5 for env:); --strict refuses it"
     )
     parser.add_argument(
         "--with-librdkafka-secrets",
@@ -40,11 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)
-    secrets = Secrets(args.secrets or "values", librdkafka_values=args.with_librdkafka_secrets)
+    secrets = Secrets(args.secrets or "references", librdkafka_values=args.with_librdkafka_secrets)
     if args.strict and args.secrets == "values":
         raise BadInputError(
             "--strict refuses --secrets values: every rendered file of a Java client would hold the secrets' values; "
-            "render with --secrets references (Kafka clients 2.3+ resolve them, 3.5+ for env: secrets)"
+            "leave --secrets out for references (Kafka's Java clients 2.7+ resolve them, 3.5+ for env: secrets)"
         )
     warnings = profile_warnings(profile)
     if args.strict:

@@ -56,6 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--json",
         "print pre-flight, start, status lines and the outcome as JSON lines (schema: schema --of run)",
     )
+    arguments.secrets(
+        parser,
+        "the values in the job's 0600 option files, for executors that cannot read the referenced files (another "
+        "machine's)",
+    )
     parser.add_argument(
         "--run-dir", help="folder for the job log, metrics and rendered files (default: a new private temporary folder)"
     )
@@ -80,5 +85,6 @@ def run(args: argparse.Namespace) -> int:
         strict=args.strict,
         accept_unverified=args.accept_unverified,
         json_lines=args.json,
+        secrets=args.secrets or "references",
     )
     return run_mirror(profile, options, run_dir=args.run_dir)

@@ -46,8 +46,7 @@ def run_preflight(
             w.submit(connect_phase, profile, side, timeout, krb5_conf)
         admins = _start_audit(admin or {}, sides, identities, timeout)  # the admin's inventory is read meanwhile
         # the Java client the job uses starts now, beside the first phases; it is sent each side librdkafka reached
-        folder = identities.folder.path
-        jvm = stack.enter_context(java_client.Started(profile, folder, krb5_conf, timeout))
+        jvm = stack.enter_context(java_client.Started(profile, krb5_conf, timeout))
         facts, seconds = _first_phases(profile, mirror, deadline, sides, jvm)
         laps.add("first-phases", **seconds)
         report = Report([c for side in sides for c in facts[side].checks] + [settings.profile_settings(profile)])
@@ -57,7 +56,7 @@ def run_preflight(
         if "source" in mirror:
             mirror["source"].release()  # its work is done: it ends while the rest runs
         # the Java client on the sides librdkafka reached (one cause, one failure) while the target's topics are asked
-        report.checks += connection.java_client_checks(profile, reached, folder, krb5_conf, timeout, sides, jvm)
+        report.checks += connection.java_client_checks(profile, reached, krb5_conf, timeout, sides, jvm)
         laps.add("java.client")
         report.checks += target(deadline)
         laps.add("target.topics")

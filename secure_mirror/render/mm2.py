@@ -3,12 +3,20 @@ same credentials, topics and renaming as the Spark job."""
 
 from __future__ import annotations
 
+from secure_mirror import paths
 from secure_mirror.profile.mirror import SMALLEST_BATCH
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import ALWAYS_EXCLUDED
 from secure_mirror.render.encoders import sh
 from secure_mirror.render.java_properties import java_connection, properties_text
-from secure_mirror.render.providers import VALUES, Secrets, automatic_option, declarations, provider_classes
+from secure_mirror.render.providers import (
+    VALUES,
+    Secrets,
+    automatic_option,
+    declarations,
+    needs_hadoop,
+    provider_classes,
+)
 
 IDENTITY_POLICY = "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"
 DEFAULT_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
@@ -92,6 +100,9 @@ def mm2_properties(profile: Profile, path: str, krb5_conf: str | None = None, se
     if secrets.references and (classes := provider_classes(profile.clusters().items())):  # Kafka 3.8+'s allow-list
         option = automatic_option(classes)
         kerberos.append(f"Secrets are references Kafka resolves: add {sh(option)} to KAFKA_OPTS")
+        if needs_hadoop(profile.clusters().items()):  # our provider over Hadoop's credential stores
+            jars = sh(paths.credential_provider_classpath())
+            kerberos.append(f"Some are read from a Hadoop credential store: export CLASSPATH={jars}")
     header = [
         f"MirrorMaker 2 configuration rendered by secure-mirror: {profile.source.alias} -> {profile.target.alias}.",
         f"Run it with: connect-mirror-maker.sh {path}",

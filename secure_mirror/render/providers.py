@@ -7,7 +7,11 @@ when a client starts, MirrorMaker 2's ``MirrorMakerConfig`` from its top-level `
 configuration holding a reference declares the providers it uses (:func:`declarations`), each restricted to the
 variables and folders the profile names (``allowlist.pattern``, 3.5+; ``allowed.paths``, 3.8+; older versions ignore
 them), and the JVMs we start allow exactly those classes (:func:`automatic_option`: Kafka 3.8+'s allow-list; a class
-not in it makes the client refuse to start).
+not in it makes the client refuse to start). A secret in a Hadoop credential store (``jceks://file/PATH#alias``) is
+``${jceks-XXXXXXXX:alias}``, resolved by our ``securemirror.config.HadoopCredentialConfigProvider`` (the sink jar)
+through Hadoop's ``CredentialProviderFactory``: one provider per store, named after a digest of the store's URI (the
+same name in every file), with the store as its ``param.path``; its reader needs the sink jar and Hadoop's client jars
+on its class path (:func:`needs_hadoop`).
 
 | encoder | reader | what it places |
 | --- | --- | --- |
@@ -29,6 +33,7 @@ values mode, by :meth:`SecretRef.resolve`.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -50,11 +55,19 @@ class Provider:
     name: str  # the name in config.providers and in ${name:...}
     java_class: str
     restriction: str  # its parameter limiting what it reads (config.providers.<name>.param.<restriction>)
+    store: str = ""  # a Hadoop credential store's provider URI, the value of that parameter (one provider per store)
 
 
+HADOOP_CREDENTIALS = "securemirror.config.HadoopCredentialConfigProvider"  # in the sink jar (jvm/sink)
 ENV = Provider("env", "org.apache.kafka.common.config.provider.EnvVarConfigProvider", "allowlist.pattern")
 DIRECTORY = Provider("directory", "org.apache.kafka.common.config.provider.DirectoryConfigProvider", "allowed.paths")
-PROVIDERS = (DIRECTORY, ENV)  # in the order written
+PROVIDERS = (DIRECTORY, ENV)  # in the order written, then the credential stores' in the order of their first use
+
+
+def store_provider(store: str) -> Provider:
+    """The provider reading the Hadoop credential store ``store``: the same name wherever the store is used."""
+    digest = hashlib.sha256(store.encode("utf-8")).hexdigest()[:8]
+    return Provider(f"jceks-{digest}", HADOOP_CREDENTIALS, "path", store)
 
 
 @dataclass(frozen=True)
@@ -96,6 +109,8 @@ _PATH_UNSAFE = re.compile(r'[:{}$,"\\]')
 
 def reference(secret: SecretRef | Path, field: str) -> Reference:
     """The reference for a profile's secret (or a secret file given as a path), or a refusal naming ``field``."""
+    if isinstance(secret, SecretRef) and secret.kind == "jceks":  # its alias holds none of : } (profile/credstores)
+        return Reference(store_provider(secret.name), "", secret.alias)
     if isinstance(secret, SecretRef) and secret.kind == "env":
         if not _ENV_NAME.fullmatch(secret.name):
             raise UnrepresentableValue(
@@ -182,11 +197,18 @@ def _references(clusters: Iterable[tuple[str, Cluster]]) -> list[Reference]:
     return [reference(secret, field) for side, c in clusters for field, secret in cluster_secrets(c, side)]
 
 
+def _used(found: list[Reference]) -> list[Provider]:
+    stores = [r.provider for r in found if r.provider.store]
+    return [provider for provider in PROVIDERS if any(r.provider == provider for r in found)] + list(
+        dict.fromkeys(stores)
+    )
+
+
 def declarations(clusters: Iterable[tuple[str, Cluster]]) -> dict[str, str]:
-    """``config.providers`` and each used provider's class and restriction, for a configuration holding the
-    references of ``clusters`` (side, cluster); empty when it holds none."""
+    """``config.providers`` and each used provider's class and parameter (what it may read, or its store), for a
+    configuration holding the references of ``clusters`` (side, cluster); empty when it holds none."""
     found = _references(clusters)
-    used = [provider for provider in PROVIDERS if any(r.provider == provider for r in found)]
+    used = _used(found)
     if not used:
         return {}
     settings = {CONFIG_PROVIDERS: ",".join(provider.name for provider in used)}
@@ -194,14 +216,25 @@ def declarations(clusters: Iterable[tuple[str, Cluster]]) -> dict[str, str]:
         limits = sorted({r.key if provider == ENV else r.path for r in found if r.provider == provider})
         prefix = f"{CONFIG_PROVIDERS}.{provider.name}"
         settings[f"{prefix}.class"] = provider.java_class
-        settings[f"{prefix}.param.{provider.restriction}"] = ("|" if provider == ENV else ",").join(limits)
+        parameter = provider.store or ("|" if provider == ENV else ",").join(limits)
+        settings[f"{prefix}.param.{provider.restriction}"] = parameter
     return settings
 
 
 def provider_classes(clusters: Iterable[tuple[str, Cluster]]) -> list[str]:
     """The provider classes the references of ``clusters`` need, for Kafka's allow-list."""
-    found = _references(clusters)
-    return [provider.java_class for provider in PROVIDERS if any(r.provider == provider for r in found)]
+    return list(dict.fromkeys(provider.java_class for provider in _used(_references(clusters))))
+
+
+def needs_hadoop(clusters: Iterable[tuple[str, Cluster]]) -> bool:
+    """True when a reference of ``clusters`` is read from a Hadoop credential store: its reader needs the sink jar
+    and Hadoop's client jars on its class path (the job has them)."""
+    return HADOOP_CREDENTIALS in provider_classes(clusters)
+
+
+def environment_names(clusters: Iterable[tuple[str, Cluster]]) -> list[str]:
+    """The environment variables the readers of ``clusters``' references read: the ``env:`` secrets'."""
+    return sorted({r.key for r in _references(clusters) if r.provider == ENV})
 
 
 def automatic_option(classes: list[str]) -> str:

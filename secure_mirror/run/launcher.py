@@ -1,7 +1,8 @@
 """``secure-mirror run``: render the profile into a private folder, then run its ``spark/spark-submit.sh`` (the
 very command an operator would run), watch it, stop it cleanly on SIGTERM/Ctrl-C, and restart it when asked.
 
-Secrets never reach a command line: the job reads them from the rendered 0600 option files. The job runs in a
+Secrets never reach a command line: the job's files carry references its JVMs resolve (``--secrets references``, the
+default: run/secret_files.py), or the values, in 0600 option files (``--secrets values``). The job runs in a
 session of its own; a stop request is forwarded to the job's Python driver, which stops the query between two
 batches. With ``supervise`` a failed job is started again after a growing pause, a bounded number of times.
 """
@@ -20,6 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from secure_mirror import folders
 from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, BadInputError, EnvironmentNotReady
@@ -30,7 +32,8 @@ from secure_mirror.profile.job_settings import UNTIL_CAUGHT_UP_CONTINUOUS, profi
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import withheld_from_children
 from secure_mirror.render import render_all
-from secure_mirror.run import checkpoint, class_cache, control_folder
+from secure_mirror.render.providers import REFERENCES, Secrets
+from secure_mirror.run import checkpoint, class_cache, control_folder, secret_files
 from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.run.groups import sync as group_sync
 from secure_mirror.run.json_lines import OutcomeLine, PreflightLine, RestartLine, StartedLine, emit, is_run_line
@@ -51,6 +54,7 @@ class RunOptions:
     accept_unverified: bool = False  # start although pre-flight could not prove some required permissions
     keep_run_dir: bool = False
     json_lines: bool = False  # run --json: stdout carries run/json_lines.py's lines only
+    secrets: Literal["references", "values"] = "references"  # how the job's files carry secrets (render/providers.py)
 
 
 def preflight_gate(
@@ -109,10 +113,12 @@ def ended(code: int, status: str, message: str, json_lines: bool, ridden: dict |
     return code
 
 
-def prepare(profile: Profile, run_dir: Path) -> Path:
-    """Render into ``run_dir/render`` (spark/job.json included); returns the spark-submit script."""
+def prepare(profile: Profile, run_dir: Path, secrets: Secrets = REFERENCES) -> Path:
+    """Render into ``run_dir/render`` (spark/job.json included); returns the spark-submit script. With references,
+    the ``env:`` secrets are handed to the job in ``run_dir/secrets`` (run/secret_files.py)."""
     render_dir = run_dir / "render"
-    render_all(profile, render_dir)
+    job_profile = secret_files.job_profile(profile, run_dir) if secrets.references else profile
+    render_all(job_profile, render_dir, secrets=secrets)
     return render_dir / "spark" / "spark-submit.sh"
 
 
@@ -170,7 +176,7 @@ def _attempt(
     control.reset()
     with open(log, "a", encoding="utf-8") as err:
         print(f"secure-mirror run: driver's class-data archive: {cache.said}", file=err, flush=True)
-        with withheld_from_children():  # the job reads its secrets from the rendered 0600 option files
+        with withheld_from_children():  # the job reads its secrets where its files' references say (or from them)
             # cwd: the run folder, where Spark puts what it writes into its working folder (artifacts/), never
             # the folder the user started us from
             process = subprocess.Popen(
@@ -267,8 +273,9 @@ def run_mirror(profile: Profile, options: RunOptions | None = None, *, run_dir: 
     try:
         return _run(profile, options, folder)
     finally:
+        secret_files.remove(folder)
         if not options.keep_run_dir:
-            shutil.rmtree(folder / "render", ignore_errors=True)  # rendered option files may hold secrets
+            shutil.rmtree(folder / "render", ignore_errors=True)  # with --secrets values, option files hold secrets
 
 
 def metrics_path(named: str) -> Path:
@@ -279,7 +286,7 @@ def metrics_path(named: str) -> Path:
 
 
 def _run(profile: Profile, options: RunOptions, folder: Path) -> int:
-    script = prepare(profile, folder)
+    script = prepare(profile, folder, Secrets(options.secrets))
     metrics = str(metrics_path(options.metrics_file)) if options.metrics_file else str(folder / "metrics.jsonl")
     folders.make(Path(metrics).parent, "--metrics-file's folder", mode=0o777)
     log = folder / "job.log"

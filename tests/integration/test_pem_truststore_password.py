@@ -114,7 +114,7 @@ def test_the_java_client_refuses_a_pem_truststore_password_and_so_does_validate(
     assert rendered[0] == "OK", rendered  # the same cluster without the password starts
     assert refused[0] == "REFUSED" and REFUSAL in refused[-1], refused
 
-    [check] = connection.java_client_checks(unchecked, ["source"], tmp_path, None, 2.0, ("source",))  # as runner
+    [check] = connection.java_client_checks(unchecked, ["source"], None, 2.0, ("source",))  # as runner
     assert check.id == "source.java.client" and check.status == FAIL and REFUSAL in check.finding, check
     assert STORE_PASSWORD not in check.finding + check.fix
 

@@ -2,6 +2,10 @@
 ``client.properties``, whose secrets are config provider references (render/providers.py) that Kafka resolves with
 the allow-list of providers the header names. PLAIN -> SCRAM-SHA-256 (passwords in files: ``${directory:...}``) and
 OAUTHBEARER -> SSL (the client secret from a variable, ``${env:...}``; the client key from its file).
+
+And the job: ``secure-mirror run`` (references, its default) mirrors PLAIN -> SCRAM-SHA-256 in both guarantees with
+the target's password from a variable (handed to the job in the run folder: run/secret_files.py) and the source's
+from its file; Kafka's console consumer counts the target, and no file the run left holds the variable's value.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
 from secure_mirror.render.providers import REFERENCES, automatic_option, provider_classes
 from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
+from secure_mirror.run.launcher import run_mirror
 from tests.support.cluster import console_consume, granted, group_acls
 from tests.support.mirror_case import MirrorCase, records
 
@@ -52,11 +57,42 @@ def test_console_consumer_reads_both_sides_with_referenced_secrets(sandbox, tmp_
             assert console.returncode == 0 and len(console.stdout.splitlines()) == COUNT, console.stderr[-3000:]
 
 
-def _console(profile, side: str, out, topic: str, group: str) -> subprocess.CompletedProcess:
+def _console(profile, side: str, out, topic: str, group: str, count: int = COUNT) -> subprocess.CompletedProcess:
     cluster = profile.cluster(side)
     options = [automatic_option(provider_classes([(side, cluster)]))]
     if cluster.mechanism == "OAUTHBEARER":
         options.append(f"-D{OAUTH_ALLOWED_URLS}={cluster.sasl.token_endpoint_url}")
     text = (out / side / "client.properties").read_text()
     assert options[0] in text and "config.providers=" in text  # the header names the allow-list
-    return console_consume(cluster.bootstrap_servers[0], topic, out / side / "client.properties", COUNT, group, options)
+    return console_consume(cluster.bootstrap_servers[0], topic, out / side / "client.properties", count, group, options)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("guarantee", ["at_least_once", "exactly_once"])
+def test_the_job_mirrors_through_references_in_both_guarantees(sandbox, tmp_path, monkeypatch, guarantee):
+    variable = "SM_LIVE_TARGET_PASSWORD"
+    mirror = {"delivery": {"guarantee": guarantee}}
+    with MirrorCase(
+        sandbox, tmp_path, source_mechanism="PLAIN", target_mechanism="SCRAM-SHA-256", mirror=mirror
+    ) as case:
+        password = case.profile.target.sasl.password
+        monkeypatch.setenv(variable, password.resolve())
+        case.profile_path.write_text(case.profile_path.read_text().replace(f"file:{password.name}", f"env:{variable}"))
+        profile = load_profile(case.profile_path)
+        case.create({"m": 2})
+        sandbox.admin("target", admin_ops.create_topics, {f"src.{case.topic('m')}": 2})
+        case.produce("m", records(COUNT * 4, 2, "m"))
+        run_dir = tmp_path / "run"
+        assert (
+            run_mirror(profile, until_caught_up=True, skip_preflight=True, run_dir=str(run_dir), keep_run_dir=True) == 0
+        )
+        options = (run_dir / "render" / "spark" / "sink-options.json").read_text()
+        assert "${directory:" in options and "SCRAM" in options and password.resolve() not in options
+        left = [p for p in run_dir.rglob("*") if p.is_file() and password.resolve().encode() in p.read_bytes()]
+        assert left == [] and not (run_dir / "secrets").exists()
+        out = tmp_path / "out"
+        render_all(profile, out, secrets=REFERENCES)
+        group = f"{profile.group_prefix}-console-target"
+        with granted(sandbox, "target", group_acls(group)):
+            console = _console(profile, "target", out, f"src.{case.topic('m')}", group, COUNT * 4)
+        assert console.returncode == 0 and len(console.stdout.splitlines()) == COUNT * 4, console.stderr[-3000:]

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf
 from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN, Check
@@ -47,7 +46,6 @@ def connect(run: SideChecks, cluster: Cluster, timeout: float) -> Connected | No
 def java_client_checks(
     profile: Profile,
     reached: list[Side],
-    folder: Path,
     krb5_conf: str | None,
     timeout: float,
     sides: tuple[Side, ...],
@@ -59,7 +57,7 @@ def java_client_checks(
     if jvm is not None:
         answers = jvm.answers(reached)
     else:
-        answers = java_client.probe(profile, reached, folder, krb5_conf, timeout) if reached else {}
+        answers = java_client.probe(profile, reached, krb5_conf, timeout) if reached else {}
     return java_checks(profile, answers, sides)
 
 

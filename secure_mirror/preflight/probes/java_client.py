@@ -3,17 +3,16 @@
 librdkafka (the other checks) and the Java client accept different settings: a key, a JAAS option or a TLS setting
 one takes can stop the other at start. So, for each side librdkafka reached, the rendered ``client.properties`` is
 loaded by Kafka's own ``Admin`` client in one JVM (``jvm/tools/JavaClientProbe.java``), which connects,
-authenticates and asks for the cluster's authorized operations. The file is written 0600 into pre-flight's private
-folder and passed by path. What the JVM answers means (cleaned of the side's secret values) is decided in
-``preflight.checks.connection``.
+authenticates and asks for the cluster's authorized operations. The settings, values included, go through the JVM's
+stdin (Base64 on the request's line), never into a file. What the JVM answers means (cleaned of the side's secret
+values) is decided in ``preflight.checks.connection``.
 """
 
 from __future__ import annotations
 
-import os
+import base64
 import shutil
 import subprocess
-from pathlib import Path
 
 from secure_mirror import paths
 from secure_mirror.kafka import timeouts
@@ -36,11 +35,9 @@ MISSING = [
 JavaAnswer = list[str]
 
 
-def probe(
-    profile: Profile, sides: list[Side], folder: Path, krb5_conf: str | None, timeout: float
-) -> dict[Side, JavaAnswer]:
+def probe(profile: Profile, sides: list[Side], krb5_conf: str | None, timeout: float) -> dict[Side, JavaAnswer]:
     """side -> ["ok", cluster id, brokers, operations] or ["error", class, message] (or ["missing", why])."""
-    with Started(profile, folder, krb5_conf, timeout) as jvm:
+    with Started(profile, krb5_conf, timeout) as jvm:
         return jvm.answers(sides)
 
 
@@ -50,8 +47,8 @@ class Started:
     turn: ``send`` a side as soon as librdkafka reached it, then ``answers`` collects them (the JVM ends once told
     there is nothing more); leaving the ``with`` kills a JVM still running."""
 
-    def __init__(self, profile: Profile, folder: Path, krb5_conf: str | None, timeout: float):
-        self.profile, self.folder, self.timeout = profile, folder, timeout
+    def __init__(self, profile: Profile, krb5_conf: str | None, timeout: float):
+        self.profile, self.timeout = profile, timeout
         self.sent: list[Side] = []
         self.proc: subprocess.Popen | None = None
         java = shutil.which(paths.java_executable())
@@ -76,13 +73,13 @@ class Started:
         self.close()
 
     def send(self, side: Side) -> None:
-        """Ask about ``side`` now (its properties file is written, 0600, into pre-flight's folder)."""
+        """Ask about ``side`` now (its client settings go through the pipe)."""
         if self.proc is None or self.proc.stdin is None or side in self.sent:
             return
         self.sent.append(side)
-        path = _write(self.folder, self.profile, side)
+        settings = _encoded(self.profile, side)
         try:
-            self.proc.stdin.write(f"{side}\t{path}{_token_request(self.profile, side)}\n")
+            self.proc.stdin.write(f"{side}\t{settings}{_token_request(self.profile, side)}\n")
             self.proc.stdin.flush()
         except OSError:  # the JVM ended: ``answers`` says how
             pass
@@ -131,10 +128,7 @@ def _token_request(profile: Profile, side: Side) -> str:
     return "\ttoken" if profile.cluster(side).uses_delegation_token else ""
 
 
-def _write(folder: Path, profile: Profile, side: Side) -> Path:
+def _encoded(profile: Profile, side: Side) -> str:
+    """The side's client settings as the probe reads them: a properties text, in Base64 (one line, no tab)."""
     text = java_properties.properties_text(java_properties.client_properties(profile.cluster(side), side), [])
-    path = folder / f"{side}-java-client.properties"
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it holds the side's secrets
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    return path
+    return base64.b64encode(text.encode("utf-8")).decode("ascii")

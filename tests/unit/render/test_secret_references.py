@@ -112,11 +112,11 @@ def _password_side(tmp: Path, value: str, newline: bool = False) -> dict:
 def test_what_a_reference_cannot_carry_is_refused_naming_the_reference(tmp_path, capsys, value, newline, says):
     data = pf.profile_data(tmp_path, target=_password_side(tmp_path, value, newline))
     out = tmp_path / "out"
-    assert main(["render", str(pf.write_profile(tmp_path, data)), "--out", str(out), "--secrets", "references"]) == 2
+    assert main(["render", str(pf.write_profile(tmp_path, data)), "--out", str(out)]) == 2  # references: the default
     err = capsys.readouterr().err
     assert f"secure-mirror render: target.sasl.password (file:{tmp_path / 'target' / 'pw.txt'}): {says}" in err
     assert value not in err and "Traceback" not in err and not out.exists()
-    assert main(["render", str(pf.write_profile(tmp_path, data)), "--out", str(out)]) == 0  # values: escaped
+    assert main(["render", str(pf.write_profile(tmp_path, data)), "--out", str(out), "--secrets", "values"]) == 0
 
 
 def test_an_environment_variable_a_reference_cannot_name_is_refused(tmp_path, monkeypatch):
