@@ -8,7 +8,9 @@ when the run ends, ``--keep-run-dir`` or not) and runs the job with a profile na
 (:func:`job_profile`): the rendered options then hold ``${directory:RUN_DIR/secrets:env.NAME}``, never the value.
 
 So is a secret in a credential store whose keystore password is ``HADOOP_CREDSTORE_PASSWORD``, withheld from our
-children too (a store with Hadoop's default password, or a password file on the class path, is read by the job).
+children too (a store with Hadoop's default password, or a password file on the class path, is read by the job), and
+a ``file:`` secret ending in a line break (``echo pw > file``): the profile drops it, Kafka's DirectoryConfigProvider
+would not, so the job gets the secret without it.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def job_profile(profile: Profile, run_dir: Path) -> Profile:
     def as_file(secret: SecretRef | None) -> SecretRef | None:
         if secret is None or not _handed_over(secret):
             return secret
-        name = f"env.{secret.name}" if secret.kind == "env" else f"jceks.{secret.alias}.{len(handed)}"
+        name = f"env.{secret.name}" if secret.kind == "env" else f"{secret.kind}.{len(handed)}"
         if str(secret) not in handed:
             folders.make(folder, "--run-dir's secrets folder")
             folders.replace(folder / name, secret.resolve(), 0o600)  # alone, no line break: read whole
@@ -52,7 +54,21 @@ def remove(run_dir: Path) -> None:
 
 
 def _handed_over(secret: SecretRef) -> bool:
+    if secret.kind == "file":
+        return _ends_in_a_line_break(Path(secret.name))
     return secret.kind == "env" or (secret.kind == "jceks" and bool(os.environ.get(credstores.PASSWORD_ENV)))
+
+
+def _ends_in_a_line_break(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell() == 0:
+                return False
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) in (b"\n", b"\r")
+    except OSError:  # unreadable: resolving it says so, naming the reference
+        return False
 
 
 def _handed(cluster: Cluster, as_file) -> Cluster:

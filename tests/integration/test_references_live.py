@@ -10,6 +10,8 @@ from its file; Kafka's console consumer counts the target, and no file the run l
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 
 import pytest
@@ -20,7 +22,7 @@ from secure_mirror.render import render_all
 from secure_mirror.render.providers import REFERENCES, automatic_option, provider_classes
 from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
 from secure_mirror.run.launcher import run_mirror
-from tests.support.cluster import console_consume, granted, group_acls
+from tests.support.cluster import console_consume, granted, group_acls, mirrormaker2, wait_for_mirrored
 from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = [pytest.mark.sandbox]
@@ -96,3 +98,26 @@ def test_the_job_mirrors_through_references_in_both_guarantees(sandbox, tmp_path
         with granted(sandbox, "target", group_acls(group)):
             console = _console(profile, "target", out, f"src.{case.topic('m')}", group, COUNT * 4)
         assert console.returncode == 0 and len(console.stdout.splitlines()) == COUNT * 4, console.stderr[-3000:]
+
+
+def test_mirrormaker2_mirrors_with_the_rendered_references(sandbox, tmp_path, monkeypatch):
+    variable = "SM_LIVE_MM2_TARGET_PASSWORD"
+    with MirrorCase(sandbox, tmp_path, source_mechanism="PLAIN", target_mechanism="SCRAM-SHA-256") as case:
+        password = case.profile.target.sasl.password
+        monkeypatch.setenv(variable, password.resolve())
+        case.profile_path.write_text(case.profile_path.read_text().replace(f"file:{password.name}", f"env:{variable}"))
+        profile = load_profile(case.profile_path)
+        out = tmp_path / "out"
+        render_all(profile, out, secrets=REFERENCES)
+        properties = out / "mm2" / "mm2.properties"
+        assert "${env:" + variable + "}" in properties.read_text() and password.resolve() not in properties.read_text()
+        case.create({"m": 1})
+        case.produce("m", records(COUNT * 4, 1, "m"))
+        grants = {
+            side: json.loads((out / "acls" / f"mm2-{side}.acls.json").read_text()) for side in ("source", "target")
+        }
+        options = [automatic_option(provider_classes(profile.clusters().items()))]
+        log = tmp_path / "mm2.log"
+        with granted(sandbox, "source", grants["source"]), granted(sandbox, "target", grants["target"]):
+            with mirrormaker2(properties, log, options, env=dict(os.environ)):
+                wait_for_mirrored(sandbox, f"src.{case.topic('m')}", COUNT * 4, log)

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,15 @@ from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
-from tests.support.cluster import consume_to_end, kcat_consume, plain_records, topic_acls, unique
+from tests.support.cluster import (
+    consume_to_end,
+    kcat_consume,
+    mirrormaker2,
+    plain_records,
+    topic_acls,
+    unique,
+    wait_for_mirrored,
+)
 
 pytestmark = pytest.mark.sandbox
 REPO = Path(__file__).resolve().parents[2]
@@ -204,37 +211,11 @@ def test_mirrormaker2_mirrors_a_topic_with_rendered_mm2_properties_and_rendered_
         sandbox.admin(side, admin_ops.delete_acls, granted[side])
         sandbox.admin(side, admin_ops.create_acls, mm2_acls[side])
     log = tmp_path / "mm2.log"
-    with open(log, "w") as fh:
-        proc = subprocess.Popen(
-            java(
-                "org.apache.kafka.connect.mirror.MirrorMaker",
-                str(rendered / "mm2" / "mm2.properties"),
-                krb5=rendered / "krb5.conf",
-            ),
-            stdout=fh,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    krb5 = [f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}"]
     try:
-        deadline = time.monotonic() + 240
-        got: list = []
-        while time.monotonic() < deadline and len(got) < 20:
-            time.sleep(5)
-            if f"src.{topic}" in sandbox.admin("target", admin_ops.list_topics):
-                got = sandbox.admin(
-                    "target",
-                    admin_ops.consume,
-                    f"src.{topic}",
-                    max_records=20,
-                    timeout=30,
-                    group_id=unique("admin-check"),
-                )
-        assert len(got) == 20, log.read_text()[-3000:]
-        denied = [line for line in log.read_text().splitlines() if "AuthorizationException" in line]
-        assert not denied, denied[:5]
+        with mirrormaker2(rendered / "mm2" / "mm2.properties", log, krb5):
+            wait_for_mirrored(sandbox, f"src.{topic}", 20, log)
     finally:
-        proc.terminate()
-        proc.wait(timeout=60)
         for side in mm2_acls:
             sandbox.admin(side, admin_ops.delete_acls, mm2_acls[side])
             sandbox.admin(side, admin_ops.create_acls, granted[side])

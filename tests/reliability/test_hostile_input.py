@@ -371,8 +371,8 @@ def base_profile(folder: Path, sides: tuple[str, str]) -> dict:
     os.environ[SECRET_ENV] = "x" + MARKER  # for the oauth side
     makers = {
         "gssapi": factory.gssapi,
-        "scram": lambda f, s: factory.password(f, s, "SCRAM-SHA-512", value=MARKER),
-        "plain": lambda f, s: factory.password(f, s, "PLAIN", value=MARKER),
+        "scram": lambda f, s: factory.password(f, s, "SCRAM-SHA-512", value=MARKER, newline=False),  # a reference's
+        "plain": lambda f, s: factory.password(f, s, "PLAIN", value=MARKER, newline=False),
         "mtls": factory.mutual_tls,
         "oauth": factory.oauth,
         "plaintext": factory.plaintext,

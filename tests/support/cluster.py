@@ -114,6 +114,37 @@ def console_consume(
     )
 
 
+@contextlib.contextmanager
+def mirrormaker2(properties: Path, log: Path, java_options: list[str], env: dict[str, str] | None = None):
+    """Kafka's own MirrorMaker 2 (dedicated mode) with a rendered ``mm2.properties``, its output in ``log``, running
+    inside the block."""
+    with open(log, "w") as fh:
+        proc = subprocess.Popen(
+            [paths.java_executable(), "-Xmx256m", *java_options, "-cp", paths.kafka_classpath(),
+             "org.apache.kafka.connect.mirror.MirrorMaker", str(properties)],
+            stdout=fh, stderr=subprocess.STDOUT, start_new_session=True, env=env,
+        )  # fmt: skip
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def wait_for_mirrored(sandbox, topic: str, count: int, log: Path, timeout: float = 240) -> list:
+    """The records of ``topic`` on the target once it holds ``count`` (read as the admin), else fails with the log."""
+    deadline, got = time.monotonic() + timeout, []
+    while time.monotonic() < deadline and len(got) < count:
+        time.sleep(5)
+        if topic in sandbox.admin("target", admin_ops.list_topics):
+            group = unique("admin-check")
+            got = sandbox.admin("target", admin_ops.consume, topic, max_records=count, timeout=30, group_id=group)
+    assert len(got) == count, log.read_text()[-3000:]
+    denied = [line for line in log.read_text().splitlines() if "AuthorizationException" in line]
+    assert not denied, denied[:5]
+    return got
+
+
 def produce_transactions(conf: dict, topic: str, transactions: list[dict], transactional_id: str) -> None:
     """Produce ``transactions`` ({"records": [...], "end": "commit" | "abort" | "none"}) in order with one
     transactional producer; "none" writes its records without a transaction (an idempotent producer of its own)

@@ -17,9 +17,11 @@ def keytab(path: Path, mode: int = 0o600) -> str:
     return str(path)
 
 
-def secret_file(path: Path, value: str) -> str:
+def secret_file(path: Path, value: str, newline: bool = True) -> str:
+    """``file:PATH`` of a new 0600 file holding ``value``, with a line break after it (``echo pw > file``) unless
+    ``newline`` is false (``printf '%s' pw > file``: what a reference to it needs, render/providers.py)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(value + "\n", encoding="utf-8")
+    path.write_text(value + ("\n" if newline else ""), encoding="utf-8")
     path.chmod(0o600)
     return f"file:{path}"
 
@@ -81,12 +83,14 @@ def gssapi(tmp: Path, side: str, protocol: str = "SASL_SSL") -> dict:
     return cluster
 
 
-def password(tmp: Path, side: str, mechanism: str, protocol: str = "SASL_SSL", value: str = PASSWORD) -> dict:
+def password(
+    tmp: Path, side: str, mechanism: str, protocol: str = "SASL_SSL", value: str = PASSWORD, newline: bool = True
+) -> dict:
     cluster = gssapi(tmp, side, protocol)
     cluster["sasl"] = {
         "mechanism": mechanism,
         "username": "mirror",
-        "password": secret_file(tmp / side / "password.txt", value),
+        "password": secret_file(tmp / side / "password.txt", value, newline),
     }
     return cluster
 

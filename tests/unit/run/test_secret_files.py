@@ -48,6 +48,15 @@ def test_with_values_nothing_is_handed_and_the_options_hold_the_value(tmp_path, 
 
 
 def test_file_secrets_stay_where_they_are(tmp_path):
-    profile = pf.load(tmp_path, target=pf.password(tmp_path, "target", "SCRAM-SHA-512", value="Zq9w"))
+    target = pf.password(tmp_path, "target", "SCRAM-SHA-512", value="Zq9w", newline=False)
+    profile = pf.load(tmp_path, target=target)
     assert secret_files.job_profile(profile, tmp_path / "run") == profile
     assert not (tmp_path / "run").exists()
+
+
+def test_a_file_secret_ending_in_a_line_break_is_handed_without_it(tmp_path):
+    profile = pf.load(tmp_path, target=pf.password(tmp_path, "target", "SCRAM-SHA-512", value="Zq9w"))  # echo pw >
+    handed = secret_files.job_profile(profile, tmp_path / "run")
+    copy = tmp_path / "run" / "secrets" / "file.0"
+    assert str(handed.target.sasl.password) == f"file:{copy}" and copy.read_bytes() == b"Zq9w"
+    assert handed.source == profile.source
