@@ -17,7 +17,8 @@ from secure_mirror.identities import Identities
 from secure_mirror.kafka import acl_answers, client_support
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.admin_identity import admin_clusters
-from secure_mirror.preflight.probes import api_versions, kafka_admin
+from secure_mirror.preflight.probes import api_versions
+from secure_mirror.preflight.probes.kafka_admin import acls as acl_probes
 from secure_mirror.profile import load_profile, policy
 from secure_mirror.profile.cluster import Cluster, Side
 from secure_mirror.profile.models import Profile
@@ -59,7 +60,7 @@ def read_both(profile: Profile, admins: dict[Side, Cluster], timeout: float) -> 
     with Identities.for_profile(profile, admins=admins, prefix="secure-mirror-acls-") as identities:
         with ThreadPoolExecutor(2) as pool:
             asked = {
-                side: pool.submit(identities.call, side, kafka_admin.read_inventory, timeout, who=_who(admins, side))
+                side: pool.submit(identities.call, side, acl_probes.read_inventory, timeout, who=_who(admins, side))
                 for side in profile.clusters()
             }
             answers = {side: future.result() for side, future in asked.items()}

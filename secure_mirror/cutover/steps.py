@@ -33,7 +33,7 @@ from secure_mirror.kafka.acl import Acl
 from secure_mirror.kafka.processes import pid_alive
 from secure_mirror.preflight import SIDES, run_preflight
 from secure_mirror.preflight.model import FAIL
-from secure_mirror.preflight.probes import kafka_admin
+from secure_mirror.preflight.probes.kafka_admin import acls as acl_probes
 from secure_mirror.profile.cluster import Cluster, Side
 from secure_mirror.profile.models import Profile
 from secure_mirror.render import consumer_acls
@@ -163,7 +163,7 @@ def _job_alive(run_dir: Path) -> bool:
 
 # ---- fence ----------------------------------------------------------------------------------------------------------
 def read_inventory(ctx: Context, side: Side) -> tuple[list[Acl], dict[str, int]]:
-    answer, alias = ctx.ask(side, kafka_admin.read_acls, ctx.timeout), ctx.profile.cluster(side).alias
+    answer, alias = ctx.ask(side, acl_probes.read_acls, ctx.timeout), ctx.profile.cluster(side).alias
     if "error" in answer:  # named by alias: the way back's source is the forward's target
         raise StepFailed(f"{alias}'s ACLs could not be read as the admin identity: {answer['error']}")
     return list(answer["acls"]), dict(answer["topics"])

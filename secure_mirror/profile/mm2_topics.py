@@ -15,7 +15,7 @@ Read from Kafka 4.2's ``DefaultReplicationPolicy`` (``IdentityReplicationPolicy`
 ``<s>`` is the same unless ``replication.policy.internal.topic.separator.enabled`` is false ('.'). Kafka refuses a
 topic name over 249 characters or with other characters than letters, digits, '.', '_' and '-'
 (:data:`topics.LEGAL_TOPIC`), so an alias too long for one of these names is refused at validate
-(:func:`mm2_topic_problems`), and render grants on exactly these names (``render/acls.py``).
+(:func:`mm2_topic_problems`), and render grants on exactly these names (``render/acls/mm2.py``).
 """
 
 from __future__ import annotations

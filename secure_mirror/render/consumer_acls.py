@@ -44,8 +44,8 @@ from secure_mirror.errors import BadInputError
 from secure_mirror.kafka.acl import Acl, kafka_acls_arguments
 from secure_mirror.profile import kafka_names, topics
 from secure_mirror.profile.models import Profile
-from secure_mirror.render import acls as _apply_acls  # noqa: F401 - registers the acl_arguments filter (apply-acls.sh's)
 from secure_mirror.render import ranger, templating
+from secure_mirror.render.acls import files as _acl_files  # noqa: F401 - registers the acl_arguments filter
 from secure_mirror.render.encoders import UnrepresentableValue, json_text, sh
 
 WILDCARD_PRINCIPAL = "User:*"

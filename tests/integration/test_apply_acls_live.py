@@ -2,7 +2,7 @@
 ``kafka-acls.sh`` call going to Kafka's own AclCommand (the JVM tool that ``kafka-acls.sh`` starts) with an admin's
 client properties, against the sandbox's brokers. Then the brokers' ACLs are read back with confluent-kafka's
 DescribeAcls, a reader nobody here wrote, and compared with the plan render wrote beside the script
-(``acls/<side>.acls.json``) and with render's ACL model (``render/acls.py``, the plan pre-flight asks through): the same
+(``acls/<side>.acls.json``) and with render's ACL model (``render/acls/``, the plan pre-flight asks through): the same
 bindings, no more and no fewer.
 
 The profile asks for every kind of grant the script can hold: exactly_once (WRITE + DESCRIBE on the transactional

@@ -456,7 +456,8 @@ def _notes(record: Path) -> dict:
 
 def _acls_of(conf: dict, prefix: str) -> list[Acl]:
     """Every binding on the cluster naming the case's principals or topics (what the test and the cut-over added)."""
-    from secure_mirror.preflight.probes.kafka_admin import Admin, describe_acls
+    from secure_mirror.preflight.probes.kafka_admin import Admin
+    from secure_mirror.preflight.probes.kafka_admin.acls import describe_acls
 
     return [a for a in describe_acls(Admin(conf, 30.0)) if prefix in a.principal or prefix in a.resource_name]
 

@@ -22,6 +22,7 @@ from secure_mirror.preflight import FAIL, PASS, UNVERIFIED, WARN, run_preflight
 from secure_mirror.preflight.admin_identity import admin_clusters
 from secure_mirror.preflight.checks import groups as group_checks
 from secure_mirror.preflight.probes import kafka_admin
+from secure_mirror.preflight.probes.kafka_admin import topics as topic_probes
 from secure_mirror.profile import load_profile
 from secure_mirror.profile.topics import checkpoints_topic, offset_map_topic
 from secure_mirror.render import acls as acl_plans
@@ -156,7 +157,7 @@ def _asked_with_the_topic_created_in_between(conf: dict, profile, topic: str) ->
     created by the mirror (its CREATE grant, as a running mirror creates it) between its description and the
     question whether it could be created; then judged. Plain data: what was created, and the judgement."""
     created: list[str] = []
-    validate_create = kafka_admin.validate_create
+    validate_create = topic_probes.validate_create
 
     def created_in_between(admin, topics):
         if topic in topics and not created:
@@ -164,12 +165,12 @@ def _asked_with_the_topic_created_in_between(conf: dict, profile, topic: str) ->
             created.append(topic)
         return validate_create(admin, topics)
 
-    kafka_admin.validate_create = created_in_between
+    topic_probes.validate_create = created_in_between
     try:
         plan = acl_plans.target_acls(profile)
         asked = group_checks.ask_target(profile, plan, kafka_admin.Admin(conf, 30.0))
     finally:
-        kafka_admin.validate_create = validate_create
+        topic_probes.validate_create = validate_create
     check = group_checks.group_topics_check(plan, asked["topics"], asked["created"])
     return {"created": created, "status": check.status, "finding": check.finding, "details": check.details}
 

@@ -14,7 +14,7 @@ from secure_mirror.preflight.checks import topic_shape as shape_checks
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf
 from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN, Check, Status
 from secure_mirror.preflight.probes import Failed, api_versions, kafka_admin
-from secure_mirror.preflight.probes.kafka_admin import Inventory
+from secure_mirror.preflight.probes.kafka_admin import acls as acl_probes
 from secure_mirror.preflight.probes.wire import local_address
 from secure_mirror.profile.cluster import Cluster, Side
 from secure_mirror.profile.models import Profile
@@ -23,17 +23,21 @@ from secure_mirror.render.acls import AclPlan, Need
 
 
 # ---- the steps ------------------------------------------------------------------------------------------------------
-def collect(admin_cluster: Cluster, side: Side, timeout: float) -> Inventory | Failed:
+def collect(admin_cluster: Cluster, side: Side, timeout: float) -> acl_probes.Inventory | Failed:
     """Every topic (with partitions) and every ACL of the cluster, as the admin sees them; where no operation on the
     cluster is reported, whether the brokers report operations (``api_versions.operations_reported``)."""
-    data = kafka_admin.inventory(kafka_admin.Admin(client_conf(admin_cluster, side), timeout))
+    data = acl_probes.inventory(kafka_admin.Admin(client_conf(admin_cluster, side), timeout))
     if "error" not in data and data["operations"] is None:
         data["reports_operations"] = api_versions.operations_reported(admin_cluster, timeout)
     return data
 
 
 def audit_side(
-    profile: Profile, side: Side, data: Inventory | Failed, source_topics: dict[str, int], checks: list[Check]
+    profile: Profile,
+    side: Side,
+    data: acl_probes.Inventory | Failed,
+    source_topics: dict[str, int],
+    checks: list[Check],
 ) -> list[Check]:
     """The audit of ``side``, evaluated for connections from this machine's address towards its first broker."""
     host = local_address(*profile.cluster(side).brokers[0])
@@ -51,7 +55,7 @@ def cluster_operations(checks: list[Check]) -> dict[str, tuple[str, ...]]:
 def audit_checks(
     profile: Profile,
     side: Side,
-    data: Inventory | Failed,
+    data: acl_probes.Inventory | Failed,
     source_topics: dict[str, int],
     host: str,
     cluster_operations: tuple[str, ...] = (),
@@ -105,7 +109,7 @@ UNREAD_FIXES = {
 }
 
 
-def acls_unread(data: Inventory) -> tuple[Status, str, str] | None:
+def acls_unread(data: acl_probes.Inventory) -> tuple[Status, str, str] | None:
     """Why an admin's inventory does not show the cluster's ACLs, as (status, finding, fix), or None when it does
     (``kafka.acl_answers.unread``): DescribeAcls refused fails (the admin identity cannot do what --as-admin asks);
     no authorizer, or an empty list (an external authorizer's grants are not visible), is unverified."""

@@ -3,9 +3,9 @@ TLS with a certificate naming its own host, and accept the identity's login on i
 or a transaction coordinator can move to any of them; a broker with a wrong service principal, keytab or certificate
 passes every other check and stops the job the day one moves there.
 
-Asked through ``probes.tls.handshakes`` (each advertised listener) and ``probes.kafka_admin.each_broker`` (a client
-bootstrapped to that broker alone); judged by the pure ``brokers_check``. A broker that could not be reached only
-warns, naming it: the metadata may still name a broker that just stopped."""
+Asked through ``probes.tls.handshakes`` (each advertised listener) and ``probes.kafka_admin.cluster.each_broker``
+(a client bootstrapped to that broker alone); judged by the pure ``brokers_check``. A broker that could not be reached
+only warns, naming it: the metadata may still name a broker that just stopped."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf, listed
 from secure_mirror.preflight.model import FAIL, PASS, WARN, Check
-from secure_mirror.preflight.probes import kafka_admin, tls
+from secure_mirror.preflight.probes import tls
+from secure_mirror.preflight.probes.kafka_admin import cluster as cluster_probes
 from secure_mirror.profile.cluster import Cluster
 from secure_mirror.profile.security import GssapiSasl
 
@@ -28,7 +29,7 @@ def every_broker(run: SideChecks, cluster: Cluster, nodes: list[Node], timeout: 
         return
     servers = [(host, port) for _, host, port in nodes]
     handshakes = tls.handshakes(servers, tls.context_for(cluster.tls_settings), timeout) if cluster.uses_tls else None
-    logins = kafka_admin.each_broker(client_conf(cluster, run.side), nodes, timeout)
+    logins = cluster_probes.each_broker(client_conf(cluster, run.side), nodes, timeout)
     run.extend(brokers_check(run.side, cluster, nodes, handshakes, logins))
 
 
@@ -51,7 +52,7 @@ def brokers_check(
     cluster: Cluster,
     nodes: list[Node],
     handshakes: tls.Handshakes | None,
-    logins: list[kafka_admin.BrokerLogin],
+    logins: list[cluster_probes.BrokerLogin],
 ) -> Check:
     """``kafka.brokers`` from the handshakes with each broker's advertised listener (None: the side uses no TLS) and
     each broker's own answer. A certificate or a login refused fails, naming every such broker and the first one's
@@ -99,7 +100,7 @@ def _host(server: str) -> str:
     return server.rsplit(":", 1)[0]
 
 
-def _login_problem(cluster: Cluster, login: kafka_admin.BrokerLogin, host: str) -> Problem:
+def _login_problem(cluster: Cluster, login: cluster_probes.BrokerLogin, host: str) -> Problem:
     reason = login["error"] or ""
     text = reason.lower()
     if "authentication" in text or "sasl" in text:

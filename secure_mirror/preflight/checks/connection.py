@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from secure_mirror.preflight.checks.base import SideChecks, check, client_conf
 from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED, WARN, Check
 from secure_mirror.preflight.probes import java_client, kafka_admin, tls
+from secure_mirror.preflight.probes.kafka_admin import cluster as cluster_probes
 from secure_mirror.profile.cluster import Cluster, Side
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.security import OAuthSasl, PasswordSasl
-from secure_mirror.render import acls as acl_plans
 
 
 # ---- the steps: ask, then judge -----------------------------------------------------------------------------------
@@ -36,7 +36,7 @@ def connect(run: SideChecks, cluster: Cluster, timeout: float) -> Connected | No
     if run.blocked("kafka.connect", "kerberos.service-ticket", "tls.certificate", "kerberos.initial-ticket"):
         return None
     admin = kafka_admin.Admin(client_conf(cluster, run.side), timeout)
-    answer = kafka_admin.connect(admin)
+    answer = cluster_probes.connect(admin)
     if run.extend(connect_check(run.side, cluster, timeout, answer)).status != PASS or "error" in answer:
         return None
     nodes = answer["cluster"]["nodes"]
@@ -88,16 +88,15 @@ def tls_check(side: str, answer: tls.Handshakes) -> Check:
 
 
 def connect_check(
-    side: str, cluster: Cluster, timeout: float, answer: kafka_admin.Reached | kafka_admin.Unreached
+    side: str, cluster: Cluster, timeout: float, answer: cluster_probes.Reached | cluster_probes.Unreached
 ) -> Check:
-    """``kafka.connect`` from ``probes.kafka_admin.connect``'s answer."""
+    """``kafka.connect`` from ``probes.kafka_admin.cluster.connect``'s answer."""
     if "error" in answer:
         finding, fix = _connect_failure(answer["error"], cluster, timeout)
         return check(side, "kafka.connect", FAIL, finding, fix, details={"librdkafka": answer["librdkafka"]})
     info = answer["cluster"]
     finding = (
-        f"authenticated as {acl_plans.kafka_principal(cluster)} to cluster "
-        f"{info['cluster_id']} ({len(info['nodes'])} broker(s))"
+        f"authenticated as {cluster.kafka_principal} to cluster {info['cluster_id']} ({len(info['nodes'])} broker(s))"
     )
     return check(side, "kafka.connect", PASS, finding, details=info)
 

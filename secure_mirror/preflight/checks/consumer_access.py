@@ -11,7 +11,7 @@ from secure_mirror.kafka.acl import Acl
 from secure_mirror.preflight.checks.audit import acls_unread
 from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, UNVERIFIED, WARN, Check
 from secure_mirror.preflight.probes import Failed
-from secure_mirror.preflight.probes.kafka_admin import Inventory
+from secure_mirror.preflight.probes.kafka_admin.acls import Inventory
 from secure_mirror.profile.models import Profile
 from secure_mirror.render.consumer_acls import ConsumerPlan, consumer_plan
 

@@ -27,11 +27,13 @@ from secure_mirror.preflight.checks.base import (
 )
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, UNVERIFIED, Check
 from secure_mirror.preflight.probes import kafka_admin
+from secure_mirror.preflight.probes.kafka_admin import groups as group_probes
+from secure_mirror.preflight.probes.kafka_admin import topics as topic_probes
 from secure_mirror.profile.models import Profile
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.render.acls import AclPlan
 
-EXISTS = kafka_admin.EXISTS
+EXISTS = topic_probes.EXISTS
 
 
 def shown(profile: Profile) -> dict[str, str]:
@@ -42,9 +44,9 @@ def shown(profile: Profile) -> dict[str, str]:
 
 
 # ---- asking -------------------------------------------------------------------------------------------------------
-def ask_source(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict[str, kafka_admin.GroupAnswer]:
+def ask_source(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict[str, group_probes.GroupAnswer]:
     """The source's description of each sample group (``describe_groups``)."""
-    return kafka_admin.describe_groups(admin, planned(plan, ("DESCRIBE",), "GROUP", acl_plans.group_samples(profile)))
+    return group_probes.describe_groups(admin, planned(plan, ("DESCRIBE",), "GROUP", acl_plans.group_samples(profile)))
 
 
 def ask_target(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict:
@@ -53,7 +55,7 @@ def ask_target(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dic
     client-level errors by then (``kafka_admin.said``)}."""
     samples = planned(plan, ("READ", "DESCRIBE"), "GROUP", acl_plans.group_samples(profile))
     own = ask_own_topics(plan, admin, list(acl_plans.sync_topics(profile)))
-    described = kafka_admin.describe_groups(admin, samples)
+    described = group_probes.describe_groups(admin, samples)
     return {**own, "groups": described, "said": kafka_admin.said(admin)}
 
 
@@ -62,23 +64,23 @@ def ask_own_topics(plan: AclPlan, admin: kafka_admin.Admin, names: list[str]) ->
     answers of those not described, "said": librdkafka's client-level errors by then} (as ``ask_target`` gives them
     for the offset map and checkpoints topics)."""
     own = planned(plan, ("DESCRIBE", "WRITE", "READ"), "TOPIC", names)
-    described = kafka_admin.describe_topics(admin, own)
+    described = topic_probes.describe_topics(admin, own)
     absent = planned(plan, ("CREATE",), "TOPIC", [t for t, d in described.items() if "error" in d])
-    created = kafka_admin.validate_create(admin, dict.fromkeys(absent, 1)) if absent else {}
-    described, created = kafka_admin.appeared(admin, described, created)
+    created = topic_probes.validate_create(admin, dict.fromkeys(absent, 1)) if absent else {}
+    described, created = topic_probes.appeared(admin, described, created)
     return {"topics": described, "created": created, "said": kafka_admin.said(admin)}
 
 
 # ---- the judgement --------------------------------------------------------------------------------------------------
 def source_check(
-    profile: Profile, plan: AclPlan, described: Mapping[str, kafka_admin.GroupAnswer], said: Sequence[str] = ()
+    profile: Profile, plan: AclPlan, described: Mapping[str, group_probes.GroupAnswer], said: Sequence[str] = ()
 ) -> Check:
     """``source.acl.group-describe`` from ``ask_source``'s answer (``said``: librdkafka's client-level errors)."""
     return group_check(profile, plan, "DESCRIBE", described, "fetch their committed offsets", said)
 
 
 def target_checks(
-    profile: Profile, plan: AclPlan, exists: Mapping[str, kafka_admin.Described], to_create: list[str], answer: dict
+    profile: Profile, plan: AclPlan, exists: Mapping[str, topic_probes.Described], to_create: list[str], answer: dict
 ) -> list[Check]:
     """``target.acl.group-read``, ``-topic-read`` and ``-group-topics`` (``exists``: the target topics described,
     ``to_create``: those still to create, as the target's topic checks sorted them; ``answer``: ``ask_target``'s)."""
@@ -96,7 +98,7 @@ def group_check(
     profile: Profile,
     plan: AclPlan,
     operation: str,
-    described: Mapping[str, kafka_admin.GroupAnswer],
+    described: Mapping[str, group_probes.GroupAnswer],
     purpose: str,
     said: Sequence[str] = (),
 ) -> Check:
@@ -130,13 +132,13 @@ def group_check(
     return check(plan.side, what, PASS, finding)
 
 
-def _refused(described: kafka_admin.GroupAnswer, operation: str) -> bool:
+def _refused(described: group_probes.GroupAnswer, operation: str) -> bool:
     if "error" in described:
         return meaning(described["error"]) == REFUSED
     return described["operations"] is not None and operation not in described["operations"]
 
 
-def topic_read_check(plan: AclPlan, exists: Mapping[str, kafka_admin.Described], to_create: list[str]) -> Check:
+def topic_read_check(plan: AclPlan, exists: Mapping[str, topic_probes.Described], to_create: list[str]) -> Check:
     """``target.acl.topic-read``: READ on the target topics (a commit of a group's offset needs it) and on the offset
     map and checkpoints topics (the sink reads them back); not known for a topic still to create."""
     no_read = sorted(t for t, d in exists.items() if d["operations"] is not None and "READ" not in d["operations"])
@@ -166,7 +168,7 @@ def topic_read_check(plan: AclPlan, exists: Mapping[str, kafka_admin.Described],
 
 def group_topics_check(
     plan: AclPlan,
-    described: Mapping[str, kafka_admin.TopicAnswer],
+    described: Mapping[str, topic_probes.TopicAnswer],
     created: dict[str, str | None],
     what: str = "acl.group-topics",
     purpose: str = "mirror.groups (its offset map; checkpoints in MirrorMaker 2's format)",
@@ -198,7 +200,7 @@ def group_topics_check(
             f"whether {plan.principal} may CREATE {listed(list(unasked))}, the topic(s) the mirror keeps for {purpose}"
         )
         return unanswered("target", what, question, unasked, said, create_proof)
-    if errors := kafka_admin.undescribed(described, created):
+    if errors := topic_probes.undescribed(described, created):
         return undescribed("target", what, plan.principal, errors)
     unknown = sorted(t for t in described if t not in exists or exists[t]["operations"] is None)
     if unknown:

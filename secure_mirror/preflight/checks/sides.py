@@ -15,6 +15,7 @@ from secure_mirror.preflight.checks import brokers, connection, kerberos, settin
 from secure_mirror.preflight.checks.base import SideChecks
 from secure_mirror.preflight.model import Check
 from secure_mirror.preflight.probes import kafka_admin
+from secure_mirror.preflight.probes.kafka_admin import topics as topic_probes
 from secure_mirror.profile.cluster import Side
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.security import GssapiSasl
@@ -26,7 +27,7 @@ class SideFacts:
 
     checks: list[Check]
     topics: dict[str, int] | None = None  # the source's selected topics -> partitions
-    described: dict[str, kafka_admin.TopicAnswer] = field(default_factory=dict)  # ``target.ask_existing``
+    described: dict[str, topic_probes.TopicAnswer] = field(default_factory=dict)  # ``target.ask_existing``
     hosts: list[str] = field(default_factory=list)
     seconds: float = 0.0  # how long the phase took in its worker
     connected: bool = False  # the side's connection passed: its ``topics_phase`` can run
@@ -98,7 +99,7 @@ def second_phase(
     profile: Profile,
     timeout: float,
     source_topics: dict[str, int],
-    known: dict[str, kafka_admin.TopicAnswer] | None = None,
+    known: dict[str, topic_probes.TopicAnswer] | None = None,
 ) -> list[Check]:
     """The target's topic checks, once the source's selected topics are known (``known``: the first phase's
     descriptions of target topics)."""

@@ -21,6 +21,8 @@ from secure_mirror.preflight.checks.acl_fixes import lacking
 from secure_mirror.preflight.checks.base import REFUSED, UNASKED, check, listed, meaning, planned, unanswered
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, WARN, Check
 from secure_mirror.preflight.probes import kafka_admin
+from secure_mirror.preflight.probes.kafka_admin import groups as group_probes
+from secure_mirror.preflight.probes.kafka_admin import topics as topic_probes
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import classify
 from secure_mirror.render import acls as acl_plans
@@ -46,24 +48,24 @@ def ask(profile: Profile, plan: AclPlan, admin: kafka_admin.Admin) -> dict:
     "fetched": the fetch answers of those whose operations were not reported; "configs_asked": their DescribeConfigs
     answers (config sync on); "group": ``ask_group``'s answer; "said": librdkafka's client-level errors by then, which
     name the brokers it could not ask (``kafka_admin.said``)}."""
-    visible = kafka_admin.list_topics(admin)
+    visible = topic_probes.list_topics(admin)
     selected = planned(plan, ("DESCRIBE", "READ"), "TOPIC", profile.selection().select(list(visible)))
     if not selected:
         return {"visible": visible}
     named = planned(plan, ("DESCRIBE",), "TOPIC", named_literals(profile, set(visible)))
     [group] = planned(plan, ("READ",), "GROUP", [acl_plans.spark_group(profile)])
     with ThreadPoolExecutor(1) as pool:  # the group's coordinator may still be loading: it is asked meanwhile
-        group_described = pool.submit(kafka_admin.describe_group, admin, group)
-        described = kafka_admin.describe_topics(admin, selected)
+        group_described = pool.submit(group_probes.describe_group, admin, group)
+        described = topic_probes.describe_topics(admin, selected)
         unasked = [t for t in selected if unreported(described[t])]
         answers = {
             "visible": visible,
-            "named": {"names": named, "described": kafka_admin.describe_topics(admin, named) if named else {}},
+            "named": {"names": named, "described": topic_probes.describe_topics(admin, named) if named else {}},
             "described": described,
-            "fetched": kafka_admin.fetch_probe(admin, unasked, group) if unasked else {},
+            "fetched": topic_probes.fetch_probe(admin, unasked, group) if unasked else {},
             # DESCRIBE_CONFIGS asked by describing the configs (read only), with config sync on
             "configs_asked": (
-                kafka_admin.describe_configs_probe(admin, unasked)
+                topic_probes.describe_configs_probe(admin, unasked)
                 if unasked and profile.mirror.topic_shape.sync_configs
                 else {}
             ),
@@ -82,21 +84,23 @@ def named_literals(profile: Profile, visible: set[str]) -> list[str]:
 
 
 def ask_group(
-    profile: Profile, admin: kafka_admin.Admin, group: str, described: kafka_admin.GroupAnswer | None = None
+    profile: Profile, admin: kafka_admin.Admin, group: str, described: group_probes.GroupAnswer | None = None
 ) -> dict:
     """{"name", "described": its description (``described``: already asked)} and, when the brokers report no
     operations (before Kafka 2.3), {"joined": {"topic", "code": ``join_probe``'s answer} for the first selected
     topic, or None without one}."""
-    described = kafka_admin.describe_group(admin, group) if described is None else described
+    described = group_probes.describe_group(admin, group) if described is None else described
     answer: dict[str, Any] = {"name": group, "described": described}
     if unreported(described):
-        selected = profile.selection().select(sorted(kafka_admin.list_topics(admin)))
-        joined = {"topic": selected[0], "code": kafka_admin.join_probe(admin, group, selected[0])} if selected else None
+        selected = profile.selection().select(sorted(topic_probes.list_topics(admin)))
+        joined = (
+            {"topic": selected[0], "code": group_probes.join_probe(admin, group, selected[0])} if selected else None
+        )
         answer["joined"] = joined
     return answer
 
 
-def unreported(described: kafka_admin.Described | kafka_admin.GroupOperations | kafka_admin.Refused) -> bool:
+def unreported(described: topic_probes.Described | group_probes.GroupOperations | kafka_admin.Refused) -> bool:
     """Whether a description answered without the authorized operations (brokers before Kafka 2.3)."""
     if "error" in described:
         return False
@@ -150,7 +154,7 @@ def selection_check(profile: Profile, visible: dict[str, int]) -> Check:
         "topics.selection",
         FAIL,
         f"mirror.topics selects none of the {len(visible)} topic(s) "
-        f"{acl_plans.kafka_principal(profile.source)} can see (subscribePattern {selection.java_pattern()})",
+        f"{profile.source.kafka_principal} can see (subscribePattern {selection.java_pattern()})",
         "fix mirror.topics.include/exclude, or grant DESCRIBE on the topics if they exist but are hidden "
         "(run pre-flight --as-admin to see every topic)",
         details=details,
@@ -158,7 +162,7 @@ def selection_check(profile: Profile, visible: dict[str, int]) -> Check:
 
 
 def named_check(
-    plan: AclPlan, named: list[str], described: Mapping[str, kafka_admin.TopicAnswer], said: Sequence[str] = ()
+    plan: AclPlan, named: list[str], described: Mapping[str, topic_probes.TopicAnswer], said: Sequence[str] = ()
 ) -> Check | None:
     """``acl.topic-describe-named``: a topic the include names literally but the identity cannot see would be left
     out without a word (None: every named topic is seen); one the brokers gave no answer about is not known."""

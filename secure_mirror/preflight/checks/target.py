@@ -31,6 +31,9 @@ from secure_mirror.preflight.checks.base import (
 )
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, SKIPPED, UNVERIFIED, Check
 from secure_mirror.preflight.probes import Failed, api_versions, kafka_admin, tls
+from secure_mirror.preflight.probes.kafka_admin import cluster as cluster_probes
+from secure_mirror.preflight.probes.kafka_admin import topics as topic_probes
+from secure_mirror.preflight.probes.kafka_admin import transactions as transaction_probes
 from secure_mirror.profile.cluster import Cluster
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import HEARTBEATS_TOPIC
@@ -47,7 +50,7 @@ def target_side(
     profile: Profile,
     timeout: float,
     source_topics: dict[str, int],
-    known: dict[str, kafka_admin.TopicAnswer] | None = None,
+    known: dict[str, topic_probes.TopicAnswer] | None = None,
 ) -> list[Check]:
     """Every target check of the second phase (``source_topics``: the selected source topics -> partitions;
     ``known``: the descriptions ``ask_existing`` made in the first phase)."""
@@ -75,12 +78,12 @@ def target_side(
             run.extend(idempotent_check(plan, ask_idempotence(profile.target, admin, timeout)))
     if profile.mirror.delivery.exactly_once:
         [probe] = planned(plan, ("WRITE",), "TRANSACTIONAL_ID", [profile.transactional_prefix + TRANSACTIONAL_PROBE])
-        code = kafka_admin.transaction_probe(admin, probe)
+        code = transaction_probes.transaction_probe(admin, probe)
         run.extend(transaction_check(profile, plan, probe, code, kafka_admin.said(admin)))
     return run.checks
 
 
-def ask_existing(profile: Profile, admin: kafka_admin.Admin) -> dict[str, kafka_admin.TopicAnswer]:
+def ask_existing(profile: Profile, admin: kafka_admin.Admin) -> dict[str, topic_probes.TopicAnswer]:
     """First phase, while the source lists its topics: the descriptions of the target topics the identity sees that
     the selection would write (a topic whose name, less the rename, the selection picks), as ``describe_topics``
     gives them, less those that answered an error. The second phase describes only the names these do not cover."""
@@ -89,7 +92,7 @@ def ask_existing(profile: Profile, admin: kafka_admin.Admin) -> dict[str, kafka_
         return {}
     selection, (head, tail) = profile.selection(), pieces
     try:
-        visible = kafka_admin.list_topics(admin)
+        visible = topic_probes.list_topics(admin)
     except Exception:  # noqa: BLE001 - a head start only: the second phase asks what is not known, and judges
         return {}
     candidates = [
@@ -102,7 +105,7 @@ def ask_existing(profile: Profile, admin: kafka_admin.Admin) -> dict[str, kafka_
         and profile.target_topic(source) == name
     ]
     try:
-        described = kafka_admin.describe_topics(admin, granted(plan, ("DESCRIBE", "WRITE"), candidates))
+        described = topic_probes.describe_topics(admin, granted(plan, ("DESCRIBE", "WRITE"), candidates))
     except Exception:  # noqa: BLE001 - a head start only: the second phase asks what is not known, and judges
         return {}
     return {name: answer for name, answer in described.items() if "error" not in answer}  # errors: asked again
@@ -126,18 +129,18 @@ def ask_topics(
     plan: AclPlan,
     admin: kafka_admin.Admin,
     source_topics: dict[str, int],
-    known: dict[str, kafka_admin.TopicAnswer],
+    known: dict[str, topic_probes.TopicAnswer],
 ) -> dict:
     """{"names": target topic -> its source's partitions, "described": their descriptions (those ``known`` has from
     the first phase, the others asked now), "created": the validate_only creation answers of those not described,
     "said": librdkafka's client-level errors by then (``kafka_admin.said``: the brokers it could not ask)}."""
     names = {profile.target_topic(t): p for t, p in source_topics.items()}
     asked = planned(plan, ("DESCRIBE", "WRITE"), "TOPIC", names)
-    fresh = kafka_admin.describe_topics(admin, [t for t in asked if t not in known])
+    fresh = topic_probes.describe_topics(admin, [t for t in asked if t not in known])
     described = {t: known[t] if t in known else fresh[t] for t in asked}
     absent = planned(plan, ("CREATE",), "TOPIC", [t for t, d in described.items() if "error" in d])
-    created = kafka_admin.validate_create(admin, {t: names[t] for t in absent})
-    described, created = kafka_admin.appeared(admin, described, created)
+    created = topic_probes.validate_create(admin, {t: names[t] for t in absent})
+    described, created = topic_probes.appeared(admin, described, created)
     return {"names": names, "described": described, "created": created, "said": kafka_admin.said(admin)}
 
 
@@ -157,7 +160,7 @@ def ask_idempotence(cluster: Cluster, admin: kafka_admin.Admin, timeout: float) 
         return answer
     if answer["apis"].write_allows_idempotence:
         return {"apis": answer["apis"]}
-    return {"apis": answer["apis"], "operations": kafka_admin.describe_cluster(admin)["operations"]}
+    return {"apis": answer["apis"], "operations": cluster_probes.describe_cluster(admin)["operations"]}
 
 
 # ---- the judgement --------------------------------------------------------------------------------------------------
@@ -166,7 +169,7 @@ class TargetTopics:
     """What ``ask_topics`` found, sorted into what the checks judge."""
 
     names: dict[str, int]  # target topic -> the partitions of its source
-    exists: dict[str, kafka_admin.Described]  # described: partitions and operations
+    exists: dict[str, topic_probes.Described]  # described: partitions and operations
     created: dict[str, str | None]  # validate_only answers
     to_create: list[str]
     hidden: list[str]  # the identity may not describe them
@@ -178,9 +181,9 @@ class TargetTopics:
     def of(cls, answers: dict) -> TargetTopics:
         described, created = answers["described"], answers["created"]
         exists = {t: d for t, d in described.items() if "error" not in d}
-        to_create = [t for t, code in created.items() if code != kafka_admin.EXISTS]
+        to_create = [t for t, code in created.items() if code != topic_probes.EXISTS]
         hidden = [t for t in created if meaning(described[t].get("error")) == REFUSED]
-        undescribed = kafka_admin.undescribed(described, created)
+        undescribed = topic_probes.undescribed(described, created)
         unknown = {
             t: described[t]["error"]
             for t in to_create

@@ -11,11 +11,11 @@ from dataclasses import replace
 from secure_mirror.preflight.checks.acl_fixes import lacking
 from secure_mirror.preflight.checks.base import REFUSED, check, listed, meaning
 from secure_mirror.preflight.model import FAIL, PASS, PROVE_WITH_AUDIT, UNVERIFIED, WARN, Check, Status
-from secure_mirror.preflight.probes import kafka_admin
+from secure_mirror.preflight.probes.kafka_admin import topics as topic_probes
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topic_shape import partition_growth, partition_problem
-from secure_mirror.render import topic_shape_acls as acl_plans
 from secure_mirror.render.acls import AclPlan
+from secure_mirror.render.acls import topic_shape as acl_plans
 
 CONFIGS_CHECK = "acl.topic-configs"
 GROW_CHECK = "acl.topic-grow"
@@ -30,7 +30,7 @@ def operation_check(
     plan: AclPlan,
     what: str,
     operation: str,
-    described: Mapping[str, kafka_admin.TopicAnswer],
+    described: Mapping[str, topic_probes.TopicAnswer],
     asked: Mapping[str, str | None] | None = None,
 ) -> Check:
     """``<side>.<what>``: ``operation`` on the described topics (those answering an error are judged elsewhere).
@@ -67,7 +67,7 @@ def operation_check(
 def source_checks(
     profile: Profile,
     plan: AclPlan,
-    described: Mapping[str, kafka_admin.TopicAnswer],
+    described: Mapping[str, topic_probes.TopicAnswer],
     asked: Mapping[str, str | None] | None = None,
 ) -> list[Check]:
     """DESCRIBE_CONFIGS on the selected source topics, with config sync on (``asked``: the DescribeConfigs answers
@@ -77,7 +77,7 @@ def source_checks(
     return [operation_check(plan, CONFIGS_CHECK, "DESCRIBE_CONFIGS", described, asked)]
 
 
-def target_checks(profile: Profile, plan: AclPlan, exists: Mapping[str, kafka_admin.Described]) -> list[Check]:
+def target_checks(profile: Profile, plan: AclPlan, exists: Mapping[str, topic_probes.Described]) -> list[Check]:
     """ALTER_CONFIGS (config sync) and ALTER (growth) on the existing target topics."""
     found = []
     if profile.mirror.topic_shape.sync_configs:
@@ -90,7 +90,7 @@ def target_checks(profile: Profile, plan: AclPlan, exists: Mapping[str, kafka_ad
 
 
 def partitions_check(
-    profile: Profile, names: dict[str, int], exists: Mapping[str, kafka_admin.Described], to_create: int
+    profile: Profile, names: dict[str, int], exists: Mapping[str, topic_probes.Described], to_create: int
 ) -> Check:
     """``target.topics.partitions``: each existing target topic's partition count against its source's (``names``:
     target topic -> its source's partitions). More than the source's is reported (Kafka removes none); fewer fails

@@ -1,13 +1,13 @@
-"""``kafka_admin.described_again``, and the judgement of what it leaves: a topic the description did not find that
-the broker then says exists appeared between pre-flight's two questions (a running mirror creating its checkpoints
-topic); it is described again, fed scripted answers here, and judged as the topic it is, not as one hidden from the
-identity. One never described is unverified, not a DESCRIBE grant missing."""
+"""``kafka_admin.topics.described_again``, and the judgement of what it leaves: a topic the description did not find
+that the broker then says exists appeared between pre-flight's two questions (a running mirror creating its
+checkpoints topic); it is described again, fed scripted answers here, and judged as the topic it is, not as one hidden
+from the identity. One never described is unverified, not a DESCRIBE grant missing."""
 
 from __future__ import annotations
 
 from secure_mirror.preflight.checks import groups
 from secure_mirror.preflight.model import FAIL, PASS, UNVERIFIED
-from secure_mirror.preflight.probes.kafka_admin import EXISTS, REFUSED_TOPIC, described_again
+from secure_mirror.preflight.probes.kafka_admin.topics import EXISTS, REFUSED_TOPIC, described_again
 from secure_mirror.render import acls
 from tests.support import profiles as pf
 

@@ -1,6 +1,6 @@
 """Every broker the metadata names (``preflight/checks/brokers.py``): a certificate or a login refused by one broker
 fails and names it with the fix; a broker that could not be reached warns; nothing is asked when the brokers' tickets
-failed. Fed answers as ``probes.tls.handshakes`` and ``probes.kafka_admin.each_broker`` return them."""
+failed. Fed answers as ``probes.tls.handshakes`` and ``probes.kafka_admin.cluster.each_broker`` return them."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def test_a_refusal_outranks_an_unreached_broker(profile):
 
 
 def test_nothing_is_asked_when_the_brokers_tickets_failed(profile, monkeypatch):
-    monkeypatch.setattr(brokers.kafka_admin, "each_broker", pytest.fail)
+    monkeypatch.setattr(brokers.cluster_probes, "each_broker", pytest.fail)
     run = SideChecks("source")
     run.add("kerberos.broker-tickets", FAIL, "no kafka/kafka-2.source.test")
     brokers.every_broker(run, profile.source, NODES, 1.0)

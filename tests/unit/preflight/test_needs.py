@@ -114,23 +114,24 @@ class Refusing:
         operations = None if old else ["DESCRIBE"]
         described = {"partitions": 1, "operations": operations}
         refused = {"error": "TOPIC_AUTHORIZATION_FAILED"}
-        admin = source.kafka_admin
-        monkeypatch.setattr(admin, "list_topics", lambda a: self.visible)
+        topics, groups = source.topic_probes, source.group_probes
+        monkeypatch.setattr(topics, "list_topics", lambda a: self.visible)
         monkeypatch.setattr(
-            admin, "describe_topics", lambda a, names: {n: described if partly else refused for n in names}
+            topics, "describe_topics", lambda a, names: {n: described if partly else refused for n in names}
         )
-        monkeypatch.setattr(admin, "validate_create", lambda a, t: dict.fromkeys(t, "TOPIC_AUTHORIZATION_FAILED"))
-        monkeypatch.setattr(admin, "fetch_probe", lambda a, t, g: dict.fromkeys(t, "TOPIC_AUTHORIZATION_FAILED"))
+        monkeypatch.setattr(topics, "validate_create", lambda a, t: dict.fromkeys(t, "TOPIC_AUTHORIZATION_FAILED"))
+        monkeypatch.setattr(topics, "fetch_probe", lambda a, t, g: dict.fromkeys(t, "TOPIC_AUTHORIZATION_FAILED"))
         monkeypatch.setattr(
-            admin, "describe_configs_probe", lambda a, t: dict.fromkeys(t, "TOPIC_AUTHORIZATION_FAILED")
+            topics, "describe_configs_probe", lambda a, t: dict.fromkeys(t, "TOPIC_AUTHORIZATION_FAILED")
         )
         group = {"operations": None} if old else {"error": "GROUP_AUTHORIZATION_FAILED"}
-        monkeypatch.setattr(admin, "describe_group", lambda a, g: group)
-        monkeypatch.setattr(admin, "join_probe", lambda a, g, t: "GROUP_AUTHORIZATION_FAILED")
-        monkeypatch.setattr(admin, "transaction_probe", lambda a, i: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED")
-        monkeypatch.setattr(admin, "describe_cluster", lambda a: {"operations": None if old else []})
-        monkeypatch.setattr(admin, "Admin", lambda conf, timeout: "admin")
-        monkeypatch.setattr(admin, "said", lambda a: [])
+        monkeypatch.setattr(groups, "describe_group", lambda a, g: group)
+        monkeypatch.setattr(groups, "join_probe", lambda a, g, t: "GROUP_AUTHORIZATION_FAILED")
+        refused_id = "TRANSACTIONAL_ID_AUTHORIZATION_FAILED"
+        monkeypatch.setattr(target.transaction_probes, "transaction_probe", lambda a, i: refused_id)
+        monkeypatch.setattr(target.cluster_probes, "describe_cluster", lambda a: {"operations": None if old else []})
+        monkeypatch.setattr(source.kafka_admin, "Admin", lambda conf, timeout: "admin")
+        monkeypatch.setattr(source.kafka_admin, "said", lambda a: [])
         monkeypatch.setattr(target, "client_conf", lambda cluster, side: {})
         monkeypatch.setattr(target.tls, "context_for", lambda settings: None)
         apis = BrokerApis({3: (0, 7 if old else 9)})
@@ -197,4 +198,4 @@ def test_the_sample_spark_group_and_the_transactional_ids_are_spelled_once():
         needle: sorted(str(path.relative_to(PACKAGE)) for path, text in _sources(PACKAGE).items() if needle in text)
         for needle in ("driver-0", "spark-kafka-source", '}-0"')
     }
-    assert spelled == {"driver-0": ["render/acls.py"], "spark-kafka-source": [], '}-0"': ["render/acls.py"]}
+    assert spelled == {"driver-0": ["render/acls/job.py"], "spark-kafka-source": [], '}-0"': ["render/acls/job.py"]}

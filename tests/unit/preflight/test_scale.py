@@ -150,13 +150,13 @@ class Target:
             states,
             [],
         )  # name -> ("visible", partitions, ops) | ("hidden",) | ("absent", code)
-        admin = target.kafka_admin
-        monkeypatch.setattr(admin, "list_topics", lambda a: {n: 1 for n, s in states.items() if s[0] in SEEN})
-        monkeypatch.setattr(admin, "describe_topics", self.describe)
-        monkeypatch.setattr(admin, "validate_create", lambda a, topics: {t: self.create(t) for t in topics})
+        admin, asked = target.kafka_admin, target.topic_probes
+        monkeypatch.setattr(asked, "list_topics", lambda a: {n: 1 for n, s in states.items() if s[0] in SEEN})
+        monkeypatch.setattr(asked, "describe_topics", self.describe)
+        monkeypatch.setattr(asked, "validate_create", lambda a, topics: {t: self.create(t) for t in topics})
         monkeypatch.setattr(admin, "Admin", lambda conf, timeout: "admin")
         monkeypatch.setattr(admin, "said", lambda a: [])
-        monkeypatch.setattr(admin, "APPEARING_SECONDS", 0)  # a topic found existing is described again once
+        monkeypatch.setattr(asked, "APPEARING_SECONDS", 0)  # a topic found existing is described again once
         monkeypatch.setattr(target, "client_conf", lambda cluster, side: {})
         monkeypatch.setattr(target.tls, "context_for", lambda settings: None)
         monkeypatch.setattr(target.api_versions, "answer", lambda *a: {"apis": BrokerApis({3: (0, 12), 60: (0, 1)})})

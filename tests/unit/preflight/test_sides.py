@@ -9,6 +9,9 @@ from secure_mirror.preflight.checks import connection, sides
 from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, Check
 from secure_mirror.preflight.probes import clock, files, kafka_admin, kerberos, tls
 from secure_mirror.preflight.probes.clock import KdcClock
+from secure_mirror.preflight.probes.kafka_admin import cluster as cluster_probes
+from secure_mirror.preflight.probes.kafka_admin import groups as group_probes
+from secure_mirror.preflight.probes.kafka_admin import topics as topic_probes
 from secure_mirror.preflight.probes.kerberos import KeytabEntry
 
 SIDES = ("source", "target")
@@ -53,19 +56,19 @@ class Probes:
         patch(connection, "client_conf", lambda cluster, side: {})
         patch(kafka_admin, "Admin", lambda conf, timeout: "admin")
         patch(kafka_admin, "said", lambda admin: [])
-        patch(kafka_admin, "connect", self.record("connect", lambda admin: self.connect))
+        patch(cluster_probes, "connect", self.record("connect", lambda admin: self.connect))
         patch(
-            kafka_admin,
+            cluster_probes,
             "each_broker",
             self.record(
                 "brokers",
                 lambda conf, nodes, t: [{"node": n, "server": f"{h}:{p}", "error": None} for n, h, p in nodes],
             ),
         )
-        patch(kafka_admin, "list_topics", self.record("topics", lambda admin: {"orders.eu": 3, "payments": 1}))
+        patch(topic_probes, "list_topics", self.record("topics", lambda admin: {"orders.eu": 3, "payments": 1}))
         described = {"partitions": 3, "operations": ["DESCRIBE", "READ"]}
-        patch(kafka_admin, "describe_topics", lambda admin, names: {n: described for n in names})
-        patch(kafka_admin, "describe_group", lambda admin, group: {"operations": ["READ"]})
+        patch(topic_probes, "describe_topics", lambda admin, names: {n: described for n in names})
+        patch(group_probes, "describe_group", lambda admin, group: {"operations": ["READ"]})
 
     def record(self, name, answer):
         def called(*args):
@@ -113,7 +116,9 @@ def test_a_target_describes_the_topics_it_already_has_in_its_first_phase(monkeyp
     """No check yet (the target's topic checks need the source's topics): the descriptions of the target topics the
     identity sees that the selection would write, for the second phase, asked while the source lists its topics."""
     probes = Probes(monkeypatch)
-    monkeypatch.setattr(kafka_admin, "list_topics", probes.record("topics", lambda admin: {"src.orders.eu": 3, "x": 1}))
+    monkeypatch.setattr(
+        topic_probes, "list_topics", probes.record("topics", lambda admin: {"src.orders.eu": 3, "x": 1})
+    )
     facts = sides.first_phase(profile, "target", 1.0, None)
     assert facts.checks[-1].id == "target.kafka.brokers" and facts.topics is None
     assert facts.described == {"src.orders.eu": {"partitions": 3, "operations": ["DESCRIBE", "READ"]}}

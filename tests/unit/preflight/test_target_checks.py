@@ -136,7 +136,8 @@ def test_each_missing_grant_is_named_as_the_plan_grants_it(profile, target_plan)
 
 
 def test_a_topic_that_exists_but_was_not_described_leaves_describe_unverified_naming_no_grant(profile, target_plan):
-    """Its description failed with another error than a refusal, however long asked (``kafka_admin.appeared``)."""
+    """Its description failed with another error than a refusal, however long asked
+    (``kafka_admin.topics.appeared``)."""
     leaderless = {"error": "LEADER_NOT_AVAILABLE"}
     found = judged(profile, target_plan, payments=leaderless, created={"src.payments": "TOPIC_ALREADY_EXISTS"})
     describe = next(c for c in found if c.id == "target.acl.topic-describe")
@@ -373,21 +374,21 @@ class Asked:
         monkeypatch.setattr(target.kafka_admin, "said", lambda admin: self.said)
         monkeypatch.setattr(target.tls, "context_for", lambda settings: "tls context")
         monkeypatch.setattr(
-            target.kafka_admin,
+            target.topic_probes,
             "describe_topics",
             self.record("describe", lambda a, names: {n: d for n, d in described.items() if n in names}),
         )
         monkeypatch.setattr(
-            target.kafka_admin,
+            target.topic_probes,
             "validate_create",
             self.record("create", lambda a, t: {n: c for n, c in created.items() if n in t}),
         )
         monkeypatch.setattr(
-            target.kafka_admin, "transaction_probe", self.record("transaction", lambda a, i: transaction)
+            target.transaction_probes, "transaction_probe", self.record("transaction", lambda a, i: transaction)
         )
         monkeypatch.setattr(target.api_versions, "answer", self.record("api_versions", lambda *a: {"apis": apis}))
         monkeypatch.setattr(
-            target.kafka_admin, "describe_cluster", self.record("cluster", lambda a: {"operations": []})
+            target.cluster_probes, "describe_cluster", self.record("cluster", lambda a: {"operations": []})
         )
 
     def record(self, name, answer):

@@ -2,7 +2,7 @@
 RangerPolicyEngineImpl with the kafka service definition its jar ships, from .deps/ranger/lib), through
 tests/support/RangerPolicyCases.java: one JVM for the module, fed one side's policies and access requests per batch.
 
-Each side's answers are compared with what the side's Kafka ACL plan grants (``render/acls.py``), read independently
+Each side's answers are compared with what the side's Kafka ACL plan grants (``render/acls/``), read independently
 of render/ranger.py: an access is allowed exactly when a binding of the plan (or of its ``older_brokers``, which
 Ranger's authorizer needs on every version) covers the name for that operation, or for one implying it (Kafka's and
 Ranger's implied DESCRIBE and DESCRIBE_CONFIGS), compared without case as Ranger's kafka service definition matches
@@ -148,7 +148,7 @@ def check_side(engine, tmp_path, plan: acls.AclPlan, profile: Profile) -> None:
         if resource == "topic" and not every_topic and name not in plan.own_topics:
             assert name not in INTERNAL_TOPICS and not name.startswith("mm2-"), f"an internal topic: {ask}"
             # MirrorMaker 2's checkpoints live on the target; on the source a user's prefix may cover the name
-            # (acls.py: excluded from mirroring, and the MANIFEST says so)
+            # (render/acls/plan.py: excluded from mirroring, and the MANIFEST says so)
             assert plan.side == "source" or name not in profile.mm2_target_topics, f"an internal topic: {ask}"
             assert name != "unselected-topic", ask
 

@@ -379,7 +379,7 @@ def test_mirrormaker2_acls_are_separate_and_name_its_internal_topics_and_group(t
 
 def test_mutual_tls_principal_is_the_certificate_subject(tmp_path, monkeypatch):
     profile = load_profile(pf.write_profile(tmp_path, _case("mutual-tls", tmp_path, monkeypatch)))
-    assert acls.kafka_principal(profile.source) == "User:CN=mirror,O=Example"
+    assert profile.source.kafka_principal == "User:CN=mirror,O=Example"
 
 
 @pytest.mark.parametrize(

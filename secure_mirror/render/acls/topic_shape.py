@@ -1,6 +1,6 @@
 """``mirror.topic_shape``'s needs (docs/replica.md): what the mirror identity needs on the topics to give the target
-topics the source's configs and partitions. render/acls.py adds them to the topic grants; pre-flight and the audit
-judge the same operations from here."""
+topics the source's configs and partitions. The job's plans (``render.acls.job``) add them to the topic grants;
+pre-flight and the audit judge the same operations from here."""
 
 from __future__ import annotations
 
