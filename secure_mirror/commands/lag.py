@@ -10,6 +10,7 @@ from secure_mirror.commands import outputs
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.kafka import client_support
 from secure_mirror.profile import load_profile
+from secure_mirror.run.clients import inspection
 from secure_mirror.run.lag import format_table, lag, lag_heartbeat
 
 
@@ -23,8 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)
     client_support.require(profile.mechanisms, "lag")
-    rows = lag(profile)
-    beat = lag_heartbeat(profile)
+    with inspection(profile) as identities:  # one set for both reads
+        rows = lag(profile, identities=identities)
+        beat = lag_heartbeat(profile, identities=identities)
     if args.json:
         print(outputs.dump(outputs.lag_output(rows, beat)))
         return EXIT_OK

@@ -3,6 +3,6 @@ identity) and, for each (side, who), a Kafka identity with its kept processes. P
 verify, group sync and failover), ``acls`` and the sandbox reach Kafka through it."""
 
 from secure_mirror.identities.folder import IdentityFolder
-from secure_mirror.identities.kept import Identities
+from secure_mirror.identities.kept import Caller, Identities
 
-__all__ = ["Identities", "IdentityFolder"]
+__all__ = ["Caller", "Identities", "IdentityFolder"]

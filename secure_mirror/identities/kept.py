@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from secure_mirror.identities.folder import IdentityFolder
 from secure_mirror.kafka.identity import ClientConf, KafkaIdentity
@@ -15,6 +15,13 @@ from secure_mirror.profile.models import Profile
 
 T = TypeVar("T")
 MIRROR = "mirror"
+
+
+class Caller(Protocol):
+    """What a reader needs of a set of identities: ``call(side, fn, *args)``, ``fn`` run as that side's identity.
+    :class:`Identities` is one; a reader given one uses it and leaves it open (as httpx's client its transport)."""
+
+    def call(self, side: Side, fn: Callable[..., T], *args: Any, who: str = MIRROR, **kwargs: Any) -> T: ...
 
 
 class Identities:

@@ -34,12 +34,15 @@ def run_preflight(
     sides: tuple[Side, ...] = SIDES,
     timeout: float = DEFAULT_TIMEOUT,
     admin: dict[Side, Cluster] | None = None,
+    identities: Identities | None = None,
 ) -> Report:
     """Every check for ``sides``; with ``admin`` (side -> the admin's Cluster) also the ACL audit. The report's
-    ``seconds`` say how long the runner waited for each part (``Laps``)."""
+    ``seconds`` say how long the runner waited for each part (``Laps``). Its workers act in ``identities``' folder
+    (left open: the caller's, as the cut-over hands down its one set), or in a set of its own, closed at the end."""
     laps = Laps()
     with ExitStack() as stack:
-        identities = stack.enter_context(Identities.for_profile(profile, prefix="secure-mirror-preflight-"))
+        if identities is None:
+            identities = stack.enter_context(Identities.for_profile(profile, prefix="secure-mirror-preflight-"))
         krb5_conf, deadline = identities.krb5_config, STARTUP_S + 12 * timeout
         mirror = {side: identities.process(side) for side in _needed(sides)}
         for side, w in mirror.items():
@@ -65,6 +68,8 @@ def run_preflight(
         if admin:
             report.checks += _audit(profile, admins, deadline, facts, report)
             laps.add("audit")
+        for w in admins.values():  # ended now, not when the identities close (a caller's may stay open long)
+            w.release()
         report.seconds = laps.seconds()
         return report
 

@@ -68,6 +68,12 @@ def committed_offsets(
     return None
 
 
+def mirrored_to(profile: Profile) -> Offsets:
+    """The mirror's committed source positions (its checkpoint), {} when it has committed nothing yet."""
+    found = committed_offsets(profile.mirror.checkpoint_location, profile)
+    return dict(found[1]) if found else {}
+
+
 def initial_offsets(
     location: str, profile: Profile | None = None, found: remote_checkpoint.Snapshot | None = None
 ) -> Offsets:

@@ -3,15 +3,17 @@ identity's process: lag and verify read both clusters with the same identities t
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 
-from secure_mirror.identities import Identities
+from secure_mirror.identities import Caller, Identities
 from secure_mirror.kafka import timeouts
 from secure_mirror.kafka.admin_ops import LOG, asked_while_settling
 from secure_mirror.kafka.identity import ClientConf
 from secure_mirror.kafka.oauth import token_served
-from secure_mirror.profile.cluster import Side
+from secure_mirror.profile.cluster import Cluster, Side
 from secure_mirror.profile.models import Profile
 
 # A partition's leader answers these while it is being elected or has just been (a new leader's high watermark not yet
@@ -19,13 +21,28 @@ from secure_mirror.profile.models import Profile
 SETTLING = frozenset({"OFFSET_NOT_AVAILABLE", "NOT_LEADER_FOR_PARTITION", "LEADER_NOT_AVAILABLE"})
 
 
-def inspection(profile: Profile) -> Identities:
+def inspection(
+    profile: Profile, *, admins: Mapping[Side, Cluster] | None = None, prefix: str = "secure-mirror-clients-"
+) -> Identities:
     """``with inspection(profile) as clients: clients.call("source", fn, *args)`` runs ``fn(conf, *args)`` as the
     side's mirror identity. The source is seen as the job reads it (end offsets, records: its isolation level), and
-    both sides name a group under the prefix the rendered ACLs grant READ on (nothing is ever committed to it)."""
+    both sides name a group under the prefix the rendered ACLs grant READ on (nothing is ever committed to it).
+    ``admins`` (side -> the admin's cluster block) adds each side's admin identity (``who="admin"``), for a command
+    that hands one set down to every reader (the cut-over)."""
     group = {"group.id": f"{profile.group_prefix}-inspect"}
     settings: dict[Side, ClientConf] = {"source": {**profile.mirror.source_consumer_settings, **group}, "target": group}
-    return Identities.for_profile(profile, settings=settings, prefix="secure-mirror-clients-")
+    return Identities.for_profile(profile, admins=admins, settings=settings, prefix=prefix)
+
+
+@contextmanager
+def given_or_own(profile: Profile, identities: Caller | None) -> Iterator[Caller]:
+    """``identities`` when given (used and left open: they are the caller's, as httpx's client leaves the transport
+    it was given), else the mirror's own for this one read (:func:`inspection`), closed after it."""
+    if identities is not None:
+        yield identities
+        return
+    with inspection(profile) as own:
+        yield own
 
 
 # ---- functions run in the identity's process ---------------------------------------------------------------

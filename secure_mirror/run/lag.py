@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from secure_mirror.identities import Caller
 from secure_mirror.profile.models import Profile
 from secure_mirror.run import checkpoint
-from secure_mirror.run.clients import end_offsets, inspection
+from secure_mirror.run.clients import end_offsets, given_or_own
 from secure_mirror.run.heartbeat_reader import flow_heartbeat
 from secure_mirror.run.heartbeats import HeartbeatState
 
@@ -55,22 +56,23 @@ def lag_rows(
     return rows
 
 
-def lag(profile: Profile) -> list[LagRow]:
-    """The lag table of ``profile``'s mirror (source end offsets read with the source identity)."""
-    found = checkpoint.committed_offsets(profile.mirror.checkpoint_location, profile)
-    committed = found[1] if found else {}
-    with inspection(profile) as clients:
+def lag(profile: Profile, *, identities: Caller | None = None) -> list[LagRow]:
+    """The lag table of ``profile``'s mirror (source end offsets read with the source identity: ``identities``', left
+    open, or a set of its own)."""
+    committed = checkpoint.mirrored_to(profile)
+    with given_or_own(profile, identities) as clients:
         marks = clients.call(
             "source", end_offsets, sorted({t for t, _ in committed}), profile.selection().java_pattern()
         )
     return lag_rows(profile, marks.ends, committed, marks.unread)
 
 
-def lag_heartbeat(profile: Profile) -> HeartbeatState | None:
-    """The flow's newest heartbeat on the target, judged (None when the profile turns heartbeats off)."""
+def lag_heartbeat(profile: Profile, *, identities: Caller | None = None) -> HeartbeatState | None:
+    """The flow's newest heartbeat on the target, judged (None when the profile turns heartbeats off); read with
+    ``identities``, left open, or a set of its own."""
     if not profile.mirror.heartbeats.enabled:
         return None
-    with inspection(profile) as clients:
+    with given_or_own(profile, identities) as clients:
         return flow_heartbeat(profile, clients)
 
 

@@ -17,13 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from secure_mirror.errors import BadInputError, ClusterRefused
-from secure_mirror.identities import Identities
+from secure_mirror.identities import Caller
 from secure_mirror.kafka.processes import IsolatedCallError
 from secure_mirror.profile.job_settings import PROVENANCE_PREFIX
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topic_shape import partition_problem
 from secure_mirror.run import checkpoint
-from secure_mirror.run.clients import end_offsets, inspection
+from secure_mirror.run.clients import end_offsets, given_or_own
 from secure_mirror.run.heartbeat_reader import flow_heartbeat
 from secure_mirror.run.heartbeats import HeartbeatState
 from secure_mirror.verify import scan
@@ -206,8 +206,11 @@ def _count_problem(profile: Profile, topic: str, source: int, target: int) -> di
     )
 
 
-def verify(profile: Profile, *, cells: int = DEFAULT_CELLS, examples: int = EXAMPLES) -> VerifyResult:
-    """Compare ``profile``'s source and target over the range the mirror's checkpoint committed."""
+def verify(
+    profile: Profile, *, cells: int = DEFAULT_CELLS, examples: int = EXAMPLES, identities: Caller | None = None
+) -> VerifyResult:
+    """Compare ``profile``'s source and target over the range the mirror's checkpoint committed, reading both with
+    ``identities`` (the mirror's, left open) or a set of its own."""
     location = profile.mirror.checkpoint_location
     files = checkpoint.snapshot(location, profile)  # one read of a remote checkpoint for both questions
     found = checkpoint.committed_offsets(location, profile, files)
@@ -218,7 +221,9 @@ def verify(profile: Profile, *, cells: int = DEFAULT_CELLS, examples: int = EXAM
         )
     batch, committed = found
     try:
-        return _verify(profile, batch, committed, checkpoint.initial_offsets(location, profile, files), cells, examples)
+        initial = checkpoint.initial_offsets(location, profile, files)
+        with given_or_own(profile, identities) as clients:
+            return _verify(clients, profile, batch, committed, initial, cells, examples)
     except IsolatedCallError as error:
         if "AUTHORIZATION_FAILED" not in f"{error.code} {error}":
             raise
@@ -229,23 +234,24 @@ def verify(profile: Profile, *, cells: int = DEFAULT_CELLS, examples: int = EXAM
         ) from None
 
 
-def _verify(profile: Profile, batch: int, committed: dict, initial: dict, cells: int, examples: int) -> VerifyResult:
-    with inspection(profile) as clients:
-        topics = sorted({t for t, _ in committed})
-        ours = clients.call("source", end_offsets, topics, profile.selection().java_pattern())
-        theirs = clients.call("target", end_offsets, sorted({profile.target_topic(t) for t in topics}))
-        plan = plan_ranges(profile, committed, initial, ours.ends, theirs.ends, ours.unread, theirs.unread)
-        keep = provenance_rules(profile, clients.call("target", scan.cluster_id))
-        with ThreadPoolExecutor(2) as pool:
-            source = pool.submit(clients.call, "source", scan.scan, plan.source_ranges, None, cells, keep["source"])
-            target = pool.submit(
-                clients.call, "target", scan.scan, plan.target_ranges, PROVENANCE_PREFIX, cells, keep["target"]
-            )
-            source_digests, target_digests = source.result(), target.result()
-        comparisons, differences = _compare(plan, source_digests, target_digests, cells)
-        if differences:
-            _explain(clients, plan, comparisons, differences, examples, keep)
-        heartbeat = flow_heartbeat(profile, clients)
+def _verify(
+    clients: Caller, profile: Profile, batch: int, committed: dict, initial: dict, cells: int, examples: int
+) -> VerifyResult:
+    topics = sorted({t for t, _ in committed})
+    ours = clients.call("source", end_offsets, topics, profile.selection().java_pattern())
+    theirs = clients.call("target", end_offsets, sorted({profile.target_topic(t) for t in topics}))
+    plan = plan_ranges(profile, committed, initial, ours.ends, theirs.ends, ours.unread, theirs.unread)
+    keep = provenance_rules(profile, clients.call("target", scan.cluster_id))
+    with ThreadPoolExecutor(2) as pool:
+        source = pool.submit(clients.call, "source", scan.scan, plan.source_ranges, None, cells, keep["source"])
+        target = pool.submit(
+            clients.call, "target", scan.scan, plan.target_ranges, PROVENANCE_PREFIX, cells, keep["target"]
+        )
+        source_digests, target_digests = source.result(), target.result()
+    comparisons, differences = _compare(plan, source_digests, target_digests, cells)
+    if differences:
+        _explain(clients, plan, comparisons, differences, examples, keep)
+    heartbeat = flow_heartbeat(profile, clients)
     return VerifyResult(comparisons, plan.not_mirrored, batch, heartbeat, plan.partition_counts, plan.unread)
 
 
@@ -277,7 +283,7 @@ def _compare(plan: _Plan, source: dict, target: dict, cells: int):
 
 
 def _explain(
-    clients: Identities, plan: _Plan, comparisons: list[Comparison], differences: dict, examples: int, keep: dict
+    clients: Caller, plan: _Plan, comparisons: list[Comparison], differences: dict, examples: int, keep: dict
 ) -> None:
     ids = {ident for _c, diff in differences.values() for ident in diff}
     in_source = clients.call("source", scan.find, plan.source_ranges, ids, None, keep=keep["source"])

@@ -182,9 +182,9 @@ def test_the_schemas_are_json_schemas_read_closed():
 
 def test_lag_json_from_main(tmp_path, capsys, monkeypatch):
     rows = [LagRow("mirror", "a", 0, 10, 12, 2), LagRow("mirror", "gone", 0, 5, None, None)]
-    monkeypatch.setattr("secure_mirror.commands.lag.lag", lambda profile: rows)
+    monkeypatch.setattr("secure_mirror.commands.lag.lag", lambda profile, identities: rows)
     for beat in (_beat(99_000), None):
-        monkeypatch.setattr("secure_mirror.commands.lag.lag_heartbeat", lambda profile, beat=beat: beat)
+        monkeypatch.setattr("secure_mirror.commands.lag.lag_heartbeat", lambda profile, identities, beat=beat: beat)
         assert main(["lag", "--json", _profile(tmp_path)]) == 0
         assert_valid("lag", capsys.readouterr().out)
 

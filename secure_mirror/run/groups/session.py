@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from secure_mirror.identities import Caller, Identities
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import checkpoints_topic, offset_map_topic
-from secure_mirror.run import checkpoint
+from secure_mirror.run.checkpoint import mirrored_to
 from secure_mirror.run.clients import inspection
 from secure_mirror.run.groups import checkpoints as checkpoint_format
 from secure_mirror.run.groups import decide, reading
@@ -38,31 +39,36 @@ def _groups(answer: dict[str, dict]) -> dict[str, decide.GroupOffsets]:
     }
 
 
-def mirrored_to(profile: Profile) -> dict[TopicPartition, int]:
-    """The mirror's committed source positions (its checkpoint), {} when it has committed nothing yet."""
-    found = checkpoint.committed_offsets(profile.mirror.checkpoint_location, profile)
-    return dict(found[1]) if found else {}
-
-
 class Session:
     """``with Session(profile) as session: session.observe()``; the map is read once and then from where it ended."""
 
-    def __init__(self, profile: Profile, known: Mapping[TopicPartition, Sequence[Segment]] | None = None):
+    def __init__(
+        self,
+        profile: Profile,
+        known: Mapping[TopicPartition, Sequence[Segment]] | None = None,
+        *,
+        identities: Caller | None = None,
+    ):
         """``known``: segments that hold besides the map topic's (the forward's map read the other way, for the
-        way back: ``translate.inverted``)."""
+        way back: ``translate.inverted``). ``identities``: the mirror's, used and left open; without them the
+        session opens its own (``clients.inspection``) and closes them when it ends."""
         self.profile = profile
         self.map_topic = offset_map_topic(profile.source.alias)
         self.checkpoints_topic = checkpoints_topic(profile.source.alias)
         self.positions: dict[int, int] = {}
         self.maps: dict[TopicPartition, list[Segment]] = {tp: compact(segs) for tp, segs in (known or {}).items()}
         self.unreadable = 0  # records of the map topic that are not segments
-        self._clients = inspection(profile)
+        self._own: Identities | None = None
+        if identities is None:
+            identities = self._own = inspection(profile)
+        self._clients: Caller = identities
 
     def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc) -> None:
-        self._clients.close()
+        if self._own is not None:
+            self._own.close()
 
     def read_map(self) -> None:
         segments, self.positions, bad = self._clients.call("target", reading.read_map, self.map_topic, self.positions)
