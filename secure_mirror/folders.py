@@ -63,6 +63,25 @@ def replace(path: Path, text: str, mode: int) -> None:
         handle.write(text)
 
 
+def write_durably(path: Path, text: str, mode: int) -> None:
+    """Write ``text`` to ``path`` so that a crash at any moment leaves the old file or the new one whole, never a part:
+    a temporary file beside it (made with ``mode``, never through a link), synced, renamed over ``path`` (which
+    replaces a link there, never follows it), and the folder synced so that the rename itself is kept."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.unlink(missing_ok=True)  # one of ours, left by a process of the same pid that died
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    with os.fdopen(os.open(temporary, flags, mode), "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
 def make(folder: Path, option: str, mode: int = 0o700) -> None:
     """Make ``folder`` (and its parents, along the named path); an existing one keeps its mode. A failure, or a
     symbolic link in ``folder``'s place, is bad input naming ``option``."""

@@ -1,11 +1,18 @@
 """The arguments several commands share, each worded once: the profile, a flag, an admin identity, the wait for an
-answer or a step, and the one type of an option that takes seconds."""
+answer or a step, and the one type of an option that takes seconds; and the reading of the values two commands
+check alike (both clusters' admins, an existing folder)."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from secure_mirror import folders
+from secure_mirror.errors import BadInputError
 from secure_mirror.preflight import DEFAULT_TIMEOUT
+from secure_mirror.preflight.admin_identity import admin_clusters
+from secure_mirror.profile.cluster import Cluster, Side
+from secure_mirror.profile.models import Profile
 
 
 def profile(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +32,22 @@ def as_admin(parser: argparse.ArgumentParser, purpose: str, without: str) -> Non
         help=f"{purpose} with an admin identity: a profile file, or SIDE.KEY=VALUE,... (principal, keytab / "
         f"username, password); without it, {without}",
     )
+
+
+def both_admins(profile: Profile, value: str) -> dict[Side, Cluster]:
+    """``--as-admin`` read (``admin_clusters``) where a command needs an admin identity of both clusters."""
+    admins = admin_clusters(profile, value)
+    if set(admins) != {"source", "target"}:
+        raise BadInputError("--as-admin: name an admin identity for both the source and the target")
+    return admins
+
+
+def existing_folder(option: str, value: str, fix: str = "") -> Path:
+    """The folder ``option`` names (``folders.named``), which must exist; ``fix`` ends the sentence when it does not."""
+    folder = folders.named(value)
+    if not folder.is_dir():
+        raise BadInputError(f"{option}: {folder} is not a folder{fix}")
+    return folder
 
 
 STEP_TIMEOUT = 300.0  # a cut-over's step (a long drain may need more: --timeout)

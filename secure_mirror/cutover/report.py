@@ -1,13 +1,18 @@
 """The cut-over's report (issue 41, step 7) for an auditor to keep: every step with its start, end, attempts and
 result; the counts per partition on both clusters; each group's offsets on both sides; every ACL binding added or
 removed, on which cluster, by which identity. One JSON document and the same in Markdown, both from the record
-(``state.Record``) and its notes, nothing else; every value in the Markdown goes through the ``md`` encoder."""
+(``record.Record``) and its notes, nothing else; every value in the Markdown goes through the ``md`` encoder. Both
+are written beside the record, each whole (``folders.write_durably``)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from pathlib import Path
+
 from pydantic import BaseModel, Field
 
-from secure_mirror.cutover.state import Record
+from secure_mirror import folders
+from secure_mirror.cutover.record import Record
 from secure_mirror.render.encoders import json_text, md
 
 
@@ -80,7 +85,7 @@ def document(record: Record) -> dict:
 def _plain(record: Record) -> dict:
     notes = record.notes
     return {
-        "command": record.command,
+        "command": record.command.to_dict(),
         "complete": record.complete,
         "steps": [
             {
@@ -94,10 +99,20 @@ def _plain(record: Record) -> dict:
             }
             for step in record.steps
         ],
-        "counts": notes.get("counts", []),  # [{topic, partition, source, target}]
-        "groups": notes.get("groups", []),  # [{group, topic, partition, source_offset, target_offset}]
-        "acls": notes.get("acls", []),  # [{cluster, change: added|removed, by, binding: {...}}]
+        "counts": [asdict(count) for count in notes.counts],
+        "groups": [asdict(group) for group in notes.groups],
+        "acls": [change.to_dict() for change in notes.acls],
     }
+
+
+JSON_FILE, MARKDOWN_FILE = "cutover-report.json", "cutover-report.md"
+
+
+def write(record: Record, folder: Path) -> dict:
+    """Both documents into ``folder`` (mode 0600); the files written."""
+    for name, text in ((JSON_FILE, json_report(record)), (MARKDOWN_FILE, markdown_report(record))):
+        folders.write_durably(folder / name, text, 0o600)
+    return {"files": [str(folder / JSON_FILE), str(folder / MARKDOWN_FILE)]}
 
 
 def json_report(record: Record) -> str:

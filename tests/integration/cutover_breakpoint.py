@@ -29,15 +29,16 @@ import time
 from pathlib import Path
 
 from secure_mirror import cli
-from secure_mirror.cutover import state, steps
+from secure_mirror.cutover import context, steps
+from secure_mirror.cutover import record as records
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl
 
 CHANGES = {admin_ops.create_acls: "added", admin_ops.delete_acls: "removed"}
 
 
-def current_step(record: state.Record) -> str | None:
-    return next((s.name for s in record.steps if s.status == state.STARTED), None)
+def current_step(record: records.Record) -> str | None:
+    return next((s.name for s in record.steps if s.status == records.STARTED), None)
 
 
 def pause(marker: Path, step: str, applied: list[dict], at: str) -> None:
@@ -52,11 +53,11 @@ def pause(marker: Path, step: str, applied: list[dict], at: str) -> None:
 
 
 def install(step: str, after: int | None, after_move: bool, split: bool, marker: Path) -> None:
-    original_ask, original_replace = steps.Context.ask, os.replace
+    original_ask, original_replace = context.Context.ask, os.replace
     applied: list[dict] = []
-    here: dict[str, steps.Context] = {}
+    here: dict[str, context.Context] = {}
 
-    def ask(self, side, fn, *args, who=steps.ADMIN, **kwargs):
+    def ask(self, side, fn, *args, who=context.ADMIN, **kwargs):
         here["ctx"] = self
         if current_step(self.record) != step or fn not in CHANGES or not args or not args[0]:
             return original_ask(self, side, fn, *args, who=who, **kwargs)
@@ -75,14 +76,16 @@ def install(step: str, after: int | None, after_move: bool, split: bool, marker:
         if after_move and moved and ctx is not None and current_step(ctx.record) == step:
             pause(marker, step, applied, f"after the forward record was kept as {dst}")
 
-    steps.Context.ask = ask  # type: ignore[method-assign]
+    context.Context.ask = ask  # type: ignore[method-assign]
     if after_move:
         os.replace = replace  # type: ignore[assignment]
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="cutover_breakpoint")
-    parser.add_argument("--step", required=True, choices=[*state.STEPS, *state.FAILBACK_STEPS])
+    parser.add_argument(
+        "--step", required=True, choices=[*steps.names(records.CUTOVER), *steps.names(records.FAILBACK)]
+    )
     parser.add_argument("--after", type=int, help="pause once this many ACL requests of the step have returned")
     parser.add_argument("--after-move", action="store_true", help="pause once restore kept the forward record")
     parser.add_argument("--split", action="store_true", help="one request per binding")

@@ -46,7 +46,8 @@ from pathlib import Path
 
 import pytest
 
-from secure_mirror.cutover import state
+from secure_mirror.cutover.record import CUTOVER, FAILBACK, FILE
+from secure_mirror.cutover.steps import names as step_names
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.acl import Acl
@@ -253,7 +254,7 @@ def cut(sandbox, tmp_path_factory):
                         _identity(sandbox, "source", app, folder).call, produce_until_refused, topic, str(stop), 900
                     )
                     time.sleep(3)  # some live records before the fence
-                    record = run_dir / state.FILE
+                    record = run_dir / FILE
                     kills = {"check": _kill_at(argv, record, "check")}
                     everyone = Acl(principal="User:*", operation="WRITE", resource_type="TOPIC", resource_name=topic)
                     sandbox.admin("source", admin_ops.create_acls, [everyone])
@@ -441,7 +442,7 @@ def _restore_killed_inside(sb, argv: list[str], record: Path, folder: Path, pref
     for kill, where in (("first", ("--after", "1")), ("second", ("--after-move",))):
         out[kill] = _kill_inside(argv, record, folder, "restore", *where)
         out[kill]["acls"] = {side: set(sb.admin(side, _acls_of, prefix)) for side in sides}
-        out[kill]["forward_in_run_dir"] = (run_dir / state.FILE).exists()
+        out[kill]["forward_in_run_dir"] = (run_dir / FILE).exists()
     out["how"] = "killed" if out["first"]["how"] == out["second"]["how"] == "killed" else "not killed inside"
     out["seconds"] = round(time.monotonic() - started, 1)  # what the two kills add to the run
     return out
@@ -504,7 +505,7 @@ def test_killed_once_and_run_again_the_cutover_completes(cut):
     done = cut["done"]
     assert done.returncode == EXIT_OK, done.stdout + done.stderr[-3000:]
     steps = cut["record"]["steps"]
-    assert [(s["name"], s["status"]) for s in steps] == [(name, "done") for name in state.STEPS]
+    assert [(s["name"], s["status"]) for s in steps] == [(name, "done") for name in step_names(CUTOVER)]
     attempts = {s["name"]: s["attempts"] for s in steps}
     kills = cut["kills"]
     print(f"\ncut-over killed at each step: {kills}; attempts {attempts}")
@@ -641,7 +642,7 @@ def back(cut):
         back_profile = load_profile(cut["back_path"])
         wait_for(lambda: caught_up(back_profile, {topic}), 600, "the way back to catch up")
         dry = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, timeout=600)
-        record = back_run / state.FILE
+        record = back_run / FILE
         kills = {name: _kill_at(argv, record, name) for name in ("check", "fence", "drain", "sync", "stop")}
         inside_restore = _restore_killed_inside(sb, argv, record, folder, cut["case"].prefix, cut["run_dir"])
         kills["restore"] = inside_restore["how"]
@@ -682,7 +683,7 @@ def test_failback_killed_at_each_step_completes_and_stops_the_way_back(cut, back
     done = back["done"]
     assert done.returncode == EXIT_OK, done.stdout + done.stderr[-3000:]
     steps = back["record"]["steps"]
-    assert [(s["name"], s["status"]) for s in steps] == [(name, "done") for name in state.FAILBACK_STEPS]
+    assert [(s["name"], s["status"]) for s in steps] == [(name, "done") for name in step_names(FAILBACK)]
     kills, attempts = back["kills"], {s["name"]: s["attempts"] for s in steps}
     print(f"\nfailback killed at each step: {kills}; attempts {attempts}")
     assert all(kills[name] == "killed" for name in ("check", "fence", "drain", "sync", "stop")), kills
@@ -693,7 +694,7 @@ def test_failback_killed_at_each_step_completes_and_stops_the_way_back(cut, back
     assert back["job"] == EXIT_OK  # the way back's job stopped cleanly
     assert_valid("failback", (back["back_run"] / "cutover-report.json").read_text())
     kept = back["record"]["notes"]["forward_record"]
-    assert Path(kept).is_file() and not (cut["run_dir"] / state.FILE).exists()
+    assert Path(kept).is_file() and not (cut["run_dir"] / FILE).exists()
 
 
 def test_failback_brings_every_record_written_on_the_target_back_once(cut, back):

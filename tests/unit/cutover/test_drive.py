@@ -9,7 +9,9 @@ import json
 import pytest
 
 from secure_mirror.commands.cutover import printer
-from secure_mirror.cutover import machine, state, steps
+from secure_mirror.cutover import machine, report, steps
+from secure_mirror.cutover import record as records
+from secure_mirror.cutover.context import Context, Step, StepFailed
 from secure_mirror.errors import EXIT_FAILED
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.processes import IdentityProcess
@@ -42,21 +44,22 @@ def run(tmp_path, monkeypatch):
             if what == "crash":
                 raise Crash
             if what == "stop":
-                raise steps.StepFailed(f"{name} cannot go on: fix it")
+                raise StepFailed(f"{name} cannot go on: fix it")
             if what == "client error":
                 _client_error()
             return {"step": name}
 
         return fn
 
-    monkeypatch.setattr(steps, "STEPS", {name: step(name) for name in state.STEPS})
-    store = state.RecordFile(tmp_path)
-    key = state.command_key("version: 1\n", "cutover", ["g"])
+    table = tuple(Step(name, step(name)) for name in steps.names(records.CUTOVER))
+    monkeypatch.setitem(steps.TABLES, records.CUTOVER, table)
+    store = machine.record_file(tmp_path)
+    key = records.command_key("version: 1\n", records.CUTOVER, ["g"])
     said: list[str] = []
 
     def once() -> int:
-        record = store.load(key) or state.Record.start(key)
-        ctx = steps.Context(None, {}, ["g"], tmp_path, record, lambda: store.save(record), None, say=said.append)
+        record, save = machine.open_record(tmp_path, key, dry_run=False)
+        ctx = Context(None, {}, ["g"], tmp_path, record, save, None, say=said.append)
         return machine.drive(ctx)
 
     return {"once": once, "calls": calls, "behaviour": behaviour, "store": store, "key": key, "said": said}
@@ -67,10 +70,12 @@ def test_a_stop_then_a_crash_then_the_rest(run, tmp_path):
     assert run["once"]() == 1
     assert run["calls"] == ["check", "fence"]
     record = run["store"].load(run["key"])
-    assert record.step("fence").status == state.FAILED and record.step("fence").message == "fence cannot go on: fix it"
-    assert_valid("cutover", (tmp_path / steps.REPORT_JSON).read_text())
-    report = json.loads((tmp_path / steps.REPORT_JSON).read_text())
-    assert [s["status"] for s in report["steps"][:3]] == ["done", "failed", "not begun"]
+    assert (
+        record.step("fence").status == records.FAILED and record.step("fence").message == "fence cannot go on: fix it"
+    )
+    assert_valid("cutover", (tmp_path / report.JSON_FILE).read_text())
+    written = json.loads((tmp_path / report.JSON_FILE).read_text())
+    assert [s["status"] for s in written["steps"][:3]] == ["done", "failed", "not begun"]
     assert "fix that, then run the same command again: it goes on from fence" in run["said"]
 
     run["behaviour"].update(drain="crash")
@@ -78,22 +83,22 @@ def test_a_stop_then_a_crash_then_the_rest(run, tmp_path):
         run["once"]()
     assert run["calls"][2:] == ["fence", "drain"]
     record = run["store"].load(run["key"])
-    assert record.step("drain").status == state.STARTED and record.step("fence").attempts == 2
+    assert record.step("drain").status == records.STARTED and record.step("fence").attempts == 2
 
     assert run["once"]() == 0
     assert run["calls"][4:] == ["drain", "sync", "stop", "promote", "report"]
     record = run["store"].load(run["key"])
     assert record.complete and record.step("drain").attempts == 2
-    assert json.loads((tmp_path / steps.REPORT_JSON).read_text())["complete"] is True
+    assert json.loads((tmp_path / report.JSON_FILE).read_text())["complete"] is True
 
     assert run["once"]() == 0 and len(run["calls"]) == 9  # complete: nothing runs again
 
 
 def test_a_complete_record_writes_its_report_again(run, tmp_path):
     assert run["once"]() == 0
-    (tmp_path / steps.REPORT_JSON).write_text("{}")  # as a run killed after its last step was recorded leaves it
-    assert run["once"]() == 0 and len(run["calls"]) == len(state.STEPS)  # nothing runs again
-    assert json.loads((tmp_path / steps.REPORT_JSON).read_text())["complete"] is True
+    (tmp_path / report.JSON_FILE).write_text("{}")  # as a run killed after its last step was recorded leaves it
+    assert run["once"]() == 0 and len(run["calls"]) == len(steps.names(records.CUTOVER))  # nothing runs again
+    assert json.loads((tmp_path / report.JSON_FILE).read_text())["complete"] is True
     assert any(line.startswith("report: ") for line in run["said"][-1:])
 
 
@@ -102,10 +107,10 @@ def test_a_step_stopped_by_a_client_error_with_a_line_feed_writes_the_report_and
     assert run["once"]() == EXIT_FAILED
     message = run["store"].load(run["key"]).step("fence").message
     assert message.startswith("KafkaException: KafkaError{code=_INVALID_ARG") and message.endswith('300000\n"}')
-    report = json.loads((tmp_path / steps.REPORT_JSON).read_text())
-    assert_valid("cutover", (tmp_path / steps.REPORT_JSON).read_text())
-    assert [(s["status"], s["message"]) for s in report["steps"][1:3]] == [("failed", message), ("not begun", "")]
-    rows = [line for line in (tmp_path / steps.REPORT_MD).read_text().splitlines() if line.startswith("| fence |")]
+    written = json.loads((tmp_path / report.JSON_FILE).read_text())
+    assert_valid("cutover", (tmp_path / report.JSON_FILE).read_text())
+    assert [(s["status"], s["message"]) for s in written["steps"][1:3]] == [("failed", message), ("not begun", "")]
+    rows = [line for line in (tmp_path / report.MARKDOWN_FILE).read_text().splitlines() if line.startswith("| fence |")]
     assert len(rows) == 1 and "outside allowed range 10..300000<br>" in rows[0], rows
     assert "fix that, then run the same command again: it goes on from fence" in run["said"]
     stopped = next(line for line in run["said"] if line.startswith("fence: stopped: "))

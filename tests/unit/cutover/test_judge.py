@@ -7,7 +7,9 @@ import json
 import pytest
 from markdown_it import MarkdownIt
 
-from secure_mirror.cutover import judge, report, state
+from secure_mirror.cutover import judge, report, steps
+from secure_mirror.cutover import record as records
+from secure_mirror.cutover.notes import AclChange, Count, GroupOffset, Notes
 from secure_mirror.kafka.acl import Acl
 from tests.support.output_schemas import assert_valid
 
@@ -63,17 +65,18 @@ def test_the_heartbeat(age, enabled, words):
 
 
 def test_the_report_holds_every_step_count_offset_and_binding_in_json_and_markdown():
-    record = state.Record.new("version: 1\n", "cutover", ["billing|x"])
+    key = records.command_key("version: 1\n", records.CUTOVER, ["billing|x"])
+    record = records.Record.start(key, steps.names(records.CUTOVER))
     record.begin("check", "2026-11-27T01:00:00.000+00:00")
     record.finish("check", "2026-11-27T01:00:02.000+00:00", {"lag": 0})
     record.begin("fence", "2026-11-27T01:00:02.000+00:00")
     record.fail("fence", "2026-11-27T01:00:09.000+00:00", "records are still written to orders-0")
     binding = Acl(principal="User:app|", operation="WRITE", permission="DENY", resource_type="TOPIC", resource_name="o")
-    record.notes = {
-        "counts": [{"topic": "orders", "partition": 0, "source": 10, "target": 10}],
-        "groups": [{"group": "billing|x", "topic": "orders", "partition": 0, "source_offset": 4, "target_offset": 4}],
-        "acls": [{"cluster": "source", "change": "added", "by": "User:admin", "binding": binding.to_dict()}],
-    }
+    record.notes = Notes(
+        counts=[Count("orders", 0, 10, 10)],
+        groups=[GroupOffset("billing|x", "orders", 0, 4, 4)],
+        acls=[AclChange("source", "added", "User:admin", binding)],
+    )
     assert_valid("cutover", report.json_report(record))
     data = json.loads(report.json_report(record))
     assert [s["status"] for s in data["steps"]] == ["done", "failed", *["not begun"] * 5]

@@ -1,4 +1,4 @@
-"""The cut-over's fence and promotion plans (issue 41, secure_mirror/cutover/fence.py) as pure decisions: examples per
+"""The cut-over's fence and promotion plans (issue 41, secure_mirror/cutover/plans.py) as pure decisions: examples per
 rule, then generated source ACLs (seeded) against what must always hold: no producer's grant on a selected topic left
 unfenced or unnamed, nothing of another topic or another operation touched, the way back exactly the fence reversed,
 promotion only LITERAL WRITE/DESCRIBE on target names of selected topics, never User:* or a reserved topic."""
@@ -7,24 +7,19 @@ from __future__ import annotations
 
 import pytest
 
-from secure_mirror.cutover import fence
+from secure_mirror.cutover import plans
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.profile import load_profile
 from tests.support import profiles as pf
 from tests.support.seeds import seeded
+from tests.unit.render.test_consumer_acls import acl as consumer_binding
 
 SOURCE_TOPICS = ["orders.eu", "orders.us", "orders.x.tmp", "payments", "secret", "ordersX"]
 
 
 def acl(principal, operation, name, pattern="LITERAL", resource_type="TOPIC", **kw) -> Acl:
-    return Acl(
-        principal=principal,
-        operation=operation,
-        resource_type=resource_type,
-        resource_name=name,
-        pattern_type=pattern,
-        **kw,
-    )
+    """A binding, topics first (the consumers' plan's tests name the resource type first)."""
+    return consumer_binding(principal, operation, resource_type, name, pattern, **kw)
 
 
 def deny(principal, topic) -> Acl:
@@ -44,7 +39,7 @@ def test_a_literal_write_is_removed_and_others_get_a_deny_per_selected_topic(pro
     literal = acl("User:app", "WRITE", "payments", host="10.0.0.7")
     prefix = acl("User:etl", "WRITE", "orders.", "PREFIXED")
     everything = acl("User:ops", "ALL", "*")
-    plan = fence.fence_plan(
+    plan = plans.fence_plan(
         profile, [literal, prefix, everything, acl("User:app", "WRITE", "secret")], selected(profile)
     )
     assert plan.remove == [literal]
@@ -65,7 +60,7 @@ def test_a_literal_write_is_removed_and_others_get_a_deny_per_selected_topic(pro
 
 
 def test_reading_the_mirror_and_other_topics_are_left_alone(profile):
-    plan = fence.fence_plan(
+    plan = plans.fence_plan(
         profile,
         [
             acl("User:reader", "READ", "payments"),
@@ -83,7 +78,7 @@ def test_grants_a_principal_cannot_fence_are_named(profile):
     wildcard = acl("User:*", "WRITE", "payments")
     group = acl("Group:writers", "ALL", "orders.", "PREFIXED")
     odd = acl("User:bad\tname", "WRITE", "payments")
-    plan = fence.fence_plan(profile, [wildcard, group, odd], selected(profile))
+    plan = plans.fence_plan(profile, [wildcard, group, odd], selected(profile))
     assert [(u.binding, u.topics) for u in plan.unfenceable] == [
         (wildcard, ("payments",)),
         (group, ("orders.eu", "orders.us")),
@@ -96,10 +91,10 @@ def test_grants_a_principal_cannot_fence_are_named(profile):
 def test_a_rerun_lists_the_denies_held_already_and_the_way_back_reverses_the_record(profile):
     grant = acl("User:etl", "WRITE", "orders.", "PREFIXED")
     literal = acl("User:app", "WRITE", "payments")
-    first = fence.fence_plan(profile, [grant, literal], selected(profile))
-    again = fence.fence_plan(profile, [grant, deny("User:etl", "orders.eu")], selected(profile))
+    first = plans.fence_plan(profile, [grant, literal], selected(profile))
+    again = plans.fence_plan(profile, [grant, deny("User:etl", "orders.eu")], selected(profile))
     assert again.present == [deny("User:etl", "orders.eu")] and again.deny == [deny("User:etl", "orders.us")]
-    assert fence.restore(first) == ([literal], [deny("User:etl", "orders.eu"), deny("User:etl", "orders.us")])
+    assert plans.restore(first) == ([literal], [deny("User:etl", "orders.eu"), deny("User:etl", "orders.us")])
 
 
 def test_promotion_grants_literal_target_names_to_the_mapped_producers(tmp_path):
@@ -108,13 +103,13 @@ def test_promotion_grants_literal_target_names_to_the_mapped_producers(tmp_path)
         "principal_to_local_rules": ["RULE:[1:$1@$0](.*@SOURCE\\.TEST)s/@.*/-dr/", "DEFAULT"]
     }
     profile = load_profile(pf.write_profile(tmp_path, data))
-    fenced = fence.fence_plan(
+    fenced = plans.fence_plan(
         profile,
         [acl("User:app", "WRITE", "payments"), acl("User:etl", "ALL", "orders.eu")],
         profile.selection().select(SOURCE_TOPICS),
     )
     held = Acl(principal="User:app-dr", operation="WRITE", resource_type="TOPIC", resource_name="src.payments")
-    plan = fence.promote_plan(profile, fenced, [held])
+    plan = plans.promote_plan(profile, fenced, [held])
     assert plan.principals["User:app"][0] == "User:app-dr" and plan.principals["User:etl"][0] == "User:etl-dr"
     assert plan.present == [held]
     assert [(a.principal, a.operation, a.resource_name, a.pattern_type) for a in plan.grant] == [
@@ -157,7 +152,7 @@ def test_generated_source_acls_are_fenced_or_named(profile):
     topics = selected(profile)
     for _ in range(400):
         source = [_random_acl(rng) for _ in range(rng.randrange(1, 10))]
-        plan = fence.fence_plan(profile, source, topics)
+        plan = plans.fence_plan(profile, source, topics)
         after = [a for a in source if a not in plan.remove] + plan.deny
         named = {u.binding.principal for u in plan.unfenceable}
         for principal in {a.principal for a in source} - {"User:mirror"}:
@@ -174,9 +169,9 @@ def test_generated_source_acls_are_fenced_or_named(profile):
         assert all(a.operation == "WRITE" and a.resource_type == "TOPIC" for a in plan.remove + plan.deny)
         assert all(a.permission == "DENY" and a.pattern_type == "LITERAL" and a.host == "*" for a in plan.deny)
         assert all(a.resource_name in topics for a in plan.remove + plan.deny)
-        adds, deletes = fence.restore(plan)
+        adds, deletes = plans.restore(plan)
         assert set(after) - set(deletes) | set(adds) == set(source) | set(plan.present)
-        promoted = fence.promote_plan(profile, plan, None)
+        promoted = plans.promote_plan(profile, plan, None)
         for grant in promoted.grant:
             assert grant.principal != "User:*" and grant.pattern_type == "LITERAL" and grant.permission == "ALLOW"
             assert grant.operation in ("WRITE", "DESCRIBE")
@@ -186,8 +181,8 @@ def test_generated_source_acls_are_fenced_or_named(profile):
 def test_promotion_never_grants_a_reserved_target_name(tmp_path):
     """A backstop: validate refuses selecting a reserved topic, and promotion refuses granting one all the same."""
     profile = pf.load(tmp_path, rename={"rule": "identity"})
-    fenced = fence.FencePlan(producers={"User:app": ["payments", "_schemas", "__consumer_offsets"]})
-    plan = fence.promote_plan(profile, fenced, None)
+    fenced = plans.FencePlan(producers={"User:app": ["payments", "_schemas", "__consumer_offsets"]})
+    plan = plans.promote_plan(profile, fenced, None)
     assert {a.resource_name for a in plan.grant} == {"payments"}
     assert [name for name, _ in plan.skipped] == ["_schemas", "__consumer_offsets"]
     assert all("reserved" in why for _, why in plan.skipped)

@@ -1,8 +1,9 @@
-"""The cut-over's fence and promotion as pure plans (issue 41, docs/cutover.md): from the source's and the target's
-bindings (``secure_mirror.kafka.acl.Acl``, as an admin reads them) and the selected topics, which bindings to change so
-that the producers of the selected topics stop writing them on the source, and which to grant so that they write
-the target copies instead. Nothing here talks to a cluster; the step that applies a plan records it, so that the
-way back (:func:`restore`) undoes exactly what was done.
+"""The cut-over's three plans, pure (issue 41, docs/cutover.md): the fence (from the source's bindings,
+``secure_mirror.kafka.acl.Acl`` as an admin reads them, and the selected topics: which bindings to change so that the
+producers of the selected topics stop writing them on the source), the promotion (which to grant so that they write
+the target copies instead) and the way back's restore (both clusters' bindings as before the cut-over). Nothing here
+talks to a cluster; the step that applies a plan notes it in the record first, so that the way back
+(:func:`restore_plan`) undoes exactly what was done.
 
 The rules, each a sentence of :data:`RULES`:
 
@@ -26,8 +27,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from secure_mirror.cutover.notes import FenceNote, Notes
 from secure_mirror.kafka.acl import Acl
 from secure_mirror.profile import topics
+from secure_mirror.profile.cluster import Side
 from secure_mirror.profile.models import Profile
 from secure_mirror.render.consumer_acls import WILDCARD_PRINCIPAL, target_principal, unscriptable
 
@@ -67,6 +70,16 @@ class FencePlan:
     @property
     def changes(self) -> bool:
         return bool(self.remove or self.deny)
+
+    def note(self, selected: list[str], partitions: dict[str, int]) -> FenceNote:
+        """The plan as the record keeps it, with the selected topics and their partition counts."""
+        return FenceNote(
+            remove=tuple(self.remove),
+            deny=tuple(self.deny),
+            producers={principal: list(covered) for principal, covered in self.producers.items()},
+            selected=tuple(selected),
+            partitions={topic: partitions[topic] for topic in selected},
+        )
 
 
 @dataclass
@@ -122,12 +135,6 @@ def fence_plan(profile: Profile, source_acls: Iterable[Acl], selected: list[str]
     return plan
 
 
-def fencing_words(profile: Profile, denied: int, removed: int) -> str:
-    """What the fence is about to change, on the cluster it changes named by its alias: ``profile``'s source, which
-    on the way back (``failback``) is the cluster the forward cut-over calls its target."""
-    return f"fence: adding {denied} DENY WRITE and removing {removed} ALLOW WRITE binding(s) on {profile.source.alias}"
-
-
 def _unfenceable(acl: Acl) -> str | None:
     if acl.principal == WILDCARD_PRINCIPAL:
         return "the wildcard principal User:* lets every identity write: narrow that grant to named producers"
@@ -149,30 +156,27 @@ class RestorePlan:
     cluster the applications return to; ``target``, the one they leave), the bindings to add and to delete so that
     both hold again exactly what they held before the cut-over."""
 
-    add: dict[str, list[Acl]] = field(default_factory=dict)
-    delete: dict[str, list[Acl]] = field(default_factory=dict)
+    add: dict[Side, list[Acl]] = field(default_factory=dict)
+    delete: dict[Side, list[Acl]] = field(default_factory=dict)
 
 
-def restore_plan(forward: dict, back: dict) -> RestorePlan:
+def restore_plan(forward: Notes, back: Notes) -> RestorePlan:
     """From the forward cut-over's notes and the way back's (their ``fence`` and ``acls``, as recorded):
 
     - on the forward's source: the bindings its fence removed are added again, the DENYs it added deleted;
     - on the forward's target: the bindings the way back's fence removed are added again unless the forward cut-over
       had added them (its promotion), and what the forward cut-over added there and the way back's DENYs are
       deleted."""
-    promoted = [
-        Acl.of(entry["binding"])
-        for entry in forward.get("acls", [])
-        if entry["cluster"] == "target" and entry["change"] == "added"
-    ]
-    back_fence = back.get("fence") or {"remove": [], "deny": []}
-    forward_fence = forward["fence"]
-    again = [a for a in map(Acl.of, back_fence["remove"]) if a not in promoted]
+    promoted = [entry.binding for entry in forward.acls if entry.cluster == "target" and entry.change == "added"]
+    back_fence = back.fence or FenceNote()
+    forward_fence = forward.fence or FenceNote()
+    again = [a for a in back_fence.remove if a not in promoted]
     plan = RestorePlan()
-    recorded = FencePlan(remove=[*map(Acl.of, forward_fence["remove"])], deny=[*map(Acl.of, forward_fence["deny"])])
-    plan.add["source"], plan.delete["source"] = restore(recorded)
+    plan.add["source"], plan.delete["source"] = restore(
+        FencePlan(remove=[*forward_fence.remove], deny=[*forward_fence.deny])
+    )
     plan.add["target"] = _unique(again)
-    plan.delete["target"] = [a for a in _unique([*map(Acl.of, back_fence["deny"]), *promoted]) if a not in again]
+    plan.delete["target"] = [a for a in _unique([*back_fence.deny, *promoted]) if a not in again]
     return plan
 
 
