@@ -114,10 +114,10 @@ def judge(command: str, code: int, out: str, err: str, secrets: tuple[str, ...] 
         assert out.strip(), f"{command} succeeded silently"
 
 
-def check_render(profile: Path, secrets: tuple[str, ...] = ()) -> tuple[int, Path]:
+def check_render(profile: Path, secrets: tuple[str, ...] = (), *options: str) -> tuple[int, Path]:
     """Run render into a fresh folder; check the all-or-nothing rule and the mode of files holding a secret."""
     out_dir = profile.parent / "out"
-    code, out, err = run_cli(["render", str(profile), "--out", str(out_dir)])
+    code, out, err = run_cli(["render", str(profile), "--out", str(out_dir), *options])
     judge("render", code, out, err, secrets)
     leftovers = [p.name for p in out_dir.parent.iterdir() if p.name.startswith(".out.")]
     if code != 0 and (out_dir.exists() or leftovers):
@@ -137,11 +137,12 @@ def check_render(profile: Path, secrets: tuple[str, ...] = ()) -> tuple[int, Pat
     return code, out_dir
 
 
-def check_both(profile: Path, secrets: tuple[str, ...] = ()) -> tuple[int, int, Path]:
+def check_both(profile: Path, secrets: tuple[str, ...] = (), *options: str) -> tuple[int, int, Path]:
+    """validate and render (with render's ``options``) the profile at ``profile``."""
     STATS["inputs"] += 1
     code, out, err = run_cli(["validate", str(profile)])
     judge("validate", code, out, err, secrets)
-    render_code, out_dir = check_render(profile, secrets)
+    render_code, out_dir = check_render(profile, secrets, *options)
     if code == 2:  # validate refused it: render must refuse it too (render may refuse more: unrepresentable values)
         assert render_code == 2
     return code, render_code, out_dir
@@ -816,7 +817,7 @@ def test_jaas_injection_never_changes_a_login_option(jaas_parser, data):
         # allow_unicode=False: PyYAML would write U+0085 raw into a quoted scalar, where YAML reads it as a space
         path = write_bytes(folder, yaml.safe_dump(profile, allow_unicode=False).encode("utf-8"))
         secrets = (MARKER, resolved["secret"]) if resolved.get("secret") else ()
-        code, render_code, out_dir = check_both(path, secrets)
+        code, render_code, out_dir = check_both(path, secrets, "--secrets", "values")  # the values' quoting
         if code != 0:
             return
         loaded = load_profile(path)
