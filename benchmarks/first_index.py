@@ -29,17 +29,16 @@ import time
 import uuid
 from pathlib import Path
 
-from benchmarks import bench, load, read_ahead
+from benchmarks.harness import admin, cli, provenance, read_ahead, reading
+from benchmarks.harness.results import write_results
 from secure_mirror.kafka import admin_ops
 from secure_mirror.sandbox import Sandbox
-from tests.support import provenance
 
 RECORDS_PER_PARTITION = 60
 VALUE = b"x" * 1000
 
 
-def log(text: str) -> None:
-    bench.log(f"first-index: {text}")
+log = cli.prefixed("first-index")
 
 
 def producer(conf: dict, transactional_id: str | None = None):
@@ -72,7 +71,7 @@ def wait_stable(conf: dict, topic: str, partitions: int, limit: float = 600.0) -
     """Until no transaction is open on ``topic``: its last stable offsets equal its end offsets."""
     deadline = time.monotonic() + limit
     listed = [(topic, p) for p in range(partitions)]
-    while load.partition_end_offsets(conf, listed, stable=True) != load.partition_end_offsets(conf, listed):
+    while reading.partition_end_offsets(conf, listed, stable=True) != reading.partition_end_offsets(conf, listed):
         if time.monotonic() > deadline:
             raise RuntimeError(f"transactions on {topic} still open after {limit:.0f} s")
         time.sleep(0.1)
@@ -90,7 +89,7 @@ def plain(conf: dict, partitions: int) -> dict[str, float]:
             out[case] = time.monotonic() - started
     finally:
         p.flush(30)
-        bench.delete_and_wait(conf, [topic])
+        admin.delete_and_wait(conf, [topic])
     return out
 
 
@@ -109,7 +108,7 @@ def transactional(conf: dict, partitions: int) -> dict[str, float]:
             wait_stable(conf, topic, partitions)
             out[case] = time.monotonic() - started
     finally:
-        bench.delete_and_wait(conf, [topic])
+        admin.delete_and_wait(conf, [topic])
     return out
 
 
@@ -163,7 +162,7 @@ def measure(args: argparse.Namespace, result: dict, work: Path) -> None:
             log(f"{name}: {args.partitions} partitions")
             result["cases"].update(case(conf, args.partitions))
     finally:
-        load._ADMINS.clear()
+        admin.drop_kept()
         if not args.sandbox:
             sb.down()
 
@@ -171,23 +170,13 @@ def measure(args: argparse.Namespace, result: dict, work: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--partitions", type=int, default=2500, help="partitions of each fresh topic (2500)")
-    bench.add_sandbox_option(parser)
-    parser.add_argument("--out", type=Path, default=bench.RESULTS)
-    parser.add_argument(
-        "--read-ahead-kb",
-        type=int,
-        default=read_ahead.LINUX_DEFAULT_KB,
-        help="the sandbox disk's read-ahead during the run, put back after (0: as it is; NOTES section 16)",
-    )
+    cli.add_sandbox_option(parser)
+    cli.add_out_option(parser)
+    cli.add_read_ahead_option(parser)
     args = parser.parse_args(argv)
-    bench.stop_on_sigterm()
-    given = list(argv if argv is not None else sys.argv[1:])
-    result = run(args, " ".join(["scripts/bench", "--first-index", *given]))
-    report = provenance.stamped(markdown(result), result["build"])
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "first-index.json").write_text(json.dumps(result, indent=2))
-    (args.out / "first-index.md").write_text(report)
-    print(report)
+    cli.stop_on_sigterm()
+    result = run(args, " ".join(["scripts/bench", "--first-index", *cli.given(argv)]))
+    print(write_results(args.out, "first-index", result, markdown(result)))
     return 0
 
 

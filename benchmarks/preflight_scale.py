@@ -197,12 +197,12 @@ def _command() -> str:
 
 
 def _provenance():
-    """tests/support/provenance.py: this file also runs as a script (the command above), which puts benchmarks/ on
-    the path rather than the repository's root."""
+    """benchmarks/harness/provenance.py: this file also runs as a script (the command above), which puts benchmarks/
+    on the path rather than the repository's root."""
     root = str(Path(__file__).resolve().parents[1])
     if root not in sys.path:
         sys.path.append(root)
-    from tests.support import provenance
+    from benchmarks.harness import provenance
 
     return provenance
 

@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from benchmarks import bench, load, recordings
+from benchmarks import recordings
+from benchmarks.harness import cli, provenance, reading
+from benchmarks.harness.bench import SOURCE_TOPIC, Bench, setup_topic
+from benchmarks.harness.launch import REPO, exactly_once_prefix, jfr_options, mirrormaker2_argv, stop
+from benchmarks.harness.results import write_results
+from benchmarks.harness.session import kept_on_failure
 from secure_mirror.sandbox import Sandbox
-from tests.support import provenance
 
 # Two views of a sample. Its component: the first of these found anywhere in its stack (whose code was running or
 # asked for the work: a copy made by our sink counts for the sink, the consumer's fetch under Spark's Kafka source for
@@ -86,14 +89,14 @@ def breakdown(stacks: list[list[str]], top: int = 15) -> dict:
     }
 
 
-def recorded(b: bench.Bench, name: str, argv: list[str], jfr: Path, transactional: bool = False) -> dict:
+def recorded(b: Bench, name: str, argv: list[str], jfr: Path, transactional: bool = False) -> dict:
     """Run a contender to the end with JFR on, and break down the samples of its steady window."""
     b.fresh_target()
     log_file = b.work / f"profile-{name}.log"
     started_ms = int(time.time() * 1000) - 1000
     reader = b.reader(transactional)
     with open(log_file, "w") as fh:
-        proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=bench.REPO, start_new_session=True)
+        proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
     try:
         deadline = time.monotonic() + max(600, b.records / 1000)
         while b.on_target(reader) < b.records:
@@ -101,14 +104,14 @@ def recorded(b: bench.Bench, name: str, argv: list[str], jfr: Path, transactiona
                 raise RuntimeError(f"{name} did not finish; see {log_file}")
             time.sleep(0.25)
     finally:
-        bench.stop(proc)  # SIGTERM: the JVM dumps the recording on exit
+        stop(proc)  # SIGTERM: the JVM dumps the recording on exit
         if reader:
             reader.close()
     for _ in range(60):
         if jfr.exists() and jfr.stat().st_size:
             break
         time.sleep(1)
-    t10, t90 = load.append_times(
+    t10, t90 = reading.append_times(
         b.sb.client_conf("target", "admin"), b.target_topic, [int(0.1 * b.records), int(0.9 * b.records)], started_ms
     )
     return {**breakdown(recordings.stacks(jfr, t10, t90, depth=PROFILE_DEPTH)), "window_seconds": (t90 - t10) / 1000}
@@ -118,26 +121,26 @@ JOBS = ["secure_mirror", "secure_mirror_exactly_once"]
 
 
 def run(records: int, seed: int) -> dict:
-    with bench.kept_on_failure("secure-mirror-profile-") as work:
+    with kept_on_failure("secure-mirror-profile-") as work:
         sb = Sandbox.up(work / "sandbox")
         try:
-            b = bench.Bench(sb, work, records, 6, seed)
-            files = bench.setup_topic(b, bench.SOURCE_TOPIC, records, ["mirrormaker2", *JOBS])
+            b = Bench(sb, work, records, 6, seed)
+            files = setup_topic(b, SOURCE_TOPIC, records, ["mirrormaker2", *JOBS])
             out = {}
             mm2_jfr = work / "mm2.jfr"
             b.forget_mirrormaker2()
-            log_argv = bench.mirrormaker2_argv(files["mirrormaker2"], *bench.jfr_options(mm2_jfr))
+            log_argv = mirrormaker2_argv(files["mirrormaker2"], *jfr_options(mm2_jfr))
             out["mirrormaker2"] = recorded(b, "mirrormaker2", log_argv, mm2_jfr)
             for name in JOBS:
                 jfr = work / f"{name}.jfr"
 
                 def with_jfr(data: dict, jfr: Path = jfr) -> None:
                     data["mirror"]["spark"].setdefault("conf", {})["spark.driver.extraJavaOptions"] = " ".join(
-                        bench.jfr_options(jfr)
+                        jfr_options(jfr)
                     )
 
                 argv = b.job_argv(files[name], work / f"run-profile-{name}", "--until-caught-up", edit=with_jfr)
-                prefix = bench.exactly_once_prefix(files[name])
+                prefix = exactly_once_prefix(files[name])
                 if prefix:
                     b.forget_groups(prefix)
                 out[name] = recorded(b, name, argv, jfr, transactional=bool(prefix))
@@ -150,7 +153,7 @@ def markdown(result: dict) -> str:
     parts = [
         f"# Where the CPU goes (Java Flight Recorder)\n\nCommand: `{result['command']}`\n\n{result['records']} records "
         f"(varied JSON, about 1 KiB) over 6 partitions, on {result['machine']['cpus']} CPUs; JFR `settings=profile`, "
-        "samples put where they fell (`DebugNonSafepoints`, `bench.jfr_options`); only execution samples taken "
+        "samples put where they fell (`DebugNonSafepoints`, `launch.jfr_options`); only execution samples taken "
         "while the target's append times were between the 10% and 90% marks. A sample "
         "counts for the component whose code is in its stack (ours first: a copy our sink makes is the sink's) and for "
         "the kind of work its top frames do; hot methods by their own samples.\n"
@@ -169,10 +172,10 @@ def markdown(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=2_000_000)
-    bench.add_seed_option(parser)
-    parser.add_argument("--out", type=Path, default=bench.RESULTS)
+    cli.add_seed_option(parser)
+    cli.add_out_option(parser)
     args = parser.parse_args(argv)
-    seed = bench.drawn_seed(args.seed, [])
+    seed = cli.drawn_seed(args.seed, [])
     build = provenance.build()  # the checkout the run starts from: the code it measures
     result = {
         "build": build,
@@ -181,11 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": provenance.machine(),
         "contenders": run(args.records, seed),
     }
-    report = provenance.stamped(markdown(result), build)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "profile.json").write_text(json.dumps(result, indent=2))
-    (args.out / "profile.md").write_text(report)
-    print(report)
+    print(write_results(args.out, "profile", result, markdown(result)))
     return 0
 
 

@@ -1,6 +1,6 @@
 """Where a Flight Recording's CPU samples and compilations went: ``python -m benchmarks.recordings FILE.jfr ...``.
 
-For the recordings ``scripts/bench --scale --jfr`` keeps (``bench.jfr_options``: samples put where they fell, every
+For the recordings ``scripts/bench --scale --jfr`` keeps (``launch.jfr_options``: samples put where they fell, every
 compilation recorded; benchmarks/NOTES.md section 23). The JDK's own ``jfr`` tool reads each file; the rest are pure
 functions over what it printed:
 

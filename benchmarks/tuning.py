@@ -10,7 +10,6 @@ what they taught is in ``benchmarks/NOTES.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -18,10 +17,11 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks import load
-from benchmarks.bench import RESULTS, SOURCE_TOPIC, Bench, log
+from benchmarks.harness import cli, provenance, reading
+from benchmarks.harness.bench import SOURCE_TOPIC, Bench
+from benchmarks.harness.cli import log
+from benchmarks.harness.results import write_results
 from secure_mirror.sandbox import Sandbox
-from tests.support import provenance
 
 
 def _delivery(**values):
@@ -50,7 +50,7 @@ def run(sb: Sandbox, work: Path, records: int, rounds: int, names: list[str]) ->
     bench = Bench(sb, work, records, 6, seed=1)
     secure = bench.profile("gssapi")
     bench.grant(bench.render(secure))
-    have = load.end_offsets(sb.client_conf("source", "admin"), SOURCE_TOPIC)
+    have = reading.end_offsets(sb.client_conf("source", "admin"), SOURCE_TOPIC)
     if have not in (0, records):
         raise SystemExit(f"{SOURCE_TOPIC} on this sandbox holds {have} records, not {records}; use a fresh sandbox")
     if have == 0:
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--sandbox", help="a running sandbox's folder (left running); default: a fresh one")
     parser.add_argument("--variant", action="append", choices=list(VARIANTS), help="only these (repeatable)")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    cli.add_out_option(parser)
     args = parser.parse_args(argv)
     names = args.variant or list(VARIANTS)
     build = provenance.build()  # the checkout the run starts from: the code it measures
@@ -124,11 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         "parameters": {"records": args.records, "rounds": args.rounds},
         "variants": variants,
     }
-    report = provenance.stamped(markdown(result), build)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "tuning.json").write_text(json.dumps(result, indent=2))
-    (args.out / "tuning.md").write_text(report)
-    print(report)
+    print(write_results(args.out, "tuning", result, markdown(result)))
     return 0
 
 

@@ -17,7 +17,7 @@ these are refused:
 
 The settings that name the JVM's own class path are warned about instead (:data:`SPARK_CLASS_PATH`):
 ``spark.{driver,executor}.extraClassPath`` (the live suites put this checkout's own sink there when the installed one
-is older, ``tests/support/sink_jar.py``) and ``spark.yarn.jars`` / ``spark.yarn.archive`` (where YARN's containers
+is older, ``sandbox/sink_jar.py``) and ``spark.yarn.jars`` / ``spark.yarn.archive`` (where YARN's containers
 take Spark's own jars from: a YARN deployment names its Spark installation there, as the sandbox's YARN profiles do),
 and ``spark.pyspark.python`` / ``spark.pyspark.driver.python`` (the Python that runs the job: a deployment names the
 nodes' own). A metrics sink or source (``spark.metrics.conf.*.class``) is refused unless it is one Spark ships

@@ -20,11 +20,12 @@ from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
 from secure_mirror.run import heartbeats
 from secure_mirror.run.lag import lag_heartbeat
+from secure_mirror.sandbox.sink_jar import sink_conf
+from secure_mirror.sandbox.waiting import caught_up, wait_for
 from secure_mirror.verify import verify
 from tests.support.cluster import consume_to_end
-from tests.support.mirror_case import MirrorCase, caught_up, records, wait_for
+from tests.support.mirror_case import MirrorCase, records
 from tests.support.seeds import seeded
-from tests.support.sink_jar import sink_conf
 
 # in the default run: two jobs for a minute of produce and their catching up (tests/support/jvm_starts.py makes their
 # starts fast)

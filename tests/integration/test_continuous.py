@@ -20,11 +20,12 @@ from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_OK, BadInputError
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile.job_settings import UNTIL_CAUGHT_UP_CONTINUOUS
 from secure_mirror.run.launcher import run_mirror
+from secure_mirror.sandbox.sink_jar import sink_conf
+from secure_mirror.sandbox.waiting import caught_up, wait_for
 from secure_mirror.verify import verify
 from tests.support.cluster import grow, partition_count, partition_records, set_config, topic_configs
-from tests.support.mirror_case import MirrorCase, caught_up, records, wait_for
+from tests.support.mirror_case import MirrorCase, records
 from tests.support.seeds import seeded
-from tests.support.sink_jar import sink_conf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]

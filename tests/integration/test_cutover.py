@@ -56,10 +56,11 @@ from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
 from secure_mirror.run.clients import stable_ends
 from secure_mirror.run.control_folder import ControlFolder
+from secure_mirror.sandbox.sink_jar import sink_conf
+from secure_mirror.sandbox.waiting import caught_up, wait_for
 from tests.support.cluster import commit_offsets, consume_to_end, group_members, member_until
-from tests.support.mirror_case import MirrorCase, caught_up, wait_for, with_groups
+from tests.support.mirror_case import MirrorCase, with_groups
 from tests.support.output_schemas import assert_valid
-from tests.support.sink_jar import sink_conf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]

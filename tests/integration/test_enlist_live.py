@@ -21,9 +21,9 @@ import subprocess
 import pytest
 
 from secure_mirror.errors import EXIT_OK
+from secure_mirror.sandbox.sink_jar import sink_conf
 from tests.support import transaction_log
 from tests.support.mirror_case import MirrorCase
-from tests.support.sink_jar import sink_conf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 PARTITIONS = 32

@@ -25,15 +25,17 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.harness.load import produce_transactions
 from secure_mirror import paths
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK, SecureMirrorError
 from secure_mirror.kafka.admin_ops import LOG, delete_topics
 from secure_mirror.profile.topics import offset_map_topic
 from secure_mirror.run.lag import lag
-from tests.support.cluster import commit_offsets, group_members, member_until, produce_transactions
-from tests.support.mirror_case import MirrorCase, kill_when, wait_for, with_groups
+from secure_mirror.sandbox.sink_jar import JAVAC_LINT, sink_conf
+from secure_mirror.sandbox.waiting import wait_for
+from tests.support.cluster import commit_offsets, group_members, member_until
+from tests.support.mirror_case import MirrorCase, kill_when, with_groups
 from tests.support.output_schemas import assert_valid
-from tests.support.sink_jar import JAVAC_LINT, sink_conf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]

@@ -35,11 +35,12 @@ from collections import Counter
 import pytest
 
 from secure_mirror import paths
+from secure_mirror.sandbox.sink_jar import sink_conf
+from secure_mirror.sandbox.waiting import caught_up, wait_for
 from tests.support.cluster import commit_offsets
 from tests.support.exposition import ATTRIBUTES, MONITORING, jmx_tool_properties
-from tests.support.mirror_case import CLI, MirrorCase, caught_up, records, wait_for, with_groups
+from tests.support.mirror_case import CLI, MirrorCase, records, with_groups
 from tests.support.prometheus import Prometheus, free_port
-from tests.support.sink_jar import sink_conf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.jvm]
 SERIES = "kafka_connect_mirror_mirrorsourceconnector_"

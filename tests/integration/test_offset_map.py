@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchmarks.harness.load import produce_transactions
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.kafka import admin_ops
 from secure_mirror.kafka.admin_ops import LOG
@@ -30,9 +31,10 @@ from secure_mirror.profile.topics import offset_map_topic
 from secure_mirror.render import acls as acl_plans
 from secure_mirror.run.groups.offset_map import Segment, decode
 from secure_mirror.run.job.offset_map_topic import DAY_MS
-from tests.support.cluster import produce_transactions, topic_acls
-from tests.support.mirror_case import MirrorCase, wait_for
-from tests.support.sink_jar import sink_conf
+from secure_mirror.sandbox.sink_jar import sink_conf
+from secure_mirror.sandbox.waiting import wait_for
+from tests.support.cluster import topic_acls
+from tests.support.mirror_case import MirrorCase
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 PARTITIONS = 2  # the slow setting's

@@ -18,9 +18,10 @@ from secure_mirror.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_RE
 from secure_mirror.kafka import admin_ops
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.sandbox import procs
+from secure_mirror.sandbox.waiting import caught_up, wait_for
 from secure_mirror.verify import verify
 from tests.support.cluster import consume_to_end
-from tests.support.mirror_case import MirrorCase, caught_up, records, wait_for
+from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 CLI = [sys.executable, "-m", "secure_mirror"]

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from benchmarks.harness.load import produce_transactions
 from secure_mirror.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUSED
 from secure_mirror.preflight import FAIL, WARN, run_preflight
 from secure_mirror.profile import load_profile
@@ -17,10 +18,11 @@ from secure_mirror.run.json_lines import OutcomeLine, RiddenFigures, RunLine
 from secure_mirror.run.lag import lag
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.run.monitor import StatusLine
+from secure_mirror.sandbox.waiting import wait_for
 from secure_mirror.verify import verify
-from tests.support.cluster import consume_to_end, produce_transactions
+from tests.support.cluster import consume_to_end
 from tests.support.listening import answers_http, listening_ports, process_tree
-from tests.support.mirror_case import MirrorCase, records, wait_for
+from tests.support.mirror_case import MirrorCase, records
 from tests.support.output_schemas import assert_valid_lines
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]

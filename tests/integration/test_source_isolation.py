@@ -13,14 +13,15 @@ import time
 
 import pytest
 
+from benchmarks.harness.load import produce_transactions
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.kafka.admin_ops import LOG
 from secure_mirror.run.lag import format_table, lag
 from secure_mirror.run.launcher import run_mirror
+from secure_mirror.sandbox.sink_jar import sink_conf
+from secure_mirror.sandbox.waiting import wait_for
 from secure_mirror.verify import verify
-from tests.support.cluster import produce_transactions
-from tests.support.mirror_case import MirrorCase, wait_for
-from tests.support.sink_jar import sink_conf
+from tests.support.mirror_case import MirrorCase
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 PARTITIONS = 3

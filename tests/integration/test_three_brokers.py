@@ -17,11 +17,12 @@ import pytest
 import yaml
 from cryptography import x509
 
+from benchmarks.harness.load import produce_transactions
 from secure_mirror.errors import EXIT_OK
 from secure_mirror.kafka.processes import call_kept
-from tests.support.cluster import produce_transactions
-from tests.support.mirror_case import MirrorCase, wait_for
-from tests.support.sink_jar import sink_conf
+from secure_mirror.sandbox.sink_jar import sink_conf
+from secure_mirror.sandbox.waiting import wait_for
+from tests.support.mirror_case import MirrorCase
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 SIDES = ("source", "target")

@@ -18,7 +18,8 @@ import pytest
 
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK
 from secure_mirror.kafka import admin_ops
-from tests.support.mirror_case import MirrorCase, wait_for
+from secure_mirror.sandbox.waiting import wait_for
+from tests.support.mirror_case import MirrorCase
 from tests.support.output_schemas import assert_valid
 
 pytestmark = [pytest.mark.sandbox]

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from secure_mirror.run.lag import lag_heartbeat
+from secure_mirror.sandbox.waiting import caught_up, wait_for
 from tests.support.cluster import (
     consume_to_end,
     grow,
@@ -25,7 +26,7 @@ from tests.support.cluster import (
     set_config,
     topic_configs,
 )
-from tests.support.mirror_case import MirrorCase, caught_up, wait_for
+from tests.support.mirror_case import MirrorCase
 from tests.support.output_schemas import assert_valid_lines
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]

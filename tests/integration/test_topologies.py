@@ -37,10 +37,10 @@ from secure_mirror.profile.models import Profile
 from secure_mirror.render import render_all
 from secure_mirror.sandbox import old_broker
 from secure_mirror.sandbox.profile import cluster_dict, profile_dict
+from secure_mirror.sandbox.sink_jar import sink_conf
 from secure_mirror.verify import verify
 from tests.support.cluster import consume_to_end, preflight_old_source, topic_acls
 from tests.support.mirror_case import CLI, records
-from tests.support.sink_jar import sink_conf
 
 # in the default run: 100 s on a quiet 2-CPU machine with the tests' faster Spark starts (tests/support/jvm_starts.py),
 # the old broker's start included (the session's, shared with test_old_broker); 5.7 to 8 min as shipped at a load of

@@ -11,7 +11,7 @@ again with the expired token, or open new connections with it, and the broker re
 (re-)authentication" in its log). The target broker's log must therefore show no failed authentication while the job
 runs: the sink writes there, and a sink that kept its transactional producers past their token was refused there
 (docs/delegation-tokens.md). The source's refusals are printed, not judged. The job runs this checkout's sink
-(tests/support/sink_jar.py), on the executors too."""
+(secure_mirror/sandbox/sink_jar.py), on the executors too."""
 
 from __future__ import annotations
 
@@ -31,10 +31,11 @@ from secure_mirror.run.lag import lag
 from secure_mirror.sandbox import procs
 from secure_mirror.sandbox.kafka import TOKEN_EXPIRY_MS
 from secure_mirror.sandbox.profile import yarn_profile_dict
+from secure_mirror.sandbox.sink_jar import sink_conf
+from secure_mirror.sandbox.waiting import wait_for
 from secure_mirror.verify import verify
 from tests.support.cluster import assert_same_records
-from tests.support.mirror_case import MirrorCase, records, wait_for
-from tests.support.sink_jar import sink_conf
+from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.hadoop]
 # (guarantee, token lifetimes the run outlives, source partitions). exactly_once keeps a transactional producer per

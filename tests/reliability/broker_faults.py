@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from secure_mirror.sandbox import procs
-from tests.support.mirror_case import wait_for
+from secure_mirror.sandbox.waiting import wait_for
 
 from . import open_transaction
 from .conftest import LONG

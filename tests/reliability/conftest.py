@@ -6,7 +6,7 @@ inputs tried), ``leaks_found`` and ``leak_scans``, plus the hostile-input detail
 goes to :data:`DETAILS`. The session ends with the line "cases run, records produced, lost, duplicated, restarts,
 inputs tried, leaks found"; when ``SECURE_MIRROR_RELIABILITY_RESULTS=PATH.json`` is set (``scripts/reliability``
 sets it) the figures are also written to PATH.json and PATH.md with the setting, date, machine and command, and the
-build the session started from (``build``: commit, clean tree or not, date, machine; tests/support/provenance.py).
+build the session started from (``build``: commit, clean tree or not, date, machine; benchmarks/harness/provenance.py).
 
 ``SECURE_MIRROR_RELIABILITY=long`` (:data:`LONG`) selects the long setting; quick is the default and what CI runs.
 The mirror fault tests (tests/reliability/test_mirror_faults.py) read it for their number of kills, stops and
@@ -37,7 +37,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
-from tests.support import provenance
+from benchmarks.harness import provenance
 
 STATS: Counter = Counter()  # filled by the tests, printed by pytest_terminal_summary
 DETAILS: list[str] = []  # one line per mirror case: what was done to it and its figures

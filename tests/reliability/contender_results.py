@@ -5,7 +5,7 @@
 PATH.md from it. A long run of one contender takes an hour on this project's two-CPU machines, so each invocation runs
 some contenders (``SECURE_MIRROR_THREE_BROKER_CONTENDERS``) and :func:`merge` replaces, in the file, the rows of the
 contenders it ran in its setting (quick or long), keeping every other contender's rows with the run that made them:
-its commit and whether the tree was clean, date and machine (tests/support/provenance.py), command and seed. The
+its commit and whether the tree was clean, date and machine (benchmarks/harness/provenance.py), command and seed. The
 file's own ``build`` (what tests/unit/test_results_provenance.py reads of a quoted file) is there only when every
 run measured one commit (:func:`common_build`).
 
@@ -23,7 +23,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from tests.support import provenance
+from benchmarks.harness import provenance
 
 ENV = "SECURE_MIRROR_THREE_BROKER_CONTENDERS_RESULTS"
 # the environment that chooses what a run does, written before its command (command())
@@ -76,7 +76,7 @@ def merge(existing: dict | None, run: dict) -> dict:
 
 
 def common_build(runs: list[dict]) -> dict | None:
-    """The file's ``build`` (tests/support/provenance.py) when every run measured the same commit: that commit, clean
+    """The file's ``build`` (benchmarks/harness/provenance.py) when every run measured the same commit: that commit, clean
     only if every run's tree was, the latest run's date and machine; None when the runs measured different commits
     (each run says its own)."""
     commits = {(run.get("build") or {}).get("commit") for run in runs}

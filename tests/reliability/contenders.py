@@ -7,10 +7,10 @@ tests/reliability/contender_results.py):
 - ``ours``: two secure_mirror jobs at once, ``exactly_once`` and ``at_least_once`` (harness.MirrorUnderLoad), keyed
   by their guarantee;
 - ``mm2``: MirrorMaker 2 in dedicated mode (``org.apache.kafka.connect.mirror.MirrorMaker``) from the
-  ``mm2/mm2.properties`` that ``render`` writes for the case's profile, as benchmarks/bench.py starts it, with
+  ``mm2/mm2.properties`` that ``render`` writes for the case's profile, as benchmarks/harness/launch.py starts it, with
   ``tasks.max`` the job's task slots (2); its grants are the rendered ``acls/mm2-*.acls.json`` alone;
 - ``mm2-eos``: the same with exactly-once source support (KIP-618), the settings and the extra grants of
-  benchmarks/contenders.py's ``mirrormaker2_exactly_once`` (``mm2_exactly_once``, ``mm2_exactly_once_acls``).
+  benchmarks/harness/contenders.py's ``mirrormaker2_exactly_once`` (``mm2_exactly_once``, ``mm2_exactly_once_acls``).
 
 Each MirrorMaker 2 gets cluster aliases of its own (:data:`ALIASES`), so its Connect group (``<source alias>-mm2``),
 its internal topics and its heartbeats are its own: two of them, or one beside our jobs, never share a Connect
@@ -19,7 +19,7 @@ cluster. Each runs under the same load as our jobs (:class:`MirrorMakerUnderLoad
 and a transactional producer (every 5th transaction aborted), and the same independent read_committed count at the
 end (no ``verify``: that is secure_mirror's). Its "restarts" are its failed tasks (:func:`failed_tasks`): Connect
 never restarts a failed task by itself, so a failed task stops mirroring its partitions until an operator restarts
-it. It runs on Kafka's jars without a log4j configuration, as benchmarks/bench.py starts it, so its log
+it. It runs on Kafka's jars without a log4j configuration, as benchmarks/harness/launch.py starts it, so its log
 (``mm2-1.log`` in its folder) holds log4j's default, the ERROR lines, Connect's words for a failed task among them;
 stopped by SIGTERM at the end, it exits 143.
 """
@@ -33,14 +33,14 @@ import subprocess
 import time
 from pathlib import Path
 
-from benchmarks import contenders as bench_contenders
-from benchmarks.bench import mirrormaker2_argv
+from benchmarks.harness import contenders as bench_contenders
+from benchmarks.harness.launch import mirrormaker2_argv
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
 from secure_mirror.render.tree import render_all
 from secure_mirror.run.clients import watermarks
-from tests.support.mirror_case import wait_for
+from secure_mirror.sandbox.waiting import wait_for
 
 from .harness import MirrorUnderLoad, Outcome
 

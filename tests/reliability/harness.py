@@ -52,10 +52,11 @@ from secure_mirror.run import checkpoint
 from secure_mirror.run.clients import inspection, watermarks
 from secure_mirror.run.control_folder import ControlFolder
 from secure_mirror.sandbox import Sandbox
+from secure_mirror.sandbox.waiting import wait_for
 from secure_mirror.verify import verify
 from secure_mirror.verify.digest import DEFAULT_CELLS
 from tests.support import jvm_starts
-from tests.support.mirror_case import MirrorCase, wait_for
+from tests.support.mirror_case import MirrorCase
 from tests.support.spawned import Spawned
 
 from .conftest import STATS

@@ -30,7 +30,7 @@ import pytest
 
 from secure_mirror.run.login_watch import INTERVAL
 from secure_mirror.sandbox import procs
-from tests.support.mirror_case import wait_for
+from secure_mirror.sandbox.waiting import wait_for
 
 from .conftest import DETAILS, LONG
 from .harness import MirrorUnderLoad

@@ -71,9 +71,9 @@ from pathlib import Path
 import pytest
 
 from secure_mirror.run import checkpoint
+from secure_mirror.sandbox.sink_jar import sink_conf
+from secure_mirror.sandbox.waiting import wait_for
 from tests.support import seeds
-from tests.support.mirror_case import wait_for
-from tests.support.sink_jar import sink_conf
 
 from .conftest import DETAILS, FIGURES, LONG
 from .harness import MirrorUnderLoad, Outcome, count_sequences, sandbox_of_its_own

@@ -31,8 +31,8 @@ from pathlib import Path
 import pytest
 
 from secure_mirror.sandbox.spark_standalone import SparkStandalone
+from secure_mirror.sandbox.waiting import wait_for
 from tests.support import seeds
-from tests.support.mirror_case import wait_for
 
 from .conftest import DETAILS, LONG, STATS
 from .harness import MirrorUnderLoad

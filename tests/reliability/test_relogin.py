@@ -43,7 +43,7 @@ from pathlib import Path
 import pytest
 
 from secure_mirror.sandbox import procs
-from tests.support.sink_jar import sink_conf
+from secure_mirror.sandbox.sink_jar import sink_conf
 
 from .conftest import DETAILS
 from .harness import MirrorUnderLoad, sandbox_of_its_own

@@ -25,8 +25,8 @@ from contextlib import ExitStack
 
 import pytest
 
-from tests.support.mirror_case import wait_for
-from tests.support.sink_jar import sink_conf
+from secure_mirror.sandbox.sink_jar import sink_conf
+from secure_mirror.sandbox.waiting import wait_for
 
 from .conftest import DETAILS, LONG
 from .harness import MirrorUnderLoad

@@ -99,9 +99,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import provenance, seeds
-from tests.support.mirror_case import wait_for, with_groups
-from tests.support.sink_jar import sink_conf
+from benchmarks.harness import provenance
+from secure_mirror.sandbox.sink_jar import sink_conf
+from secure_mirror.sandbox.waiting import wait_for
+from tests.support import seeds
+from tests.support.mirror_case import with_groups
 from tests.support.spawned import Spawned
 
 from . import contender_results, contenders, group_watch, tail

@@ -145,29 +145,6 @@ def wait_for_mirrored(sandbox, topic: str, count: int, log: Path, timeout: float
     return got
 
 
-def produce_transactions(conf: dict, topic: str, transactions: list[dict], transactional_id: str) -> None:
-    """Produce ``transactions`` ({"records": [...], "end": "commit" | "abort" | "none"}) in order with one
-    transactional producer; "none" writes its records without a transaction (an idempotent producer of its own)
-    between the others. Run through ``sandbox.admin`` (the admin may use any transactional id)."""
-    from confluent_kafka import KafkaException, Producer
-
-    producer = Producer({**conf, "transactional.id": transactional_id, "acks": "all", "enable.idempotence": True})
-    producer.init_transactions(60)
-    for tx in transactions:
-        if tx["end"] == "none":
-            admin_ops.produce(conf, topic, tx["records"])
-            continue
-        producer.begin_transaction()
-        for r in tx["records"]:
-            producer.produce(topic, key=r["key"], value=r["value"], partition=r["partition"])
-        if producer.flush(60):
-            raise KafkaException("transactional records unacknowledged")
-        if tx["end"] == "commit":
-            producer.commit_transaction(60)
-        else:
-            producer.abort_transaction(60)
-
-
 def commit_offsets(conf: dict, group: str, topic: str, offsets: dict[int, int]) -> None:
     """Commit ``offsets`` (partition -> offset) of ``topic`` for ``group``, as the group's consumer would, without
     joining it (run through ``sandbox.admin``: ``conf`` is that identity's)."""

@@ -1,20 +1,20 @@
 """The TCP ports a process tree listens on, and which of them answer HTTP: for claims about what a process serves
 (the job's driver serves no web page unless the profile turns Spark's UI on). The process tree, the sockets' inodes
-and ``/proc/net/tcp`` are read by the benchmark's probes (benchmarks/bench.py, benchmarks/scale_probes.py)."""
+and ``/proc/net/tcp`` are read by the benchmark's probes (benchmarks/harness/cpu.py, benchmarks/scale/probes.py)."""
 
 from __future__ import annotations
 
 import http.client
 
-from benchmarks import bench
-from benchmarks import scale_probes as probes
+from benchmarks.harness import cpu
+from benchmarks.scale import probes
 
 LISTEN = "0A"
 
 
 def process_tree(root: int) -> set[int]:
     """``root`` and every process below it."""
-    return set(bench.process_tree(root))
+    return set(cpu.process_tree(root))
 
 
 def listening_ports(pids: set[int]) -> set[int]:

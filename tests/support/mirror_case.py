@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from dataclasses import asdict
 from pathlib import Path
@@ -21,8 +20,8 @@ from secure_mirror.kafka.processes import pid_alive
 from secure_mirror.profile import load_profile
 from secure_mirror.render import acls
 from secure_mirror.run.control_folder import ControlFolder
-from secure_mirror.run.lag import lag
 from secure_mirror.sandbox.profile import profile_dict
+from secure_mirror.sandbox.waiting import wait_for
 from tests.support.cluster import group_acls, topic_acls
 
 CLI = [sys.executable, "-m", "secure_mirror"]
@@ -121,23 +120,6 @@ def records(count: int, partitions: int, tag: str) -> list[dict]:
         }
         for i in range(count)
     ]
-
-
-def caught_up(profile, topics: set[str]):
-    """The lag rows once every topic of ``topics`` is mirrored and nothing is behind (else None)."""
-    rows = lag(profile)
-    mirrored = {r.topic for r in rows if r.offset is not None}
-    return rows if topics <= mirrored and all(r.lag == 0 for r in rows) else None
-
-
-def wait_for(predicate, timeout: float, what: str, step: float = 1.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def kill_when(launcher: subprocess.Popen, run_dir: Path, ready, what: str, step: float) -> None:

@@ -1,11 +1,13 @@
-"""The cut-over benchmark's pure parts (benchmarks/cutover.py): the seeded scenario, the step times read from a
-cut-over report, the records a group reads again or skips on the target, and the summary over the groups."""
+"""The cut-over benchmark's pure parts (benchmarks/cutover/scenario.py, report.py): the seeded scenario, the step
+times read from a cut-over report, the records a group reads again or skips on the target, and the summary over the
+groups."""
 
 from __future__ import annotations
 
 import random
 
-from benchmarks import cutover
+from benchmarks.cutover import report
+from benchmarks.cutover import scenario as cutover
 
 
 def test_the_scenario_is_seeded_and_commits_within_each_partition():
@@ -130,8 +132,8 @@ def test_the_markdown_gives_each_contender_its_figures_or_its_error():
             },
         },
     }
-    text = cutover.markdown(result)
+    text = report.markdown(result)
     assert "| secure_mirror | 11.8 | 31.8 | 1 | 5 | 0 | 3 | 1 of 1 | 1 |" in text
     assert "| mirrormaker2 | 130.4 (oracle 116.1) | 135.1 | 16 |" in text
     result["contenders"]["mirrormaker2"] = {"error": "RuntimeError: not caught up"}
-    assert "| mirrormaker2 | error: RuntimeError: not caught up |" in cutover.markdown(result)
+    assert "| mirrormaker2 | error: RuntimeError: not caught up |" in report.markdown(result)

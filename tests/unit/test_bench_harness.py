@@ -1,7 +1,7 @@
-"""The benchmark harnesses' shared, pure parts: the one table of contenders both harnesses run
-(benchmarks/contenders.py), MirrorMaker 2's exactly-once properties and grants, the one way a contender writing in
-transactions is counted (benchmarks/committed.py, load.count_committed over a stand-in consumer), and the summary of
-repeats (scale_report.summarize)."""
+"""The benchmark harness's shared, pure parts: the one table of contenders both harnesses run
+(benchmarks/harness/contenders.py), MirrorMaker 2's exactly-once properties and grants, the one way a contender writing
+in transactions is counted (benchmarks/harness/committed.py, reading.count_committed over a stand-in consumer), and the
+one summary of repeats (benchmarks/harness/summary.py), as the scale benchmark and the comparison give it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,12 @@ import time
 import pytest
 from confluent_kafka import KafkaError
 
-from benchmarks import bench, committed, contenders, load, recordings, scale_report
+from benchmarks import recordings
+from benchmarks.comparison.main import medians
+from benchmarks.harness import committed, contenders, launch, reading
+from benchmarks.harness.bench import class_cache_warm_up
+from benchmarks.harness.summary import summarize
+from benchmarks.scale import report as scale_report
 from secure_mirror import paths
 from secure_mirror.profile import load_profile
 from secure_mirror.render.mm2 import mm2_properties
@@ -46,9 +51,9 @@ def test_a_copy_limit_variant_replaces_one_setting_by_a_jvm_option_before_the_cl
     assert variants["copy_limit_max_poll_10000"].jvm_options == ("-Dcopylimit.consumer.max.poll.records=10000",)
     assert variants["copy_limit_1mib_batches"].jvm_options == ("-Dcopylimit.producer.batch.size=1048576",)
     assert variants["copy_limit_c2_only"].jvm_options == ("-XX:-TieredCompilation",)  # a JVM flag, not a setting
-    argv = bench.copy_limit_argv(tmp_path, tmp_path, ["a"], 2, variants["copy_limit_1mib_batches"].jvm_options)
+    argv = launch.copy_limit_argv(tmp_path, tmp_path, ["a"], 2, variants["copy_limit_1mib_batches"].jvm_options)
     assert argv.index("-Dcopylimit.producer.batch.size=1048576") < argv.index("CopyLimit")
-    assert not any(a.startswith("-Dcopylimit.") for a in bench.copy_limit_argv(tmp_path, tmp_path, ["a"], 2))
+    assert not any(a.startswith("-Dcopylimit.") for a in launch.copy_limit_argv(tmp_path, tmp_path, ["a"], 2))
 
 
 def test_a_job_variant_adds_its_spark_conf_to_the_profiles():
@@ -70,12 +75,12 @@ def test_the_class_data_archive_is_warmed_by_the_plain_job_whichever_contender_r
     contenders.profile_edit("secure_mirror_parallel_gc", 2)(data)
     assert data["mirror"]["spark"]["conf"]["spark.driver.extraJavaOptions"] == "-XX:+UseParallelGC"
     variant = contenders.CONTENDERS["secure_mirror_parallel_gc"].spark_conf_keys()
-    bench.class_cache_warm_up(variant)(data)
+    class_cache_warm_up(variant)(data)
     assert data["mirror"]["spark"]["conf"] == {"spark.executor.cores": 1}  # the profile's own conf stays
     assert data["mirror"]["topics"] == {"include": "secure-mirror-class-cache-warm-up"}
     plain: dict = {"target": {"alias": "tgt"}, "mirror": {"spark": {}}}
     contenders.profile_edit("secure_mirror", 2)(plain)
-    bench.class_cache_warm_up(contenders.CONTENDERS["secure_mirror"].spark_conf_keys())(plain)
+    class_cache_warm_up(contenders.CONTENDERS["secure_mirror"].spark_conf_keys())(plain)
     assert "conf" not in plain["mirror"]["spark"]
 
 
@@ -83,7 +88,7 @@ def test_a_flight_recording_places_samples_between_safepoints_and_records_every_
     # The options as the harness gives them to a JVM, read by this machine's Java: it starts, writes the recording
     # at exit, and every compilation is in it, the shortest too, as benchmarks/recordings.py reads them back.
     recording = tmp_path / "run.jfr"
-    options = bench.jfr_options(recording)
+    options = launch.jfr_options(recording)
     assert options[:2] == ("-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints")
     started = subprocess.run(
         [paths.java_executable(), *options, "-XX:+PrintFlagsFinal", "-version"],
@@ -302,7 +307,7 @@ def test_a_reading_counts_the_committed_records_of_each_range_and_stops_at_its_e
         [_Message(A1, 1), _Message(A1, 2), _Message(A1, 3), _Message(A0, 15, eof)],
     ]
     consumer = _Consumer(polls)
-    assert load.count_committed(consumer, {A0: (10, 15), A1: (0, 3)}) == 6
+    assert reading.count_committed(consumer, {A0: (10, 15), A1: (0, 3)}) == 6
     assert consumer.assignments == [[("a", 0, 10), ("a", 1, 0)]]  # from where each range starts
     assert sorted(consumer.paused) == [A0, A1] and consumer.assigned == []
     assert sorted(consumer.resumed) == [A0, A1]  # the next reading's assignment must not find them paused
@@ -310,7 +315,7 @@ def test_a_reading_counts_the_committed_records_of_each_range_and_stops_at_its_e
 
 def test_a_reading_that_does_not_reach_the_end_fails_after_its_time():
     with pytest.raises(RuntimeError, match="1 target partitions not read to their last stable offset"):
-        load.count_committed(_Consumer([]), {A0: (0, 5)}, timeout=0.0)
+        reading.count_committed(_Consumer([]), {A0: (0, 5)}, timeout=0.0)
 
 
 # ---- medians of the repeats with their spread --------------------------------------------------------------------
@@ -322,13 +327,31 @@ def test_each_figure_is_summarized_by_its_median_minimum_and_maximum_over_the_fi
         {"error": "RuntimeError: no"},
         {"finished": True, "records_per_second": 200.0, "seconds": 15.0, "first_record_seconds": None},
     ]
-    summary = scale_report.summarize(runs)
+    summary = summarize(runs, scale_report.FIGURES)
     assert summary["runs"] == 5 and summary["finished"] == 3 and summary["errors"] == 1
     assert summary["records_per_second"] == {"median": 200.0, "min": 100.0, "max": 300.0, "n": 3}
     assert summary["seconds"] == {"median": 15.0, "min": 10.0, "max": 30.0, "n": 3}
     assert "first_record_seconds" not in summary and summary["over"] == "finished"
-    none_finished = scale_report.summarize([runs[2], runs[3]])
+    none_finished = summarize([runs[2], runs[3]], scale_report.FIGURES)
     assert none_finished["over"] == "unfinished" and none_finished["records_per_second"]["median"] == 5.0
+
+
+def test_the_comparison_gives_the_same_summary_as_its_results_name_it():
+    samples = [
+        {"records_per_second": 300.0, "steady_records_per_second": 30.0, "job_startup_seconds": 5.0},
+        {"records_per_second": 100.0, "steady_records_per_second": 10.0},
+        {"records_per_second": 200.0, "steady_records_per_second": 20.0},
+    ]
+    summary = medians(samples)
+    assert summary == {
+        "median_records_per_second": 200.0,
+        "min": 100.0,
+        "max": 300.0,
+        "runs": samples,
+        "median_steady_records_per_second": 20.0,
+    }
+    assert list(summary) == ["median_records_per_second", "min", "max", "runs", "median_steady_records_per_second"]
+    # a figure not every run has is left out, as before (job_startup_seconds of a run without a metrics file)
 
 
 def test_a_reader_whose_close_hangs_is_left_after_the_timeout(capsys):

@@ -1,6 +1,6 @@
-"""The scale benchmark's disk read-ahead (benchmarks/read_ahead.py): which setting holds the sandbox's disk, that it
+"""The scale benchmark's disk read-ahead (benchmarks/harness/read_ahead.py): which setting holds the sandbox's disk, that it
 is set for the run and put back after it, and what is recorded when it cannot be; and the page-cache share of the
-source's files (benchmarks/scale_probes.py), on files of a temporary folder."""
+source's files (benchmarks/scale/probes.py), on files of a temporary folder."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import read_ahead
-from benchmarks import scale_probes as probes
+from benchmarks.harness import read_ahead
+from benchmarks.scale import probes
 
 MOUNTS = """\
 /dev/vda1 / ext4 rw,relatime 0 0

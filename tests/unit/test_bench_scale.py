@@ -1,4 +1,4 @@
-"""The scale benchmark's pure parts (benchmarks/scale.py, scale_probes.py, scale_report.py): what it reads from
+"""The scale benchmark's pure parts (benchmarks/scale/: runs.py, probes.py, sampler.py, report.py): what it reads from
 /proc/net/tcp, a JVM's performance counters, jcmd, the KDC's log and the job's metrics file, and the table it
 writes, on literal samples."""
 
@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import scale, scale_report
-from benchmarks import scale_probes as probes
+from benchmarks.harness.summary import summarize
+from benchmarks.scale import main as scale_main
+from benchmarks.scale import probes, runs
+from benchmarks.scale import report as scale_report
+from benchmarks.scale.sampler import Sampler
 
 PROC_NET_TCP = """\
   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
@@ -166,21 +169,21 @@ def test_metrics_lines_skip_a_line_cut_short(tmp_path):
 
 
 def test_topic_names_spread_the_partitions_over_the_topics():
-    assert scale.topic_names(1000, 1) == {"scale.p1000.t1.0": 1000}
-    names = scale.topic_names(1000, 200)
+    assert runs.topic_names(1000, 1) == {"scale.p1000.t1.0": 1000}
+    names = runs.topic_names(1000, 200)
     assert len(names) == 200 and set(names.values()) == {5} and "scale.p1000.t200.000" in names
-    uneven = scale.topic_names(10, 4)
+    uneven = runs.topic_names(10, 4)
     assert list(uneven.values()) == [3, 3, 2, 2] and sum(uneven.values()) == 10
     with pytest.raises(ValueError):
-        scale.topic_names(4, 5)
+        runs.topic_names(4, 5)
 
 
 def test_brokers_are_quiet_after_three_seconds_in_a_row_under_a_tenth_of_a_cpu():
-    assert not scale.quiet([])
-    assert not scale.quiet([0.01, 0.02])  # too few seconds yet
-    assert scale.quiet([0.9, 0.05, 0.0, 0.09])
-    assert not scale.quiet([0.05, 0.0, 0.1])  # a tenth is not under a tenth
-    assert not scale.quiet([0.0, 0.0, 0.0, 0.5])  # the last second counts
+    assert not runs.quiet([])
+    assert not runs.quiet([0.01, 0.02])  # too few seconds yet
+    assert runs.quiet([0.9, 0.05, 0.0, 0.09])
+    assert not runs.quiet([0.05, 0.0, 0.1])  # a tenth is not under a tenth
+    assert not runs.quiet([0.0, 0.0, 0.0, 0.5])  # the last second counts
 
 
 MOUNTS = """\
@@ -237,7 +240,7 @@ def test_the_sampler_breaks_a_real_jvms_cpu_down_by_process_and_thread_group(tmp
         " System.out.println(x); } }"
     )
     proc = subprocess.Popen([java, str(source)], stdout=subprocess.DEVNULL)
-    sampler = probes.Sampler(proc.pid, {}, interval=0.2)
+    sampler = Sampler(proc.pid, {}, interval=0.2)
     sampler.start()
     proc.wait(60)
     time.sleep(0.3)
@@ -254,11 +257,11 @@ def test_the_sampler_breaks_a_real_jvms_cpu_down_by_process_and_thread_group(tmp
 
 
 def test_the_sandboxs_file_system_is_that_of_the_longest_mount_point_holding_it():
-    assert scale.file_system(MOUNTS, Path("/tmp/secure-mirror-scale-x")) == "ext4"
-    assert scale.file_system(MOUNTS, Path("/dev/shm/secure-mirror-scale-x")) == "tmpfs"
-    assert scale.file_system(MOUNTS, Path("/dev/shmother")) == "ext4"  # a prefix of a name is no mount point
-    assert scale.file_system(MOUNTS, Path("/tmp/with space/x")) == "xfs"
-    assert scale.file_system("", Path("/tmp")) == "unknown"
+    assert scale_main.file_system(MOUNTS, Path("/tmp/secure-mirror-scale-x")) == "ext4"
+    assert scale_main.file_system(MOUNTS, Path("/dev/shm/secure-mirror-scale-x")) == "tmpfs"
+    assert scale_main.file_system(MOUNTS, Path("/dev/shmother")) == "ext4"  # a prefix of a name is no mount point
+    assert scale_main.file_system(MOUNTS, Path("/tmp/with space/x")) == "xfs"
+    assert scale_main.file_system("", Path("/tmp")) == "unknown"
 
 
 def _figures(**changes) -> dict:
@@ -347,7 +350,7 @@ RESULT = {
     ],
 }
 for _size in RESULT["sizes"]:
-    _size["summary"] = {name: scale_report.summarize(runs) for name, runs in _size["runs"].items()}
+    _size["summary"] = {name: summarize(r, scale_report.FIGURES) for name, r in _size["runs"].items()}
 
 
 def test_the_markdown_is_generated_from_the_json():

@@ -1,4 +1,5 @@
-"""No import circle among the package's modules, whether its imports sit at the top of a module or in a function.
+"""No import circle among the package's modules, nor among the benchmarks', whether its imports sit at the top of a
+module or in a function.
 
 A function-level import keeps a heavy library out of start-up (pyspark, cryptography, the job's zip in a YARN
 container); it never hides a circle. So every ``secure_mirror`` import counts here, wherever it is written, except
@@ -12,6 +13,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "secure_mirror"
+BENCHMARKS = PACKAGE.parent / "benchmarks"
 
 
 def _module_name(path: Path, root: Path) -> str:
@@ -92,6 +94,10 @@ def _spelled(graph: dict[str, dict[str, int | None]], circle: list[str]) -> list
 
 def test_no_import_circle():
     assert cycles(import_graph(PACKAGE)) == []
+
+
+def test_no_import_circle_among_the_benchmarks():
+    assert cycles(import_graph(BENCHMARKS)) == []
 
 
 def test_the_check_sees_a_circle_hidden_in_a_function(tmp_path):

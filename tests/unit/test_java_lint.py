@@ -1,10 +1,10 @@
 """Every Java file of ours compiles without one javac lint warning: ``-Xlint:all -Werror``, less ``[path]`` (the
 manifests of pyspark's derby and scala-compiler jars name jars pyspark does not ship; nothing about our code).
 
-scripts/setup compiles the sink so, and tests/support/sink_jar.py the same way. The tools in jvm/tools run through
-the java launcher's source-file mode (or, for HdfsCheckpointRead and CredentialRead, a javac at run time on the user's
-machine), and benchmarks/CopyLimit.java through a plain javac: none of those take lint flags, so this test compiles each of them
-with the flags, against the class path it runs with."""
+scripts/setup compiles the sink so, and secure_mirror/sandbox/sink_jar.py the same way. The tools in jvm/tools run
+through the java launcher's source-file mode (or, for HdfsCheckpointRead and CredentialRead, a javac at run time on the
+user's machine), and benchmarks/CopyLimit.java through a plain javac: none of those take lint flags, so this test
+compiles each of them with the flags, against the class path it runs with."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import pyspark
 import pytest
 
 from secure_mirror import paths
-from tests.support.sink_jar import JAVAC_LINT, job_kafka_clients
-from tests.support.sink_jar import SOURCES as SINK_SOURCES
+from secure_mirror.sandbox.sink_jar import JAVAC_LINT, job_kafka_clients
+from secure_mirror.sandbox.sink_jar import SOURCES as SINK_SOURCES
 
 REPO = paths.REPO_ROOT
 TOOLS = REPO / "jvm" / "tools"

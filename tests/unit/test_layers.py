@@ -62,6 +62,28 @@ def test_no_module_imports_from_a_higher_layer():
     assert upward == []
 
 
+# The benchmarks stand on their harness (benchmarks/harness: the session, options, results, contenders, clocks),
+# which imports no scenario; and nothing of benchmarks/ imports the tests (the tests may import the benchmarks).
+BENCHMARKS = PACKAGE.parent / "benchmarks"
+
+
+def test_the_benchmarks_harness_imports_no_scenario():
+    upward = sorted(
+        f"{path.relative_to(PACKAGE.parent)} imports benchmarks.{name}"
+        for path in (BENCHMARKS / "harness").rglob("*.py")
+        for name in _imported_layers(path, "benchmarks")
+        if name != "harness"
+    )
+    assert upward == []
+
+
+def test_the_benchmarks_import_nothing_from_the_tests():
+    found = sorted(
+        str(path.relative_to(PACKAGE.parent)) for path in BENCHMARKS.rglob("*.py") if _imported_layers(path, "tests")
+    )
+    assert found == []
+
+
 # Inside pre-flight: the probes ask and answer with plain data (never a Check: they do not see the model), the
 # checks ask through them and judge, and the runner runs the checks.
 PREFLIGHT = PACKAGE / "preflight"
@@ -92,6 +114,12 @@ def test_the_preflight_check_sees_a_probe_importing_the_model(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("from secure_mirror.preflight.model import Check\nimport secure_mirror.preflight.checks.base\n")
     assert _imported_layers(module, "secure_mirror.preflight") == {"model", "checks"}
+
+
+def test_the_check_sees_an_import_from_the_tests(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from tests.support import provenance\n\n    return provenance\n")
+    assert _imported_layers(module, "tests") == {"support"}
 
 
 def test_the_check_sees_an_upward_import(tmp_path):

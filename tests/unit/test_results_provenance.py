@@ -6,7 +6,7 @@ The pages that quote figures (``QUOTING``: the README, docs/shown-live.md, bench
 For every results file a page quotes, one statement of that page (a paragraph, a list item or a table row) that
 names the file must also name its commit:
 
-- a file that records its build (``build.commit``, tests/support/provenance.py: every file written from now on):
+- a file that records its build (``build.commit``, benchmarks/harness/provenance.py: every file written from now on):
   ``at <commit>`` (7 digits or more of it);
 - an older file, which records none: ``committed at <commit>``, the commit that last wrote the file
   (``git log -1 -- <file>``, its ``.json``), which is when it was committed, not what it measured. Such a file
@@ -27,8 +27,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from benchmarks import bench
-from tests.support import provenance
+from benchmarks.harness import cli, provenance, results
 
 ROOT = Path(__file__).resolve().parents[2]
 QUOTING = ["README.md", "docs/shown-live.md", "benchmarks/NOTES.md"]
@@ -322,14 +321,14 @@ def test_a_report_says_its_build_under_its_title():
 
 
 def test_a_benchmark_writes_its_build_into_both_files(tmp_path, monkeypatch):
-    monkeypatch.setattr(bench, "stop_on_sigterm", lambda: None)
+    monkeypatch.setattr(cli, "stop_on_sigterm", lambda: None)
     ran = {}
 
     def run(args, command):
         ran["build"] = provenance.build()  # the run starts after the build was read
         return {"command": command, "figures": {"re_read": 0}}
 
-    bench.results_main(["--seed", "7", "--out", str(tmp_path)], "d", "--failover", "failover", run, lambda r: "# T\n")
+    results.results_main(["--seed", "7", "--out", str(tmp_path)], "d", "--failover", "failover", run, lambda r: "# T\n")
     result = json.loads((tmp_path / "failover.json").read_text())
     assert list(result["build"]) == ["commit", "clean", "dirty_paths", "date", "machine"]
     assert result["build"]["commit"] == ran["build"]["commit"] and result["build"]["date"] <= ran["build"]["date"]

@@ -16,7 +16,7 @@ import pyspark
 import pytest
 
 from secure_mirror import paths
-from tests.support.sink_jar import JAVAC_LINT, SOURCES, job_kafka_clients
+from secure_mirror.sandbox.sink_jar import JAVAC_LINT, SOURCES, job_kafka_clients
 
 pytestmark = pytest.mark.jvm
 CHECK = paths.REPO_ROOT / "tests" / "support" / "PartitionEnlisterCheck.java"

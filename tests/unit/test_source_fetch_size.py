@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from secure_mirror import paths
-from tests.support.sink_jar import SOURCES, run_check
+from secure_mirror.sandbox.sink_jar import SOURCES
+from tests.support.sink_jar import run_check
 
 pytestmark = pytest.mark.jvm
 CHECK = paths.REPO_ROOT / "tests" / "support" / "FetchSizeCheck.java"

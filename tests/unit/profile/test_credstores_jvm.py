@@ -18,7 +18,8 @@ from secure_mirror import paths
 from secure_mirror.profile import SecretRef, credstore_reader
 from secure_mirror.profile.secrets import SecretUnavailable
 from secure_mirror.sandbox import credstore
-from tests.support.sink_jar import SOURCES, run_check
+from secure_mirror.sandbox.sink_jar import SOURCES
+from tests.support.sink_jar import run_check
 
 pytestmark = [
     pytest.mark.jvm,

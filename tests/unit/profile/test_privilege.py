@@ -349,7 +349,7 @@ PLANS = [  # plan strings whose secrets the job's own plan redaction hides
     "kafka.ssl.truststore.password=s3cret, kafka.bootstrap.servers=b:9093",
     "ssl.keystore.key=-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----",
 ]
-# Spark settings that load code (spark.*.extraClassPath is warned about, not refused: tests/support/sink_jar.py).
+# Spark settings that load code (spark.*.extraClassPath is warned about, not refused: secure_mirror/sandbox/sink_jar.py).
 SPARK_CODE = ("spark.plugins", "spark.extraListeners", "spark.executor.extraLibraryPath", "spark.sql.extensions")
 # mirror.groups include pieces: literal ids and prefixes (granted as written), and what no grant may express.
 GROUP_PIECES = [

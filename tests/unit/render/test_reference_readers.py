@@ -22,10 +22,10 @@ from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
 from secure_mirror.render.java_properties import properties_text
 from secure_mirror.render.providers import AUTOMATIC_PROVIDERS, REFERENCES
+from secure_mirror.sandbox.sink_jar import JAVAC_LINT, SOURCES, job_kafka_clients
 from tests.support import profiles as pf
 from tests.support import seeds
 from tests.support.marked_profiles import marked_profile
-from tests.support.sink_jar import JAVAC_LINT, SOURCES, job_kafka_clients
 
 pytestmark = pytest.mark.jvm
 CHECK = paths.REPO_ROOT / "tests" / "support" / "ProviderReferences.java"

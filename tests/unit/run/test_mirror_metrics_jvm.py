@@ -16,8 +16,8 @@ import pyspark
 import pytest
 
 from secure_mirror import paths
+from secure_mirror.sandbox.sink_jar import JAVAC_LINT
 from tests.support.exposition import ATTRIBUTES
-from tests.support.sink_jar import JAVAC_LINT
 
 pytestmark = pytest.mark.jvm
 METRICS = paths.REPO_ROOT / "jvm" / "sink" / "securemirror" / "metrics"

@@ -12,8 +12,8 @@ import pytest
 
 from secure_mirror import paths
 from secure_mirror.run.groups.checkpoints import Checkpoint, CheckpointFormatError, decode, encode
+from secure_mirror.sandbox.sink_jar import JAVAC_LINT
 from tests.support.seeds import seeded
-from tests.support.sink_jar import JAVAC_LINT
 
 PROGRAM = paths.REPO_ROOT / "tests" / "support" / "CheckpointBytes.java"
 ALPHABET = "abcXYZ019._-é漢🙂 "

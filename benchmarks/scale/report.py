@@ -1,12 +1,12 @@
-"""The scale benchmark's Markdown, generated from its json only (``benchmarks/scale.py`` writes both), and the
-summary of a contender's repeats: each figure's median, minimum and maximum (:func:`summarize`)."""
+"""The scale benchmark's Markdown, generated from its json only (``benchmarks/scale/main.py`` writes both), and the
+figures summarized over a contender's repeats (:data:`FIGURES`, ``benchmarks/harness/summary.py``)."""
 
 from __future__ import annotations
 
 import statistics
 
-from benchmarks import read_ahead
-from benchmarks.contenders import LABELS
+from benchmarks.harness import read_ahead
+from benchmarks.harness.contenders import LABELS
 
 # the figures summarized over the repeats, in the main table's order: key -> (column, format)
 FIGURES = {
@@ -21,13 +21,13 @@ FIGURES = {
 PLANNING = ("latestOffset", "queryPlanning", "getBatch", "addBatch", "triggerExecution")
 
 EXPLAINED = """\
-How each figure is measured (benchmarks/scale.py, benchmarks/scale_probes.py):
+How each figure is measured (benchmarks/scale/, benchmarks/scale/probes.py):
 - repeats: every contender runs once per repeat, the order shuffled anew for each (the orders are listed); the
   first table gives each figure's median over the runs that finished, with the minimum and maximum in brackets
   (over all runs when none finished); the tables after it give each run;
 - finished: the target held all N records (for a contender writing in transactions, exactly_once and MirrorMaker 2
   with exactly-once: a read_committed reader of the target saw all N, counted record by record up to the last
-  stable offsets, benchmarks/committed.py) within the time limit; otherwise the run is over the records it got there
+  stable offsets, benchmarks/harness/committed.py) within the time limit; otherwise the run is over the records it got there
   (those a read_committed reader saw, or the sum of the target's end offsets) and says why it stopped;
 - records/s start to end: those records over the time from the contender's process start; steady: 80% of them over
   the target's own append times between the 10% and the 90% record (LogAppendTime topics; every record's
@@ -167,25 +167,6 @@ def _target_lines(size: dict) -> list[str]:
 
 def _num(value, spec: str = ",.0f") -> str:
     return "-" if value is None else format(value, spec)
-
-
-def spread(values: list[float]) -> dict:
-    """The median, minimum and maximum of ``values`` and how many there are."""
-    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
-
-
-def summarize(runs: list[dict]) -> dict:
-    """One contender's runs at one size: how many ran, finished, failed; per figure of :data:`FIGURES` its
-    :func:`spread` over the runs that finished, or over all that measured it when none did (``over``)."""
-    measured = [r for r in runs if "error" not in r]
-    finished = [r for r in measured if r.get("finished")]
-    over = finished or measured
-    out: dict = {"runs": len(runs), "finished": len(finished), "errors": len(runs) - len(measured)}
-    out["over"] = "finished" if finished else "unfinished"
-    for key in FIGURES:
-        if values := [r[key] for r in over if r.get(key) is not None]:
-            out[key] = spread(values)
-    return out
 
 
 def _spread_cell(figure: dict | None, spec: str) -> str:

@@ -1,5 +1,5 @@
-"""The benchmark's contenders, one table for both harnesses: ``scripts/bench`` (``benchmarks/bench.py``) and
-``scripts/bench --scale`` (``benchmarks/scale.py``) know the same names, labels and profiles, and run any of them
+"""The benchmark's contenders, one table for both harnesses: ``scripts/bench`` (``benchmarks/comparison/``) and
+``scripts/bench --scale`` (``benchmarks/scale/``) know the same names, labels and profiles, and run any of them
 (``--contenders a,b``).
 
 - ``copy_limit``: one JVM, a consumer-producer loop per task slot (``benchmarks/CopyLimit.java``), the least a mirror
@@ -35,7 +35,7 @@
   it was before issue 26; not run unless named (at thousands of partitions it takes the whole time limit).
 
 A contender whose ``exactly_once`` is set writes in transactions and is counted as a read_committed reader sees the
-target (``benchmarks/committed.py``).
+target (``benchmarks/harness/committed.py``).
 """
 
 from __future__ import annotations

@@ -1,92 +1,13 @@
-"""Benchmark helpers that talk to the sandbox: load data, read end offsets. Run in an identity's
-process (``kafka/processes.py``)."""
+"""What the benchmarks read back from the clusters: end offsets (a topic's sum, or many partitions in one round,
+the last stable ones too), the target's append times (its own clock), what a read_committed reader sees, records
+from given offsets to the end, and latencies from the source's create times."""
 
 from __future__ import annotations
 
-import json
-import random
 import time
 
-
-def values(seed: int, count: int = 4096, mean_size: int = 1024) -> list[bytes]:
-    """``count`` distinct record values shaped like real event data: JSON objects with ids, names, amounts, times
-    and a free-text field, sizes spread around ``mean_size`` (about a third to twice it), compressing about as
-    real JSON does. Seeded: the same seed gives the same values."""
-    rng = random.Random(seed)
-    words = [
-        rng.choice("bcdfghjklmnpqrstvwxz") + rng.choice("aeiou") + rng.choice("lmnrst") + rng.choice("aeiouy")
-        for _ in range(600)
-    ]
-    out = []
-    for i in range(count):
-        target = int(rng.triangular(mean_size / 3, mean_size * 2, mean_size))
-        event = {
-            "id": f"{rng.getrandbits(64):016x}",
-            "seq": i,
-            "type": rng.choice(("order", "payment", "refund", "shipment", "login")),
-            "customer": {
-                "id": rng.randrange(10**7),
-                "name": " ".join(rng.sample(words, 2)),
-                "country": rng.choice(("DE", "FR", "US", "JP", "BR", "IN", "GB")),
-            },
-            "amount": round(rng.lognormvariate(3, 1.2), 2),
-            "currency": rng.choice(("EUR", "USD", "JPY")),
-            "at": 1_790_000_000_000 + rng.randrange(10**9),
-        }
-        text = json.dumps(event)
-        note = []
-        while len(text) + sum(len(w) + 1 for w in note) + 12 < target:
-            note.append(rng.choice(words))
-        event["note"] = " ".join(note)
-        out.append(json.dumps(event).encode())
-    return out
-
-
-def produce_load(
-    conf: dict, topic: str | list[str], records: int, *, seed: int = 1, rate: float | None = None
-) -> float:
-    """Produce ``records`` keyed records with a few headers and varied JSON values (:func:`values`); seconds taken.
-    Over a list of topics, record i goes to topic i modulo their number.
-
-    With ``rate`` (records/s) the producer paces itself (for latency runs); each record's timestamp is its
-    create time, which the latency measurement compares with the target's log-append time."""
-    from confluent_kafka import Producer
-
-    producer = Producer(
-        {
-            **conf,
-            "acks": "all",
-            "enable.idempotence": True,
-            "linger.ms": 20,
-            "batch.size": 1_000_000,
-            "compression.type": "lz4",
-            "queue.buffering.max.kbytes": 1_048_576,
-        }
-    )
-    payloads = values(seed)
-    topics = [topic] if isinstance(topic, str) else topic
-    start = time.monotonic()
-    for i in range(records):
-        while True:
-            try:
-                producer.produce(
-                    topics[i % len(topics)],
-                    key=b"k%09d" % i,
-                    value=payloads[i % len(payloads)],
-                    headers=[("bench", b"1"), ("seq", b"%d" % i), ("created-ms", b"%d" % int(time.time() * 1000))],
-                )
-                break
-            except BufferError:
-                producer.poll(0.05)
-        if rate:
-            delay = start + (i + 1) / rate - time.monotonic()
-            if delay > 0:
-                producer.poll(delay)
-        elif i % 10_000 == 0:
-            producer.poll(0)
-    if producer.flush(300) != 0:
-        raise RuntimeError("not every benchmark record was acknowledged")
-    return time.monotonic() - start
+from benchmarks.harness.admin import kept
+from secure_mirror.kafka.admin_ops import LOG
 
 
 def append_times(conf: dict, topic: str | list[str], counts: list[int], since_ms: int) -> list[int]:
@@ -253,41 +174,6 @@ def latencies(conf: dict, topic: str, expected: int, timeout: float = 120.0, sin
     return out
 
 
-_ADMINS: dict = {}
-
-
-def _admin(conf: dict):
-    """One admin client per configuration, kept: polling with a new one each time would log in each time."""
-    from confluent_kafka.admin import AdminClient
-
-    key = tuple(sorted((k, str(v)) for k, v in conf.items()))
-    if key not in _ADMINS:
-        _ADMINS[key] = AdminClient(conf)
-    return _ADMINS[key]
-
-
-def set_on_brokers(conf: dict, name: str, value: str, timeout: float = 30.0) -> None:
-    """Set the dynamic broker setting ``name`` on every broker of the cluster ``conf`` reaches (each takes it at once,
-    without a restart)."""
-    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
-
-    admin = _admin(conf)
-    entry = ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)
-    brokers = admin.list_topics(timeout=timeout).brokers
-    resources = [ConfigResource(ResourceType.BROKER, str(b), incremental_configs=[entry]) for b in brokers]
-    for future in admin.incremental_alter_configs(resources, request_timeout=timeout).values():
-        future.result(timeout=timeout)
-
-
-def delete_groups(conf: dict, groups: list[str]) -> None:
-    """Delete those consumer ``groups`` that exist (the positions of an earlier exactly_once run)."""
-    for future in _admin(conf).delete_consumer_groups(groups, request_timeout=30).values():
-        try:
-            future.result(timeout=30)
-        except Exception:  # noqa: BLE001 - GROUP_ID_NOT_FOUND: nothing to forget
-            pass
-
-
 def partition_end_offsets(
     conf: dict, partitions: list[tuple[str, int]], *, stable: bool = False
 ) -> dict[tuple[str, int], int]:
@@ -301,7 +187,7 @@ def partition_end_offsets(
     wanted = {TopicPartition(t, p): OffsetSpec.latest() for t, p in partitions}
     isolation = IsolationLevel.READ_COMMITTED if stable else IsolationLevel.READ_UNCOMMITTED
     out = {}
-    for tp, future in _admin(conf).list_offsets(wanted, isolation_level=isolation, request_timeout=30).items():
+    for tp, future in kept(conf).list_offsets(wanted, isolation_level=isolation, request_timeout=30).items():
         try:
             out[(tp.topic, tp.partition)] = max(future.result(timeout=60).offset, 0)
         except Exception:  # noqa: BLE001 - no leader or no topic yet: nothing there
@@ -315,14 +201,45 @@ def end_offset_sum(conf: dict, partitions: dict[str, int]) -> int:
     return sum(partition_end_offsets(conf, listed).values())
 
 
-def prefixed_groups(conf: dict, prefix: str) -> list[str]:
-    """The consumer groups whose id starts with ``prefix``."""
-    listed = _admin(conf).list_consumer_groups(request_timeout=30).result(timeout=60)
-    return sorted(g.group_id for g in listed.valid if g.group_id.startswith(prefix))
+def records_from(conf: dict, topic: str, starts: dict[int, int], group: str, timeout: float = 120.0):
+    """(partition, offset, value) of every record read_committed from ``starts`` to the end, and the end offsets."""
+    from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+
+    settings = {"group.id": group, "enable.partition.eof": True, "isolation.level": "read_committed"}
+    consumer = Consumer({**conf, **settings, "enable.auto.commit": False, "auto.offset.reset": "error", "logger": LOG})
+    out: list[tuple[int, int, bytes]] = []
+    ended: set[int] = set()
+    deadline = time.monotonic() + timeout
+    try:
+        ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30)[1] for p in starts}
+        todo = {p for p, start in starts.items() if start < ends[p]}
+        consumer.assign([TopicPartition(topic, p, starts[p]) for p in todo])
+        while ended < todo:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{topic}: partitions {sorted(todo - ended)} not read to the end in {timeout:.0f} s")
+            msg = consumer.poll(1.0)
+            if msg is None:
+                continue
+            if msg.error() is not None:
+                if msg.error().code() != KafkaError._PARTITION_EOF:
+                    raise KafkaException(msg.error())
+                ended.add(msg.partition())
+                continue
+            out.append((msg.partition(), msg.offset(), msg.value()))
+        return out, ends
+    finally:
+        consumer.close()
 
 
-def forget_groups(conf: dict, prefix: str) -> None:
-    """Delete every consumer group named ``prefix...`` (an exactly_once job's positions of an earlier run, whichever
-    groups its sink keeps them in: they would make the sink skip everything)."""
-    if earlier := prefixed_groups(conf, prefix):
-        delete_groups(conf, earlier)
+def ends_of(conf: dict, topics: dict[str, int]) -> dict[str, dict[int, int]]:
+    """Each partition's end offset of ``topics`` (topic -> partition count): topic -> partition -> offset."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({**conf, "group.id": "cutover-bench-ends", "logger": LOG})
+    try:
+        return {
+            t: {p: consumer.get_watermark_offsets(TopicPartition(t, p), timeout=30)[1] for p in range(n)}
+            for t, n in topics.items()
+        }
+    finally:
+        consumer.close()

@@ -1,5 +1,5 @@
-"""When a transactional contender is done: the one way both harnesses (``benchmarks/bench.py`` and
-``benchmarks/scale.py``) count the records a contender that writes in transactions has put on the target.
+"""When a transactional contender is done: the one way both harnesses (``benchmarks/harness/bench.py`` and
+``benchmarks/scale/``) count the records a contender that writes in transactions has put on the target.
 
 Such a contender (the job with ``exactly_once``, MirrorMaker 2 with exactly-once) has finished when a
 ``read_committed`` reader of the target sees all N records, and not before: the records of an open transaction, its
@@ -13,7 +13,7 @@ N, so that a contender's own run is not slowed by the harness reading it. A cont
 one record per offset and is counted by its end offsets (:func:`on_target`).
 
 The decisions are pure functions of offsets and counts (:func:`unread`, :func:`worth_reading`, :func:`on_target`);
-:class:`ReadCommitted` asks the target and reads (``benchmarks/load.py``).
+:class:`ReadCommitted` asks the target and reads (``benchmarks/harness/reading.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from benchmarks import load
+from benchmarks.harness import reading
 
 Partition = tuple[str, int]
 CLOSE_TIMEOUT = 30.0  # seconds ReadCommitted.close waits for the consumer's close
@@ -63,11 +63,11 @@ class ReadCommitted:
     def seen(self, records: int | None = None) -> int:
         """The count now. With ``records`` the new offsets are read only when they could bring it to N
         (:func:`worth_reading`); without, always (the count of a run that did not finish)."""
-        ranges = unread(load.partition_end_offsets(self.conf, self.partitions, stable=True), self.read_to)
+        ranges = unread(reading.partition_end_offsets(self.conf, self.partitions, stable=True), self.read_to)
         if ranges and (records is None or worth_reading(records, self.counted, ranges)):
             if self._consumer is None:
-                self._consumer = load.committed_reader(self.conf)
-            self.counted += load.count_committed(self._consumer, ranges)
+                self._consumer = reading.committed_reader(self.conf)
+            self.counted += reading.count_committed(self._consumer, ranges)
             self.read_to.update({tp: to for tp, (_, to) in ranges.items()})
         return self.counted
 

@@ -10,9 +10,9 @@ machine of its own) under its title::
 
 ``clean`` is ``git status --porcelain`` printing nothing (untracked files count as dirty, as it lists them);
 ``dirty_paths`` is the number of lines it printed. When git cannot say (no git, not a checkout), ``commit``,
-``clean`` and ``dirty_paths`` are None, and the report says so. It lives here, beside the other helpers the benchmarks
-and the suites share (``benchmarks/cutover.py`` and ``failover.py`` already import ``tests.support``); it is not
-part of the package: a user's mirror has no results file.
+``clean`` and ``dirty_paths`` are None, and the report says so. It lives in the benchmarks' harness, and the
+reliability suite imports it from here (tests may import benchmarks/, never the other way); it is not part of the
+package: a user's mirror has no results file.
 """
 
 from __future__ import annotations
