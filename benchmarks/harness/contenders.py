@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from secure_mirror.profile.mirror import SMALLEST_BATCH
+from secure_mirror.profile.delivery import SMALLEST_BATCH
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@ Other layers call :func:`load_profile` and then read the :class:`Profile`; secre
 """
 
 from secure_mirror.profile.cluster import SIDES, Cluster, Side
+from secure_mirror.profile.delivery import Delivery
 from secure_mirror.profile.loader import ProfileError, load_profile
-from secure_mirror.profile.mirror import Delivery, Mirror, Rename, Topics
+from secure_mirror.profile.mirror import Mirror, Rename, Topics
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.principals import kafka_principal_for_kerberos, parse_principal
 from secure_mirror.profile.runtime import Spark

@@ -4,7 +4,7 @@ same credentials, topics and renaming as the Spark job."""
 from __future__ import annotations
 
 from secure_mirror import paths
-from secure_mirror.profile.mirror import SMALLEST_BATCH
+from secure_mirror.profile.delivery import SMALLEST_BATCH
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import ALWAYS_EXCLUDED
 from secure_mirror.render.encoders import sh

@@ -17,8 +17,8 @@ from pathlib import Path
 import secure_mirror
 from secure_mirror import paths
 from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.delivery import KAFKA_BUFFER_MEMORY, batch_size_for
 from secure_mirror.profile.job_settings import OPTION_FILES, PROVENANCE_PREFIX
-from secure_mirror.profile.mirror import KAFKA_BUFFER_MEMORY, batch_size_for
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.profile.runtime import SPARK_INTERNAL_SECURITY
@@ -115,7 +115,7 @@ SINK_OFFSET_MAP = "mirror.offset-map-topic"  # where the sink records its offset
 
 def with_batch_size(options: dict[str, str], partitions: int | None) -> dict[str, str]:
     """The sink's options with the producer's batch.size: the profile's when it sets one, else
-    :func:`~secure_mirror.profile.mirror.batch_size_for` the partitions the job writes and the producer's pool
+    :func:`~secure_mirror.profile.delivery.batch_size_for` the partitions the job writes and the producer's pool
     (``kafka.buffer.memory``; Kafka's default when unset or not a whole number)."""
     if SINK_BATCH_SIZE in options:
         return options

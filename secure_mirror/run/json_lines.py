@@ -2,7 +2,7 @@
 (``RunLine``; JSON Schema: ``schema/run-output.schema.json``, ``secure-mirror schema --of run``).
 
 In order: ``preflight`` (unless --skip-preflight), ``started``, then from the job's driver ``status`` lines (one per
-batch or epoch, and idle lines; ``monitor.StatusLine``), ``waiting`` lines (while it rides through a cluster's bad
+batch or epoch, and idle lines; ``status_lines.StatusLine``), ``waiting`` lines (while it rides through a cluster's bad
 minute; ``waiting.WaitingLine``) and ``notice`` lines, ``restart`` lines (--supervise), and
 last the ``outcome``. A run refused before pre-flight (bad input, exit 2; a machine not ready, exit 4) prints no
 line: its sentence is on stderr, as are the sentences of every failure (the same exit codes as without --json).
@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, RootModel, ValidationError
 
 from secure_mirror.preflight.table import PreflightOutput
-from secure_mirror.run.monitor import NoticeLine, StatusLine, json_line
+from secure_mirror.run.status_lines import NoticeLine, StatusLine, json_line
 from secure_mirror.run.waiting import WaitingLine
 
 

@@ -5,25 +5,22 @@ clusters, all on loopback, all under one folder. ``Sandbox.up`` starts it and wr
 from __future__ import annotations
 
 import json
-import os
-import secrets
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from secure_mirror import folders, paths
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
-from secure_mirror.identities import IdentityFolder
 from secure_mirror.kafka import admin_ops
-from secure_mirror.kafka.identity import ClientConf, KafkaIdentity
-from secure_mirror.profile.cluster import Cluster
 from secure_mirror.sandbox import credstore, hadoop, oidc, old_broker, procs
 from secure_mirror.sandbox.brokers import BrokerControl
+from secure_mirror.sandbox.clients import SandboxClients
+from secure_mirror.sandbox.credentials import SandboxCredentials, write_secret
 from secure_mirror.sandbox.hadoop import SandboxHadoop
+from secure_mirror.sandbox.hadoop_config import write_client_conf
 from secure_mirror.sandbox.kafka import BROKER_HEAP, MULTI_BROKER_HEAP, Broker, cluster_id_for_cli, cluster_settings
 from secure_mirror.sandbox.kdc import (
     CORP_DOMAIN,
-    CORP_MIRROR,
     CORP_REALM,
     CORP_RULES,
     KDC,
@@ -31,11 +28,11 @@ from secure_mirror.sandbox.kdc import (
     SandboxRealm,
     find_binary,
 )
+from secure_mirror.sandbox.layout import STATE
 from secure_mirror.sandbox.nodes import PORTS, Side, check_broker_count, check_hosts, ports_needed, sides_for
-from secure_mirror.sandbox.profile import cluster_dict, sandbox_profiles
+from secure_mirror.sandbox.profile import sandbox_profiles
 from secure_mirror.sandbox.tls import CertificateAuthority
 
-STATE = "state.json"
 SIDES = ("source", "target")
 START_TIMEOUT = 300.0  # seconds for a broker to serve (several JVMs start at once on two CPUs, often busy)
 
@@ -49,78 +46,13 @@ def _check_dependencies() -> None:
         raise EnvironmentNotReady("Java is missing; install Java 17 (openjdk-17-jdk-headless)")
 
 
-def _write_secret(path: Path) -> None:
-    """A random secret in a new 0600 file."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(secrets.token_urlsafe(24))
-
-
 __all__ = ["PORTS", "SIDES", "STATE", "Sandbox", "Side"]
 
 
-class Sandbox(BrokerControl):
-    def __init__(self, base: Path, state: dict):
-        self.base = Path(base).resolve()
-        self.state = state
-        self.sides = {s["name"]: Side.from_state(s) for s in state["sides"]}
-
-    # ---- paths -------------------------------------------------------------------------------------
-    @property
-    def krb5_conf(self) -> Path:
-        return self.base / "krb5.conf"
-
-    @property
-    def ca_file(self) -> Path:
-        return self.base / "tls" / "ca.pem"
-
-    @property
-    def ca_key_file(self) -> Path:
-        return self.base / "tls" / "ca.key"
-
-    @property
-    def wrong_ca_file(self) -> Path:
-        return self.base / "tls" / "other-ca.pem"
-
-    @property
-    def profile_path(self) -> Path:
-        return self.base / "profile.yaml"
-
-    def keytab(self, side: str, who: str) -> Path:
-        return self.base / side / f"{who}.keytab"
-
-    def scram_password_file(self, side: str) -> Path:
-        """The mirror's password on ``side`` for SCRAM-SHA-512, SCRAM-SHA-256 and PLAIN alike."""
-        return self.base / "secrets" / f"{side}-mirror.scram-password"
-
-    @property
-    def credential_store(self) -> Path:
-        """A Hadoop credential store holding the target's SCRAM password (sandbox/credstore.py)."""
-        return self.base / "secrets" / credstore.STORE
-
-    @property
-    def oauth(self) -> bool:
-        """Whether this sandbox runs the identity provider (one started before it existed does not)."""
-        return "oidc_port" in self.state
-
-    @property
-    def token_endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.state['oidc_port']}{oidc.TOKEN_PATH}"
-
-    @property
-    def https_token_endpoint(self) -> str | None:
-        """The same token endpoint over HTTPS (a certificate of the sandbox's CA), or None in an older sandbox."""
-        port = self.state.get("oidc_tls_port")
-        return f"https://{oidc.IDP_HOST}:{port}{oidc.TOKEN_PATH}" if port else None
-
-    @property
-    def oauth_secret_file(self) -> Path:
-        """The client secret of the mirror's OAuth client (client id ``mirror``)."""
-        return self.base / "secrets" / "oauth-mirror.secret"
-
-    def client_pair(self, side: str) -> tuple[Path, Path]:
-        """The mirror's client certificate (subject CN=mirror.<domain>) and key for the SSL listener."""
-        return self.base / side / "mirror-client.pem", self.base / side / "mirror-client.key"
+class Sandbox(BrokerControl, SandboxCredentials, SandboxClients):
+    """A sandbox: started (``up``) or found running (``load``), its daemons, its Hadoop and its profiles; where it
+    keeps each thing is ``layout.SandboxLayout``'s, its clients ``clients.SandboxClients``' and the
+    credentials it is started with ``credentials.SandboxCredentials``'."""
 
     # ---- lifecycle ---------------------------------------------------------------------------------
     @classmethod
@@ -203,16 +135,6 @@ class Sandbox(BrokerControl):
             raise BadInputError(f"no sandbox in {Path(base).resolve()}; start one with `secure-mirror sandbox up`")
         return cls(path.parent, json.loads(path.read_text()))
 
-    def _save(self) -> None:
-        tmp = self.base / (STATE + ".tmp")
-        tmp.write_text(json.dumps(self.state, indent=2))
-        tmp.replace(self.base / STATE)
-
-    @property
-    def corp(self) -> bool:
-        """Whether this sandbox has the corporate realm (a sandbox started before it existed has not)."""
-        return "corp_kdc_port" in self.state
-
     def kdc(self) -> KDC:
         realms = [
             SandboxRealm(s.realm, port, [s.domain]) for s, port in zip(self.sides.values(), self.state["kdc_ports"])
@@ -256,16 +178,6 @@ class Sandbox(BrokerControl):
             reauth_ms=self.state.get("reauth_ms"),  # a sandbox started before the setting existed has none
             reauth_mechanisms=tuple(m) if (m := self.state.get("reauth_mechanisms")) is not None else None,
         )
-
-    @property
-    def replication_factor(self) -> int:
-        """The replication factor of the topics made here for mirroring: 3 from three brokers a side (their
-        ``min.insync.replicas`` 2 is the brokers' default), else one replica a broker."""
-        return min(len(self.sides["source"].nodes), 3)
-
-    def pid_key(self, side: str, node_id: int = 1) -> str:
-        """The broker's name in ``state["pids"]``: the side with one broker (as always), else ``<side>-<node id>``."""
-        return side if len(self.sides[side].nodes) == 1 else f"{side}-{node_id}"
 
     def _start_clusters(self) -> None:
         """Format each side's brokers with one cluster id, launch them all, then wait for each: a broker of several
@@ -332,7 +244,7 @@ class Sandbox(BrokerControl):
         cluster.base.mkdir(mode=0o700)
         cluster.make_identities(self.kdc())
         cluster.write_config(CertificateAuthority.load(self.ca_file, self.ca_key_file))
-        hadoop.write_client_conf(cluster)
+        write_client_conf(cluster)
         cluster.format()
         try:
             cluster.start()
@@ -353,51 +265,12 @@ class Sandbox(BrokerControl):
     def _start_identity_provider(self, timeout: float = 30.0) -> None:
         folder = self.base / "oidc"
         folder.mkdir(exist_ok=True, mode=0o700)
-        _write_secret(self.oauth_secret_file)
+        write_secret(self.oauth_secret_file)
         port = self.state["oidc_port"]
         proc = oidc.launch(folder, {"mirror": self.oauth_secret_file}, port, self.state.get("oidc_tls_port"))
         self.state["pids"]["oidc"] = proc.pid  # saved before the wait: `down` stops it if it never serves
         self._save()
         oidc.wait_ready(proc, folder, port, timeout)
-
-    def _make_tls(self) -> None:
-        (self.base / "tls").mkdir(exist_ok=True)
-        ca = CertificateAuthority()
-        ca.write_ca(self.ca_file)
-        ca.write_key(self.ca_key_file)  # 0600: the Hadoop daemons' certificate may be issued later (start_hadoop)
-        CertificateAuthority("an unrelated CA").write_ca(self.wrong_ca_file)
-        (self.base / "oidc").mkdir(exist_ok=True, mode=0o700)
-        ca.write_server_keystore(self.base / "oidc" / "server.pem", [oidc.IDP_HOST])
-        for side, s in self.sides.items():
-            (self.base / side).mkdir(exist_ok=True, mode=0o700)
-            for broker in self.brokers(side):  # each broker its own certificate, for its own host name
-                ca.write_server_keystore(broker.keystore, [broker.host])
-            ca.write_client_pair(
-                self.base / side / "mirror-client.pem", self.base / side / "mirror-client.key", f"mirror.{s.domain}"
-            )
-
-    def _make_identities(self, kdc: KDC, side: str) -> None:
-        s = self.sides[side]
-        for broker in self.brokers(side):  # each broker its own service principal and keytab
-            kdc.add_principal(broker.principal, broker.keytab)
-        kdc.add_principal(s.mirror_principal, self.keytab(side, "mirror"))
-        kdc.add_principal(s.admin_principal, self.keytab(side, "admin"))
-        kdc.write_krb5_conf(self.base / side / "krb5.conf", default_realm=s.realm)  # the broker's: its own realm
-        _write_secret(self.scram_password_file(side))
-
-    def corp_keytab(self) -> Path:
-        return self.base / "corp" / "mirror.keytab"
-
-    def _make_corp_identity(self, kdc: KDC) -> None:
-        """mirror@CORP.TEST, and the trust of each side's realm in CORP.TEST: the same cross-realm key
-        krbtgt/<side realm>@CORP.TEST in both databases (same name, so same salt; a random password, which only
-        kadmin.local's arguments see, on this throwaway KDC)."""
-        (self.base / "corp").mkdir(exist_ok=True, mode=0o700)
-        for s in self.sides.values():
-            query = f"addprinc -pw {secrets.token_urlsafe(24)} krbtgt/{s.realm}@{CORP_REALM}"
-            kdc.kadmin(CORP_REALM, query)
-            kdc.kadmin(s.realm, query)
-        kdc.add_principal(CORP_MIRROR, self.corp_keytab())
 
     def stop_kdc(self) -> None:
         """A KDC outage: stop the KDC (its database stays); :meth:`start_kdc` brings it back on the same ports."""
@@ -430,32 +303,6 @@ class Sandbox(BrokerControl):
         if self.state["pids"].get("oidc"):
             procs.stop_pid(self.state["pids"]["oidc"], expect_in_cmdline="secure_mirror.sandbox.oidc")
         shutil.rmtree(self.base, ignore_errors=True)
-
-    # ---- clients -----------------------------------------------------------------------------------
-    def identity(self, side: str, who: str = "mirror", *, mechanism: str = "GSSAPI") -> KafkaIdentity:
-        """``who`` (mirror or admin) on ``side``, built as a profile side is (render's librdkafka settings)."""
-        cluster = Cluster.model_validate(cluster_dict(self, side, f"sandbox-{side}", mechanism, who))
-        return self.identity_folder().identity(cluster, side, who)
-
-    def identity_folder(self) -> IdentityFolder:
-        """This process's private folder of the sandbox's identities (the sandbox's krb5.conf; a credential cache
-        each); kept with the sandbox, whose other users (test processes) have folders of their own."""
-        return IdentityFolder(lambda _folder: str(self.krb5_conf), path=self.base / "ccache" / str(os.getpid()))
-
-    def client_conf(self, side: str, who: str = "mirror", *, mechanism: str = "GSSAPI") -> ClientConf:
-        """A librdkafka config for ``who`` (mirror or admin) on ``side``."""
-        return self.identity(side, who, mechanism=mechanism).conf
-
-    def identity_env(self, side: str, who: str) -> dict[str, str]:
-        return self.identity(side, who).env()
-
-    def admin(self, side: str, fn, *args, **kwargs):
-        """Call an ``admin_ops`` function as the cluster's admin principal (a super user)."""
-        return self.identity(side, "admin").call(fn, *args, **kwargs)
-
-    def as_mirror(self, side: str, fn, *args, **kwargs):
-        """Call an ``admin_ops`` function as the mirroring principal (subject to ACLs)."""
-        return self.identity(side, "mirror").call(fn, *args, **kwargs)
 
     # ---- the profile -------------------------------------------------------------------------------
     def write_profiles(self) -> None:

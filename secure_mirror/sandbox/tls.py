@@ -25,7 +25,8 @@ def _name(common_name: str) -> x509.Name:
     )
 
 
-def _write_private(path: Path, data: bytes) -> None:
+def write_private(path: Path, data: bytes) -> None:
+    """``data`` in a new file of mode 0600 (an existing one is truncated, its mode kept)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
@@ -59,7 +60,7 @@ class CertificateAuthority:
         return ca
 
     def write_key(self, path: Path) -> Path:
-        _write_private(path, _key_pem(self.key))
+        write_private(path, _key_pem(self.key))
         return path
 
     def _self_sign(self, name: str) -> None:
@@ -110,10 +111,10 @@ class CertificateAuthority:
     def write_server_keystore(self, path: Path, hostnames: list[str]) -> Path:
         """One PEM file with the certificate chain and the private key, as Kafka's PEM keystore reads it."""
         cert, key = self.issue(hostnames)
-        _write_private(path, key + cert + self.cert_pem())
+        write_private(path, key + cert + self.cert_pem())
         return path
 
     def write_client_pair(self, cert_path: Path, key_path: Path, name: str) -> None:
         cert, key = self.issue([name], client=True)
         cert_path.write_bytes(cert + self.cert_pem())
-        _write_private(key_path, key)
+        write_private(key_path, key)

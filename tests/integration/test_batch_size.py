@@ -1,5 +1,5 @@
 """The producer's batch.size that the job chooses reaches the producer. With ``mirror.delivery.batch_size`` unset, a
-job writing two partitions sends batches of up to 1 MiB (``secure_mirror.profile.mirror.batch_size_for``), where
+job writing two partitions sends batches of up to 1 MiB (``secure_mirror.profile.delivery.batch_size_for``), where
 every batch was capped at 256 KiB before. The judge is Kafka's own ``DumpLogSegments`` over the target broker's
 segment files: the records of each batch it lists, of 1,000 incompressible bytes each."""
 
@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from secure_mirror.errors import EXIT_OK
-from secure_mirror.profile.mirror import SMALLEST_BATCH
+from secure_mirror.profile.delivery import SMALLEST_BATCH
 from tests.support import seeds, transaction_log
 from tests.support.mirror_case import MirrorCase
 

@@ -17,7 +17,7 @@ from secure_mirror.profile import load_profile
 from secure_mirror.run.json_lines import OutcomeLine, RiddenFigures, RunLine
 from secure_mirror.run.lag import lag
 from secure_mirror.run.launcher import run_mirror
-from secure_mirror.run.monitor import StatusLine
+from secure_mirror.run.status_lines import StatusLine
 from secure_mirror.sandbox.waiting import wait_for
 from secure_mirror.verify import verify
 from tests.support.cluster import consume_to_end

@@ -16,7 +16,9 @@ The package, in the order a run meets it:
 - ``entry``: arguments, the Spark session, the run from start to exit code (``__main__`` runs it);
 - ``options``: the option files render wrote;
 - ``checkpoint_access``: the checkpoint folder through Hadoop's FileSystem, and its fingerprint;
-- ``planning``: target topics (names, creation, the keep-partition decision) and deleted source topics;
+- ``planning``: target topics (names, creation, the keep-partition decision, their shape), asking through
+  ``admin_answers`` (what an admin call's error means);
+- ``deleted_topics``: source and target topics deleted while the job runs;
 - ``sink``: the streaming query and how each batch is written;
 - ``control``: where the launcher and the job meet (pid, stop request, result);
 - ``outcome``: refusals and failures as exit codes and one sentence.

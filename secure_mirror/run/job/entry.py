@@ -16,10 +16,10 @@ from secure_mirror.run.job.checkpoint_access import Checkpoint, check_fingerprin
 from secure_mirror.run.job.cluster_security import cluster_security_problem
 from secure_mirror.run.job.continuous import ContinuousMirror, NewTopicWatch
 from secure_mirror.run.job.control import Control
+from secure_mirror.run.job.deleted_topics import DeletedTopicWatch
 from secure_mirror.run.job.metrics_publisher import MetricsPublisher
 from secure_mirror.run.job.options import read_options
 from secure_mirror.run.job.outcome import JobRefused, classify
-from secure_mirror.run.job.planning import DeletedTopicWatch
 from secure_mirror.run.job.ride import RideWatch
 from secure_mirror.run.job.sink import StreamingMirror
 from secure_mirror.run.login_watch import LoginWatch, job_identities

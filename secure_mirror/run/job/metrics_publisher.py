@@ -23,7 +23,7 @@ import os
 import sys
 import time
 
-from secure_mirror.run.monitor import SINK_FIGURES
+from secure_mirror.run.metrics_line import SINK_FIGURES
 
 CHECKPOINTS_KEY = "checkpoints"  # the group sync's metrics line: {"checkpoints": {...}} (run/groups/sync.py)
 CHECKPOINT_FIGURE = "checkpoint-latency-ms"

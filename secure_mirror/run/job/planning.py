@@ -1,5 +1,5 @@
-"""Target topics: their names, their creation, the keep-partition decision, the offset map's topic; and source topics
-that went away."""
+"""Target topics: their names, their creation, the keep-partition decision, the offset map's topic, and their shape
+kept in step with the source's (topics that went away: :mod:`.deleted_topics`)."""
 
 from __future__ import annotations
 
@@ -7,76 +7,16 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Callable
 
 from secure_mirror.profile import topic_shape
 from secure_mirror.profile.mirror import grows_partitions, keeps_partitions, too_few_partitions
 from secure_mirror.profile.topics import target_name_problem
 from secure_mirror.render.job_model import JobSettings
 from secure_mirror.render.spark import SINK_OFFSET_MAP
-from secure_mirror.run import monitor
 from secure_mirror.run.job import offset_map_topic
+from secure_mirror.run.job.admin_answers import REFUSED_CONFIG, cause_name, partition_counts, retriable
 from secure_mirror.run.job.options import kafka_properties
-from secure_mirror.run.job.outcome import SOURCE_GONE, TARGET_GONE, JobRefused
-
-
-def _cause(error):
-    java = getattr(error, "java_exception", None)
-    while (
-        java is not None
-        and java.getCause() is not None
-        and java.getClass().getSimpleName() in ("ExecutionException", "CompletionException")
-    ):
-        java = java.getCause()
-    return java
-
-
-def _cause_name(error) -> str:
-    if isinstance(error, KafkaUnanswered):
-        return error.name
-    java = _cause(error)
-    return java.getClass().getSimpleName() if java is not None else type(error).__name__
-
-
-class KafkaUnanswered(RuntimeError):
-    """A Kafka ``RetriableException`` named in an answer the driver asked for in bulk (jvm/sink
-    ``securemirror.driver``): trying again later may work."""
-
-    def __init__(self, name: str, topic: str):
-        super().__init__(f"{name} describing topic {topic}")
-        self.name = name
-
-
-def _retriable(error) -> bool:
-    """A Kafka ``RetriableException`` (a broker that did not answer in time ...): trying again later may work."""
-    java = _cause(error)
-    kind = java.getClass() if java is not None else None
-    while kind is not None:
-        if kind.getName() == "org.apache.kafka.common.errors.RetriableException":
-            return True
-        kind = kind.getSuperclass()
-    return False
-
-
-# What a target says of a topic config it will not take (a name its Kafka does not know, a value beyond its limits).
-REFUSED_CONFIG = ("InvalidConfigurationException", "PolicyViolationException", "InvalidRequestException")
-
-
-def partition_counts(topics: list[str], counts: dict[str, int], errors: dict[str, list]) -> dict[str, int | None]:
-    """The counts of ``topics`` from one side's answer: None for a topic it does not have. The first other error, in
-    the order asked, stops: a retriable one (a broker that did not answer in time ...) fails the query, and --supervise
-    starts it again; any other is the identity's DESCRIBE grant."""
-    for topic in topics:
-        if topic not in errors:
-            continue
-        name, retriable = errors[topic]
-        if name == "UnknownTopicOrPartitionException":
-            continue
-        if retriable:
-            raise KafkaUnanswered(name, topic)
-        raise JobRefused(f"cannot describe topic {topic}: {name}; check the DESCRIBE ACL of the mirror identity")
-    return {topic: counts.get(topic) for topic in topics}
-
+from secure_mirror.run.job.outcome import SOURCE_GONE, JobRefused
 
 TARGET_LOOK_MS = 5000  # the deleted-topic watch's look at the target: never the admin client's minute (an outage)
 
@@ -139,7 +79,7 @@ class TopicPlanner:
                     self._java_list([self._new_topic(topic, partitions, {key: value})]), only
                 ).all().get()
             except Py4JJavaError as error:
-                if _cause_name(error) in REFUSED_CONFIG:
+                if cause_name(error) in REFUSED_CONFIG:
                     refused.append(key)
         return refused
 
@@ -152,7 +92,7 @@ class TopicPlanner:
             self.target.createTopics(self._java_list([self._new_topic(topic, partitions, configs)])).all().get()
             return True
         except Py4JJavaError as error:
-            name = _cause_name(error)
+            name = cause_name(error)
             if name == "TopicExistsException":
                 return False
             if configs and name in REFUSED_CONFIG:
@@ -172,7 +112,7 @@ class TopicPlanner:
                     f"({name}): create it with {partitions} partitions, or grant CREATE on it "
                     "(see acls/target.acls.json of the rendered profile)"
                 ) from None
-            if _retriable(error):
+            if retriable(error):
                 raise  # the query fails; --supervise starts it again
             raise JobRefused(f"could not create target topic {topic}: {name}") from None
 
@@ -268,7 +208,7 @@ class TopicPlanner:
         try:
             self.target.createPartitions(request).all().get()
         except Py4JJavaError as error:
-            cause = _cause_name(error)
+            cause = cause_name(error)
             if cause == "InvalidPartitionsException":  # grown by someone else meanwhile: ask again
                 return self._partition_counts(self.target, [name])[name] or have
             if cause in ("TopicAuthorizationException", "ClusterAuthorizationException"):
@@ -357,7 +297,7 @@ class TopicPlanner:
         except JobRefused:
             raise
         except Exception as error:  # noqa: BLE001 - a cluster that did not answer this time: next interval
-            print(f"secure-mirror job: topic shape not synced this time: {_cause_name(error)}", file=sys.stderr)
+            print(f"secure-mirror job: topic shape not synced this time: {cause_name(error)}", file=sys.stderr)
         return False
 
     def _sync_configs(self, topics: list[str]) -> None:
@@ -386,9 +326,9 @@ class TopicPlanner:
         try:
             self.target.incrementalAlterConfigs(ops).all().get()
         except Py4JJavaError as error:
-            if not _cause_name(error).endswith("AuthorizationException"):
+            if not cause_name(error).endswith("AuthorizationException"):
                 raise
-            self._stop_config_sync(f"the target identity may not ALTER_CONFIGS ({_cause_name(error)})")
+            self._stop_config_sync(f"the target identity may not ALTER_CONFIGS ({cause_name(error)})")
 
     def source_partitions(self, topics: list[str]) -> dict[str, int | None]:
         """Each source topic's partition count (None: the source no longer has it)."""
@@ -420,66 +360,3 @@ class TopicPlanner:
     def close(self) -> None:
         for admin in (self.source, self.target):
             admin.close()
-
-
-def confirmed_gone(before: list[str], now: list[str]) -> list[str]:
-    """The target topics missing at two looks in a row (a broker just started again may not know a topic yet)."""
-    return sorted(set(before) & set(now))
-
-
-class DeletedTopicWatch:
-    """Spark's Kafka source plans no batch once none of its topics is left, so ``failOnDataLoss`` never fires when
-    the last source topic is deleted and the query would wait for ever. Every ``interval`` seconds this checks that
-    the topics the query has read from still exist on the source, and that the target topics it writes still exist
-    on the target (a producer writing a deleted topic would retry for as long as the job rides through a bad
-    minute); ``refused`` says which one is gone."""
-
-    def __init__(
-        self, query, planner: TopicPlanner, interval: float = 10.0, topics: Callable[[], set[str]] | None = None
-    ):
-        self.query, self.planner, self.interval = query, planner, interval
-        # the topics to check: by default those of the query's last progress (a continuous query reports none)
-        self.topics = topics or (lambda: _read_topics(self.query.lastProgress))
-        self.next_check = time.monotonic() + interval
-        self.refused: JobRefused | None = None
-        self.target_missing: list[str] = []  # at the last look
-
-    def __call__(self) -> bool:
-        """True when the query must stop."""
-        if self.refused is None and time.monotonic() >= self.next_check:
-            self.next_check = time.monotonic() + self.interval
-            try:
-                gone = self.planner.gone(self.topics())
-            except JobRefused as refused:
-                self.refused = refused
-            except Exception:  # noqa: BLE001 - the source did not answer this time; ask again later
-                return False
-            else:
-                if gone:
-                    verb = "is" if len(gone) == 1 else "are"
-                    self.refused = JobRefused(SOURCE_GONE.format(f"{', '.join(gone)} {verb} no longer on the source"))
-                    return True
-            self._look_at_the_target()
-        return self.refused is not None
-
-    def _look_at_the_target(self) -> None:
-        try:
-            missing = self.planner.target_gone()
-        except Exception:  # noqa: BLE001 - the target did not answer this time (the ride watch says so); ask again
-            return
-        gone, self.target_missing = confirmed_gone(self.target_missing, missing), missing
-        if gone:
-            self.refused = JobRefused(TARGET_GONE.format(", ".join(gone)))
-            if self.query is not None:  # now: the batch writing that topic would not end before the ride is spent
-                self.query.stop()
-
-
-def _read_topics(progress) -> set[str]:
-    """The topics in the offsets the query has reached (its last progress's ``endOffset``)."""
-    if progress is not None and hasattr(progress, "json"):
-        progress = json.loads(progress.json)
-    return {
-        topic
-        for source in (progress or {}).get("sources") or []
-        for topic, _ in monitor.parse_offsets(source.get("endOffset"))
-    }

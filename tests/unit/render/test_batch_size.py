@@ -1,5 +1,5 @@
 """The producer's batch.size when a profile leaves ``mirror.delivery.batch_size`` unset: the job sizes it from the
-partitions it writes (``secure_mirror.profile.mirror.batch_size_for``), so that each of them can hold a batch at once
+partitions it writes (``secure_mirror.profile.delivery.batch_size_for``), so that each of them can hold a batch at once
 in the producer's pool: 1 MiB for up to 32 partitions with Kafka's 32 MiB pool, 256 KiB from 128 on (as before), a
 larger ``buffer.memory`` in ``target.client_options`` moving the bounds. A profile's own batch_size is kept as it is,
 for the job and MirrorMaker 2; MirrorMaker 2, whose partitions render cannot know, gets 256 KiB when it is unset."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from secure_mirror.profile import load_profile
-from secure_mirror.profile.mirror import KAFKA_BUFFER_MEMORY, LARGEST_BATCH, SMALLEST_BATCH, batch_size_for
+from secure_mirror.profile.delivery import KAFKA_BUFFER_MEMORY, LARGEST_BATCH, SMALLEST_BATCH, batch_size_for
 from secure_mirror.render import spark
 from secure_mirror.render.mm2 import mm2_settings
 from tests.support import profiles as pf

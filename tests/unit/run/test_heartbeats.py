@@ -9,7 +9,7 @@ from secure_mirror.run import heartbeats
 from secure_mirror.run.heartbeat_reader import read_start
 from secure_mirror.run.heartbeat_writer import settings_of
 from secure_mirror.run.heartbeats import Heartbeat, HeartbeatState, beat_due
-from secure_mirror.run.monitor import with_heartbeat
+from secure_mirror.run.status_lines import with_heartbeat
 
 
 def test_the_format_is_two_kafka_strings_and_a_versioned_timestamp():

@@ -17,8 +17,8 @@ from secure_mirror.render import job_file
 from secure_mirror.render.job_model import JobTopicShape
 from secure_mirror.run.checkpoint import fingerprint_mismatch
 from secure_mirror.run.control_folder import ControlFolder
+from secure_mirror.run.job import admin_answers, deleted_topics, entry, options, outcome, planning
 from secure_mirror.run.job import control as job_control
-from secure_mirror.run.job import entry, options, outcome, planning
 from tests.support import profiles as pf
 
 
@@ -171,8 +171,8 @@ def test_the_jobs_plan_redaction_is_kept_beside_the_profiles(before, after):
 
 def test_the_topics_read_are_those_of_the_last_progress():
     progress = {"sources": [{"endOffset": '{"a":{"0":3},"b":{"1":0}}'}, {"endOffset": None}]}
-    assert planning._read_topics(progress) == {"a", "b"}
-    assert planning._read_topics(None) == set()
+    assert deleted_topics.read_topics(progress) == {"a", "b"}
+    assert deleted_topics.read_topics(None) == set()
 
 
 def test_the_planner_counts_the_topic_shape_comparisons_it_made(capsys):
@@ -201,7 +201,7 @@ def test_the_planner_counts_the_topic_shape_comparisons_it_made(capsys):
 def test_a_target_topic_missing_at_two_looks_in_a_row_stops_the_job():
     """The deleted-topic watch also looks at the target topics the job writes: missing twice in a row (a broker just
     started again may not know a topic yet), the job stops with exit 5 rather than ride on; unanswered, it asks again."""
-    looks = [["tgt.b"], [], ["tgt.b"], planning.KafkaUnanswered("TimeoutException", "tgt.b"), ["tgt.a", "tgt.b"]]
+    looks = [["tgt.b"], [], ["tgt.b"], admin_answers.KafkaUnanswered("TimeoutException", "tgt.b"), ["tgt.a", "tgt.b"]]
 
     class Planner:
         @staticmethod
@@ -222,30 +222,30 @@ def test_a_target_topic_missing_at_two_looks_in_a_row_stops_the_job():
             self.stopped = True
 
     query = Query()
-    watch = planning.DeletedTopicWatch(query, Planner(), interval=0.0, topics=lambda: {"a", "b"})
+    watch = deleted_topics.DeletedTopicWatch(query, Planner(), interval=0.0, topics=lambda: {"a", "b"})
     assert [watch() for _ in range(4)] == [False, False, False, False]  # gone, back, gone, unanswered
     assert not query.stopped
     assert watch() is True and watch.refused is not None and watch.refused.exit_code == errors.EXIT_REFUSED
     assert query.stopped  # at once: the batch writing the topic would not end (the stop request waits for it)
     assert str(watch.refused).startswith("the target lost a topic the job writes while it ran: tgt.b. The records")
-    assert planning.confirmed_gone(["x", "y"], ["y", "z"]) == ["y"]
+    assert deleted_topics.confirmed_gone(["x", "y"], ["y", "z"]) == ["y"]
 
 
 def test_a_sides_partition_counts_from_its_one_call_answer():
     # securemirror.driver.TopicPartitions answers counts, and [exception name, retriable] for each failed topic.
-    counts = planning.partition_counts(["a", "b"], {"a": 3}, {"b": ["UnknownTopicOrPartitionException", True]})
+    counts = admin_answers.partition_counts(["a", "b"], {"a": 3}, {"b": ["UnknownTopicOrPartitionException", True]})
     assert counts == {"a": 3, "b": None}  # a topic the side does not have
     with pytest.raises(outcome.JobRefused, match="cannot describe topic b: TopicAuthorizationException; check the"):
-        planning.partition_counts(["a", "b"], {"a": 3}, {"b": ["TopicAuthorizationException", False]})
-    with pytest.raises(planning.KafkaUnanswered) as unanswered:  # the query fails; --supervise starts it again
-        planning.partition_counts(["a"], {}, {"a": ["TimeoutException", True]})
-    assert planning._cause_name(unanswered.value) == "TimeoutException"  # as the shape sync's line names it
+        admin_answers.partition_counts(["a", "b"], {"a": 3}, {"b": ["TopicAuthorizationException", False]})
+    with pytest.raises(admin_answers.KafkaUnanswered) as unanswered:  # the query fails; --supervise starts it again
+        admin_answers.partition_counts(["a"], {}, {"a": ["TimeoutException", True]})
+    assert admin_answers.cause_name(unanswered.value) == "TimeoutException"  # as the shape sync's line names it
     # the first failure in the order asked stops
     both = {"a": ["TimeoutException", True], "b": ["TopicAuthorizationException", False]}
-    with pytest.raises(planning.KafkaUnanswered):
-        planning.partition_counts(["a", "b"], {}, both)
+    with pytest.raises(admin_answers.KafkaUnanswered):
+        admin_answers.partition_counts(["a", "b"], {}, both)
     with pytest.raises(outcome.JobRefused):
-        planning.partition_counts(["b", "a"], {}, both)
+        admin_answers.partition_counts(["b", "a"], {}, both)
 
 
 def test_one_fingerprint_comparison_for_the_launcher_and_the_job():

@@ -19,7 +19,8 @@ from secure_mirror.run.job.metrics_publisher import (
     complete_lines,
     mm2_figures,
 )
-from secure_mirror.run.monitor import Reporter, batch_line
+from secure_mirror.run.metrics_line import batch_line
+from secure_mirror.run.monitor import Reporter
 from tests.unit.run.test_monitor import BATCH, PROGRESS, _Batches, _Query
 
 ALIASES = ("src", "tgt")

@@ -3,17 +3,16 @@
 import io
 import json
 
-from secure_mirror.run.monitor import (
-    Reporter,
+from secure_mirror.run.metrics_line import (
     batch_figures,
     batch_line,
     epoch_line,
-    epoch_status,
     parse_offsets,
     partition_metrics,
     records_behind,
-    status_text,
 )
+from secure_mirror.run.monitor import Reporter
+from secure_mirror.run.status_lines import epoch_status, status_text
 
 
 def _line(**changes):
