@@ -18,7 +18,8 @@ from multiprocessing.connection import wait
 from secure_mirror.identities import Identities
 from secure_mirror.kafka.processes import IdentityProcess, ProcessError, ProcessTimeout
 from secure_mirror.preflight.checks import audit, connection, consumer_access, settings
-from secure_mirror.preflight.checks.sides import SideFacts, connect_phase, second_phase, topics_phase
+from secure_mirror.preflight.checks.sides import SideFacts, connect_phase, topics_phase
+from secure_mirror.preflight.checks.target import target_side
 from secure_mirror.preflight.model import FAIL, SKIPPED, Check, Report
 from secure_mirror.preflight.probes import java_client
 from secure_mirror.profile.cluster import SIDES, Cluster, Side
@@ -178,7 +179,7 @@ def _submit_target(
             "target.topics.names", SKIPPED, "skipped: needs the source's topic list (source.topics.selection)"
         )
         return lambda _deadline: [skipped]
-    w.submit(second_phase, profile, timeout, source_topics, target.described)
+    w.submit(target_side, profile, timeout, source_topics, target.described)
     return lambda deadline: _target_topics(w, deadline)
 
 

@@ -42,10 +42,15 @@ def expand_user(path: Path) -> Path:
         ) from None
 
 
-def _absolute(path: Path, info: ValidationInfo) -> Path:
-    path = expand_user(path)
+def in_profile_folder(path: Path, info: ValidationInfo) -> Path:
+    """``path`` as the profile means it: a relative one is taken relative to the profile's folder (when validation
+    has one in its context)."""
     base = _context(info).get("base_dir")
-    path = path if path.is_absolute() or base is None else Path(base) / path
+    return path if path.is_absolute() or base is None else Path(base) / path
+
+
+def _absolute(path: Path, info: ValidationInfo) -> Path:
+    path = in_profile_folder(expand_user(path), info)
     policy.check(str(path))  # the profile's own folder lands in rendered files too
     return path
 

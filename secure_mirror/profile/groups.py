@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
 
-from secure_mirror.profile import javaregex
 from secure_mirror.profile.policy import shorten
-from secure_mirror.profile.topics import split_patterns
+from secure_mirror.profile.topics import Selection, split_patterns
 
 MM2_GROUPS_EXCLUDED = "console-consumer-.*,connect-.*,__.*"  # MirrorMaker 2's default groups.exclude
 MIRROR_GROUPS = "secure-mirror-"  # the start of every group id the mirror itself uses (Profile.group_prefix)
@@ -119,31 +117,17 @@ def include_problems(include: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class GroupSelection:
+class GroupSelection(Selection):
     """The groups selected: ``include`` less ``exclude`` less :data:`ALWAYS_EXCLUDED_GROUPS`, each matched against the
-    whole group id as Java's ``Matcher.matches()`` does (the same interface as ``topics.TopicSelection``)."""
-
-    include: tuple[str, ...]
-    exclude: tuple[str, ...] = ()
-
-    @classmethod
-    def parse(cls, include: str, exclude: str | None = None) -> GroupSelection:
-        return cls(tuple(split_patterns(include)), tuple(split_patterns(exclude or "")))
+    whole group id as Java's ``Matcher.matches()`` does (as ``topics.TopicSelection`` matches topics)."""
 
     def java_pattern(self) -> str:
         """ONE Java regex for the selection: the exclusions as a negative lookahead anchored at the end."""
         excluded = "|".join((*ALWAYS_EXCLUDED_GROUPS, *self.exclude))
         return f"(?!(?:{excluded})$)(?:{'|'.join(self.include)})"
 
-    @cached_property
-    def _python(self) -> re.Pattern[str]:
-        return javaregex.compile_java(self.java_pattern())
-
-    def matches(self, group: str) -> bool:
-        return bool(self.include) and self._python.fullmatch(group) is not None
-
-    def select(self, groups: list[str]) -> list[str]:
-        return sorted(group for group in groups if self.matches(group))
+    def matches(self, name: str) -> bool:
+        return bool(self.include) and super().matches(name)
 
     def resources(self) -> list[GroupResource]:
         """How each include piece is granted (only for a selection validate accepted: every piece classifies)."""

@@ -232,15 +232,20 @@ def parse_kerberos_rules(rules: Sequence[str], default_realm: str) -> list[Kerbe
     return [_kerberos_rule(index, rule, default_realm) for index, rule in enumerate(rules)]
 
 
-def _kerberos_rule(index: int, rule: str, default_realm: str) -> KerberosRule:
-    found = _KERBEROS_RULE.match(rule)
+def _whole_rule(parser: re.Pattern[str], index: int, rule: str, how: str) -> re.Match[str]:
+    """``rule`` (the ``index``-th) parsed whole by ``parser``, or the broker's refusal naming how a rule is written."""
+    found = parser.match(rule)
     if found is None or found.end() != len(rule):
         raise NameRuleError(
-            "rules",
-            "IllegalArgumentException",
-            f"rule {index + 1} ({rule}) is not a rule Kafka "
-            "reads: write DEFAULT or RULE:[n:format](regex)s/from/to/g with optional /L or /U",
+            "rules", "IllegalArgumentException", f"rule {index + 1} ({rule}) is not a rule Kafka reads: write {how}"
         )
+    return found
+
+
+def _kerberos_rule(index: int, rule: str, default_realm: str) -> KerberosRule:
+    found = _whole_rule(
+        _KERBEROS_RULE, index, rule, "DEFAULT or RULE:[n:format](regex)s/from/to/g with optional /L or /U"
+    )
     if found["default"]:
         return KerberosRule(rule, index, default_realm=default_realm)
     components = _java_int(found["n"])
@@ -366,14 +371,8 @@ def parse_ssl_rules(rules: str) -> list[SslRule]:
 
 
 def _ssl_rule(index: int, text: str) -> SslRule | None:
-    found = _SSL_PARSER.match(text)  # never None: its last branch matches the empty string
-    if found is None or found.end() != len(text):
-        raise NameRuleError(
-            "rules",
-            "IllegalArgumentException",
-            f"rule {index + 1} ({text}) is not a rule Kafka "
-            "reads: write DEFAULT or RULE:regex/replacement/ with optional L or U after it",
-        )
+    # _SSL_PARSER always matches (its last branch matches the empty string), though maybe not the whole rule
+    found = _whole_rule(_SSL_PARSER, index, text, "DEFAULT or RULE:regex/replacement/ with optional L or U after it")
     if found["default"]:
         return SslRule(text, index)
     if found["pattern"] is None:

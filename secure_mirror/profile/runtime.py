@@ -13,7 +13,7 @@ from secure_mirror.profile import policy
 from secure_mirror.profile.base import OptionValue, Strict, option_keys, protected_option
 from secure_mirror.profile.cluster import Cluster
 from secure_mirror.profile.code_loading import refuse_kafka_code, spark_code_problem
-from secure_mirror.profile.fields import InputFile, KeytabFile, Problem
+from secure_mirror.profile.fields import InputFile, KeytabFile, Problem, in_profile_folder
 from secure_mirror.profile.policy import shorten
 from secure_mirror.profile.principals import parse_principal
 from secure_mirror.profile.redaction import redaction_problem
@@ -87,8 +87,7 @@ class SparkJars(Strict):
     def _local_dir(cls, value: Path | None, info: ValidationInfo) -> Path | None:
         if value is None:
             return None
-        base = (info.context or {}).get("base_dir")
-        path = value.expanduser() if value.expanduser().is_absolute() or base is None else Path(base) / value
+        path = in_profile_folder(value.expanduser(), info)
         if (info.context or {}).get("check_files") and not any(path.glob("spark-sql-kafka-0-10_2.13-*.jar")):
             raise ValueError(
                 f"{shorten(str(path))} holds no spark-sql-kafka-0-10_2.13-*.jar; name the folder of the connector's "
@@ -252,8 +251,7 @@ class Hadoop(Strict):
     def _conf_dir(cls, value: Path | None, info: ValidationInfo) -> Path | None:
         if value is None:
             return None
-        base = (info.context or {}).get("base_dir")
-        folder = value if value.is_absolute() or base is None else Path(base) / value
+        folder = in_profile_folder(value, info)
         if not folder.is_dir() or not any(folder.glob("*-site.xml")):
             raise Problem(
                 "conf_dir",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Self
 
 from secure_mirror.profile import javaregex
 
@@ -123,27 +124,39 @@ def prefix_covers_reserved(prefix: str, reserved_names: tuple[str, ...] = ()) ->
 
 
 @dataclass(frozen=True)
-class TopicSelection:
+class Selection:
+    """Names selected by Java regexes, ``include`` less ``exclude`` (each a list written with commas), in the one Java
+    regex :meth:`java_pattern` a subclass builds, matched against the whole name as Java's ``Matcher.matches()``
+    does."""
+
     include: tuple[str, ...]
     exclude: tuple[str, ...] = ()
 
     @classmethod
-    def parse(cls, include: str, exclude: str | None = None) -> TopicSelection:
+    def parse(cls, include: str, exclude: str | None = None) -> Self:
         return cls(tuple(split_patterns(include)), tuple(split_patterns(exclude or "")))
 
     def java_pattern(self) -> str:
-        return subscribe_pattern(list(self.include), list(self.exclude))
+        raise NotImplementedError
 
     @cached_property
     def _python(self) -> re.Pattern[str]:
         return javaregex.compile_java(self.java_pattern())
 
-    def matches(self, topic: str) -> bool:
-        """True when ``topic`` is mirrored (same answer as Java's ``Pattern.matches(java_pattern(), topic)``)."""
-        return self._python.fullmatch(topic) is not None
+    def matches(self, name: str) -> bool:
+        """True when ``name`` is selected (same answer as Java's ``Pattern.matches(java_pattern(), name)``)."""
+        return self._python.fullmatch(name) is not None
 
-    def select(self, topics: list[str]) -> list[str]:
-        return sorted(topic for topic in topics if self.matches(topic))
+    def select(self, names: list[str]) -> list[str]:
+        return sorted(name for name in names if self.matches(name))
+
+
+@dataclass(frozen=True)
+class TopicSelection(Selection):
+    """The topics mirrored."""
+
+    def java_pattern(self) -> str:
+        return subscribe_pattern(list(self.include), list(self.exclude))
 
 
 @dataclass(frozen=True)

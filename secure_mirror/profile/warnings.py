@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -237,32 +237,38 @@ def debug_flags(options: str) -> Iterator[tuple[str, str]]:
             yield (f"-D{name}=true" if boolean else f"-D{name}"), prints
 
 
+def _krb5_trace_finding(key: str) -> str | None:
+    if environment_variable(key) != "KRB5_TRACE":
+        return None
+    return (
+        "KRB5_TRACE makes MIT Kerberos write a trace of every ticket exchange (principals, tickets, the start of each "
+        "key) to the file it names"
+    )
+
+
+# What a mirror.spark.conf key alone may give away, in the order the warnings are said: (its finding, the fix).
+_SPARK_CONF_KEYS: tuple[tuple[Callable[[str], str | None], str], ...] = (
+    (
+        spark_class_path_finding,
+        "remove it, or set it in the Spark configuration of the machine that submits (spark-defaults.conf in "
+        "SPARK_CONF_DIR), naming only what your security team has reviewed",
+    ),
+    (
+        string_redaction_finding,
+        "make each of its alternatives match a whole setting with its value (db\\.password=[^,\\s]*), or remove it",
+    ),
+    (_krb5_trace_finding, "remove it (set it only to debug a failing login, then delete the trace)"),
+)
+
+
 def _spark_conf(profile: Profile) -> Iterator[ProfileWarning]:
     for key, value in profile.mirror.spark.conf.items():
         field = f"mirror.spark.conf.{shorten(key, 60)}"
         if holds_jvm_options(key):
             yield from _debug_warnings(field, debug_flags(str(value)))
-        if (finding := spark_class_path_finding(key)) is not None:
-            yield ProfileWarning(
-                field,
-                finding,
-                "remove it, or set it in the Spark configuration of the machine that submits (spark-defaults.conf in "
-                "SPARK_CONF_DIR), naming only what your security team has reviewed",
-            )
-        if (finding := string_redaction_finding(key)) is not None:
-            yield ProfileWarning(
-                field,
-                finding,
-                "make each of its alternatives match a whole setting with its value (db\\.password=[^,\\s]*), "
-                "or remove it",
-            )
-        if environment_variable(key) == "KRB5_TRACE":
-            yield ProfileWarning(
-                field,
-                "KRB5_TRACE makes MIT Kerberos write a trace of every ticket exchange (principals, tickets, the start "
-                "of each key) to the file it names",
-                "remove it (set it only to debug a failing login, then delete the trace)",
-            )
+        for finding_of, fix in _SPARK_CONF_KEYS:
+            if (finding := finding_of(key)) is not None:
+                yield ProfileWarning(field, finding, fix)
 
 
 def _debug_warnings(field: str, flags: Iterable[tuple[str, str]]) -> Iterator[ProfileWarning]:

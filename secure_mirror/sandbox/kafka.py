@@ -17,6 +17,7 @@ from secure_mirror import paths
 from secure_mirror.errors import EnvironmentNotReady
 from secure_mirror.render.encoders import properties_value
 from secure_mirror.sandbox import procs
+from secure_mirror.sandbox.nodes import Endpoint
 
 BROKER_HEAP = "-Xmx512m"
 # A broker of `sandbox up --brokers 3` keeps the same heap. Measured on this project's machine (2 CPUs, 24 GiB) with
@@ -96,21 +97,15 @@ def cluster_settings(brokers: int) -> dict[str, str]:
     }
 
 
-class BrokerAddress:
+class BrokerAddress(Endpoint):
     """Where clients reach a sandbox broker, and the service principal it logs in as (``host``, ``realm`` and
     ``port`` are the subclass's fields or properties)."""
 
-    host: str
     realm: str
-    port: int
 
     @property
     def principal(self) -> str:
         return f"kafka/{self.host}@{self.realm}"
-
-    @property
-    def bootstrap(self) -> str:
-        return f"{self.host}:{self.port}"
 
 
 @dataclass

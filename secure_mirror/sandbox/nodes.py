@@ -15,8 +15,20 @@ MAX_BROKERS = 5  # scripts/setup adds kafka-1 .. kafka-5 of each side to /etc/ho
 SIDE_FACTS = (("source", "SOURCE.TEST", "source.test"), ("target", "TARGET.TEST", "target.test"))
 
 
+class Endpoint:
+    """Where clients reach a broker: its SASL_SSL listener (``host`` and ``port`` are the subclass's fields or
+    properties)."""
+
+    host: str
+    port: int
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
 @dataclass(frozen=True)
-class Node:
+class Node(Endpoint):
     """One broker of a side: its KRaft node id, host name and ports."""
 
     node_id: int
@@ -25,10 +37,6 @@ class Node:
     controller_port: int
     plaintext_port: int  # opened only when the sandbox is started with plaintext
     ssl_port: int | None  # the SSL listener with client certificates (a sandbox from before it has none)
-
-    @property
-    def bootstrap(self) -> str:
-        return f"{self.host}:{self.port}"
 
     @property
     def ssl_bootstrap(self) -> str:

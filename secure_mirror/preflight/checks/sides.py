@@ -1,7 +1,7 @@
 """A side's checks in the order they run, in its identity's process: the first phase of each side (settings and
 files, Kerberos, TLS, the connection and every broker it names, ``connect_phase``; then ``topics_phase``: on the
-source the topic selection, on the target the topics it has; the runner asks for them apart) and the target's second
-phase, which needs the source's topics to name the target's.
+source the topic selection, on the target the topics it has; the runner asks for them apart). The target's second
+phase, which needs the source's topics to name the target's, is ``target.target_side``.
 
 A check whose prerequisite did not pass is reported as skipped, naming the prerequisite, so one cause yields one
 failure: a stopped KDC fails ``<side>.kerberos.initial-ticket`` and skips what depends on it."""
@@ -93,14 +93,3 @@ def _connect_phase(profile: Profile, side: Side, timeout: float, krb5_conf: str 
     brokers.every_broker(run, cluster, connected.nodes, timeout)
     _KEPT[side] = connected.admin
     return facts
-
-
-def second_phase(
-    profile: Profile,
-    timeout: float,
-    source_topics: dict[str, int],
-    known: dict[str, topic_probes.TopicAnswer] | None = None,
-) -> list[Check]:
-    """The target's topic checks, once the source's selected topics are known (``known``: the first phase's
-    descriptions of target topics)."""
-    return target.target_side(profile, timeout, source_topics, known)
