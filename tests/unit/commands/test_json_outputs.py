@@ -24,7 +24,7 @@ from secure_mirror.verify.compare import Comparison, VerifyResult
 from tests.support.output_schemas import assert_valid, assert_valid_lines, problems
 from tests.support.profiles import profile_data, write_profile
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.parametrize("name", sorted(outputs.SHAPES))
