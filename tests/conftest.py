@@ -3,15 +3,40 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.support import jvm_starts, seeds
+from tests.support import jvm_starts, seeds, session_order
 
 JVM_STARTS = ["as shipped"]  # what the tests' spark-submit JVMs got, said at the end of the run
 SCRAM = ("SCRAM-SHA-512", "SCRAM-SHA-256")  # the mechanisms whose connections the session's sandbox re-authenticates
 SCRAM_REAUTH_MS = 600_000  # at least this often (a token's session ends sooner, with the token)
+_STOPS: dict[str, Callable[[], None]] = {}  # the shared servers up now, by fixture: how to stop each
+_LAST_USERS: dict[str, str] = {}  # fixture -> the test after which nothing needs it (tests/support/session_order.py)
+
+
+def _stop_once(name: str, stop: Callable[[], None]) -> Callable[[], None]:
+    """Register ``stop`` for the fixture ``name``; what it returns stops it unless that was done early."""
+    _STOPS[name] = stop
+    return lambda: _STOPS.pop(name, lambda: None)()
+
+
+def pytest_collection_modifyitems(session, config, items):
+    items[:] = session_order.order(items)
+    _LAST_USERS.update(session_order.last_users(items, session_order.STOPPED_EARLY))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield
+    for name in session_order.STOPPED_EARLY:
+        if _LAST_USERS.get(name) == item.nodeid and name in _STOPS:
+            _STOPS.pop(name)()
+            reporter = item.config.pluginmanager.get_plugin("terminalreporter")
+            if reporter is not None:  # in the run's log: which server went when
+                reporter.write_line(f"\n{name} stopped: no test after {item.nodeid} needs it")
 
 
 @pytest.fixture(autouse=True)
@@ -38,9 +63,9 @@ def sandbox(tmp_path_factory):
     if "SPARK_SUBMIT_OPTS" not in os.environ:
         options, JVM_STARTS[0] = jvm_starts.spark_submit_opts(sb, tmp_path_factory.mktemp("jvm-warm-up"))
         os.environ["SPARK_SUBMIT_OPTS"] = options
+    stop = _stop_once("sandbox", lambda: None if reuse else sb.down())
     yield sb
-    if not reuse:
-        sb.down()
+    stop()
 
 
 @pytest.fixture(scope="session")
@@ -51,9 +76,9 @@ def hadoop(sandbox):
     started = cluster is None
     if started:
         cluster = sandbox.start_hadoop()
+    stop = _stop_once("hadoop", sandbox.stop_hadoop if started else lambda: None)
     yield cluster
-    if started:
-        sandbox.stop_hadoop()
+    stop()
 
 
 @pytest.fixture(scope="session")
@@ -70,9 +95,9 @@ def three_brokers(tmp_path_factory):
     sb = Sandbox.load(Path(reuse)) if reuse else Sandbox.up(tmp_path_factory.mktemp("three") / "sb", brokers=3)
     sb.state["up_seconds"] = round(time.monotonic() - started)
     with jvm_starts.quick_spark_starts(sb, lambda: tmp_path_factory.mktemp("jvm3")):  # as the sandbox fixture's
+        stop = _stop_once(session_order.THREE_BROKERS, lambda: None if reuse else sb.down())
         yield sb
-    if not reuse:
-        sb.down()
+    stop()
 
 
 @pytest.fixture(scope="session")
@@ -85,8 +110,10 @@ def old_bootstrap(sandbox):
     if running is not None:
         yield running["bootstrap"]
         return
-    yield old_broker.start(sandbox).bootstrap
-    old_broker.stop(sandbox.base)
+    bootstrap = old_broker.start(sandbox).bootstrap
+    stop = _stop_once("old_bootstrap", lambda: old_broker.stop(sandbox.base))
+    yield bootstrap
+    stop()
 
 
 @pytest.hookimpl(hookwrapper=True)
