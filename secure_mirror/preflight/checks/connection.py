@@ -178,6 +178,10 @@ def token_check(profile: Profile, side: Side, answer: java_client.JavaAnswer | N
     )
 
 
+# Kafka's org.apache.kafka.common.errors.TimeoutException, and the probe's own limit (probes/java_client.py)
+TIMED_OUT = ("TimeoutException", "Timeout")
+
+
 def java_client_check(profile: Profile, side: Side, answer: java_client.JavaAnswer) -> Check:
     cluster: Cluster = profile.cluster(side)
     check_id = f"{side}.java.client"
@@ -201,6 +205,15 @@ def java_client_check(profile: Profile, side: Side, answer: java_client.JavaAnsw
             "run scripts/setup (Java 17 and Kafka's jars); the Spark job needs them too",
         )
     kind, message = (answer + ["", ""])[1:3]
+    if kind in TIMED_OUT:  # a timeout is not a refusal: the client was not answered in time, nothing was refused
+        return Check(
+            check_id,
+            UNVERIFIED,
+            f"Kafka's Java client got no answer in time ({kind}: {_clean(message, cluster)}), so whether it accepts "
+            "the rendered client.properties was not shown",
+            "run pre-flight again, with a longer --timeout if the brokers or this machine are busy",
+            details={"exception": kind},
+        )
     return Check(
         check_id,
         FAIL,
