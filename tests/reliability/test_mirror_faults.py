@@ -15,8 +15,10 @@ of the driver mid-batch, then the source and the target broker killed under a ``
 SIGKILLed mid-batch on a standalone cluster: nothing lost and nothing duplicated, counted by an independent
 read_committed consumer of the target (and by verify).
 
-Quick setting (CI): 3 kills, 1 clean stop (and the one that ends every case), 4 bounces; exactly_once: 2 kills,
-2 hard bounces, 2 executor kills. ``SECURE_MIRROR_RELIABILITY=long``: 12 kills, 3 clean stops, the 4 bounces twice
+Quick setting (CI): 3 kills, 1 clean stop (and the one that ends every case); exactly_once: 2 kills, 2 executor kills.
+The broker bounces are the long setting's: in CI the three-broker suite moves and kills the brokers under jobs that
+must ride through without a restart (tests/reliability/test_three_broker_faults.py), a harder form of them.
+``SECURE_MIRROR_RELIABILITY=long``: 12 kills, 3 clean stops, the 4 bounces twice
 over, longer outages, a higher rate; exactly_once: 12 kills, the 4 bounces, 4 executor kills.
 """
 
@@ -89,6 +91,7 @@ def stopped_then_bounced(sandbox, tmp_path_factory):
     rng = seeds.seeded("clean stops")
     phases = {"stop_seconds": [], "stop_codes": [], "bounces": []}
     bounces = [(side, hard) for _ in range(BOUNCE_ROUNDS) for side in ("source", "target") for hard in (False, True)]
+    bounces = bounces if LONG else []  # the long setting's (the module's docstring)
     try:
         with MirrorUnderLoad(sandbox, folder, rate=RATE, name="stopped") as load:
             load.start_job(supervise=True, max_restarts=20, trigger_interval="0 seconds")
@@ -119,7 +122,7 @@ def stopped_then_bounced(sandbox, tmp_path_factory):
     outcome = phases["outcome"]
     _report(
         f"SIGTERM x{CLEAN_STOPS} (stopped in {phases['stop_seconds']} s), then broker bounces ("
-        + "; ".join(phases["bounces"])
+        + ("; ".join(phases["bounces"]) or "none: the long setting's")
         + ")",
         outcome,
     )
@@ -131,8 +134,11 @@ def test_clean_stop_and_restart_duplicates_nothing(stopped_then_bounced):
     assert phases["stop_codes"] == [0] * CLEAN_STOPS, phases["log_after_stops"]
     assert max(phases["stop_seconds"]) < 60, f"stopping took {phases['stop_seconds']} s"  # between two batches
     assert phases["duplicated_after_stops"] == 0, phases["log_after_stops"]
+    outcome = phases["outcome"]
+    assert outcome.produced > 0 and outcome.lost == 0, f"acknowledged records missing, e.g. {outcome.lost_examples}"
 
 
+@pytest.mark.skipif(not LONG, reason="the long setting's: in CI the three-broker suite's faults are harder")
 def test_broker_bounces_under_a_supervised_job_lose_nothing(stopped_then_bounced):
     outcome = stopped_then_bounced["outcome"]
     assert len(stopped_then_bounced["bounces"]) == 4 * BOUNCE_ROUNDS
@@ -158,7 +164,7 @@ EOS_KILLS = 12 if LONG else 2  # quick: 2 (a restart at 200 partitions costs abo
 def test_exactly_once_through_driver_kills_and_broker_bounces_loses_and_duplicates_nothing(sandbox, tmp_path):
     seed = seeds.draw_seed("exactly-once driver kills")
     rng = random.Random(seed)
-    bounces = [(side, hard) for side in ("source", "target") for hard in ((False, True) if LONG else (True,))]
+    bounces = [(side, hard) for side in ("source", "target") for hard in (False, True)] if LONG else []
     done = []
     try:
         with MirrorUnderLoad(
@@ -181,7 +187,9 @@ def test_exactly_once_through_driver_kills_and_broker_bounces_loses_and_duplicat
     finally:
         _healthy(sandbox)
     STATS["bounces"] += len(bounces)
-    _report(f"exactly_once: SIGKILL x{EOS_KILLS} (seed {seed}), then broker bounces ({'; '.join(done)})", outcome)
+    _report(
+        f"exactly_once: SIGKILL x{EOS_KILLS} (seed {seed}), then broker bounces ({'; '.join(done) or 'none'})", outcome
+    )
     assert kills_duplicated == 0
     assert outcome.produced > 0 and outcome.restarts >= EOS_KILLS
     assert outcome.lost == 0, f"acknowledged records missing on the target, e.g. {outcome.lost_examples}"

@@ -31,7 +31,15 @@ from secure_mirror.sandbox.waiting import wait_for
 from .conftest import DETAILS, LONG
 from .harness import MirrorUnderLoad
 
-pytestmark = [pytest.mark.reliability, pytest.mark.sandbox, pytest.mark.spark]
+pytestmark = [
+    pytest.mark.reliability,
+    pytest.mark.sandbox,
+    pytest.mark.spark,
+    pytest.mark.slow,
+    # superseded in CI by the three-broker suite's outage below min.insync.replicas (the target not writable, both
+    # guarantees, unsupervised) and, in the long setting, by test_long_outages.py (every target broker away 300 s)
+    pytest.mark.skipif(not LONG, reason="the long setting's (SECURE_MIRROR_RELIABILITY=long)"),
+]
 
 GUARANTEES = ("exactly_once", "at_least_once")
 OUTAGE_SECONDS = 150.0 if LONG else 75.0
