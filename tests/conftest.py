@@ -23,6 +23,7 @@ def _stop_once(name: str, stop: Callable[[], None]) -> Callable[[], None]:
     return lambda: _STOPS.pop(name, lambda: None)()
 
 
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected: a deselected test never ends a server
 def pytest_collection_modifyitems(session, config, items):
     items[:] = session_order.order(items)
     _LAST_USERS.update(session_order.last_users(items, session_order.STOPPED_EARLY))
