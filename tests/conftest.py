@@ -23,6 +23,12 @@ def _stop_once(name: str, stop: Callable[[], None]) -> Callable[[], None]:
     return lambda: _STOPS.pop(name, lambda: None)()
 
 
+def _beside_the_sandbox_stopped() -> None:
+    """What runs beside the sandbox (its Hadoop daemons, the old broker) stops before it, whatever the order."""
+    for name in ("old_bootstrap", "hadoop"):
+        _STOPS.pop(name, lambda: None)()
+
+
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected: a deselected test never ends a server
 def pytest_collection_modifyitems(session, config, items):
     items[:] = session_order.order(items)
@@ -64,7 +70,7 @@ def sandbox(tmp_path_factory):
     if "SPARK_SUBMIT_OPTS" not in os.environ:
         options, JVM_STARTS[0] = jvm_starts.spark_submit_opts(sb, tmp_path_factory.mktemp("jvm-warm-up"))
         os.environ["SPARK_SUBMIT_OPTS"] = options
-    stop = _stop_once("sandbox", lambda: None if reuse else sb.down())
+    stop = _stop_once("sandbox", lambda: _beside_the_sandbox_stopped() or (None if reuse else sb.down()))
     yield sb
     stop()
 
