@@ -3,7 +3,6 @@ same credentials, topics and renaming as the Spark job."""
 
 from __future__ import annotations
 
-from secure_mirror import paths
 from secure_mirror.profile.delivery import SMALLEST_BATCH
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import ALWAYS_EXCLUDED
@@ -14,7 +13,7 @@ from secure_mirror.render.providers import (
     Secrets,
     automatic_option,
     declarations,
-    needs_hadoop,
+    hadoop_classpath_note,
     provider_classes,
 )
 
@@ -100,9 +99,7 @@ def mm2_properties(profile: Profile, path: str, krb5_conf: str | None = None, se
     if secrets.references and (classes := provider_classes(profile.clusters().items())):  # Kafka 3.8+'s allow-list
         option = automatic_option(classes)
         kerberos.append(f"Secrets are references Kafka resolves: add {sh(option)} to KAFKA_OPTS")
-        if needs_hadoop(profile.clusters().items()):  # our provider over Hadoop's credential stores
-            jars = sh(paths.credential_provider_classpath())
-            kerberos.append(f"Some are read from a Hadoop credential store: export CLASSPATH={jars}")
+        kerberos += hadoop_classpath_note(profile.clusters().items())
     header = [
         f"MirrorMaker 2 configuration rendered by secure-mirror: {profile.source.alias} -> {profile.target.alias}.",
         f"Run it with: connect-mirror-maker.sh {path}",

@@ -34,17 +34,19 @@ values mode, by :meth:`SecretRef.resolve`.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from secure_mirror import paths
 from secure_mirror.profile.cluster import Cluster
 from secure_mirror.profile.secrets import SecretRef, SecretUnavailable
 from secure_mirror.profile.security import OAuthSasl, PasswordSasl
 from secure_mirror.render import encoders, templating
-from secure_mirror.render.encoders import UnrepresentableValue
+from secure_mirror.render.encoders import UnrepresentableValue, sh
 
 AUTOMATIC_PROVIDERS = "org.apache.kafka.automatic.config.providers"  # Kafka 3.8+: unset, every class is allowed
 CONFIG_PROVIDERS = "config.providers"  # split on "," without trimming by AbstractConfig: written without blanks
@@ -161,10 +163,10 @@ def _check(secret: SecretRef, field: str, in_jaas: bool) -> None:
     value = secret.resolve()  # SecretUnavailable (naming the reference) when it cannot be read
     if secret.kind == "file":
         try:
-            raw = Path(secret.name).read_bytes()
+            broken = ends_in_a_line_break(Path(secret.name))
         except OSError as exc:
             raise SecretUnavailable(f"{secret}: cannot read it ({exc.strerror}); fix the file") from None
-        if raw.endswith((b"\n", b"\r")):
+        if broken:
             raise UnrepresentableValue(
                 f"{field} ({secret}): the file ends in a line break, which the profile drops but Kafka's "
                 "DirectoryConfigProvider reads as part of the secret; write the file without it (printf '%s' ...)"
@@ -174,6 +176,26 @@ def _check(secret: SecretRef, field: str, in_jaas: bool) -> None:
             f'{field} ({secret}): the secret contains " or \\, which Kafka pastes unescaped into sasl.jaas.config '
             "when it resolves the reference; set a secret without them, or render with --secrets values"
         )
+
+
+def ends_in_a_line_break(path: Path) -> bool:
+    """True when the file's last byte is a line break (``echo pw > file``), which Kafka's DirectoryConfigProvider
+    reads as part of the secret; OSError when it cannot be read."""
+    with open(path, "rb") as fh:
+        if fh.seek(0, os.SEEK_END) == 0:
+            return False
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) in (b"\n", b"\r")
+
+
+def hadoop_classpath_note(clusters: Iterable[tuple[str, Cluster]]) -> list[str]:
+    """The header line telling a reader of these references the class path it needs, when one is in a credential
+    store (our provider in the sink jar, over Hadoop's client jars); none otherwise."""
+    if not needs_hadoop(clusters):
+        return []
+    return [
+        f"Some are read from a Hadoop credential store: export CLASSPATH={sh(paths.credential_provider_classpath())}"
+    ]
 
 
 def cluster_secrets(cluster: Cluster, side: str) -> Iterator[tuple[str, SecretRef | Path]]:

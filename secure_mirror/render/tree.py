@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from secure_mirror import folders, paths
+from secure_mirror import folders
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.profile import policy
 from secure_mirror.profile.cluster import SIDES, Cluster, Side
@@ -35,7 +35,7 @@ from secure_mirror.render import (
     templating,
 )
 from secure_mirror.render.encoders import json_text, sh
-from secure_mirror.render.providers import VALUES, Secrets, automatic_option, needs_hadoop, provider_classes
+from secure_mirror.render.providers import VALUES, Secrets, automatic_option, hadoop_classpath_note, provider_classes
 
 CCACHE_DIR = "ccache"
 OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
@@ -110,9 +110,7 @@ def _cluster_files(profile: Profile, side: Side, out_dir: Path, secrets: Secrets
     if secrets.references and (classes := provider_classes([(side, cluster)])):  # Kafka 3.8+'s allow-list
         option = sh(automatic_option(classes))
         header.append(f"Secrets are references Kafka's config providers resolve: add {option} to KAFKA_OPTS")
-        if needs_hadoop([(side, cluster)]):  # our provider over Hadoop's credential stores
-            path = sh(paths.credential_provider_classpath())
-            header.append(f"Some are read from a Hadoop credential store: export CLASSPATH={path}")
+        header += hadoop_classpath_note([(side, cluster)])
     files = [
         RenderedFile(
             f"{side}/{CLIENT_PROPERTIES.name}",

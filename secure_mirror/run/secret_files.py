@@ -25,6 +25,7 @@ from secure_mirror.profile.cluster import Cluster
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import SecretRef
 from secure_mirror.profile.security import OAuthSasl, PasswordSasl
+from secure_mirror.render.providers import ends_in_a_line_break
 
 FOLDER = "secrets"
 
@@ -55,20 +56,11 @@ def remove(run_dir: Path) -> None:
 
 def _handed_over(secret: SecretRef) -> bool:
     if secret.kind == "file":
-        return _ends_in_a_line_break(Path(secret.name))
+        try:
+            return ends_in_a_line_break(Path(secret.name))
+        except OSError:  # unreadable: resolving it says so, naming the reference
+            return False
     return secret.kind == "env" or (secret.kind == "jceks" and bool(os.environ.get(credstores.PASSWORD_ENV)))
-
-
-def _ends_in_a_line_break(path: Path) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            if fh.tell() == 0:
-                return False
-            fh.seek(-1, os.SEEK_END)
-            return fh.read(1) in (b"\n", b"\r")
-    except OSError:  # unreadable: resolving it says so, naming the reference
-        return False
 
 
 def _handed(cluster: Cluster, as_file) -> Cluster:
