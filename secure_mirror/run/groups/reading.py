@@ -4,8 +4,7 @@ commits). Plain data in and out; the decisions are in :mod:`secure_mirror.run.gr
 
 Each function runs in a kept process of its side's identity (``Identities.call``: the identity's own Kerberos
 environment) that stays up between calls, so a sync pass costs requests, not a process start and a login; the
-clients are kept in the process between calls (``kept_client``) until an error. Committed offsets are always asked for
-named partitions: librdkafka's ListConsumerGroupOffsets without them ends the process.
+clients are kept in the process between calls (``kept_client``) until an error.
 """
 
 from __future__ import annotations
@@ -44,46 +43,82 @@ def topic_partitions(conf: dict, selection: TopicSelection | None, names: list[s
     }
 
 
+def group_states(conf: dict, selection: TopicSelection) -> dict[str, str]:
+    """The groups of the cluster that ``selection`` selects, each with its state as Kafka names it (``Stable``,
+    ``Empty`` ...): ListGroups, one request per broker (the state since Kafka 2.6, KIP-518; ``Unknown`` before)."""
+    listed = _admin(conf).list_consumer_groups(request_timeout=TIMEOUT).result(timeout=TIMEOUT)
+    return {g.group_id: _state(g.state) for g in listed.valid if selection.matches(g.group_id)}
+
+
 def group_ids(conf: dict, selection: TopicSelection) -> list[str]:
     """The groups of the cluster that ``selection`` selects."""
-    listed = _admin(conf).list_consumer_groups(request_timeout=TIMEOUT).result(timeout=TIMEOUT)
-    return sorted({g.group_id for g in listed.valid if selection.matches(g.group_id)})
+    return sorted(group_states(conf, selection))
+
+
+def _state(state) -> str:
+    return state.name.title() if state is not None else "Unknown"
+
+
+def committed(conf: dict, groups: list[str], partitions: dict[str, int]) -> dict[str, dict]:
+    """group -> {offsets: {(topic, partition): (offset, metadata)}, error} on the partitions of ``partitions`` (topic
+    -> count). Every group is asked at once, one OffsetFetch each, naming no partition: the broker answers with the
+    group's committed offsets only (naming every partition of the mirrored topics made each request and answer as
+    long as their partition count, most of it "no offset"; librdkafka asks one group per request)."""
+    from confluent_kafka import ConsumerGroupTopicPartitions
+
+    admin, out = _admin(conf), {}
+    asked: dict[str, Any] = {}
+    for group in groups:
+        try:
+            asked[group] = admin.list_consumer_group_offsets(
+                [ConsumerGroupTopicPartitions(group)], request_timeout=TIMEOUT
+            )[group]
+        except Exception as exc:  # noqa: BLE001 - read below as that group's error
+            asked[group] = exc
+    for group in groups:
+        entry: dict[str, Any] = {"offsets": {}, "error": None}
+        out[group] = entry
+        try:
+            if isinstance(asked[group], Exception):
+                raise asked[group]
+            answer = asked[group].result(TIMEOUT)
+            entry["offsets"] = {
+                (tp.topic, tp.partition): (tp.offset, tp.metadata or "")
+                for tp in answer.topic_partitions or ()
+                if tp.error is None and tp.offset >= 0 and tp.partition < partitions.get(tp.topic, 0)
+            }
+        except Exception as exc:  # noqa: BLE001 - one group's refusal (GROUP_AUTHORIZATION_FAILED) is its own row
+            entry["error"] = _error_text(exc)
+    return out
+
+
+def described(conf: dict, groups: list[str]) -> dict[str, dict]:
+    """group -> {state, members, error}: DescribeGroups, for the active members a decision needs counted."""
+    out = {}
+    futures = _admin(conf).describe_consumer_groups(groups, request_timeout=TIMEOUT) if groups else {}
+    for group in groups:
+        entry: dict[str, Any] = {"state": "Unknown", "members": 0, "error": None}
+        out[group] = entry
+        try:
+            description = futures[group].result(timeout=TIMEOUT)
+            entry["state"], entry["members"] = _state(description.state), len(description.members)
+        except Exception as exc:  # noqa: BLE001 - each group on its own
+            entry["error"] = _error_text(exc)
+    return out
 
 
 def describe_groups(conf: dict, groups: list[str], partitions: dict[str, int]) -> dict[str, dict]:
     """group -> {state, members, offsets: {(topic, partition): (offset, metadata)}, error} for the partitions of
-    ``partitions`` (topic -> count) the group committed an offset on."""
-    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
-
-    admin, out = _admin(conf), {}
-    named = [TopicPartition(t, p) for t, count in sorted(partitions.items()) for p in range(count)]
-    described = admin.describe_consumer_groups(groups, request_timeout=TIMEOUT) if groups else {}
-    asked: dict[str, Any] = {}  # every group's offsets asked at once (one group per request), then each answer read
-    for group in groups if named else ():
-        try:
-            request = [ConsumerGroupTopicPartitions(group, named)]
-            asked[group] = admin.list_consumer_group_offsets(request, request_timeout=TIMEOUT)[group]
-        except Exception as exc:  # noqa: BLE001 - read below as that group's error
-            asked[group] = exc
-    for group in groups:
-        entry: dict[str, Any] = {"state": "Unknown", "members": 0, "offsets": {}, "error": None}
-        out[group] = entry
-        try:
-            description = described[group].result(timeout=TIMEOUT)
-            entry["state"] = description.state.name.title() if description.state is not None else "Unknown"
-            entry["members"] = len(description.members)
-            if named:
-                if isinstance(asked[group], Exception):
-                    raise asked[group]
-                answer = asked[group].result(TIMEOUT)
-                entry["offsets"] = {
-                    (tp.topic, tp.partition): (tp.offset, tp.metadata or "")
-                    for tp in answer.topic_partitions
-                    if tp.error is None and tp.offset >= 0
-                }
-        except Exception as exc:  # noqa: BLE001 - one group's refusal (GROUP_AUTHORIZATION_FAILED) is its own row
-            entry["error"] = _error_text(exc)
-    return out
+    ``partitions`` (topic -> count) the group committed an offset on (:func:`described` and :func:`committed`)."""
+    states, offsets = described(conf, groups), committed(conf, groups, partitions)
+    return {
+        group: {
+            **states[group],
+            "offsets": offsets[group]["offsets"],
+            "error": states[group]["error"] or offsets[group]["error"],
+        }
+        for group in groups
+    }
 
 
 def read_map(conf: dict, topic: str, positions: dict[int, int]) -> tuple[list[offset_map.Segment], dict[int, int], int]:
@@ -144,11 +179,18 @@ def write(
         except Exception as exc:  # noqa: BLE001 - a refused checkpoint topic does not stop the commits
             errors[topic] = _error_text(exc)
     admin = _admin(conf)
+    asked: dict[str, Any] = {}  # every group's commit sent at once (one group per request), then each answer read
     for group, offsets in sorted(commits.items()):
         request = [ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o, m) for t, p, o, m in offsets])]
         try:
-            answer = admin.alter_consumer_group_offsets(request, request_timeout=TIMEOUT)[group].result(TIMEOUT)
-            refused = [tp.error.str() for tp in answer.topic_partitions if tp.error is not None]
+            asked[group] = admin.alter_consumer_group_offsets(request, request_timeout=TIMEOUT)[group]
+        except Exception as exc:  # noqa: BLE001 - read below as that group's error
+            asked[group] = exc
+    for group, future in asked.items():
+        try:
+            if isinstance(future, Exception):
+                raise future
+            refused = [tp.error.str() for tp in future.result(TIMEOUT).topic_partitions if tp.error is not None]
             if refused:
                 errors[group] = refused[0]
         except Exception as exc:  # noqa: BLE001 - each group on its own

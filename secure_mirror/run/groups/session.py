@@ -12,8 +12,8 @@ from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import checkpoints_topic, offset_map_topic
 from secure_mirror.run.checkpoint import mirrored_to
 from secure_mirror.run.clients import inspection
+from secure_mirror.run.groups import changes, decide, reading
 from secure_mirror.run.groups import checkpoints as checkpoint_format
-from secure_mirror.run.groups import decide, reading
 from secure_mirror.run.groups.offset_map import Segment
 from secure_mirror.run.groups.translate import compact
 
@@ -27,9 +27,11 @@ class Observation:
     facts: dict[str, decide.TopicFacts]
     maps: dict[TopicPartition, list[Segment]]
     mirrored_to: dict[TopicPartition, int] = field(default_factory=dict)
+    planned: list[str] | None = None  # the groups of ``sources`` to plan (None: all); ``targets`` holds these
 
     def plan(self) -> decide.Plan:
-        return decide.plan(self.sources, self.targets, self.facts, self.maps, self.mirrored_to)
+        sources = self.sources if self.planned is None else {g: self.sources[g] for g in self.planned}
+        return decide.plan(sources, self.targets, self.facts, self.maps, self.mirrored_to)
 
 
 def _groups(answer: dict[str, dict]) -> dict[str, decide.GroupOffsets]:
@@ -94,6 +96,44 @@ class Session:
         targets = _groups(ask("target", reading.describe_groups, names, target_topics))
         facts = decide.topic_facts(topics, target_topics, profile.target_topic, profile.mirror.keeps_partitions)
         return Observation(sources, targets, facts, self.maps, positions)
+
+    def observe_pass(self, memory: changes.Memory) -> tuple[Observation, dict[str, str]]:
+        """A sync pass's view (:mod:`.changes`): every selected source group's committed offsets and state (a listing
+        and one offset request per group, no description), and on the target only the groups this pass plans; with
+        the target's state of every selected group (one listing), which it returns beside."""
+        ask, profile = self._clients.call, self.profile
+        positions = mirrored_to(profile)  # before the map: everything below it is in the map read after
+        selection = profile.mirror.groups.selection()
+        topics = ask("source", reading.topic_partitions, profile.selection())
+        states = ask("source", reading.group_states, selection)
+        offsets = ask("source", reading.committed, sorted(states), topics)
+        sources = {
+            g: decide.GroupOffsets(g, states[g], 0, offsets[g]["offsets"], offsets[g]["error"]) for g in sorted(states)
+        }
+        target_states = ask("target", reading.group_states, selection)
+        planned = changes.to_plan(memory, sources, target_states, memory.full_pass_due)
+        target_topics = ask("target", reading.topic_partitions, None, [profile.target_topic(t) for t in topics])
+        self.read_map()
+        targets = self._targets(planned, target_topics, target_states)
+        facts = decide.topic_facts(topics, target_topics, profile.target_topic, profile.mirror.keeps_partitions)
+        return Observation(sources, targets, facts, self.maps, positions, planned), target_states
+
+    def _targets(
+        self, planned: list[str], topics: dict[str, int], states: Mapping[str, str]
+    ) -> dict[str, decide.GroupOffsets]:
+        """The planned groups on the target: committed offsets, and members counted (described) only for those
+        whose listed state has members."""
+        ask = self._clients.call
+        offsets = ask("target", reading.committed, planned, topics) if planned else {}
+        active = [g for g in planned if states.get(g) in changes.ACTIVE_STATES]
+        members = ask("target", reading.described, active) if active else {}
+        out = {}
+        for g in planned:
+            described = members.get(g, {})
+            error = offsets[g]["error"] or described.get("error")
+            state = described.get("state") or states.get(g, "Dead")
+            out[g] = decide.GroupOffsets(g, state, described.get("members", 0), offsets[g]["offsets"], error)
+        return out
 
     def write(self, written: Sequence[checkpoint_format.Checkpoint], plan: decide.Plan) -> dict[str, str]:
         """Write ``written`` to the checkpoints topic and the plan's commits; what failed (group or topic -> why)."""

@@ -21,13 +21,14 @@ from typing import TextIO
 from secure_mirror import folders
 from secure_mirror.errors import SecureMirrorError
 from secure_mirror.profile.models import Profile
-from secure_mirror.run.groups import decide
+from secure_mirror.run.groups import changes, decide
 from secure_mirror.run.groups.checkpoints import Checkpoint
 from secure_mirror.run.groups.session import Observation, Session
 from secure_mirror.run.groups.translate import AHEAD, TRANSLATED, WORDS
 
 PREFIX = "secure-mirror run: group sync:"
 METRICS_KEY = "checkpoints"  # the metrics file's line of a pass: {"checkpoints": {...}} beside the job's batch lines
+PASS_KEY = "group_sync"  # and of every pass: {"group_sync": {"time", "seconds", "groups", "planned", "full"}}
 
 
 def summary(plan: decide.Plan, failed: dict[str, str]) -> str:
@@ -73,6 +74,20 @@ def latency_line(written: Sequence[Checkpoint], asked: float, acknowledged: floa
     }
 
 
+def pass_line(asked: float, ended: float, groups: int, planned: int, full: bool) -> dict:
+    """The metrics file's line of one pass: when it ended, how long it took (wall-clock seconds), how many groups it
+    asked the source about, how many it planned (asked the target about, translated, wrote), whether all were."""
+    return {
+        PASS_KEY: {
+            "time": ended,
+            "seconds": round(ended - asked, 3),
+            "groups": groups,
+            "planned": planned,
+            "full": full,
+        }
+    }
+
+
 def pass_messages(observation: Observation, plan: decide.Plan, failed: dict[str, str]) -> list[str]:
     """What one pass has to say (each is printed once per run): groups a cluster did not answer for, groups skipped
     for their active members, partitions not (yet) translated, writes that failed, and groups committed."""
@@ -102,12 +117,15 @@ class GroupSync:
     def __init__(self, session: Session, say: Callable[[str], None], record: Callable[[dict], None] | None = None):
         self.session, self.say, self.record = session, say, record
         self.written: dict[decide.CheckpointKey, tuple[int, int]] = {}
+        self.memory = changes.Memory()
         self.said: set[str] = set()
         self.last_summary = ""
 
     def once(self) -> decide.Plan:
+        """One pass (:mod:`.changes`: every group's source offsets asked, the rest only where something changed);
+        the plan of every remembered group."""
         asked = time.time()
-        observation = self.session.observe()
+        observation, target_states = self.session.observe_pass(self.memory)
         plan = observation.plan()
         fresh = decide.fresh_checkpoints(self.written, plan.checkpoints)
         failed = self.session.write(fresh, plan)
@@ -116,12 +134,17 @@ class GroupSync:
             if fresh and self.record is not None:
                 profile = self.session.profile
                 self.record(latency_line(fresh, asked, time.time(), profile.source.alias, profile.target.alias))
+        full = self.memory.full_pass_due
+        changes.remember(self.memory, observation.sources, observation.targets, target_states, plan, failed)
+        if self.record is not None:
+            self.record(pass_line(asked, time.time(), len(observation.sources), len(observation.targets), full))
         for message in pass_messages(observation, plan, failed):
             self.tell(message)
-        if (line := summary(plan, failed)) != self.last_summary:
+        whole = changes.whole(self.memory)
+        if (line := summary(whole, failed)) != self.last_summary:
             self.last_summary = line
             self.say(line)
-        return plan
+        return whole
 
     def tell(self, message: str) -> None:
         if message not in self.said:

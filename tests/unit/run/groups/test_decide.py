@@ -99,8 +99,8 @@ def test_a_pass_says_each_thing_once():
         checkpoints_topic = "src.checkpoints.internal"
         writes: list = []
 
-        def observe(self):
-            return observation
+        def observe_pass(self, memory):
+            return observation, {}
 
         def write(self, written, plan):
             self.writes.append((list(written), dict(plan.commits)))
