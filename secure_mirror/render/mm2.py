@@ -4,6 +4,7 @@ same credentials, topics and renaming as the Spark job."""
 from __future__ import annotations
 
 from secure_mirror.profile.delivery import SMALLEST_BATCH
+from secure_mirror.profile.groups import ALWAYS_EXCLUDED_GROUPS
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import ALWAYS_EXCLUDED
 from secure_mirror.render.encoders import sh
@@ -44,6 +45,27 @@ def replication_policy(profile: Profile) -> tuple[dict[str, str], str | None]:
     )
 
 
+def group_settings(profile: Profile, flow: str) -> dict[str, str]:
+    """With ``mirror.groups``, MirrorMaker 2's checkpoints and group offset sync over the same groups at the same
+    interval: its ``groups``/``groups.exclude`` (the mirror's own groups excluded too, as the sync excludes them),
+    and the emit, sync and group refresh intervals at ``sync_interval_seconds`` (its defaults are 60, 60 and 600 s).
+    Without it, MirrorMaker 2's defaults (which sync no group offset)."""
+    groups = profile.mirror.groups
+    if not groups.enabled:
+        return {}
+    interval = str(groups.sync_interval_seconds)
+    selection = groups.selection()
+    return {
+        f"{flow}.groups": ",".join(selection.include),
+        f"{flow}.groups.exclude": ",".join([*ALWAYS_EXCLUDED_GROUPS, *selection.exclude]),
+        f"{flow}.emit.checkpoints.enabled": "true",
+        f"{flow}.emit.checkpoints.interval.seconds": interval,
+        f"{flow}.sync.group.offsets.enabled": "true",
+        f"{flow}.sync.group.offsets.interval.seconds": interval,
+        f"{flow}.refresh.groups.interval.seconds": interval,
+    }
+
+
 def mm2_settings(profile: Profile, secrets: Secrets = VALUES) -> tuple[dict[str, str], list[str]]:
     """The mm2.properties settings and the notes to print above them. With references, ``config.providers`` is
     declared once at the top: MirrorMakerConfig resolves every cluster's settings with those (not per alias)."""
@@ -80,6 +102,7 @@ def mm2_settings(profile: Profile, secrets: Secrets = VALUES) -> tuple[dict[str,
                 }.items()
             },
             **policy,
+            **group_settings(profile, flow),
         }
     )
     factor = str(profile.mirror.mm2.replication_factor)
