@@ -42,6 +42,8 @@ def set_on_brokers(conf: dict, name: str, value: str, timeout: float = 30.0) -> 
 
 def delete_groups(conf: dict, groups: list[str]) -> None:
     """Delete those consumer ``groups`` that exist (the positions of an earlier exactly_once run)."""
+    if not groups:
+        return
     for future in kept(conf).delete_consumer_groups(groups, request_timeout=30).values():
         try:
             future.result(timeout=30)
@@ -84,14 +86,16 @@ def commit(conf: dict, group: str, topic: str, offsets: dict[int, int]) -> None:
 
 
 def group_offsets(conf: dict, groups: list[str]) -> dict[str, dict[str, dict[int, int]]]:
-    """Each group's committed offsets: topic -> partition -> offset (a group not there: none)."""
+    """Each group's committed offsets: topic -> partition -> offset (a group not there: none); every group asked at
+    once (one request each), then each answer read."""
     from confluent_kafka import ConsumerGroupTopicPartitions
 
     admin = kept(conf)
+    asked = {g: admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(g)])[g] for g in groups}
     out: dict[str, dict[str, dict[int, int]]] = {}
-    for group in groups:
+    for group, future in asked.items():
         try:
-            held = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group].result(timeout=30)
+            held = future.result(timeout=60)
         except Exception:  # noqa: BLE001 - no such group there (yet)
             out[group] = {}
             continue
@@ -101,6 +105,32 @@ def group_offsets(conf: dict, groups: list[str]) -> dict[str, dict[str, dict[int
                 mine.setdefault(tp.topic, {})[tp.partition] = tp.offset
         out[group] = mine
     return out
+
+
+def commit_many(conf: dict, offsets: dict[str, dict[str, dict[int, int]]], timeout: float = 120.0) -> dict[str, str]:
+    """Commit each group's offsets (group -> topic -> partition -> offset) without joining, every group at once (one
+    request each); group -> error of those refused."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+
+    admin = kept(conf)
+    asked = {
+        group: admin.alter_consumer_group_offsets(
+            [
+                ConsumerGroupTopicPartitions(
+                    group, [TopicPartition(t, p, o) for t, ps in by_topic.items() for p, o in ps.items()]
+                )
+            ],
+            request_timeout=timeout,
+        )[group]
+        for group, by_topic in offsets.items()
+    }
+    errors = {}
+    for group, future in asked.items():
+        try:
+            future.result(timeout=timeout)
+        except Exception as exc:  # noqa: BLE001 - said by the caller
+            errors[group] = str(exc)
+    return errors
 
 
 def committed_on(conf: dict, group: str, topic: str) -> dict[int, int]:

@@ -1,0 +1,5 @@
+import sys
+
+from benchmarks.groups.main import main
+
+sys.exit(main())
