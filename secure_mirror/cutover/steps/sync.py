@@ -9,6 +9,7 @@ from secure_mirror.cutover.notes import GroupOffset
 from secure_mirror.cutover.way_back import Reversed
 from secure_mirror.errors import BadInputError
 from secure_mirror.identities import Identities
+from secure_mirror.preflight.checks.base import listed
 from secure_mirror.profile.models import Profile
 from secure_mirror.run.groups import decide
 from secure_mirror.run.groups.session import Session
@@ -32,7 +33,7 @@ def all_groups(profile: Profile, identities: Identities) -> list[str]:
     if not profile.mirror.groups.enabled:
         raise BadInputError("--all-groups needs mirror.groups in the profile; name the groups with --group instead")
     with Session(profile, identities=identities) as session:
-        groups = sorted(session.observe(None).sources)
+        groups = session.selected_groups()
     if not groups:
         raise BadInputError("--all-groups: mirror.groups selects no group on the source; name them with --group")
     return groups
@@ -57,7 +58,8 @@ def run(ctx: Context) -> dict:
 
 def preview(ctx: Context, _reading: Reading) -> Preview:
     where = "the target" if ctx.forward is None else ctx.profile.target.alias
-    return Preview([f"would translate and commit {', '.join(ctx.groups)} on {where}"])
+    named = f"{len(ctx.groups)} groups ({listed(ctx.groups, 10)})" if len(ctx.groups) > 10 else ", ".join(ctx.groups)
+    return Preview([f"would translate and commit {named} on {where}"])
 
 
 STEP = Step("sync", run, preview)

@@ -82,6 +82,10 @@ class Session:
         for tp, new in touched.items():
             self.maps[tp] = compact([*self.maps.get(tp, []), *new])
 
+    def selected_groups(self) -> list[str]:
+        """The source's groups the profile selects (one listing, nothing described)."""
+        return self._clients.call("source", reading.group_ids, self.profile.mirror.groups.selection())
+
     def observe(self, groups: Sequence[str] | None = None) -> Observation:
         """The groups ``groups`` (None: the source's groups the profile selects) on both clusters, with the map."""
         ask, profile = self._clients.call, self.profile
