@@ -141,9 +141,14 @@ class Contender:
         for t, parts in records.items():
             rows = [{"value": f"{t}|{p}|{i}".encode(), "partition": p} for p, n in enumerate(parts) for i in range(n)]
             self.sb.admin("source", admin_ops.produce, self.topic(t), rows)
-        for g, topics in self.plan["committed"].items():
-            for t, positions in topics.items():
-                admin.commit(self.conf["source"], self.group(g), self.topic(t), dict(enumerate(positions)))
+        offsets = {
+            self.group(g): {self.topic(t): dict(enumerate(positions)) for t, positions in topics.items()}
+            for g, topics in self.plan["committed"].items()
+        }
+        if refused := admin.commit_many(self.conf["source"], offsets):
+            raise RuntimeError(
+                f"{len(refused)} groups' offsets not committed on the source: {next(iter(refused.items()))}"
+            )
         realm = self.sb.sides["source"].realm
         self.producer_topics: dict[str, list[str]] = {}
         for t, p in self.plan["producer"].items():

@@ -11,8 +11,8 @@ import uuid
 from benchmarks import cutover
 from benchmarks.cutover.contender import Contender
 from benchmarks.cutover.report import markdown
-from benchmarks.cutover.scenario import PRODUCERS, READERS, scenario
-from benchmarks.harness import provenance
+from benchmarks.cutover.scenario import GROUPS, PRODUCERS, READERS, scenario
+from benchmarks.harness import cli, provenance
 from benchmarks.harness.bench import Bench
 from benchmarks.harness.results import results_main
 from benchmarks.harness.session import sandbox_session
@@ -22,7 +22,7 @@ CONTENDERS = ("secure_mirror", "mirrormaker2")
 
 
 def run(args: argparse.Namespace, command: str) -> dict:
-    plan = scenario(random.Random(args.seed))
+    plan = scenario(random.Random(args.seed), groups=args.groups)
     result: dict = {
         "command": command,
         "seed": args.seed,
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace, command: str) -> dict:
         spark_conf = sink_conf(session.work)
         session.each(
             "cutover",
-            CONTENDERS,
+            [n for n in args.contenders.split(",") if n],
             lambda name: Contender(b, name, run_id, plan, spark_conf),
             result["contenders"],
             lambda c: c.get("reads", {}).get("total", c),
@@ -57,4 +57,19 @@ def run(args: argparse.Namespace, command: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return results_main(argv, (cutover.__doc__ or "").splitlines()[0], "--cutover", "cutover", run, markdown)
+    """``--groups N`` (default 50) and ``--contenders a,b`` besides the options every benchmark has; the results of a
+    run with another number of groups are ``cutover-<N>-groups.*``."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--groups", type=int, default=GROUPS)
+    parser.add_argument("--contenders", default=",".join(CONTENDERS))
+    own, rest = parser.parse_known_args(cli.given(argv))
+    name = "cutover" if own.groups == GROUPS else f"cutover-{own.groups}-groups"
+    extra = [f"--groups {own.groups}"] * (own.groups != GROUPS) + [f"--contenders {own.contenders}"] * (
+        own.contenders != ",".join(CONTENDERS)
+    )
+
+    def with_own(args: argparse.Namespace, command: str) -> dict:
+        args.groups, args.contenders = own.groups, own.contenders
+        return run(args, " ".join([command, *extra]))
+
+    return results_main(rest, (cutover.__doc__ or "").splitlines()[0], "--cutover", name, with_own, markdown)
