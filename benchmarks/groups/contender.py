@@ -15,7 +15,7 @@ from pathlib import Path
 
 from benchmarks.groups.activity import Committer, Members
 from benchmarks.groups.estate import PARTITIONS, RECORDS, TOPICS, Estate, exact, topic_name
-from benchmarks.harness import admin, cli, reading
+from benchmarks.harness import admin, cli, reading, requests
 from benchmarks.harness.bench import Bench
 from benchmarks.harness.cpu import CLOCK_TICKS, proc_stat
 from benchmarks.harness.launch import REPO, mirrormaker2_argv, stop
@@ -27,6 +27,11 @@ log = cli.prefixed("groups")
 SHORT = {"secure_mirror": "alo", "mirrormaker2": "mm2"}
 CAUGHT_UP_TIMEOUT = 600.0
 WATCHED = 20  # active groups whose commits are timed to the target
+
+
+def broker_requests(b: Bench) -> dict[str, dict[str, int]]:
+    """Each side's broker's requests served so far, by API (benchmarks/harness/requests.py)."""
+    return {side: requests.counts(int(b.sb.state["pids"][side])) for side in ("source", "target")}
 
 
 def broker_cpu_seconds(b: Bench) -> dict[str, float]:
@@ -166,6 +171,7 @@ class Contender:
     def window(self, committer: Committer, proc: subprocess.Popen | None = None) -> dict:
         """The active groups committing for ``--window`` seconds: each broker's CPU seconds over it; with a contender
         running, its watched groups' target offsets polled until two passes after the last commit."""
+        asked, read_from = broker_requests(self.b), time.monotonic()
         before = broker_cpu_seconds(self.b)
         t0 = time.monotonic()
         committer.start()
@@ -173,11 +179,15 @@ class Contender:
         committer.stop()
         after = broker_cpu_seconds(self.b)
         seconds = time.monotonic() - t0
+        served = broker_requests(self.b)
+        read_for = time.monotonic() - read_from  # the readings' own seconds: each starts Kafka's JmxTool
         if proc is not None:
             self.poll_watched(committer, time.monotonic() + 2 * self.interval + 1, proc, more=True)
         return {
             "seconds": seconds,
             "broker_cpu_seconds": {side: after[side] - before[side] for side in before},
+            "broker_requests": {side: requests.difference(served[side], asked[side]) for side in asked},
+            "broker_requests_seconds": read_for,
             "commits_refused": committer.errors,
         }
 

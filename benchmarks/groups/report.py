@@ -12,6 +12,9 @@ FIGURES: dict[str, Callable[[dict], float | None]] = {
     "plain groups exact at the limit": lambda r: r["in_place"].get("exact"),
     "source broker CPU s per minute, over the baseline": lambda r: _per_minute(r, "source"),
     "target broker CPU s per minute, over the baseline": lambda r: _per_minute(r, "target"),
+    "source broker requests/s, over the baseline": lambda r: _requests(r, "source"),
+    "target broker requests/s, over the baseline": lambda r: _requests(r, "target"),
+    "source OffsetFetch requests/s, over the baseline": lambda r: _requests(r, "source", "OffsetFetch"),
     "commit on the target, median (s)": lambda r: r["window"]["commit_to_target_seconds"]["median"],
     "commit on the target, max (s)": lambda r: r["window"]["commit_to_target_seconds"]["max"],
     "commits not on the target within the window": lambda r: r["window"]["commit_to_target_seconds"][
@@ -32,6 +35,18 @@ def _per_minute(run: dict, side: str) -> float:
     window, base = run["window"], run["baseline"]
     over = window["broker_cpu_seconds"][side] / window["seconds"] - base["broker_cpu_seconds"][side] / base["seconds"]
     return over * 60
+
+
+def _requests(run: dict, side: str, api: str | None = None) -> float:
+    """Requests per second the broker served in the window less in the baseline, each over the seconds between its
+    two readings."""
+    window, base = run["window"], run["baseline"]
+
+    def rate(part: dict) -> float:
+        served = part["broker_requests"][side]
+        return (served.get(api, 0) if api else sum(served.values())) / part["broker_requests_seconds"]
+
+    return rate(window) - rate(base)
 
 
 def medians(runs: list[dict]) -> dict[str, float | None]:
