@@ -12,16 +12,17 @@ from secure_mirror import paths
 from secure_mirror.sandbox import procs
 
 PATTERN = "kafka.network:type=RequestMetrics,name=RequestsPerSec,request=*,version=*"
+PORT = re.compile(r"com\.sun\.management\.jmxremote\.port = (\d+)")
 LINE = re.compile(r"request=(\w+),version=\d+:Count=(\d+)")
 
 
 def jmx_port(pid: int) -> int:
-    """The loopback JMX port of the JVM ``pid`` (an agent started in it the first time)."""
-    marker = Path(f"/tmp/secure-mirror-jmx-{pid}")
-    if marker.exists():
-        return int(marker.read_text())
+    """The loopback JMX port of the JVM ``pid``: its agent's, or one started in it now."""
+    jcmd = str(Path(f"/proc/{pid}/exe").resolve().with_name("jcmd"))
+    status = subprocess.run([jcmd, str(pid), "ManagementAgent.status"], capture_output=True, text=True, timeout=60)
+    if found := PORT.search(status.stdout):
+        return int(found.group(1))
     port = procs.free_ports(1)[0]
-    jcmd = str(Path(Path(f"/proc/{pid}/exe").resolve()).with_name("jcmd"))
     settings = [
         f"jmxremote.port={port}",
         f"jmxremote.rmi.port={port}",
@@ -30,7 +31,6 @@ def jmx_port(pid: int) -> int:
         "jmxremote.local.only=true",
     ]
     subprocess.run([jcmd, str(pid), "ManagementAgent.start", *settings], check=True, capture_output=True, timeout=60)
-    marker.write_text(str(port))
     return port
 
 
