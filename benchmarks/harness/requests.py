@@ -28,7 +28,6 @@ def jmx_port(pid: int) -> int:
         f"jmxremote.rmi.port={port}",
         "jmxremote.authenticate=false",
         "jmxremote.ssl=false",
-        "jmxremote.local.only=true",
     ]
     subprocess.run([jcmd, str(pid), "ManagementAgent.start", *settings], check=True, capture_output=True, timeout=60)
     return port
