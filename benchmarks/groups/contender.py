@@ -146,6 +146,8 @@ class Contender:
         limit = started + self.args.in_place_limit
         plain = [g for g in self.estate.groups if g.kind in ("idle", "active")]
         out: dict = {"limit_seconds": self.args.in_place_limit}
+        present: list = []
+        exactly: list = []
         while time.monotonic() < limit and proc.poll() is None:
             held = self.target_offsets(self.estate.names)
             present = [

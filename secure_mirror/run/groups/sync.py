@@ -88,26 +88,46 @@ def pass_line(asked: float, ended: float, groups: int, planned: int, full: bool)
     }
 
 
-def pass_messages(observation: Observation, plan: decide.Plan, failed: dict[str, str]) -> list[str]:
-    """What one pass has to say (each is printed once per run): groups a cluster did not answer for, groups skipped
-    for their active members, partitions not (yet) translated, writes that failed, and groups committed."""
+# Each kind of message a pass says, one per group or partition, as a sentence counts them; past SAID_PER_KIND of a
+# kind in a run the rest are not said one by one (10,000 groups would make as many lines): the summary counts them
+# and ``secure-mirror groups`` lists them. A failed write is always said.
+KINDS = {
+    "unanswered": "groups a cluster did not answer for",
+    "skipped": "groups not committed for their active members on the target",
+    "ahead": "partitions ahead of the mirror",
+    "untranslated": "partitions not translatable",
+    "write": "failed writes",
+    "follows": "groups that follow the mirror on the target",
+}
+SAID_PER_KIND = 20
+Message = tuple[str, str]  # (kind, sentence)
+
+
+def pass_messages(observation: Observation, plan: decide.Plan, failed: dict[str, str]) -> list[Message]:
+    """What one pass has to say, each with its kind (:data:`KINDS`; each is printed once per run): groups a cluster
+    did not answer for, groups skipped for their active members, partitions not (yet) translated, writes that
+    failed, and groups committed."""
     out = [
-        f"{PREFIX} the {side} did not answer for group {g.group}: {g.error}"
+        ("unanswered", f"{PREFIX} the {side} did not answer for group {g.group}: {g.error}")
         for side, groups in (("source", observation.sources), ("target", observation.targets))
         for g in groups.values()
         if g.error
     ]
-    out += [f"{PREFIX} group {group} not committed on the target: {why}" for group, why in plan.skipped.items()]
+    out += [("skipped", f"{PREFIX} group {g} not committed on the target: {why}") for g, why in plan.skipped.items()]
     for row in plan.rows:
         where = f"group {row.group} {row.topic}-{row.partition}"
-        if row.state == AHEAD:
-            out.append(
-                f"{PREFIX} {where} is ahead of the mirror; it is translated once mirrored"
-            )  # once, not per batch
+        if row.state == AHEAD:  # once, not per batch
+            out.append(("ahead", f"{PREFIX} {where} is ahead of the mirror; it is translated once mirrored"))
         elif row.state != TRANSLATED:
-            out.append(f"{PREFIX} {where} is {WORDS[row.state]}: {row.reason}")
-    out += [f"{PREFIX} writing to {name} on the target failed: {why}" for name, why in sorted(failed.items())]
-    out += [f"{PREFIX} group {group} follows the mirror on the target" for group in plan.commits if group not in failed]
+            out.append(("untranslated", f"{PREFIX} {where} is {WORDS[row.state]}: {row.reason}"))
+    out += [
+        ("write", f"{PREFIX} writing to {name} on the target failed: {why}") for name, why in sorted(failed.items())
+    ]
+    out += [
+        ("follows", f"{PREFIX} group {group} follows the mirror on the target")
+        for group in plan.commits
+        if group not in failed
+    ]
     return out
 
 
@@ -119,6 +139,7 @@ class GroupSync:
         self.written: dict[decide.CheckpointKey, tuple[int, int]] = {}
         self.memory = changes.Memory()
         self.said: set[str] = set()
+        self.counted: dict[str, int] = {}
         self.last_summary = ""
 
     def once(self) -> decide.Plan:
@@ -138,18 +159,30 @@ class GroupSync:
         changes.remember(self.memory, observation.sources, observation.targets, target_states, plan, failed)
         if self.record is not None:
             self.record(pass_line(asked, time.time(), len(observation.sources), len(observation.targets), full))
-        for message in pass_messages(observation, plan, failed):
-            self.tell(message)
+        for kind, message in pass_messages(observation, plan, failed):
+            self.tell(message, kind)
         whole = changes.whole(self.memory)
         if (line := summary(whole, failed)) != self.last_summary:
             self.last_summary = line
             self.say(line)
         return whole
 
-    def tell(self, message: str) -> None:
-        if message not in self.said:
-            self.said.add(message)
-            self.say(message)
+    def tell(self, message: str, kind: str | None = None) -> None:
+        """Say ``message`` once per run; of a ``kind`` (:data:`KINDS`) past :data:`SAID_PER_KIND`, say instead, once,
+        that the rest are not said one by one."""
+        if message in self.said:
+            return
+        self.said.add(message)
+        if kind is not None and kind != "write":
+            self.counted[kind] = self.counted.get(kind, 0) + 1
+            if self.counted[kind] > SAID_PER_KIND:
+                if self.counted[kind] == SAID_PER_KIND + 1:
+                    self.say(
+                        f"{PREFIX} more {KINDS[kind]} than {SAID_PER_KIND}: the rest are not said one by one; the "
+                        "summary counts them and `secure-mirror groups PROFILE` lists them"
+                    )
+                return
+        self.say(message)
 
 
 class SyncThread:

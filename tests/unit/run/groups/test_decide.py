@@ -88,7 +88,9 @@ def test_failover_refuses_groups_active_on_the_source_unless_forced():
 
 def test_a_pass_says_each_thing_once():
     observation = _observation({("orders", 0): 5, ("orders", 1): 3}, target_members=0)
-    messages = pass_messages(observation, observation.plan(), {"src.checkpoints.internal": "Broker: Topic auth"})
+    said_with_kinds = pass_messages(observation, observation.plan(), {"src.checkpoints.internal": "Broker: Topic auth"})
+    assert [kind for kind, _ in said_with_kinds] == ["ahead", "write", "follows"]
+    messages = [text for _, text in said_with_kinds]
     assert messages == [
         "secure-mirror run: group sync: group g orders-1 is ahead of the mirror; it is translated once mirrored",
         "secure-mirror run: group sync: writing to src.checkpoints.internal on the target failed: Broker: Topic auth",
@@ -149,3 +151,21 @@ def test_the_groups_table_and_json(tmp_path):
     assert "    orders -> src.orders" in text and "    spread -> src.spread" in text
     assert f"    {tmp_path}/out/target/client.properties: Kafka's Java tools" in text
     assert pf.PASSWORD not in text
+
+
+def test_past_twenty_of_a_kind_the_rest_are_counted_not_said():
+    said: list[str] = []
+    sync = GroupSync(None, said.append)  # type: ignore[arg-type]
+    for i in range(25):
+        sync.tell(f"group g{i} t-0 is ahead", "ahead")
+        sync.tell(f"writing w{i} failed", "write")  # always said
+    sync.tell("group g0 t-0 is ahead", "ahead")  # said already: not again
+    ahead = [line for line in said if "is ahead" in line]
+    assert len(ahead) == 20 and len([line for line in said if "failed" in line]) == 25
+    assert (
+        said.count(
+            "secure-mirror run: group sync: more partitions ahead of the mirror than 20: the rest are not said one by "
+            "one; the summary counts them and `secure-mirror groups PROFILE` lists them"
+        )
+        == 1
+    )
