@@ -185,6 +185,12 @@ class GroupSync:
         self.say(message)
 
 
+def next_wait(started: float, now: float, interval: float) -> float:
+    """Seconds until the next pass: passes start every ``interval`` seconds (a pass that took longer is followed at
+    once), so a commit waits at most one interval and one pass whatever a pass costs."""
+    return max(0.0, started + interval - now)
+
+
 class SyncThread:
     """``start(profile)`` (None when groups are off) ... ``stop()``: a last pass, then the workers end."""
 
@@ -214,7 +220,9 @@ class SyncThread:
             with Session(self.profile) as session:
                 sync = GroupSync(session, self._say, self._record)
                 sync.said = said
-                while not self.stopping.wait(self.interval):
+                started = time.monotonic()
+                while not self.stopping.wait(next_wait(started, time.monotonic(), self.interval)):
+                    started = time.monotonic()
                     self._pass(sync)
                 self._pass(sync)  # the last one, after the job stopped
         except Exception as exc:  # noqa: BLE001 - the sync never stops the mirror; it says why it stopped

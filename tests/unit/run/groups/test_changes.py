@@ -109,3 +109,10 @@ def test_the_sync_asks_the_target_only_for_what_changed():
     sync.once()
     assert asked == [["a", "b"], ["b"]]
     assert said[-1] == "secure-mirror run: group sync: groups: 2 selected, 2 following the mirror on the target"
+
+
+def test_passes_start_every_interval_whatever_a_pass_costs():
+    from secure_mirror.run.groups.sync import next_wait
+
+    assert next_wait(100.0, 101.5, 5) == 3.5  # a pass of 1.5 s: the next starts 5 s after this one did
+    assert next_wait(100.0, 107.0, 5) == 0.0  # a pass longer than the interval: the next at once
