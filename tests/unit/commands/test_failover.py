@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from secure_mirror.commands.failover import cut_over
 from secure_mirror.run.groups import report
+from secure_mirror.run.groups.decide import Plan
+from secure_mirror.run.groups.session import Observation
 from tests.support import profiles as pf
 
 
@@ -12,9 +14,7 @@ def test_the_cut_over_lists_the_target_client_files_without_reading_a_secret(tmp
     monkeypatch.setenv("SM_TEST_CLIENT_SECRET", "s3cret")
     profile = pf.load(tmp_path, target=pf.oauth(tmp_path, "target"))
     monkeypatch.delenv("SM_TEST_CLIENT_SECRET")  # the target's secret cannot be read now
-    result = report.GroupsOutput(
-        source_alias="src", target_alias="tgt", offset_map_topic="m", checkpoints_topic="c", groups=[]
-    )
+    result = report.output(Observation({}, {}, {}, {}), Plan(), ("src", "tgt"), ("m", "c"))  # no group
     text = cut_over(profile, result, None, dry_run=True)
     listed = text.split("(the mirror's identity: replace it with the consumer's):\n")[1].splitlines()
     assert listed == [
