@@ -24,7 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="only this group, or the groups mirror.groups selects that a glob matches ('billing-*'); repeat for "
         "more (default: every group mirror.groups selects)",
     )
-    parser.add_argument("--all", action="store_true", help="the table lists every group, not only those needing it")
+    parser.add_argument(
+        "--all", action="store_true", help="after the summary, every group, not only those that need attention"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON (schema: schema --of groups)")
     parser.add_argument("--page-size", type=_count, metavar="N", help="with --json: N groups a page (default: all)")
     parser.add_argument(
