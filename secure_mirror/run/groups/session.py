@@ -115,9 +115,9 @@ class Session:
             g: decide.GroupOffsets(g, states[g], 0, offsets[g]["offsets"], offsets[g]["error"]) for g in sorted(states)
         }
         target_states = ask("target", reading.group_states, selection)
-        planned = changes.to_plan(memory, sources, target_states, memory.full_pass_due)
+        self.read_map()  # before planning: a group translated at the end of a partition's map is planned once it grew
+        planned = changes.to_plan(memory, sources, target_states, memory.full_pass_due, changes.map_ends(self.maps))
         target_topics = ask("target", reading.topic_partitions, None, [profile.target_topic(t) for t in topics])
-        self.read_map()
         targets = self._targets(planned, target_topics, target_states)
         facts = decide.topic_facts(topics, target_topics, profile.target_topic, profile.mirror.keeps_partitions)
         return Observation(sources, targets, facts, self.maps, positions, planned), target_states

@@ -156,7 +156,8 @@ class GroupSync:
                 profile = self.session.profile
                 self.record(latency_line(fresh, asked, time.time(), profile.source.alias, profile.target.alias))
         full = self.memory.full_pass_due
-        changes.remember(self.memory, observation.sources, observation.targets, target_states, plan, failed)
+        ends = changes.map_ends(observation.maps)
+        changes.remember(self.memory, observation.sources, observation.targets, target_states, plan, failed, ends)
         if self.record is not None:
             self.record(pass_line(asked, time.time(), len(observation.sources), len(observation.targets), full))
         for kind, message in pass_messages(observation, plan, failed):

@@ -77,6 +77,36 @@ def test_what_leaves_a_group_unsettled():
     assert memory.unsettled == set()
 
 
+def test_a_group_translated_at_the_end_of_the_map_is_planned_again_once_the_map_grew():
+    """Found by the 1,000-group failover case: a group committed where the map ended (the record there not copied
+    yet, the offset translated to the last segment's target end) settled, and kept that offset when the mirror copied
+    the record past the sink's transaction marker, until a full pass."""
+    memory = changes.Memory(passes=1)
+    sources = _sources(end=10, inside=4)
+    short = {("orders", 0): [Segment("orders", 0, 0, 0, 10, "src.orders")]}  # source 0-9 at target 0-9
+    grown = {("orders", 0): [*short[("orders", 0)], Segment("orders", 0, 10, 11, 5, "src.orders")]}  # 10 at 11
+
+    def one_pass(maps, targets):
+        ends = changes.map_ends(maps)
+        planned = changes.to_plan(memory, sources, {}, memory.full_pass_due, ends)
+        observation = Observation(sources, {g: targets[g] for g in planned}, FACTS, maps, {("orders", 0): 10}, planned)
+        plan = observation.plan()
+        changes.remember(memory, sources, observation.targets, {}, plan, {}, ends)
+        return planned, plan.commits
+
+    nothing = {g: GroupOffsets(g, "Dead") for g in sources}
+    assert one_pass(short, nothing) == (
+        ["end", "inside"],
+        {"end": {("src.orders", 0): (10, "")}, "inside": {("src.orders", 0): (4, "")}},
+    )
+    assert memory.at_end == {"end": {("orders", 0): 10}} and memory.unsettled == set()
+    synced = {g: GroupOffsets(g, "Empty", 0, {("src.orders", 0): (o, "")}) for g, o in (("end", 10), ("inside", 4))}
+    assert one_pass(short, synced) == ([], {})  # the map did not grow: nothing to ask
+    assert one_pass(grown, synced) == (["end"], {"end": {("src.orders", 0): (11, "")}})  # the record's copy now
+    assert memory.at_end == {}  # inside the map: it stays
+    assert one_pass(grown, synced) == ([], {})
+
+
 def test_the_sync_asks_the_target_only_for_what_changed():
     asked: list[list[str]] = []
 
