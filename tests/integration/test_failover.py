@@ -11,11 +11,18 @@ until caught up with ``mirror.groups`` selecting the group (the launcher's group
 (the mirror is first killed with SIGKILL once a batch is committed, then resumed: the map must survive a crash):
 0 read again and 0 skipped in exactly_once, 0 skipped in at_least_once. Kafka's own
 ``RemoteClusterUtils.translateOffsets``, run from Java against the target (tests/support/TranslateOffsets.java), reads
-our checkpoints and must give the offsets the group got. ``groups --json`` shows them all translated and in sync."""
+our checkpoints and must give the offsets the group got. ``groups --json`` shows them all translated and in sync.
+
+Beside the group, exactly_once's case commits 1,000 idle groups on the source before the mirror starts (issue 61's CI
+case: the admin's AlterConsumerGroupOffsets, every group at once, each at its own offsets over the layout): the group
+sync must put each one's exact translation on the target (read back as the admin, against the target offset the
+records alone say: tests/support/many_groups.py), its passes over them are in the run's metrics file with their
+seconds, ``groups`` summarises them (and pages a glob of them), and ``failover`` moves them with the group."""
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
 import subprocess
 import sys
@@ -34,6 +41,7 @@ from secure_mirror.run.lag import lag
 from secure_mirror.sandbox.sink_jar import JAVAC_LINT, sink_conf
 from secure_mirror.sandbox.waiting import wait_for
 from tests.support.cluster import commit_offsets, group_members, member_until
+from tests.support.many_groups import commit_groups, committed_groups, delete_groups, translations
 from tests.support.mirror_case import MirrorCase, kill_when, with_groups
 from tests.support.output_schemas import assert_valid
 
@@ -42,17 +50,26 @@ CLI = [sys.executable, "-m", "secure_mirror"]
 # Each partition: commit 10 (0-9, marker 10), abort 5 (11-15, 16), commit 10 (17-26, 27), abort 5 (28-32, 33),
 # 5 plain records (34-38), commit 10 (39-48, 49): 35 records, the log ends at 50.
 LAYOUT = (("commit", 10), ("abort", 5), ("commit", 10), ("abort", 5), ("none", 5), ("commit", 10))
+LOG_END = 50
 # Partition p's committed offset: at the end past the last marker; right before an aborted transaction; half way.
 COMMITTED = {0: 50, 1: 27, 2: 22}
 UNREAD = {50: 0, 27: 15, 22: 20}  # the records a group committed there has not read
 ONE_PARTITION = {0: 27}  # the cheap case's one partition: right before an aborted transaction
-# (guarantee, committed offsets per partition): both guarantees in the default selection, at_least_once with one
-# partition there (one mirror, one restart) and with three under slow (CI time: each is a whole mirror and failover)
+IDLE = 1000  # issue 61's CI case: idle groups beside the group, in exactly_once's case (the first: CASES[:1])
+# (guarantee, committed offsets per partition, idle groups): both guarantees in the default selection, at_least_once
+# with one partition there (one mirror, one restart) and with three under slow (CI time: each is a whole mirror and
+# failover)
 CASES = [
-    pytest.param(("exactly_once", COMMITTED), id="exactly_once"),
-    pytest.param(("at_least_once", ONE_PARTITION), id="at_least_once-one-partition"),
-    pytest.param(("at_least_once", COMMITTED), id="at_least_once", marks=pytest.mark.slow),
+    pytest.param(("exactly_once", COMMITTED, IDLE), id="exactly_once"),
+    pytest.param(("at_least_once", ONE_PARTITION, 0), id="at_least_once-one-partition"),
+    pytest.param(("at_least_once", COMMITTED, 0), id="at_least_once", marks=pytest.mark.slow),
 ]
+
+
+def _idle_offsets(n: int, partitions: int) -> dict[int, int]:
+    """The n-th idle group's committed offsets: every offset of the layout (records, markers, aborted records, the
+    end) on each partition across the groups."""
+    return {p: (7 * n + 17 * p) % (LOG_END + 1) for p in range(partitions)}
 
 
 def _transactions(partitions: int) -> list[dict]:
@@ -218,7 +235,7 @@ def _killed_mid_stream(case: MirrorCase, run_dir: Path) -> None:
 # parametrized by each test (indirectly, from CASES): a whole mirror and failover per case, shared by the module
 @pytest.fixture(scope="module")
 def failed_over(request, sandbox, tmp_path_factory):
-    guarantee, committed = request.param
+    guarantee, committed, idle = request.param
     partitions = len(committed)
     folder = tmp_path_factory.mktemp(f"failover-{guarantee}-{partitions}")
     mirror = {
@@ -228,20 +245,26 @@ def failed_over(request, sandbox, tmp_path_factory):
     }
     case = MirrorCase(sandbox, folder, mirror=mirror)
     group = f"{case.prefix}-grp"
-    with_groups(case, group)
-    with case:
+    idle_groups = {f"{case.prefix}-idle-{n:04d}": _idle_offsets(n, partitions) for n in range(idle)}
+    with_groups(case, group, include=f"{case.prefix}-.*" if idle else None)  # a prefix: every idle group too
+    with case, _deleted_at_the_end(sandbox, idle_groups):
         case.create({"tx": partitions})
         topic, target_topic = case.topic("tx"), case.profile.target_topic(case.topic("tx"))
         sandbox.admin("source", produce_transactions, topic, _transactions(partitions), f"{case.prefix}-tx")
         sandbox.admin("source", commit_offsets, group, topic, committed)
+        if idle:
+            sandbox.admin("source", commit_groups, topic, idle_groups)
         _killed_mid_stream(case, folder / "run-killed")  # the map must survive a kill -9 between (or in) batches
         run = subprocess.run(
             case.run_argv(folder / "run", "--until-caught-up"), capture_output=True, text=True, timeout=600
         )
         assert run.returncode == EXIT_OK, run.stderr[-3000:]
+        # what the sync put on the target, before failover commits anything
+        idle_target = sandbox.admin("target", committed_groups, target_topic, sorted(idle_groups)) if idle else {}
         cli = [str(case.profile_path)]
+        moved = [arg for name in [group, *idle_groups] for arg in ("--group", name)]
         failover = subprocess.run(
-            [*CLI, "failover", *cli, "--group", group, "--rendered", str(folder / "out")],
+            [*CLI, "failover", *cli, *moved, "--rendered", str(folder / "out")],
             capture_output=True,
             text=True,
             timeout=300,
@@ -249,7 +272,12 @@ def failed_over(request, sandbox, tmp_path_factory):
         render = subprocess.run([*CLI, "render", *cli, "--out", str(folder / "out")], capture_output=True, text=True)
         assert render.returncode == EXIT_OK, render.stderr
         groups = subprocess.run([*CLI, "groups", *cli, "--json"], capture_output=True, text=True, timeout=300)
-        for name, done in (("run", run), ("failover", failover), ("groups", groups)):  # kept for a reader of a failure
+        outputs = {"run": run, "failover": failover, "groups": groups}
+        if idle:  # the summary, and the first page of a glob's groups
+            outputs["summary"] = subprocess.run([*CLI, "groups", *cli], capture_output=True, text=True, timeout=300)
+            glob = ["--group", f"{case.prefix}-idle-00*", "--json", "--page-size", "40"]
+            outputs["glob"] = subprocess.run([*CLI, "groups", *cli, *glob], capture_output=True, text=True, timeout=300)
+        for name, done in outputs.items():  # kept for a reader of a failure
             (folder / f"{name}.out").write_text(done.stdout + done.stderr)
         segments = sandbox.admin("target", _read_map, offset_map_topic(case.profile.source.alias))
         (folder / "map.out").write_text("\n".join(segments))
@@ -261,15 +289,26 @@ def failed_over(request, sandbox, tmp_path_factory):
             "group": group,
             "topic": topic,
             "target_topic": target_topic,
-            "run": run,
             "metrics": folder / "run" / "metrics.jsonl",
-            "failover": failover,
-            "groups": groups,
+            **outputs,
             "source": sandbox.admin("source", _read_all, topic, partitions),
             "read": _or_error(lambda: sandbox.admin("target", _consume_as_group, group, target_topic, partitions)),
             "segments": segments,
             "java": _translate_offsets_in_java(folder / "out", case.profile.source.alias, group),
+            "idle": idle_groups,
+            "idle_target": idle_target,
+            "target_records": sandbox.admin("target", _read_all, target_topic, partitions) if idle else [],
         }
+
+
+@contextlib.contextmanager
+def _deleted_at_the_end(sandbox, groups: dict):
+    """``groups`` deleted on both clusters when the case ends, so the session's other suites list only their own."""
+    try:
+        yield
+    finally:
+        for side in ("source", "target") if groups else ():
+            sandbox.admin(side, delete_groups, sorted(groups))
 
 
 @pytest.mark.parametrize("failed_over", CASES, indirect=True)
@@ -297,7 +336,8 @@ def test_the_group_reads_on_the_target_exactly_what_it_had_not_consumed(failed_o
 @pytest.mark.parametrize("failed_over", CASES, indirect=True)
 def test_kafkas_remote_cluster_utils_reads_the_same_offsets(failed_over):
     assert_valid("groups", failed_over["groups"].stdout)
-    rows = json.loads(failed_over["groups"].stdout)["groups"][0]["partitions"]
+    shown = json.loads(failed_over["groups"].stdout)["groups"]
+    [rows] = [g["partitions"] for g in shown if g["group"] == failed_over["group"]]
     ours = {(failed_over["target_topic"], r["partition"]): r["target_offset"] for r in rows}
     assert failed_over["java"] == ours
     assert all(r["state"] == "translated" and r["target_committed"] == r["target_offset"] for r in rows), rows
@@ -315,12 +355,14 @@ def test_failover_prints_the_cut_over(failed_over):
 def test_group_sync_ran_beside_the_mirror(failed_over):
     err = failed_over["run"].stderr  # the resumed run's: the killed one committed the group first ("follows ...")
     assert "group sync: stopped" not in err and "did not answer" not in err
-    assert "group sync: groups: 1 selected, 1 following the mirror on the target" in err, err[-3000:]
+    total = 1 + len(failed_over["idle"])
+    assert f"group sync: groups: {total} selected, {total} following the mirror on the target" in err, err[-3000:]
     # MirrorMaker 2's checkpoint-latency-ms per group, topic and partition, beside the job's batch lines
     lines = [json.loads(text) for text in failed_over["metrics"].read_text().splitlines()]
     figures = [f for line in lines if "checkpoints" in line for f in line["checkpoints"]["figures"]]
     assert figures and any("partitions" in line for line in lines), lines[-3:]
-    assert {(f["group"], f["topic"]) for f in figures} == {(failed_over["group"], failed_over["target_topic"])}
+    synced = {failed_over["group"], *failed_over["idle"]}
+    assert {(f["group"], f["topic"]) for f in figures} == {(g, failed_over["target_topic"]) for g in synced}
     assert all(0 <= f["checkpoint-latency-ms"] < 60_000 for f in figures), figures
 
 
@@ -348,3 +390,66 @@ def test_failover_refuses_while_the_group_is_active_on_the_source(failed_over, t
     )
     assert forced.returncode == EXIT_OK, forced.stderr
     assert "Cut-over (dry run: nothing was committed)" in forced.stdout
+
+
+# ---- issue 61's CI case: 1,000 idle groups beside the group (exactly_once's case) ----------------------------------
+@pytest.mark.parametrize("failed_over", CASES[:1], indirect=True)
+def test_a_thousand_idle_groups_have_their_exact_translation_on_the_target(failed_over):
+    idle, found = failed_over["idle"], failed_over["idle_target"]
+    expected = translations(failed_over["source"], failed_over["target_records"], LOG_END)
+    # the records' answer agrees with the group's, which its consumer and Kafka's translateOffsets proved above
+    proven = {p: offset for (_, p), offset in failed_over["java"].items()}
+    assert {p: expected[(p, o)] for p, o in failed_over["committed"].items()} == proven
+    wrong = {
+        group: (found.get(group), want)
+        for group, offsets in idle.items()
+        if found.get(group) != (want := {p: expected[(p, o)] for p, o in offsets.items()})
+    }
+    assert len(idle) == IDLE and wrong == {}, f"{len(wrong)} of {len(idle)}: {sorted(wrong.items())[:5]}"
+
+
+@pytest.mark.parametrize("failed_over", CASES[:1], indirect=True)
+def test_the_sync_passed_over_every_group_and_its_seconds_are_in_the_metrics_file(failed_over):
+    total = 1 + len(failed_over["idle"])
+    lines = [json.loads(text) for text in failed_over["metrics"].read_text().splitlines()]
+    passes = [line["group_sync"] for line in lines if "group_sync" in line]
+    assert passes and all(p["groups"] == total for p in passes), passes[:3]
+    full = [p["seconds"] for p in passes if p["full"] and p["planned"] == total]
+    later = [p for p in passes if not p["full"]]
+    print(
+        f"\ngroup sync over {total} groups: {len(passes)} passes; full (every group planned): {full} s; the others "
+        f"planned {[p['planned'] for p in later]} groups in {[p['seconds'] for p in later]} s"
+    )
+    assert full, passes[:3]  # the run's first pass plans every group
+    assert max(p["seconds"] for p in passes) < 60, passes
+
+
+@pytest.mark.parametrize("failed_over", CASES[:1], indirect=True)
+def test_groups_summarises_them_and_pages_a_glob_of_them(failed_over):
+    total, idle = 1 + len(failed_over["idle"]), sorted(failed_over["idle"])
+    summary = failed_over["summary"]
+    assert summary.returncode == EXIT_OK, summary.stderr
+    assert summary.stdout.splitlines() == [
+        f"{total} groups",
+        f"  by state on the source: {total} Empty",
+        f"  by sync state: {total} following the mirror",
+        "No group needs attention (--all lists every group).",
+    ]
+    whole = json.loads(failed_over["groups"].stdout)["summary"]
+    assert (whole["groups"], whole["attention"], whole["sync_states"]["following"]) == (total, 0, total)
+    glob = failed_over["glob"]
+    assert glob.returncode == EXIT_OK, glob.stderr
+    assert_valid("groups", glob.stdout)
+    page = json.loads(glob.stdout)
+    matched = [g for g in idle if g.startswith(f"{failed_over['case'].prefix}-idle-00")]
+    assert len(matched) == 100 and (page["summary"]["groups"], page["pages"], page["page_size"]) == (100, 3, 40)
+    assert [g["group"] for g in page["groups"]] == matched[:40] and page["next_after"] == matched[39]
+
+
+@pytest.mark.parametrize("failed_over", CASES[:1], indirect=True)
+def test_failover_moves_them_with_the_group(failed_over):
+    failover = failed_over["failover"]
+    assert failover.returncode == EXIT_OK, failover.stderr[-3000:]
+    rows = [line.split() for line in failover.stdout.splitlines() if line.startswith(f"{failed_over['case'].prefix}-")]
+    moved = {row[0] for row in rows if row[7:8] == ["translated"]}  # the state: translated (in_sync) once synced
+    assert moved == {failed_over["group"], *failed_over["idle"]} and len(rows) == 3 * len(moved), rows[:5]
