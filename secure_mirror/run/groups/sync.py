@@ -90,7 +90,7 @@ def pass_line(asked: float, ended: float, groups: int, planned: int, full: bool)
 
 # Each kind of message a pass says, one per group or partition, as a sentence counts them; past SAID_PER_KIND of a
 # kind in a run the rest are not said one by one (10,000 groups would make as many lines): the summary counts them
-# and ``secure-mirror groups`` lists them. A failed write is always said.
+# and ``secure-mirror groups --all`` lists them. A failed write is always said.
 KINDS = {
     "unanswered": "groups a cluster did not answer for",
     "skipped": "groups not committed for their active members on the target",
@@ -180,7 +180,7 @@ class GroupSync:
                 if self.counted[kind] == SAID_PER_KIND + 1:
                     self.say(
                         f"{PREFIX} more {KINDS[kind]} than {SAID_PER_KIND}: the rest are not said one by one; the "
-                        "summary counts them and `secure-mirror groups PROFILE` lists them"
+                        "summary counts them and `secure-mirror groups PROFILE --all` lists them"
                     )
                 return
         self.say(message)

@@ -165,7 +165,7 @@ def test_past_twenty_of_a_kind_the_rest_are_counted_not_said():
     assert (
         said.count(
             "secure-mirror run: group sync: more partitions ahead of the mirror than 20: the rest are not said one by "
-            "one; the summary counts them and `secure-mirror groups PROFILE` lists them"
+            "one; the summary counts them and `secure-mirror groups PROFILE --all` lists them"
         )
         == 1
     )
