@@ -19,6 +19,10 @@ from secure_mirror.profile.topics import TopicSelection
 from secure_mirror.run.groups import checkpoints, offset_map
 
 TIMEOUT = 30.0
+# Requests sent at once, one group each, before their answers are read: a broker serves a connection's requests one
+# after another, and 10,000 sent at once waited past the timeout (librdkafka then failed an assertion and ended the
+# process). 500 in flight keep the broker busy without a queue longer than a few seconds.
+IN_FLIGHT = 500
 
 
 def _admin(conf: dict):
@@ -61,21 +65,30 @@ def _state(state) -> str:
 
 def committed(conf: dict, groups: list[str], partitions: dict[str, int]) -> dict[str, dict]:
     """group -> {offsets: {(topic, partition): (offset, metadata)}, error} on the partitions of ``partitions`` (topic
-    -> count). Every group is asked at once, one OffsetFetch each, naming no partition: the broker answers with the
-    group's committed offsets only (naming every partition of the mirrored topics made each request and answer as
-    long as their partition count, most of it "no offset"; librdkafka asks one group per request)."""
+    -> count). The groups are asked :data:`IN_FLIGHT` at a time, one OffsetFetch each, naming no partition: the
+    broker answers with the group's committed offsets only (naming every partition of the mirrored topics made each
+    request and answer as long as their partition count, most of it "no offset"; librdkafka asks one group per
+    request)."""
     from confluent_kafka import ConsumerGroupTopicPartitions
 
     admin, out = _admin(conf), {}
-    asked: dict[str, Any] = {}
-    for group in groups:
-        try:
-            asked[group] = admin.list_consumer_group_offsets(
-                [ConsumerGroupTopicPartitions(group)], request_timeout=TIMEOUT
-            )[group]
-        except Exception as exc:  # noqa: BLE001 - read below as that group's error
-            asked[group] = exc
-    for group in groups:
+    for start in range(0, len(groups), IN_FLIGHT):
+        chunk = groups[start : start + IN_FLIGHT]
+        asked: dict[str, Any] = {}
+        for group in chunk:
+            try:
+                asked[group] = admin.list_consumer_group_offsets(
+                    [ConsumerGroupTopicPartitions(group)], request_timeout=TIMEOUT
+                )[group]
+            except Exception as exc:  # noqa: BLE001 - read below as that group's error
+                asked[group] = exc
+        out.update(_offsets_answers(asked, partitions))
+    return out
+
+
+def _offsets_answers(asked: dict[str, Any], partitions: dict[str, int]) -> dict[str, dict]:
+    out = {}
+    for group in asked:
         entry: dict[str, Any] = {"offsets": {}, "error": None}
         out[group] = entry
         try:
@@ -178,14 +191,21 @@ def write(
                 errors[topic] = failed[0] if failed else f"{left} checkpoint records unacknowledged"
         except Exception as exc:  # noqa: BLE001 - a refused checkpoint topic does not stop the commits
             errors[topic] = _error_text(exc)
-    admin = _admin(conf)
-    asked: dict[str, Any] = {}  # every group's commit sent at once (one group per request), then each answer read
-    for group, offsets in sorted(commits.items()):
-        request = [ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o, m) for t, p, o, m in offsets])]
-        try:
-            asked[group] = admin.alter_consumer_group_offsets(request, request_timeout=TIMEOUT)[group]
-        except Exception as exc:  # noqa: BLE001 - read below as that group's error
-            asked[group] = exc
+    admin, ordered = _admin(conf), sorted(commits.items())
+    for start in range(0, len(ordered), IN_FLIGHT):  # IN_FLIGHT commits sent at once (a group each), then read
+        asked: dict[str, Any] = {}
+        for group, offsets in ordered[start : start + IN_FLIGHT]:
+            request = [ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o, m) for t, p, o, m in offsets])]
+            try:
+                asked[group] = admin.alter_consumer_group_offsets(request, request_timeout=TIMEOUT)[group]
+            except Exception as exc:  # noqa: BLE001 - read below as that group's error
+                asked[group] = exc
+        errors.update(_commit_answers(asked))
+    return errors
+
+
+def _commit_answers(asked: dict[str, Any]) -> dict[str, str]:
+    errors = {}
     for group, future in asked.items():
         try:
             if isinstance(future, Exception):
