@@ -12,7 +12,8 @@ def figure(value: float | None) -> str:
 def markdown(result: dict) -> str:
     s, load_avg = result["scenario"], result["load_average_1min"]
     lines = [
-        "# Cut-over of 20 topics and 50 groups: secure_mirror against MirrorMaker 2's manual procedure (issue 41)",
+        f"# Cut-over of {s['topics']} topics and {s['groups']} groups: secure_mirror against MirrorMaker 2's manual "
+        "procedure (issue 41)",
         "",
         f"Command: `{result['command']}` (seed {result['seed']}), {result['runs']} run, on "
         f"{result['machine']['cpus']} CPUs shared with other work, load average (1 min) {load_avg['start']:.2f} at "
