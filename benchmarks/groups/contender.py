@@ -148,7 +148,9 @@ class Contender:
         out: dict = {"limit_seconds": self.args.in_place_limit}
         present: list = []
         exactly: list = []
-        while time.monotonic() < limit and proc.poll() is None:
+        first = True  # asked at least once, even when catching up took longer than the limit
+        while (first or time.monotonic() < limit) and proc.poll() is None:
+            first = False
             held = self.target_offsets(self.estate.names)
             present = [
                 g
