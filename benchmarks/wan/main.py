@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 from pathlib import Path
 
 from benchmarks import wan as package
@@ -79,6 +80,8 @@ def measure_link(bench: Bench, files: dict[str, Path], args: argparse.Namespace,
     out = {"link": {"rtt_ms": link.rtt_ms, "mbit": link.mbit, "text": link.text}, "measured_round_trip": rtt}
     out |= rounds(bench, files, args, shuffle, str(link))
     if args.latency_records:
+        for folder in ("run-latency", "run-latency-eos"):  # each link's latency jobs from scratch, as its first's
+            shutil.rmtree(bench.work / folder, ignore_errors=True)
         try:
             out["latency"] = latencies(bench, files, args.latency_records, args.latency_rate, False)
         except Exception as exc:  # noqa: BLE001 - recorded: the throughput figures still stand
