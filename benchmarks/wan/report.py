@@ -29,7 +29,7 @@ def link_table(link: dict) -> list[str]:
         f"### {link['link']['text']} (round trip measured: {_round_trip(link['measured_round_trip'])})",
         "",
         "| contender | steady records/s | start to end records/s | first record s | CPU s per million | runs "
-        "(finished, errors) |",
+        "(failed) |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for name, summary in link["summary"].items():
@@ -37,7 +37,7 @@ def link_table(link: dict) -> list[str]:
             f"| {LABELS.get(name, name)} | {_number(_median(summary, 'steady_records_per_second'))} "
             f"| {_number(_median(summary, 'records_per_second'))} | {_number(_median(summary, 'startup_seconds'), 1)} "
             f"| {_number(_median(summary, 'cpu_seconds_per_million'), 1)} "
-            f"| {summary['runs']} ({summary['finished'] if summary['over'] == 'finished' else 0}, {summary['errors']}) |"
+            f"| {summary['runs']} ({summary['errors']}) |"
         )
     latency = link.get("latency") or {}
     if "error" in latency:
