@@ -292,16 +292,6 @@ class Mirror(Strict):
         "outage); a refused grant, source records gone or a deleted topic stop it at once; 0: give up at the first "
         "failure (docs/ride-through.md)",
     )
-    link_mbit: float | None = Field(
-        None,
-        gt=0,
-        le=1_000_000,
-        description="the bandwidth in Mbit/s of the link between the job and the source brokers, when it is narrow "
-        "(docs/wan.md): each fetch response is sized to cross the link, shared by the tasks' connections, in about "
-        "two seconds (not the whole link's 50 MiB default, which a narrow link takes longer than a request's timeout "
-        "or a third of a transaction's to deliver), unless source.client_options sets fetch.max.bytes; pre-flight "
-        "judges the consumer's windows against it (default: unknown, judged against 1,000)",
-    )
 
     @field_validator("checkpoint_location")
     @classmethod

@@ -91,8 +91,6 @@ def source_options(profile: Profile, secrets: Secrets = VALUES) -> dict[str, str
         options["mirror.ride-through-ms"] = str(profile.mirror.ride_through_seconds * 1000)
         if profile.mirror.spark.tasks:
             options["mirror.tasks"] = str(profile.mirror.spark.tasks)
-        if profile.mirror.link_mbit:  # docs/wan.md: each fetch response sized to cross the link (SourceSettings)
-            options["mirror.link-bytes-per-second"] = str(int(profile.mirror.link_mbit * 1_000_000 / 8))
         if profile.source.uses_delegation_token:  # executors' consumers log in with Spark's token for "source"
             options.update({"mirror.token-cluster": "source", "mirror.token-mechanism": TOKEN_MECHANISM})
     return options

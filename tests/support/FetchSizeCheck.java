@@ -6,9 +6,8 @@ import java.util.Map;
 /**
  * Compiled with jvm/sink's SourceSettings (tests/unit/test_source_fetch_size.py). Each argument is a case,
  * {@code partitions[:setting=value,...]}: the source's options are {@code subscribePattern} and the settings as
- * {@code kafka.*} options ({@code mirror.*} as they are); prints, one line a case, the
- * {@code max.partition.fetch.bytes} a task of that many partitions gets, whether the consumer's other settings are the
- * options' own, and its {@code fetch.max.bytes} ({@code -} when unset).
+ * {@code kafka.*} options; prints, one line a case, the {@code max.partition.fetch.bytes} a task of that many
+ * partitions gets, then whether the consumer's other settings are the options' own.
  */
 public final class FetchSizeCheck {
     public static void main(String[] args) {
@@ -20,7 +19,7 @@ public final class FetchSizeCheck {
             if (parts.length > 1) {
                 for (String pair : parts[1].split(",")) {
                     String[] kv = pair.split("=", 2);
-                    options.put(kv[0].startsWith("mirror.") ? kv[0] : "kafka." + kv[0], kv[1]);
+                    options.put("kafka." + kv[0], kv[1]);
                 }
             }
             SourceSettings settings = SourceSettings.of(options);
@@ -29,11 +28,7 @@ public final class FetchSizeCheck {
             others.remove(SourceSettings.PER_PARTITION);
             Map<String, Object> expected = new HashMap<>(settings.consumer);
             expected.remove(SourceSettings.PER_PARTITION);
-            if (!settings.consumer.containsKey(SourceSettings.FETCH_MAX)) {
-                others.remove(SourceSettings.FETCH_MAX);  // sized for a declared link, printed below
-            }
-            System.out.println(consumer.get(SourceSettings.PER_PARTITION) + " " + others.equals(expected) + " "
-                               + consumer.getOrDefault(SourceSettings.FETCH_MAX, "-"));
+            System.out.println(consumer.get(SourceSettings.PER_PARTITION) + " " + others.equals(expected));
         }
     }
 }

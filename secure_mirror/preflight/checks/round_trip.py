@@ -6,7 +6,7 @@ partition's share at most ``max.partition.fetch.bytes``) a round trip, and TCP a
 (``receive.buffer.bytes``; -1: the kernel grows it up to tcp_rmem's maximum) a round trip. Any of them below the
 bandwidth-delay product caps each connection below the link. Asked through ``probes.round_trip`` (ApiVersions, no
 credentials); judged by the pure ``round_trip_check``. It warns at most, never fails: a slow mirror is not a broken
-one, and pre-flight does not know the link's bandwidth (it judges against ``mirror.link_mbit``, else ``LINK_MBIT``)."""
+one, and pre-flight does not know the link's bandwidth (it judges against ``LINK_MBIT`` unless told)."""
 
 from __future__ import annotations
 
@@ -35,8 +35,7 @@ def measure(
     context = tls.context_for(cluster.tls_settings) if cluster.uses_tls else None
     answers = round_trip.measure([(host, port) for _, host, port in nodes], context, timeout)
     settings = {**profile.source_java_consumer_defaults, **{k: str(v) for k, v in cluster.client_options.items()}}
-    link = profile.mirror.link_mbit or LINK_MBIT
-    run.extend(round_trip_check(run.side, answers, settings, round_trip.receive_buffer_max(), link))
+    run.extend(round_trip_check(run.side, answers, settings, round_trip.receive_buffer_max()))
 
 
 @dataclass(frozen=True)

@@ -322,18 +322,6 @@ def test_continuous_trigger_waits_10_ms_for_source_fetches_unless_the_profile_sa
     assert "kafka.fetch.max.wait.ms" not in spark.source_options(load_profile(pf.write_profile(tmp_path, data)))
 
 
-def test_a_declared_link_reaches_the_mirrors_source_in_bytes_a_second_and_is_absent_otherwise(tmp_path):
-    data = pf.profile_data(tmp_path)
-    assert "mirror.link-bytes-per-second" not in spark.source_options(load_profile(pf.write_profile(tmp_path, data)))
-    data["mirror"]["link_mbit"] = 10
-    options = spark.source_options(load_profile(pf.write_profile(tmp_path, data)))
-    assert options["mirror.link-bytes-per-second"] == "1250000"
-    assert "kafka.fetch.max.bytes" not in options  # the job sizes it per task (jvm/sink SourceSettings)
-    data["mirror"]["link_mbit"] = 0
-    with pytest.raises(BadInputError, match="mirror.link_mbit"):
-        load_profile(pf.write_profile(tmp_path, data))
-
-
 def test_cluster_mode_ships_keytabs_under_distinct_names(tmp_path, monkeypatch):
     profile = load_profile(pf.write_profile(tmp_path, _case("yarn-cluster", tmp_path, monkeypatch)))
     assert 'keyTab="source-mirror.keytab"' in spark.source_options(profile)["kafka.sasl.jaas.config"]

@@ -24,9 +24,7 @@ import securemirror.sink.TokenLogin;
  * <li>{@value #TOKEN_CLUSTER} and {@value #TOKEN_MECHANISM}: when set, executors log in with the Kafka delegation
  *     token Spark obtained for that cluster id, as the sink does ({@link TokenLogin});</li>
  * <li>{@value #RIDE_THROUGH_MS}: how long the driver asks the source again through transient failures (a broker or
- *     the whole cluster away, a timeout) before the query fails ({@code mirror.ride_through_seconds});</li>
- * <li>{@value #LINK_BYTES_PER_SECOND}: the bandwidth of a narrow link to the source ({@code mirror.link_mbit}), for
- *     which each fetch response is sized ({@link #consumerSettings}).</li>
+ *     the whole cluster away, a timeout) before the query fails ({@code mirror.ride_through_seconds}).</li>
  * </ul>
  * No setting is ever printed: {@link #toString()} names none.
  */
@@ -36,11 +34,6 @@ public final class SourceSettings implements Serializable {
     public static final String TOKEN_CLUSTER = "mirror.token-cluster";
     public static final String TOKEN_MECHANISM = "mirror.token-mechanism";
     public static final String RIDE_THROUGH_MS = "mirror.ride-through-ms";
-    public static final String LINK_BYTES_PER_SECOND = "mirror.link-bytes-per-second";
-    static final String FETCH_MAX = "fetch.max.bytes";
-    /** Seconds one fetch response may take to cross a declared link (docs/wan.md): long enough to fill it (a round
-     * trip is tens of milliseconds), short against the request timeout (30 s) and a third of a transaction's (20 s). */
-    static final long RESPONSE_SECONDS = 2;
     static final long DEFAULT_RIDE_THROUGH_MS = 1_800_000;
     static final long DEFAULT_POLL_TIMEOUT_MS = 120_000;
     static final String PER_PARTITION = "max.partition.fetch.bytes";
@@ -59,7 +52,6 @@ public final class SourceSettings implements Serializable {
     final String tokenCluster;
     final String tokenMechanism;
     final long rideThroughMs;
-    final long linkBytesPerSecond;
 
     private SourceSettings(Map<String, String> options) {
         options.forEach((name, text) -> {
@@ -90,7 +82,6 @@ public final class SourceSettings implements Serializable {
         tokenCluster = options.get(TOKEN_CLUSTER);
         tokenMechanism = options.getOrDefault(TOKEN_MECHANISM, "SCRAM-SHA-512");
         rideThroughMs = Long.parseLong(options.getOrDefault(RIDE_THROUGH_MS, Long.toString(DEFAULT_RIDE_THROUGH_MS)));
-        linkBytesPerSecond = Long.parseLong(options.getOrDefault(LINK_BYTES_PER_SECOND, "0"));
     }
 
     public static SourceSettings of(Map<String, String> options) {
@@ -117,29 +108,16 @@ public final class SourceSettings implements Serializable {
      * partitions, between Kafka's default of 1 MiB and {@value #MOST_PER_PARTITION} bytes. From about 50 partitions
      * a task on (with Kafka's 50 MiB responses) that is Kafka's default; below, a task of few partitions fetches more
      * records a round trip, as a plain copying loop tuned for them does (benchmarks/NOTES.md section 19).
-     * Across a declared narrow link ({@value #LINK_BYTES_PER_SECOND}) and unless the profile sets
-     * {@code fetch.max.bytes}, one response is what the link, shared by the query's tasks, carries in
-     * {@value #RESPONSE_SECONDS} seconds (at least 1 MiB, at most Kafka's 50 MiB): a response is handed over only when
-     * all of it has arrived, so a larger one delays the first record and, past the request timeout, never arrives.
      */
     Map<String, Object> consumerSettings(int partitions) {
-        Map<String, Object> sized = new HashMap<>(consumer);
-        if (linkBytesPerSecond > 0 && !consumer.containsKey(FETCH_MAX)) {
-            sized.put(FETCH_MAX, Long.toString(crossing()));
-        }
+        Map<String, Object> sized = consumer;
         if (!consumer.containsKey(PER_PARTITION)) {
-            long response = Long.parseLong(String.valueOf(sized.getOrDefault(FETCH_MAX, KAFKA_FETCH_MAX)));
+            long response = Long.parseLong(String.valueOf(consumer.getOrDefault("fetch.max.bytes", KAFKA_FETCH_MAX)));
             long share = response / Math.max(1, partitions);
+            sized = new HashMap<>(consumer);
             sized.put(PER_PARTITION, Long.toString(Math.max(KAFKA_PER_PARTITION, Math.min(MOST_PER_PARTITION, share))));
         }
         return tokenCluster == null ? sized : TokenLogin.apply(sized, tokenCluster, tokenMechanism);
-    }
-
-    /** The response a task's fetch may carry across the declared link: {@value #RESPONSE_SECONDS} seconds of the
-     * link's bytes over the tasks (one when not known), between 1 MiB and Kafka's 50 MiB. */
-    long crossing() {
-        long share = linkBytesPerSecond * RESPONSE_SECONDS / Math.max(1, tasks);
-        return Math.max(KAFKA_PER_PARTITION, Math.min(KAFKA_FETCH_MAX, share));
     }
 
     @Override
