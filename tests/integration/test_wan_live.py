@@ -26,6 +26,8 @@ RTT_MS = 50
 @pytest.fixture(scope="module")
 def link(sandbox):
     """The shared sandbox with its proxy at a 50 ms round trip; stopped after the module."""
+    if "wan" not in sandbox.state:  # SECURE_MIRROR_TEST_SANDBOX naming one started before the WAN listener
+        pytest.skip("this sandbox was started before its source brokers had the WAN listener; start a new one")
     sandbox.start_wan(Link(RTT_MS))
     try:
         yield sandbox
