@@ -21,6 +21,9 @@
 - ``secure_mirror_kafka_socket_buffers`` and ``mirrormaker2_kafka_socket_buffers``: the source consumers' receive
   buffer at Kafka's 64 KiB (:data:`KAFKA_SOCKET_BUFFERS`), not the OS's that render gives them; not run unless named.
   Results files before NOTES section 17 name the OS's ``*_os_socket_buffers`` and Kafka's the plain names.
+- ``mirrormaker2_kafka_defaults``: MirrorMaker 2 with Kafka's client defaults where render sets its own
+  (:data:`KAFKA_DEFAULTS`: the source consumer's 64 KiB receive buffer, the target producer's 16 KiB batches, linger
+  5 ms and no compression), as most users run it; not run unless named (``scripts/bench --wan`` names it).
 - ``secure_mirror_short_fetch_wait``: ``secure_mirror`` whose source consumers wait at most 10 ms for a fetch
   (:data:`SHORT_FETCH_WAIT`, the continuous trigger's setting); not run unless named.
 - ``secure_mirror_fixed_sizes``: ``secure_mirror`` with the client sizes it had before NOTES section 19, when a
@@ -60,6 +63,7 @@ class Contender:
     jvm_options: tuple[str, ...] = ()  # the copy limit's JVM options: copylimit.{producer,consumer}.* settings
     batch_size: int | None = None  # the job's mirror.delivery.batch_size (None: the profile's, or the job's rule)
     spark_conf: tuple[tuple[str, object], ...] = ()  # added to the job's mirror.spark.conf
+    mm2_properties: tuple[tuple[str, object], ...] = ()  # mm2.properties lines, "{source}"/"{target}" the aliases
 
     def spark_conf_keys(self) -> tuple[str, ...]:
         """The Spark conf keys this contender adds to the job's profile."""
@@ -79,6 +83,15 @@ SHORT_FETCH_WAIT = (("fetch.max.wait.ms", 10),)
 # The job's client sizes before NOTES section 19, when a profile sets neither: every partition's share of a fetch at
 # Kafka's 1 MiB, and batches of 256 KiB at every partition count.
 FIXED_FETCH = (("max.partition.fetch.bytes", 1_048_576),)
+# Kafka 4.2's own client defaults where render writes the profile's into mm2.properties: what MirrorMaker 2 runs with
+# from a hand-written mm2.properties (the source consumer's receive buffer; the target producer's batch, linger and
+# compression). Its fetch sizes are Kafka's in both (render sets none).
+KAFKA_DEFAULTS = (
+    ("{source}.consumer.receive.buffer.bytes", 65536),
+    ("{target}.producer.batch.size", 16384),
+    ("{target}.producer.linger.ms", 5),
+    ("{target}.producer.compression.type", "none"),
+)
 
 
 CONTENDERS = {
@@ -145,6 +158,9 @@ CONTENDERS = {
         "mirrormaker2",
         default=False,
         source_client_options=KAFKA_SOCKET_BUFFERS,
+    ),
+    "mirrormaker2_kafka_defaults": Contender(
+        "MirrorMaker 2, Kafka's client defaults", "mirrormaker2", default=False, mm2_properties=KAFKA_DEFAULTS
     ),
     "secure_mirror_short_fetch_wait": Contender(
         "secure_mirror (mirror source), at_least_once, fetch.max.wait.ms 10",
@@ -266,6 +282,9 @@ def profile_edit(name: str, tasks: int) -> Callable[[dict], None]:
         if contender.spark_conf:
             spark.setdefault("conf", {}).update(dict(contender.spark_conf))
         properties: dict[str, object] = {"tasks.max": tasks}
+        if contender.mm2_properties:
+            aliases = {"source": data["source"]["alias"], "target": data["target"]["alias"]}
+            properties.update({key.format(**aliases): value for key, value in contender.mm2_properties})
         if contender.runs == "mirrormaker2" and contender.exactly_once:
             properties.update(mm2_exactly_once(data["target"]["alias"]))
         data["mirror"]["mm2"] = {"properties": properties}

@@ -13,6 +13,9 @@ from secure_mirror.sandbox import Sandbox, old_broker
 from secure_mirror.sandbox.kdc import KRB5_DURATION
 from secure_mirror.sandbox.nodes import MAX_BROKERS, PORTS, PORTS_PER_BROKER
 from secure_mirror.sandbox.ranger import RangerPolicyCache
+from secure_mirror.sandbox.wan import Link, ports_needed
+
+ONE_BROKER_PORTS = PORTS + ports_needed(1)  # one broker a side, and the WAN link's three
 
 
 def default_dir() -> Path:
@@ -20,8 +23,10 @@ def default_dir() -> Path:
 
 
 def _port_base(text: str) -> int:
-    if not text.isdigit() or not 1024 <= int(text) <= 65536 - PORTS:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port from 1024 to {65536 - PORTS} ({PORTS} follow it)")
+    if not text.isdigit() or not 1024 <= int(text) <= 65536 - ONE_BROKER_PORTS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a port from 1024 to {65536 - ONE_BROKER_PORTS} ({ONE_BROKER_PORTS} follow it)"
+        )
     return int(text)
 
 
@@ -43,6 +48,13 @@ def _ticket_lifetime(text: str) -> str:
     return text
 
 
+def _wan(text: str) -> Link:
+    try:
+        return Link.parse(text)
+    except BadInputError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--wan ")) from None
+
+
 def add_arguments(parser) -> None:
     parser.add_argument("action", choices=["up", "down", "status"])
     parser.add_argument(
@@ -52,8 +64,8 @@ def add_arguments(parser) -> None:
         "--port-base",
         type=_port_base,
         default=None,
-        help=f"use {PORTS} consecutive ports from here instead of free ones chosen at start ({PORTS_PER_BROKER * 2} "
-        "more for each broker after a side's first)",
+        help=f"use {ONE_BROKER_PORTS} consecutive ports from here instead of free ones chosen at start "
+        f"({PORTS_PER_BROKER * 2 + 2} more for each broker after a side's first)",
     )
     parser.add_argument(
         "--ticket-lifetime", type=_ticket_lifetime, default="10h", help="Kerberos ticket lifetime (e.g. 5m, 10h)"
@@ -71,6 +83,15 @@ def add_arguments(parser) -> None:
         default=None,
         help="the brokers' connections.max.reauth.ms: clients must authenticate again on open connections this often "
         "(KIP-368), with the credentials they hold by then (default: never, as Kafka's default)",
+    )
+    parser.add_argument(
+        "--wan",
+        type=_wan,
+        default=None,
+        metavar="RTT_MS[:MBIT]",
+        help="put the source brokers across a link from the mirror: Toxiproxy adds this round trip (half each way) "
+        "and, with :MBIT, caps each connection's bandwidth; profile.yaml reaches the source through it, the brokers' "
+        "replication and other clients stay direct (docs/wan.md)",
     )
     arguments.flag(parser, "--plaintext", "also open a PLAINTEXT listener on each broker (for benchmarks)")
     arguments.flag(
@@ -109,6 +130,7 @@ def run(args) -> int:
             with_hadoop=args.hadoop,
             brokers=args.brokers,
             reauth_ms=args.reauth_ms,
+            wan_link=args.wan,
         )
         if args.old_broker:
             try:
@@ -141,6 +163,8 @@ def _print(summary: dict, as_json: bool) -> None:
     print(f"  krb5.conf {summary['krb5_conf']}")
     print(f"  CA        {summary['ca_file']}")
     print(f"  profile   {summary['profile']}")
+    if link := summary.get("wan"):
+        print(f"  wan       {link['link']}: the mirror reaches the source at {', '.join(link['source_bootstrap'])}")
     if hd := summary.get("hadoop"):
         print(
             f"  hadoop {hd['default_fs']:28} YARN {hd['resourcemanager']}; client configuration {hd['client_conf_dir']}"

@@ -12,7 +12,7 @@ from pathlib import Path
 from secure_mirror import folders, paths
 from secure_mirror.errors import BadInputError, EnvironmentNotReady
 from secure_mirror.kafka import admin_ops
-from secure_mirror.sandbox import credstore, hadoop, oidc, old_broker, procs
+from secure_mirror.sandbox import credstore, hadoop, oidc, old_broker, procs, wan
 from secure_mirror.sandbox.brokers import BrokerControl
 from secure_mirror.sandbox.clients import SandboxClients
 from secure_mirror.sandbox.credentials import SandboxCredentials, write_secret
@@ -32,6 +32,7 @@ from secure_mirror.sandbox.layout import STATE
 from secure_mirror.sandbox.nodes import PORTS, Side, check_broker_count, check_hosts, ports_needed, sides_for
 from secure_mirror.sandbox.profile import sandbox_profiles
 from secure_mirror.sandbox.tls import CertificateAuthority
+from secure_mirror.sandbox.wan import Link, SandboxWan
 
 SIDES = ("source", "target")
 START_TIMEOUT = 300.0  # seconds for a broker to serve (several JVMs start at once on two CPUs, often busy)
@@ -49,7 +50,7 @@ def _check_dependencies() -> None:
 __all__ = ["PORTS", "SIDES", "STATE", "Sandbox", "Side"]
 
 
-class Sandbox(BrokerControl, SandboxCredentials, SandboxClients):
+class Sandbox(BrokerControl, SandboxCredentials, SandboxClients, SandboxWan):
     """A sandbox: started (``up``) or found running (``load``), its daemons, its Hadoop and its profiles; where it
     keeps each thing is ``layout.SandboxLayout``'s, its clients ``clients.SandboxClients``' and the
     credentials it is started with ``credentials.SandboxCredentials``'."""
@@ -67,27 +68,19 @@ class Sandbox(BrokerControl, SandboxCredentials, SandboxClients):
         brokers: int = 1,
         reauth_ms: int | None = None,
         reauth_mechanisms: tuple[str, ...] | None = None,
+        wan_link: Link | None = None,
     ) -> Sandbox:
         """Start a sandbox in ``base`` with ``brokers`` brokers a side (one: ``kafka.<domain>``; more: a controller
         quorum of them, ``kafka-<node id>.<domain>``, replication factor 3 and min.insync.replicas 2 from three).
         ``reauth_ms`` sets the brokers' ``connections.max.reauth.ms`` (KIP-368): every client (and broker) connection
         must authenticate again within that many milliseconds, with the credentials its client holds by then, and a
         delegation token's session ends when the token does; None, as Kafka's default, never. ``reauth_mechanisms``
-        limits it to those mechanisms' connections on the client listener (None: every connection)."""
+        limits it to those mechanisms' connections on the client listener (None: every connection). Every source
+        broker has a WAN listener (``wan.py``); ``wan_link`` starts its proxy with that link and points profile.yaml
+        through it (``sandbox up --wan``); :meth:`start_wan` does so later."""
         check_broker_count(brokers)
-        folders.check_creatable(folders.named(base), "--dir")  # a symbolic link, dangling or not, is refused
-        base = folders.named(base).resolve()  # the same folder: its last part is no link
-        if (base / STATE).exists():
-            running = cls.load(base)
-            if running.alive():
-                raise BadInputError(
-                    f"a sandbox is already running in {base}; "
-                    f"stop it with `secure-mirror sandbox down --dir {base}` first"
-                )
-            running.down()
-        elif base.exists() and any(base.iterdir()):
-            raise BadInputError(f"{base} exists and is not a sandbox folder; choose another --dir")
-        ports = cls._ports(port_base, ports_needed(brokers))
+        base = cls._cleared(base)
+        ports = cls._ports(port_base, ports_needed(brokers) + wan.ports_needed(brokers))
         sides = sides_for(ports, brokers)
         _check_dependencies()
         if with_hadoop:
@@ -104,6 +97,7 @@ class Sandbox(BrokerControl, SandboxCredentials, SandboxClients):
             "plaintext": plaintext,
             "reauth_ms": reauth_ms,
             "reauth_mechanisms": list(reauth_mechanisms) if reauth_mechanisms is not None else None,
+            "wan": wan.new_state(ports[ports_needed(brokers) :], [n.node_id for n in sides[0].nodes]),
         }
         if with_hadoop:
             state["hadoop"] = hadoop.new_state()
@@ -111,10 +105,29 @@ class Sandbox(BrokerControl, SandboxCredentials, SandboxClients):
         sandbox = cls(base, state)
         try:
             sandbox._start()
+            if wan_link is not None:
+                sandbox.start_wan(wan_link, profile=True)
         except BaseException:
             sandbox.down()
             raise
         return sandbox
+
+    @classmethod
+    def _cleared(cls, base: Path) -> Path:
+        """``base`` resolved, once no sandbox runs there (a stopped one's leftovers are removed)."""
+        folders.check_creatable(folders.named(base), "--dir")  # a symbolic link, dangling or not, is refused
+        base = folders.named(base).resolve()  # the same folder: its last part is no link
+        if (base / STATE).exists():
+            running = cls.load(base)
+            if running.alive():
+                raise BadInputError(
+                    f"a sandbox is already running in {base}; "
+                    f"stop it with `secure-mirror sandbox down --dir {base}` first"
+                )
+            running.down()
+        elif base.exists() and any(base.iterdir()):
+            raise BadInputError(f"{base} exists and is not a sandbox folder; choose another --dir")
+        return base
 
     @staticmethod
     def _ports(port_base: int | None, count: int = PORTS) -> list[int]:
@@ -177,7 +190,14 @@ class Sandbox(BrokerControl, SandboxCredentials, SandboxClients):
             heap=MULTI_BROKER_HEAP if many else BROKER_HEAP,
             reauth_ms=self.state.get("reauth_ms"),  # a sandbox started before the setting existed has none
             reauth_mechanisms=tuple(m) if (m := self.state.get("reauth_mechanisms")) is not None else None,
+            wan_port=(wan_ports := self._wan_ports(side, node_id))[0],
+            wan_advertised_port=wan_ports[1],
         )
+
+    def _wan_ports(self, side: str, node_id: int) -> tuple[int | None, int | None]:
+        """A source broker's WAN listener and its proxy's port (none on the target, or in a sandbox from before)."""
+        found = self.state.get("wan", {}).get("brokers", {}).get(str(node_id)) if side == "source" else None
+        return (found["listener"], found["proxy"]) if found else (None, None)
 
     def _start_clusters(self) -> None:
         """Format each side's brokers with one cluster id, launch them all, then wait for each: a broker of several
@@ -286,7 +306,7 @@ class Sandbox(BrokerControl, SandboxCredentials, SandboxClients):
         self._save()
 
     def alive(self) -> dict[str, bool]:
-        pids = dict(self.state["pids"])
+        pids = dict(self.state["pids"]) | {"toxiproxy": self.state.get("wan", {}).get("pid")}
         if (old := old_broker.state(self.base)) is not None:
             pids.update({f"old-{name}": pid for name, pid in old["pids"].items()})
         if (cluster := self.hadoop()) is not None:
@@ -298,6 +318,8 @@ class Sandbox(BrokerControl, SandboxCredentials, SandboxClients):
         if (cluster := self.hadoop()) is not None:
             cluster.stop()
         self._stop_brokers()
+        if "wan" in self.state:
+            wan.Toxiproxy(self.base, self.state["wan"]).stop()
         if self.state["pids"].get("kdc"):
             self.kdc().stop()
         if self.state["pids"].get("oidc"):
@@ -332,6 +354,11 @@ class Sandbox(BrokerControl, SandboxCredentials, SandboxClients):
                 for side, s in self.sides.items()
             },
             "processes": self.alive(),
+            **(
+                {"wan": {"link": str(link), "source_bootstrap": self.wan_bootstrap_servers()}}
+                if (link := self.wan_link)
+                else {}
+            ),
             **({"hadoop": hadoop.summary(cluster)} if (cluster := self.hadoop()) is not None else {}),
             **({"old_broker": old} if (old := old_broker.summary(self.base)) is not None else {}),
         }

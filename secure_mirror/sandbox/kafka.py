@@ -138,6 +138,8 @@ class Broker(BrokerAddress):
     heap: str = BROKER_HEAP
     reauth_ms: int | None = None  # connections.max.reauth.ms (KIP-368): clients authenticate again on live connections
     reauth_mechanisms: tuple[str, ...] | None = None  # only these mechanisms' connections (None: every one)
+    wan_port: int | None = None  # the WAN listener (sandbox/wan.py): SASL_SSL as SECURE, for the proxied mirror
+    wan_advertised_port: int | None = None  # what it advertises: its proxy's port on this broker's host name
     _proc: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -153,9 +155,19 @@ class Broker(BrokerAddress):
         if self.ssl_port:
             listeners.append(f"MTLS://{self.host}:{self.ssl_port}")
             protocols += ",MTLS:SSL"
+        if self.wan_port:
+            listeners.append(f"WAN://{self.host}:{self.wan_port}")
+            protocols += ",WAN:SASL_SSL"
         return listeners, protocols
 
-    def properties(self) -> dict[str, str]:
+    def _advertised(self, listeners: list[str]) -> str:
+        """Every listener but the controller's; the WAN listener at its proxy's port (the same host name)."""
+        shown = [l for l in listeners if not l.startswith("CONTROLLER")]
+        if self.wan_port and self.wan_advertised_port:
+            shown = [f"WAN://{self.host}:{self.wan_advertised_port}" if l.startswith("WAN://") else l for l in shown]
+        return ",".join(shown)
+
+    def _properties(self) -> dict[str, str]:
         jaas = _krb5_login(self.keytab, self.principal)
         listeners, protocols = self._listeners()
         return (
@@ -164,7 +176,7 @@ class Broker(BrokerAddress):
                 "node.id": str(self.node_id),
                 "controller.quorum.voters": self.voters or f"{self.node_id}@{self.host}:{self.controller_port}",
                 "listeners": ",".join(listeners),
-                "advertised.listeners": ",".join(l for l in listeners if not l.startswith("CONTROLLER")),
+                "advertised.listeners": self._advertised(listeners),
                 "listener.security.protocol.map": protocols,
                 "inter.broker.listener.name": "SECURE",
                 "controller.listener.names": "CONTROLLER",
@@ -198,6 +210,16 @@ class Broker(BrokerAddress):
             | self._delegation_tokens()
             | self._reauthentication()
         )
+
+    def properties(self) -> dict[str, str]:
+        """The broker's settings; the WAN listener, when it has one, is set as the client listener (SECURE) is."""
+        settings = self._properties()
+        if not self.wan_port:
+            return settings
+        secure = "listener.name.secure."
+        return settings | {
+            "listener.name.wan." + k[len(secure) :]: v for k, v in settings.items() if k.startswith(secure)
+        }
 
     def _reauthentication(self) -> dict[str, str]:
         """KIP-368: a connection's session ends ``reauth_ms`` after it authenticated, or when its credential ends if

@@ -53,8 +53,14 @@ def cluster_dict(sb, side: str, alias: str, mechanism: str = "GSSAPI", who: str 
 
 
 def profile_dict(
-    sb, *, target_mechanism: str = "GSSAPI", topics: str = "demo\\..*", source_mechanism: str = "GSSAPI"
+    sb,
+    *,
+    target_mechanism: str = "GSSAPI",
+    topics: str = "demo\\..*",
+    source_mechanism: str = "GSSAPI",
+    across_wan: bool = False,
 ) -> dict:
+    """The sandbox's mirror profile; ``across_wan``: the source reached through the link's proxy (sandbox/wan.py)."""
     kdc_ports = sb.state["kdc_ports"]
     data: dict = {
         "version": 1,
@@ -65,7 +71,8 @@ def profile_dict(
             },
             "default_realm": "SOURCE.TEST",
         },
-        "source": cluster_dict(sb, "source", "src", source_mechanism),
+        "source": cluster_dict(sb, "source", "src", source_mechanism)
+        | ({"bootstrap_servers": sb.wan_bootstrap_servers()} if across_wan else {}),
         "target": cluster_dict(sb, "target", "tgt", target_mechanism),
         "mirror": {
             "topics": {"include": topics},
@@ -138,12 +145,20 @@ def yarn_profile_dict(sb, deploy_mode: str, executor_auth: str = "keytab") -> di
 
 def sandbox_profiles(sb) -> dict[str, str]:
     head = "# Written by `secure-mirror sandbox up`: a ready profile for this sandbox's two clusters.\n"
+    wan = sb.state.get("wan", {})
+    through = "# The source is reached across the link of `sandbox up --wan` (its proxy: docs/wan.md).\n"
     profiles = {
-        "profile.yaml": head + yaml.safe_dump(profile_dict(sb), sort_keys=False),
+        "profile.yaml": head
+        + (through if wan.get("profile") else "")
+        + yaml.safe_dump(profile_dict(sb, across_wan=bool(wan.get("profile"))), sort_keys=False),
         "profile-scram.yaml": head
         + "# The target side authenticates with SCRAM-SHA-512 over TLS.\n"
         + yaml.safe_dump(profile_dict(sb, target_mechanism="SCRAM-SHA-512"), sort_keys=False),
     }
+    if wan.get("pid"):
+        profiles["profile-wan.yaml"] = (
+            head + through + yaml.safe_dump(profile_dict(sb, across_wan=True), sort_keys=False)
+        )
     if sb.credential_store.exists():  # a sandbox started before it had one has not
         data = profile_dict(sb, target_mechanism="SCRAM-SHA-512")
         data["target"]["sasl"]["password"] = f"{credstore.provider(sb.credential_store)}#{credstore.TARGET_ALIAS}"

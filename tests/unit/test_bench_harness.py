@@ -152,6 +152,21 @@ def test_the_rendered_mm2_properties_of_mirrormaker2_with_exactly_once(tmp_path)
     assert not [line for line in lines if "exactly.once" in line and not line.startswith("tgt.")]
 
 
+def test_mirrormaker2_with_kafkas_defaults_puts_back_kafkas_client_settings_over_renders(tmp_path):
+    """``scripts/bench --wan``'s MirrorMaker 2 as most users run it: the lines render writes from the profile are
+    overridden by Kafka 4.2's own defaults, each once, the last word in mm2.properties."""
+    data = pf.profile_data(tmp_path)
+    contenders.profile_edit("mirrormaker2_kafka_defaults", 2)(data)
+    text = mm2_properties(load_profile(pf.write_profile(tmp_path, data)), "mm2/mm2.properties")
+    settings = dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
+    assert {key: settings[key] for key in ("src.consumer.receive.buffer.bytes", "tgt.producer.batch.size")} == {
+        "src.consumer.receive.buffer.bytes": "65536",
+        "tgt.producer.batch.size": "16384",
+    }
+    assert (settings["tgt.producer.linger.ms"], settings["tgt.producer.compression.type"]) == ("5", "none")
+    assert sum(line.startswith("tgt.producer.batch.size=") for line in text.splitlines()) == 1
+
+
 def test_the_job_with_the_copy_limits_settings_is_a_valid_profile_whose_clients_get_them(tmp_path):
     data = pf.profile_data(tmp_path)
     contenders.profile_edit("secure_mirror_loop_settings", 2)(data)

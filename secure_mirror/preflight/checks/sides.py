@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from secure_mirror.preflight.checks import brokers, connection, kerberos, settings, source, target
+from secure_mirror.preflight.checks import brokers, connection, kerberos, round_trip, settings, source, target
 from secure_mirror.preflight.checks.base import SideChecks
 from secure_mirror.preflight.model import Check
 from secure_mirror.preflight.probes import kafka_admin
@@ -91,5 +91,6 @@ def _connect_phase(profile: Profile, side: Side, timeout: float, krb5_conf: str 
     if creds is not None and isinstance(cluster.sasl, GssapiSasl):
         kerberos.broker_tickets(run, cluster, cluster.sasl, creds, connected.hosts)
     brokers.every_broker(run, cluster, connected.nodes, timeout)
+    round_trip.measure(run, profile, cluster, connected.nodes, timeout)
     _KEPT[side] = connected.admin
     return facts

@@ -7,7 +7,7 @@ import pytest
 
 from secure_mirror.preflight.checks import connection, sides
 from secure_mirror.preflight.model import FAIL, PASS, SKIPPED, Check
-from secure_mirror.preflight.probes import clock, files, kafka_admin, kerberos, tls
+from secure_mirror.preflight.probes import clock, files, kafka_admin, kerberos, round_trip, tls
 from secure_mirror.preflight.probes.clock import KdcClock
 from secure_mirror.preflight.probes.kafka_admin import cluster as cluster_probes
 from secure_mirror.preflight.probes.kafka_admin import groups as group_probes
@@ -65,6 +65,15 @@ class Probes:
                 lambda conf, nodes, t: [{"node": n, "server": f"{h}:{p}", "error": None} for n, h, p in nodes],
             ),
         )
+        patch(
+            round_trip,
+            "measure",
+            self.record(
+                "round-trip",
+                lambda servers, context, t: {f"{h}:{p}": {"ms": 0.2, "samples": [0.2]} for h, p in servers},
+            ),
+        )
+        patch(round_trip, "receive_buffer_max", lambda: 32 * 1024 * 1024)
         patch(topic_probes, "list_topics", self.record("topics", lambda admin: {"orders.eu": 3, "payments": 1}))
         described = {"partitions": 3, "operations": ["DESCRIBE", "READ"]}
         patch(topic_probes, "describe_topics", lambda admin, names: {n: described for n in names})
@@ -103,13 +112,14 @@ def test_a_healthy_source(monkeypatch, profile):
         ("source.kafka.connect", PASS),
         ("source.kerberos.broker-tickets", PASS),
         ("source.kafka.brokers", PASS),
+        ("source.kafka.round-trip", PASS),
         ("source.topics.selection", PASS),
         ("source.acl.topic-describe", PASS),
         ("source.acl.topic-read", PASS),
         ("source.acl.group-read", PASS),
     ]
     assert (facts.topics, facts.hosts) == ({"orders.eu": 3, "payments": 3}, ["kafka.source.test"])
-    assert probes.asked == ["clock", "login", "tickets", "tls", "connect", "tls", "brokers", "topics"]
+    assert probes.asked == ["clock", "login", "tickets", "tls", "connect", "tls", "brokers", "round-trip", "topics"]
 
 
 def test_a_target_describes_the_topics_it_already_has_in_its_first_phase(monkeypatch, profile):

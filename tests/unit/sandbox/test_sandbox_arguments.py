@@ -19,13 +19,20 @@ def test_sandbox_options_that_cannot_work_are_one_sentence_with_exit_2(tmp_path)
         ("--dir", str(tmp_path / "a-file")): f"--dir {tmp_path / 'a-file'} cannot be created ({tmp_path / 'a-file'} "
         "is not a folder); choose another folder",
         ("--dir", str(tmp_path / "a-file" / "x")): f"--dir {tmp_path / 'a-file' / 'x'} cannot be created",
-        ("--port-base", "99999"): "argument --port-base: '99999' is not a port from 1024 to 65523 (13 follow it)",
+        ("--port-base", "99999"): "argument --port-base: '99999' is not a port from 1024 to 65520 (16 follow it)",
         (
             "--ticket-lifetime",
             "10h\n[realms]",
         ): "argument --ticket-lifetime: '10h\\n[realms]' is not a Kerberos duration",
         ("--reauth-ms", "500"): "argument --reauth-ms: '500' is not a number of milliseconds of at least 1000",
         ("--reauth-ms", "1m"): "argument --reauth-ms: '1m' is not a number of milliseconds of at least 1000",
+        (
+            "--wan",
+            "abc",
+        ): "argument --wan: 'abc' is not RTT_MS[:MBIT]: a round trip of 0 to 10000 milliseconds, optionally "
+        "a colon and a cap above 0 and up to 100000 Mbit/s (e.g. 50, or 100:200)",
+        ("--wan", "50:0"): "argument --wan: '50:0' is not RTT_MS[:MBIT]",
+        ("--wan", "20000"): "argument --wan: '20000' is not RTT_MS[:MBIT]",
     }
     for args, said in cases.items():
         done = subprocess.run(

@@ -1,0 +1,151 @@
+"""The benchmark across a link (the package's docstring, benchmarks/wan/__init__.py, says what it measures): one
+sandbox whose source sits behind Toxiproxy, one loaded topic, each link in turn; the results written after each."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+from pathlib import Path
+
+from benchmarks import wan as package
+from benchmarks.comparison.latency import latencies
+from benchmarks.harness import admin, cli, contenders, provenance
+from benchmarks.harness.bench import SOURCE_TOPIC, Bench, setup_topic
+from benchmarks.harness.launch import TASK_SLOTS
+from benchmarks.harness.results import write_results
+from benchmarks.harness.session import kept_on_failure
+from benchmarks.harness.summary import summarize
+from benchmarks.wan.report import markdown
+from secure_mirror.errors import BadInputError
+from secure_mirror.preflight.probes import round_trip, tls
+from secure_mirror.profile import load_profile
+from secure_mirror.sandbox import Sandbox
+from secure_mirror.sandbox.wan import Link
+
+CONTENDERS = [
+    "copy_limit",
+    "mirrormaker2",
+    "mirrormaker2_kafka_defaults",
+    "secure_mirror",
+    "secure_mirror_exactly_once",
+]
+LATENCY = ["mirrormaker2", "secure_mirror", "secure_mirror_exactly_once"]  # comparison.latency's contenders
+FIGURES = ("steady_records_per_second", "records_per_second", "startup_seconds", "cpu_seconds_per_million")
+PROXY = (
+    "Toxiproxy v2.5.0 (github.com/Shopify/toxiproxy/v2) before each source broker's WAN listener: a latency toxic "
+    "each way (half the round trip each), with a cap a bandwidth toxic each way on each connection"
+)
+log = cli.prefixed("wan")
+
+
+def links(text: str) -> list[Link]:
+    """``--wan 0,25,50,100:200``: each link RTT_MS[:MBIT] (argparse's ``type``: a sentence for a bad one)."""
+    try:
+        return [Link.parse(part) for part in text.split(",")]
+    except BadInputError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--wan ")) from None
+
+
+def measured_round_trip(sb: Sandbox) -> dict:
+    """The link's round trip to each source broker as the mirror sees it (pre-flight's ApiVersions probe)."""
+    source = load_profile(sb.profile_path).source
+    servers = [(server.rsplit(":", 1)[0], int(server.rsplit(":", 1)[1])) for server in sb.wan_bootstrap_servers()]
+    return round_trip.measure(servers, tls.context_for(source.tls_settings), 10.0, samples=5)  # type: ignore[return-value]
+
+
+def rounds(bench: Bench, files: dict[str, Path], args: argparse.Namespace, shuffle: random.Random, label: str) -> dict:
+    """Every contender ``--repeats`` times, a new shuffled order each repeat; each run's figures or its error."""
+    runs: dict[str, list[dict]] = {name: [] for name in args.contenders}
+    orders = []
+    timeout = max(300.0, args.records / 2000)
+    for repeat in range(args.repeats):
+        order = shuffle.sample(args.contenders, len(args.contenders))
+        orders.append(order)
+        for name in order:
+            log(f"{label}, repeat {repeat + 1}/{args.repeats}: {name}")
+            try:
+                figures = bench.contender(name, files[name], timeout)
+            except Exception as exc:  # noqa: BLE001 - recorded; the other contenders still run
+                figures = {"error": f"{type(exc).__name__}: {str(exc)[:600]}"}
+            runs[name].append(figures)
+            log(f"{name}: {({k: round(v, 2) for k, v in figures.items() if isinstance(v, float)}) or figures}")
+    return {"orders": orders, "runs": runs, "summary": {n: summarize(r, FIGURES) for n, r in runs.items()}}
+
+
+def measure_link(bench: Bench, files: dict[str, Path], args: argparse.Namespace, link: Link, shuffle) -> dict:
+    bench.sb.start_wan(link, profile=True)
+    rtt = measured_round_trip(bench.sb)
+    log(f"{link}: measured {rtt}")
+    out = {"link": {"rtt_ms": link.rtt_ms, "mbit": link.mbit, "text": link.text}, "measured_round_trip": rtt}
+    out |= rounds(bench, files, args, shuffle, str(link))
+    if args.latency_records:
+        for folder in ("run-latency", "run-latency-eos"):  # each link's latency jobs from scratch, as its first's
+            shutil.rmtree(bench.work / folder, ignore_errors=True)
+        try:
+            out["latency"] = latencies(bench, files, args.latency_records, args.latency_rate, False)
+        except Exception as exc:  # noqa: BLE001 - recorded: the throughput figures still stand
+            out["latency"] = {"error": f"{type(exc).__name__}: {str(exc)[:600]}"}
+    return out
+
+
+def run(args: argparse.Namespace, command: str) -> dict:
+    result = {
+        "build": provenance.build(),  # the checkout the run starts from: the code it measures
+        "command": command,
+        "machine": provenance.machine(),
+        "proxy": PROXY,
+        "parameters": {
+            "links": [link.text for link in args.wan],
+            "records": args.records,
+            "partitions": args.partitions,
+            "repeats": args.repeats,
+            "contenders": args.contenders,
+            "tasks": TASK_SLOTS,
+            "latency_records": args.latency_records,
+            "latency_rate": args.latency_rate,
+            "seed": args.seed,
+            "values": "varied JSON, about 1 KiB (a third to twice)",
+        },
+        "links": [],
+    }
+    shuffle = random.Random(args.seed)
+    with kept_on_failure("secure-mirror-wan-") as work:
+        log("starting the sandbox with its source behind the proxy")
+        sb = Sandbox.up(work / "sandbox", wan_link=Link(0))
+        try:
+            bench = Bench(sb, work, args.records, args.partitions, args.seed)
+            named = list(dict.fromkeys([*args.contenders, *(LATENCY if args.latency_records else [])]))
+            files = setup_topic(bench, SOURCE_TOPIC, args.records, named)
+            result["load_seconds"] = bench.load_seconds
+            for link in args.wan:
+                result["links"].append(measure_link(bench, files, args, link, shuffle))
+                write(result, args.out)  # what is measured so far, should a later link fail
+        finally:
+            admin.drop_kept()
+            sb.down()
+    return result
+
+
+def write(result: dict, out: Path) -> str:
+    return write_results(out, "wan", result, markdown(result))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="scripts/bench --wan", description=(package.__doc__ or "").splitlines()[0])
+    parser.add_argument("--wan", type=links, required=True, metavar="RTT_MS[:MBIT],...", help="the links, in turn")
+    parser.add_argument("--records", type=int, default=1_000_000, help="records in the source topic")
+    parser.add_argument("--partitions", type=int, default=6)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of every contender per link")
+    parser.add_argument("--latency-records", type=int, default=5000, help="records of each latency run (0: none)")
+    parser.add_argument("--latency-rate", type=float, default=1000.0, help="their rate, records/s")
+    parser.add_argument("--contenders", type=contenders.names, default=CONTENDERS, help=", ".join(CONTENDERS))
+    cli.add_out_option(parser)
+    cli.add_seed_option(parser)
+    args = parser.parse_args(argv)
+    cli.stop_on_sigterm()
+    given = cli.given(argv)
+    args.seed = cli.drawn_seed(args.seed, given)
+    result = run(args, " ".join(["scripts/bench", *given]))  # given holds --wan: scripts/bench passes it on
+    print(write(result, args.out))
+    return 0

@@ -1,0 +1,59 @@
+"""``scripts/bench --wan`` without a cluster: its links read from the command line (a sentence for a bad one, exit 2)
+and its report made from a result."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from benchmarks.wan.main import links
+from benchmarks.wan.report import markdown
+from secure_mirror.sandbox.wan import Link
+
+
+def test_the_links_are_read_in_turn_each_with_its_own_cap():
+    assert links("0,25,50,100:200") == [Link(0), Link(25), Link(50), Link(100, 200.0)]
+    with pytest.raises(argparse.ArgumentTypeError, match=r"^'abc' is not RTT_MS\[:MBIT\]"):
+        links("0,abc")
+
+
+def _summary(steady: float) -> dict:
+    one = {"median": steady, "min": steady, "max": steady, "n": 1}
+    return {"runs": 1, "finished": 1, "errors": 0, "over": "finished", "steady_records_per_second": one}
+
+
+def test_the_report_gives_each_link_its_round_trip_medians_and_ratios():
+    result = {
+        "command": "scripts/bench --wan 0,50",
+        "proxy": "Toxiproxy",
+        "parameters": {
+            "records": 1000,
+            "partitions": 6,
+            "values": "JSON",
+            "tasks": 2,
+            "repeats": 1,
+            "seed": 7,
+            "latency_rate": 200.0,
+            "latency_records": 100,
+        },
+        "links": [
+            {
+                "link": {"rtt_ms": rtt, "mbit": None, "text": str(rtt)},
+                "measured_round_trip": {"k:1": {"ms": rtt + 1.5, "samples": [rtt + 1.5]}},
+                "summary": {
+                    "mirrormaker2": _summary(100.0 - rtt),
+                    "secure_mirror": _summary(200.0 - rtt),
+                    "secure_mirror_exactly_once": _summary(180.0 - rtt),
+                },
+                "latency": {"secure_mirror": {"samples": 10, "p50_ms": 300.0, "p99_ms": 400.0}},
+            }
+            for rtt in (0, 50)
+        ],
+    }
+    text = markdown(result)
+    assert "### 50 (round trip measured: k:1 51.5 ms)" in text
+    assert "| secure_mirror (mirror source), at_least_once | 150 | - | - | - | 1 (0) |" in text
+    assert "| secure_mirror (mirror source), at_least_once | 1.00x | 0.75x |" in text
+    assert "| 50 | 0.87x | 3.00x | - |" in text
+    assert "| secure_mirror (mirror source), at_least_once | 300 | 400 | 10 |" in text
