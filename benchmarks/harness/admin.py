@@ -85,58 +85,54 @@ def commit(conf: dict, group: str, topic: str, offsets: dict[int, int]) -> None:
     consumer.close()
 
 
-IN_FLIGHT = 500  # requests sent at once before their answers are read (secure_mirror/run/groups/reading.py says why)
-
-
 def group_offsets(conf: dict, groups: list[str]) -> dict[str, dict[str, dict[int, int]]]:
-    """Each group's committed offsets: topic -> partition -> offset (a group not there: none); the groups asked
-    ``IN_FLIGHT`` at a time (one request each), then each answer read."""
+    """Each group's committed offsets: topic -> partition -> offset (a group not there: none); one request a group,
+    ``admin_ops.IN_FLIGHT`` at a time (``admin_ops.asked_in_flight``)."""
     from confluent_kafka import ConsumerGroupTopicPartitions
 
     admin = kept(conf)
     out: dict[str, dict[str, dict[int, int]]] = {}
-    for start in range(0, len(groups), IN_FLIGHT):
-        chunk = groups[start : start + IN_FLIGHT]
-        asked = {g: admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(g)])[g] for g in chunk}
-        for group, future in asked.items():
-            try:
-                held = future.result(timeout=60)
-            except Exception:  # noqa: BLE001 - no such group there (yet)
-                out[group] = {}
-                continue
-            mine: dict[str, dict[int, int]] = {}
-            for tp in held.topic_partitions or []:
-                if tp.offset >= 0:
-                    mine.setdefault(tp.topic, {})[tp.partition] = tp.offset
-            out[group] = mine
+
+    def ask(group: str):
+        return admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group]
+
+    for group, future in admin_ops.asked_in_flight(groups, ask):
+        try:
+            if isinstance(future, Exception):
+                raise future
+            held = future.result(timeout=60)
+        except Exception:  # noqa: BLE001 - no such group there (yet)
+            out[group] = {}
+            continue
+        mine: dict[str, dict[int, int]] = {}
+        for tp in held.topic_partitions or []:
+            if tp.offset >= 0:
+                mine.setdefault(tp.topic, {})[tp.partition] = tp.offset
+        out[group] = mine
     return out
 
 
 def commit_many(conf: dict, offsets: dict[str, dict[str, dict[int, int]]], timeout: float = 120.0) -> dict[str, str]:
-    """Commit each group's offsets (group -> topic -> partition -> offset) without joining, ``IN_FLIGHT`` groups at a
-    time (one request each); group -> error of those refused."""
+    """Commit each group's offsets (group -> topic -> partition -> offset) without joining, one request a group,
+    ``admin_ops.IN_FLIGHT`` at a time; group -> error of those refused."""
     from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 
     admin = kept(conf)
+
+    def ask(group: str):
+        named = [TopicPartition(t, p, o) for t, ps in offsets[group].items() for p, o in ps.items()]
+        return admin.alter_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions(group, named)], request_timeout=timeout
+        )[group]
+
     errors = {}
-    ordered = list(offsets.items())
-    for start in range(0, len(ordered), IN_FLIGHT):
-        asked = {
-            group: admin.alter_consumer_group_offsets(
-                [
-                    ConsumerGroupTopicPartitions(
-                        group, [TopicPartition(t, p, o) for t, ps in by_topic.items() for p, o in ps.items()]
-                    )
-                ],
-                request_timeout=timeout,
-            )[group]
-            for group, by_topic in ordered[start : start + IN_FLIGHT]
-        }
-        for group, future in asked.items():
-            try:
-                future.result(timeout=timeout)
-            except Exception as exc:  # noqa: BLE001 - said by the caller
-                errors[group] = str(exc)
+    for group, future in admin_ops.asked_in_flight(list(offsets), ask):
+        try:
+            if isinstance(future, Exception):
+                raise future
+            future.result(timeout=timeout)
+        except Exception as exc:  # noqa: BLE001 - said by the caller
+            errors[group] = str(exc)
     return errors
 
 

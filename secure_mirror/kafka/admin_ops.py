@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from secure_mirror.kafka import timeouts
 from secure_mirror.kafka.acl import Acl
@@ -15,6 +15,10 @@ from secure_mirror.kafka.oauth import token_served
 
 # librdkafka's own log lines go to this logger (quiet unless the CLI is run with --verbose).
 LOG = logging.getLogger("secure_mirror.librdkafka")
+# Requests sent at once, one group each, before their answers are read (:func:`asked_in_flight`): a broker serves a
+# connection's requests one after another, and 10,000 sent at once waited past the timeout (librdkafka 2.8.0 then
+# failed an assertion and ended the process). 500 in flight keep the broker busy without a queue of many seconds.
+IN_FLIGHT = 500
 T = TypeVar("T")
 SETTLE_PAUSE = 0.5  # seconds between two questions to a leader or coordinator that is moving
 # A group's coordinator answers these while it moves (a broker just stopped or started) or loads the group.
@@ -292,3 +296,19 @@ def consume(
         )
     consumer.close()
     return out
+
+
+K = TypeVar("K")
+
+
+def asked_in_flight(keys: Sequence[K], ask: Callable[[K], Any]) -> Iterator[tuple[K, Any]]:
+    """Each key with ``ask(key)``'s future, or the exception asking raised, :data:`IN_FLIGHT` keys asked at a time:
+    the next ones are asked once the caller has taken (and read) every future of those before."""
+    for start in range(0, len(keys), IN_FLIGHT):
+        asked: dict = {}
+        for key in keys[start : start + IN_FLIGHT]:
+            try:
+                asked[key] = ask(key)
+            except Exception as exc:  # noqa: BLE001 - handed to the caller as that key's answer
+                asked[key] = exc
+        yield from asked.items()

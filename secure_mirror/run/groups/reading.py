@@ -12,17 +12,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from secure_mirror.kafka.admin_ops import LOG
+from secure_mirror.kafka.admin_ops import LOG, asked_in_flight
 from secure_mirror.kafka.oauth import token_served
 from secure_mirror.kafka.processes import IsolatedCallError, kept_client
 from secure_mirror.profile.topics import TopicSelection
 from secure_mirror.run.groups import checkpoints, offset_map
 
 TIMEOUT = 30.0
-# Requests sent at once, one group each, before their answers are read: a broker serves a connection's requests one
-# after another, and 10,000 sent at once waited past the timeout (librdkafka then failed an assertion and ended the
-# process). 500 in flight keep the broker busy without a queue longer than a few seconds.
-IN_FLIGHT = 500
 
 
 def _admin(conf: dict):
@@ -65,44 +61,33 @@ def _state(state) -> str:
 
 def committed(conf: dict, groups: list[str], partitions: dict[str, int]) -> dict[str, dict]:
     """group -> {offsets: {(topic, partition): (offset, metadata)}, error} on the partitions of ``partitions`` (topic
-    -> count). The groups are asked :data:`IN_FLIGHT` at a time, one OffsetFetch each, naming no partition: the
+    -> count). The groups are asked ``IN_FLIGHT`` at a time (``asked_in_flight``), one OffsetFetch each, naming no partition: the
     broker answers with the group's committed offsets only (naming every partition of the mirrored topics made each
     request and answer as long as their partition count, most of it "no offset"; librdkafka asks one group per
     request)."""
     from confluent_kafka import ConsumerGroupTopicPartitions
 
-    admin, out = _admin(conf), {}
-    for start in range(0, len(groups), IN_FLIGHT):
-        chunk = groups[start : start + IN_FLIGHT]
-        asked: dict[str, Any] = {}
-        for group in chunk:
-            try:
-                asked[group] = admin.list_consumer_group_offsets(
-                    [ConsumerGroupTopicPartitions(group)], request_timeout=TIMEOUT
-                )[group]
-            except Exception as exc:  # noqa: BLE001 - read below as that group's error
-                asked[group] = exc
-        out.update(_offsets_answers(asked, partitions))
-    return out
+    admin = _admin(conf)
+
+    def ask(group: str):
+        return admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)], request_timeout=TIMEOUT)[group]
+
+    return {group: _offsets_entry(future, partitions) for group, future in asked_in_flight(groups, ask)}
 
 
-def _offsets_answers(asked: dict[str, Any], partitions: dict[str, int]) -> dict[str, dict]:
-    out = {}
-    for group in asked:
-        entry: dict[str, Any] = {"offsets": {}, "error": None}
-        out[group] = entry
-        try:
-            if isinstance(asked[group], Exception):
-                raise asked[group]
-            answer = asked[group].result(TIMEOUT)
-            entry["offsets"] = {
-                (tp.topic, tp.partition): (tp.offset, tp.metadata or "")
-                for tp in answer.topic_partitions or ()
-                if tp.error is None and tp.offset >= 0 and tp.partition < partitions.get(tp.topic, 0)
-            }
-        except Exception as exc:  # noqa: BLE001 - one group's refusal (GROUP_AUTHORIZATION_FAILED) is its own row
-            entry["error"] = _error_text(exc)
-    return out
+def _offsets_entry(future: Any, partitions: dict[str, int]) -> dict:
+    entry: dict[str, Any] = {"offsets": {}, "error": None}
+    try:
+        if isinstance(future, Exception):
+            raise future
+        entry["offsets"] = {
+            (tp.topic, tp.partition): (tp.offset, tp.metadata or "")
+            for tp in future.result(TIMEOUT).topic_partitions or ()
+            if tp.error is None and tp.offset >= 0 and tp.partition < partitions.get(tp.topic, 0)
+        }
+    except Exception as exc:  # noqa: BLE001 - one group's refusal (GROUP_AUTHORIZATION_FAILED) is its own row
+        entry["error"] = _error_text(exc)
+    return entry
 
 
 def described(conf: dict, groups: list[str]) -> dict[str, dict]:
@@ -191,22 +176,14 @@ def write(
                 errors[topic] = failed[0] if failed else f"{left} checkpoint records unacknowledged"
         except Exception as exc:  # noqa: BLE001 - a refused checkpoint topic does not stop the commits
             errors[topic] = _error_text(exc)
-    admin, ordered = _admin(conf), sorted(commits.items())
-    for start in range(0, len(ordered), IN_FLIGHT):  # IN_FLIGHT commits sent at once (a group each), then read
-        asked: dict[str, Any] = {}
-        for group, offsets in ordered[start : start + IN_FLIGHT]:
-            request = [ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o, m) for t, p, o, m in offsets])]
-            try:
-                asked[group] = admin.alter_consumer_group_offsets(request, request_timeout=TIMEOUT)[group]
-            except Exception as exc:  # noqa: BLE001 - read below as that group's error
-                asked[group] = exc
-        errors.update(_commit_answers(asked))
-    return errors
+    admin = _admin(conf)
 
+    def ask(group: str):
+        offsets = [TopicPartition(t, p, o, m) for t, p, o, m in commits[group]]
+        request = [ConsumerGroupTopicPartitions(group, offsets)]
+        return admin.alter_consumer_group_offsets(request, request_timeout=TIMEOUT)[group]
 
-def _commit_answers(asked: dict[str, Any]) -> dict[str, str]:
-    errors = {}
-    for group, future in asked.items():
+    for group, future in asked_in_flight(sorted(commits), ask):  # a group each, IN_FLIGHT at a time
         try:
             if isinstance(future, Exception):
                 raise future
