@@ -46,14 +46,15 @@ answered in at least half of each fault's 5-second spans in which the target's K
 the election moved every leader it asked about.
 
 Quick setting (CI), in this order: a preferred-leader election of the source partitions during a batch
-(Admin.electLeaders), kill -9 of the target broker leading the most mirrored partitions, kill -9 of the broker
-coordinating most of the exactly_once sink's transactional ids while one of them is open, and two target brokers
+(Admin.electLeaders), kill -9 of the broker coordinating most of the exactly_once sink's transactional ids while
+one of them is open, and two target brokers
 stopped for ``broker_faults.OUTAGE_SECONDS`` (45 s; the in-sync replicas below ``min.insync.replicas``, and the target's
 KRaft quorum down to one voter of three, so no leader moves; longer than the producers' 30 s request timeouts), then
 started together, meanwhile ``secure-mirror lag --json`` again and again: its lag must rise, and once
 caught up no partition is unread, the checkpoint is past the ends of the outage and the heartbeat is fresh again (each
 killed or stopped broker started again). ``SECURE_MIRROR_RELIABILITY=long`` runs them twice over (the outage 60 s)
-and adds, in each round, a rolling restart of the target and then of the source (each broker stopped cleanly and
+and adds, in each round, kill -9 of the target broker leading the most mirrored partitions, a rolling restart of
+the target and then of the source (each broker stopped cleanly and
 started again, one at a time, each waiting for every replica to be back in sync), kill -9 of the active KRaft
 controller of each side, and kill -9, at once, of the source broker coordinating the consumer groups and of the
 target broker coordinating their translations while group sync runs.
@@ -681,7 +682,8 @@ def test_failover_after_the_faults_is_exact(three_broker_faults, guarantee):
 def test_lag_and_the_heartbeat_show_the_outage(three_broker_faults, guarantee):
     """Through the outage below min.insync.replicas, ``lag --json`` answers and its lag rises above what it was
     before; once caught up, the checkpoint is past every end offset the source had when the outage was over, no
-    partition is unread, and the heartbeat is fresh again, written after the brokers were back."""
+    partition is unread, and the heartbeat is fresh again, written after the brokers were back, within
+    ``broker_faults.HEARTBEAT_AGAIN`` (the profile's stale-after, 60 s) of the catch-up."""
     _ours_or_skip()
     outages = [r for r in three_broker_faults["records"] if r.observed]
     if not outages:
