@@ -30,6 +30,7 @@ TOOL_SOURCES = (
     "jvm/tools/HdfsCheckpointRead.java",
     "jvm/tools/CredentialRead.java",
     "jvm/tools/CredentialCreate.java",
+    "jvm/tools/GroupOffsets.java",
 )
 # As scripts/setup compiles the sink: every lint an error but [path] (manifests of pyspark's jars naming jars it lacks).
 SINK_JAVAC = ("-Xlint:all,-path", "-Werror", "--release", "17")

@@ -1,5 +1,6 @@
 """The Java tools the package runs on pyspark's jars, Hadoop's client among them (``jvm/tools``: HdfsCheckpointRead
-for lag and verify on a remote checkpoint, CredentialRead for ``jceks://`` secret references).
+for lag and verify on a remote checkpoint, CredentialRead for ``jceks://`` secret references), and GroupOffsets (group
+sync's reader of many groups, on a kafka-clients jar too).
 
 An installed package runs them from the wheel's ``secure-mirror-tools.jar`` (setup.py's TOOL_SOURCES); a checkout
 compiles each once per source version into ``.deps/build`` (the java launcher's single-file mode would compile on
@@ -36,10 +37,22 @@ def class_path(name: str) -> str:
     return f"{paths.tools_jar() or compiled(name, jars)}:{jars}/*"
 
 
-def compiled(name: str, jars: Path) -> Path:
-    """The folder of the tool's classes, compiled against ``jars`` once per source version into .deps/build."""
+def kafka_class_path(name: str, local_dir: Path | None) -> str | None:
+    """The class path running the tool ``name``, which uses Kafka's Java client: the tool, a kafka-clients jar
+    (``paths.kafka_clients_jars``: the profile's jars folder, the checkout's, or Spark's Ivy folder) and pyspark's
+    jars (logging, compression codecs); None when no kafka-clients jar is on this machine."""
+    clients = paths.kafka_clients_jars(local_dir)
+    if not clients:
+        return None
+    jars = pyspark_jars()
+    return f"{paths.tools_jar() or compiled(name, jars, clients[0])}:{clients[0]}:{jars}/*"
+
+
+def compiled(name: str, jars: Path, extra: Path | None = None) -> Path:
+    """The folder of the tool's classes, compiled against ``jars`` (and the jar ``extra``) once per source version
+    into .deps/build."""
     source = TOOLS / f"{name}.java"
-    digest = hashlib.sha256(source.read_bytes() + str(jars).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(source.read_bytes() + str(jars).encode() + str(extra).encode()).hexdigest()[:16]
     folder = paths.deps_dir() / "build" / f"{name}-{digest}"
     if (folder / f"{name}.class").exists():
         return folder
@@ -47,7 +60,7 @@ def compiled(name: str, jars: Path) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=folder.parent))
     javac = str(Path(shutil.which(paths.java_executable()) or "java").resolve().parent / "javac")
     res = subprocess.run(
-        [javac, "-nowarn", "-d", str(staging), "-cp", f"{jars}/*", str(source)],
+        [javac, "-nowarn", "-d", str(staging), "-cp", f"{extra}:{jars}/*" if extra else f"{jars}/*", str(source)],
         capture_output=True,
         text=True,
         timeout=COMPILE_TIMEOUT,

@@ -7,13 +7,24 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from secure_mirror.profile.cluster import Cluster
+from secure_mirror.profile.models import Profile
 from secure_mirror.profile.security import GssapiSasl, OAuthSasl
 from secure_mirror.render import templating
 from secure_mirror.render.encoders import option_text
 from secure_mirror.render.jaas import inline_jaas
 from secure_mirror.render.providers import VALUES, Secrets, declarations, properties_secret, reference
 
+# The system property naming the token endpoints Kafka's OAuth login may reach (Kafka 3.9+ refuses any other)
+OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
 OAUTH_CALLBACK_HANDLER = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
+
+
+def jvm_options(profile: Profile, krb5_conf: str | None) -> list[str]:
+    """The system properties a JVM of Kafka's Java client needs for ``profile``'s clusters: the krb5.conf, and the
+    token endpoints an OAuth login may reach (Kafka 3.9+ refuses any other)."""
+    options = [f"-Djava.security.krb5.conf={krb5_conf}"] if krb5_conf else []
+    urls = sorted({c.sasl.token_endpoint_url for c in profile.clusters().values() if isinstance(c.sasl, OAuthSasl)})
+    return options + ([f"-D{OAUTH_ALLOWED_URLS}={','.join(urls)}"] if urls else [])
 
 
 def properties_text(settings: Mapping[str, object], header: list[str]) -> str:

@@ -35,10 +35,10 @@ from secure_mirror.render import (
     templating,
 )
 from secure_mirror.render.encoders import json_text, sh
+from secure_mirror.render.java_properties import OAUTH_ALLOWED_URLS
 from secure_mirror.render.providers import VALUES, Secrets, automatic_option, hadoop_classpath_note, provider_classes
 
 CCACHE_DIR = "ccache"
-OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 from secure_mirror import paths
 from secure_mirror.errors import EnvironmentNotReady
 from secure_mirror.render.encoders import properties_value
+from secure_mirror.render.java_properties import OAUTH_ALLOWED_URLS
 from secure_mirror.sandbox import procs
 from secure_mirror.sandbox.nodes import Endpoint
 
@@ -56,7 +57,6 @@ SSL_PRINCIPAL_RULES = ("RULE:^CN=([a-z]+)\\..*$/$1/", "DEFAULT")
 SCRAM_LOGIN = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
 OAUTH_LOGIN = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"
 OAUTH_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"
-OAUTH_ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
 PLAIN_USERS = "user_mirror"  # the PLAIN user the broker knows (its password is the SCRAM mirror's)
 # Delegation tokens (KRaft: since Kafka 3.6, over a listener with SCRAM): short-lived in the sandbox, so a run shows
 # Spark obtaining new ones; expired tokens are removed every few seconds, so an old one really stops working. 30 s,

@@ -434,6 +434,10 @@ def test_the_sync_passed_over_every_group_and_its_seconds_are_in_the_metrics_fil
     )
     assert full, passes[:3]  # the run's first pass plans every group
     assert max(p["seconds"] for p in passes) < 60, passes
+    # past java_offsets.FROM_GROUPS groups Kafka's Java Admin read the source's offsets in every pass (a few
+    # requests, KIP-709), and the target's in the full passes (librdkafka for the few groups of the others)
+    assert all(p["read_by"]["source"] == "java_admin" for p in passes), passes[:3]
+    assert all(p["read_by"]["target"] == "java_admin" for p in passes if p["planned"] == total), passes[:3]
 
 
 @pytest.mark.parametrize("failed_over", CASES[:1], indirect=True)

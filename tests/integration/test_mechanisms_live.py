@@ -15,7 +15,7 @@ import pytest
 from secure_mirror.kafka import admin_ops
 from secure_mirror.preflight import FAIL, PASS, run_preflight
 from secure_mirror.render import render_all
-from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
+from secure_mirror.render.java_properties import OAUTH_ALLOWED_URLS
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.verify import verify
 from tests.support.cluster import console_consume, granted, group_acls, kcat_consume

@@ -24,7 +24,7 @@ from secure_mirror.kafka.oauth import TokenError, fetch_token
 from secure_mirror.preflight import FAIL, UNVERIFIED, WARN, run_preflight
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
-from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
+from secure_mirror.render.java_properties import OAUTH_ALLOWED_URLS
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.verify import verify
 from tests.support.cluster import group_acls, kcat_consume, topic_acls, unique

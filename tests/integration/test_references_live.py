@@ -19,8 +19,8 @@ import pytest
 from secure_mirror.kafka import admin_ops
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
+from secure_mirror.render.java_properties import OAUTH_ALLOWED_URLS
 from secure_mirror.render.providers import REFERENCES, automatic_option, provider_classes
-from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
 from secure_mirror.run.launcher import run_mirror
 from tests.support.cluster import console_consume, granted, group_acls, mirrormaker2, wait_for_mirrored
 from tests.support.mirror_case import MirrorCase, records

@@ -26,6 +26,7 @@ PROGRAMS = {
     "ClientStart.java": "kafka",
     "JaasParse.java": "kafka",
     "JavaClientProbe.java": "kafka",
+    "GroupOffsets.java": "kafka",
     "NameRules.java": "kafka",
     "CredentialCreate.java": "pyspark",
     "CredentialRead.java": "pyspark",

@@ -19,9 +19,7 @@ from secure_mirror.kafka import timeouts
 from secure_mirror.profile.cluster import Side
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import withheld_from_children
-from secure_mirror.profile.security import OAuthSasl
 from secure_mirror.render import java_properties
-from secure_mirror.render.tree import OAUTH_ALLOWED_URLS
 
 MISSING = [
     "missing",
@@ -110,9 +108,7 @@ class Started:
 
 
 def _argv(java: str, command: list[str], profile: Profile, krb5_conf: str | None, timeout: float) -> list[str]:
-    options = [f"-Djava.security.krb5.conf={krb5_conf}"] if krb5_conf else []
-    urls = sorted({c.sasl.token_endpoint_url for c in profile.clusters().values() if isinstance(c.sasl, OAuthSasl)})
-    options += [f"-D{OAUTH_ALLOWED_URLS}={','.join(urls)}"] if urls else []
+    options = java_properties.jvm_options(profile, krb5_conf)
     return [
         java,
         "-Xmx256m",

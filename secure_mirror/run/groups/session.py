@@ -8,11 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from secure_mirror.identities import Caller, Identities
+from secure_mirror.identities.kept import MIRROR
+from secure_mirror.profile.cluster import Side
 from secure_mirror.profile.models import Profile
 from secure_mirror.profile.topics import checkpoints_topic, offset_map_topic
 from secure_mirror.run.checkpoint import mirrored_to
 from secure_mirror.run.clients import inspection
-from secure_mirror.run.groups import changes, decide, reading
+from secure_mirror.run.groups import changes, decide, java_offsets, reading
 from secure_mirror.run.groups import checkpoints as checkpoint_format
 from secure_mirror.run.groups.offset_map import Segment
 from secure_mirror.run.groups.translate import compact
@@ -64,11 +66,15 @@ class Session:
         if identities is None:
             identities = self._own = inspection(profile)
         self._clients: Caller = identities
+        self._java: dict[Side, java_offsets.JavaOffsets] = {}  # a side's many groups (started at the first pass)
+        self.read_by: dict[Side, str] = {}  # what read a side's offsets last (java_offsets.JAVA_ADMIN, LIBRDKAFKA)
 
     def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc) -> None:
+        for java in self._java.values():
+            java.close()
         if self._own is not None:
             self._own.close()
 
@@ -110,7 +116,7 @@ class Session:
         selection = profile.mirror.groups.selection()
         topics = ask("source", reading.topic_partitions, profile.selection())
         states = ask("source", reading.group_states, selection)
-        offsets = ask("source", reading.committed, sorted(states), topics)
+        offsets = self._offsets("source", sorted(states), topics)
         sources = {
             g: decide.GroupOffsets(g, states[g], 0, offsets[g]["offsets"], offsets[g]["error"]) for g in sorted(states)
         }
@@ -122,13 +128,33 @@ class Session:
         facts = decide.topic_facts(topics, target_topics, profile.target_topic, profile.mirror.keeps_partitions)
         return Observation(sources, targets, facts, self.maps, positions, planned), target_states
 
+    def _offsets(self, side: Side, groups: list[str], topics: dict[str, int]) -> dict[str, dict]:
+        """``reading.committed`` of ``groups`` on ``side``: from :data:`java_offsets.FROM_GROUPS` groups on through
+        Kafka's Java Admin (few requests: :mod:`.java_offsets`), else, or when that JVM could not answer, through
+        librdkafka (a request per group)."""
+        if len(groups) >= java_offsets.FROM_GROUPS and isinstance(self._clients, Identities):
+            if side not in self._java:
+                env = self._clients.folder.env(side, MIRROR)
+                self._java[side] = java_offsets.JavaOffsets(self.profile, side, self._clients.krb5_config, env)
+            if (answer := self._java[side].committed(groups, topics)) is not None:
+                self.read_by[side] = java_offsets.JAVA_ADMIN
+                return answer
+        self.read_by[side] = java_offsets.LIBRDKAFKA
+        return self._clients.call(side, reading.committed, groups, topics)
+
+    @property
+    def java_failure(self) -> str | None:
+        """Why many groups are read through librdkafka although there are many (None: they are not)."""
+        failed = {side: java.failed for side, java in self._java.items() if java.failed}
+        return "; ".join(f"{side}: {why}" for side, why in sorted(failed.items())) or None
+
     def _targets(
         self, planned: list[str], topics: dict[str, int], states: Mapping[str, str]
     ) -> dict[str, decide.GroupOffsets]:
         """The planned groups on the target: committed offsets, and members counted (described) only for those
         whose listed state has members."""
         ask = self._clients.call
-        offsets = ask("target", reading.committed, planned, topics) if planned else {}
+        offsets = self._offsets("target", planned, topics) if planned else {}
         active = [g for g in planned if states.get(g) in changes.ACTIVE_STATES]
         members = ask("target", reading.described, active) if active else {}
         out = {}

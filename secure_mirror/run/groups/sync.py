@@ -15,11 +15,12 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
 from secure_mirror import folders
 from secure_mirror.errors import SecureMirrorError
+from secure_mirror.profile.cluster import Side
 from secure_mirror.profile.models import Profile
 from secure_mirror.run.groups import changes, decide
 from secure_mirror.run.groups.checkpoints import Checkpoint
@@ -28,7 +29,7 @@ from secure_mirror.run.groups.translate import AHEAD, TRANSLATED, WORDS
 
 PREFIX = "secure-mirror run: group sync:"
 METRICS_KEY = "checkpoints"  # the metrics file's line of a pass: {"checkpoints": {...}} beside the job's batch lines
-PASS_KEY = "group_sync"  # and of every pass: {"group_sync": {"time", "seconds", "groups", "planned", "full"}}
+PASS_KEY = "group_sync"  # and of every pass: {"group_sync": {"time", "seconds", "groups", "planned", "full", ...}}
 
 
 def summary(plan: decide.Plan, failed: dict[str, str]) -> str:
@@ -74,9 +75,12 @@ def latency_line(written: Sequence[Checkpoint], asked: float, acknowledged: floa
     }
 
 
-def pass_line(asked: float, ended: float, groups: int, planned: int, full: bool) -> dict:
+def pass_line(
+    asked: float, ended: float, groups: int, planned: int, full: bool, read_by: Mapping[Side, str] | None = None
+) -> dict:
     """The metrics file's line of one pass: when it ended, how long it took (wall-clock seconds), how many groups it
-    asked the source about, how many it planned (asked the target about, translated, wrote), whether all were."""
+    asked the source about, how many it planned (asked the target about, translated, wrote), whether all were, and
+    what read each side's offsets (side -> ``java_offsets.JAVA_ADMIN`` or ``LIBRDKAFKA``)."""
     return {
         PASS_KEY: {
             "time": ended,
@@ -84,6 +88,7 @@ def pass_line(asked: float, ended: float, groups: int, planned: int, full: bool)
             "groups": groups,
             "planned": planned,
             "full": full,
+            "read_by": dict(read_by or {}),
         }
     }
 
@@ -159,9 +164,15 @@ class GroupSync:
         ends = changes.map_ends(observation.maps)
         changes.remember(self.memory, observation.sources, observation.targets, target_states, plan, failed, ends)
         if self.record is not None:
-            self.record(pass_line(asked, time.time(), len(observation.sources), len(observation.targets), full))
+            groups, planned, read_by = len(observation.sources), len(observation.targets), self.session.read_by
+            self.record(pass_line(asked, time.time(), groups, planned, full, read_by))
         for kind, message in pass_messages(observation, plan, failed):
             self.tell(message, kind)
+        if (why := self.session.java_failure) is not None:
+            self.tell(
+                f"{PREFIX} Kafka's Java Admin could not read the groups' offsets ({why}); each group is read "
+                "through librdkafka instead, one request a group"
+            )
         whole = changes.whole(self.memory)
         if (line := summary(whole, failed)) != self.last_summary:
             self.last_summary = line

@@ -114,6 +114,8 @@ def test_the_sync_asks_the_target_only_for_what_changed():
         checkpoints_topic = "src.checkpoints.internal"
         profile = None
         offsets = {"a": 3, "b": 5}
+        java_failure = None
+        read_by = {"source": "librdkafka"}
 
         def observe_pass(self, memory):
             sources = _sources(**self.offsets)

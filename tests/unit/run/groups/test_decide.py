@@ -100,6 +100,8 @@ def test_a_pass_says_each_thing_once():
     class FakeSession:
         checkpoints_topic = "src.checkpoints.internal"
         writes: list = []
+        java_failure = None
+        read_by = {"source": "librdkafka"}
 
         def observe_pass(self, memory):
             return observation, {}

@@ -1,0 +1,161 @@
+"""Many groups' committed offsets in few requests: Kafka's Java Admin in a JVM kept for the sync's session
+(``jvm/tools/GroupOffsets.java``).
+
+librdkafka (``reading.committed``) sends one FindCoordinator and one OffsetFetch per group: over 10,000 mostly idle
+groups that was 20,000 requests every pass, what was left of a pass's cost on the brokers (benchmarks/NOTES.md
+section 25). The Java Admin finds every coordinator in one request (KIP-699) and asks each coordinator once for all
+of its groups (OffsetFetch v8, KIP-709). A JVM costs about 1.5 s of CPU to start and 100 MB, more than a few
+groups' requests: a pass asks it from :data:`FROM_GROUPS` groups on, and librdkafka below that, or whenever the JVM
+could not start or answer (``None``: the caller asks librdkafka instead).
+
+The client settings, secret values included, reach the JVM through its stdin, never a file or its arguments (as
+pre-flight's Java probe). Group ids, topics and metadata travel in Base64: any character a Kafka name may hold.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import queue
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from secure_mirror import java_tools, paths
+from secure_mirror.errors import EnvironmentNotReady
+from secure_mirror.kafka import timeouts
+from secure_mirror.profile.cluster import Side
+from secure_mirror.profile.models import Profile
+from secure_mirror.profile.secrets import withheld_from_children
+from secure_mirror.render import java_properties
+
+FROM_GROUPS = 200  # a pass over this many groups or more asks the Java Admin
+TIMEOUT = 30.0  # seconds for the Admin's requests (as reading.TIMEOUT)
+START_TIMEOUT = 120.0  # seconds for the JVM's first answer (its start and its login included)
+ASK_TIMEOUT = 2 * TIMEOUT + 30  # seconds for a later one (its coordinators found again, then asked)
+TOOL = "GroupOffsets"
+JAVA_ADMIN, LIBRDKAFKA = "java_admin", "librdkafka"  # who read a pass's source offsets (its metrics line says)
+
+
+def answers(lines: Iterable[str], groups: Sequence[str], partitions: dict[str, int]) -> dict[str, dict] | None:
+    """The tool's answer to one request as ``reading.committed`` gives it: group -> {offsets: {(topic, partition):
+    (offset, metadata)}, error}, on the partitions of ``partitions`` (topic -> count); None when the request as a
+    whole failed (an ``f`` line: the caller asks librdkafka)."""
+    out: dict[str, dict[str, Any]] = {g: {"offsets": {}, "error": None} for g in groups}
+    for line in lines:
+        fields = line.split("\t")
+        if fields[0] == "f":
+            return None
+        if fields[0] == "o" and len(fields) == 6:
+            group, topic, metadata = _text(fields[1]), _text(fields[2]), _text(fields[5])
+            partition, offset = int(fields[3]), int(fields[4])
+            if group in out and offset >= 0 and partition < partitions.get(topic, 0):
+                out[group]["offsets"][(topic, partition)] = (offset, metadata)
+        elif fields[0] == "e" and len(fields) >= 3:
+            group = _text(fields[1])
+            if group in out:
+                out[group]["error"] = f"{fields[2]}: {fields[3]}" if len(fields) > 3 else fields[2]
+    return out
+
+
+def request_line(groups: Sequence[str]) -> str:
+    return "\t".join(base64.b64encode(g.encode("utf-8")).decode("ascii") for g in groups)
+
+
+def _text(field: str) -> str:
+    return base64.b64decode(field).decode("utf-8")
+
+
+class JavaOffsets:
+    """``committed(groups, partitions)`` through one JVM, started at the first call and kept until :meth:`close`.
+    After the JVM failed once (no Java, no kafka-clients jar, a refused login, no answer in time) it is not started
+    again in this session: every call answers None."""
+
+    def __init__(self, profile: Profile, side: Side, krb5_config: str | None, env: dict[str, str]):
+        self.profile, self.side, self.krb5_config, self.env = profile, side, krb5_config, env
+        self.proc: subprocess.Popen | None = None
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.failed: str | None = None  # why the JVM is not asked (said by the caller once)
+
+    def committed(self, groups: Sequence[str], partitions: dict[str, int]) -> dict[str, dict] | None:
+        if self.failed is not None:
+            return None
+        try:
+            first = self.proc is None
+            proc = self.proc or self._start()
+            assert proc.stdin is not None
+            proc.stdin.write(request_line(groups) + "\n")
+            proc.stdin.flush()
+            got = self._answer(START_TIMEOUT if first else ASK_TIMEOUT)
+        except (OSError, EnvironmentNotReady, TimeoutError) as exc:
+            self._give_up(str(exc) or type(exc).__name__)
+            return None
+        answer = answers(got, groups, partitions)
+        if answer is None:
+            self._give_up("; ".join(line.split("\t", 1)[1] for line in got if line.startswith("f\t")))
+        return answer
+
+    def _start(self) -> subprocess.Popen:
+        java = shutil.which(paths.java_executable())
+        class_path = java_tools.kafka_class_path(TOOL, self.profile.mirror.spark.jars.local_dir)
+        if java is None or class_path is None:
+            raise EnvironmentNotReady("Java or Kafka's Java client is not on this machine")
+        argv = [
+            java,
+            "-Xmx256m",
+            "-XX:TieredStopAtLevel=1",
+            *java_properties.jvm_options(self.profile, self.krb5_config),
+            "-cp",
+            class_path,
+            TOOL,
+            str(timeouts.java_ms(TIMEOUT)),
+        ]
+        with withheld_from_children():
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                env={**os.environ, **self.env},
+            )
+        threading.Thread(target=self._read, args=(self.proc,), name="group-offsets-jvm", daemon=True).start()
+        assert self.proc.stdin is not None
+        settings = java_properties.client_properties(self.profile.cluster(self.side), self.side)
+        text = java_properties.properties_text(settings, [])
+        self.proc.stdin.write(base64.b64encode(text.encode("utf-8")).decode("ascii") + "\n")
+        return self.proc
+
+    def _read(self, proc: subprocess.Popen) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def _answer(self, timeout: float) -> list[str]:
+        deadline, got = time.monotonic() + timeout, list[str]()
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise TimeoutError(f"no answer within {timeout:g} s") from None
+            if line is None:
+                raise OSError("the JVM ended")
+            if line == "end":
+                return got
+            got.append(line)
+
+    def _give_up(self, why: str) -> None:
+        self.failed = why
+        self.close()
+
+    def close(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
