@@ -71,17 +71,19 @@ def _text(field: str) -> str:
 
 class JavaOffsets:
     """``committed(groups, partitions)`` through one JVM, started at the first call and kept until :meth:`close`.
-    After the JVM failed once (no Java, no kafka-clients jar, a refused login, no answer in time) it is not started
-    again in this session: every call answers None."""
+    Once the JVM failed (it ended, a refused login, no answer in time) it is not started again in this session:
+    every call answers None. Without Java or a kafka-clients jar (an installed package finds one in Spark's Ivy
+    folder once the job resolved it) a call answers None and the next tries again."""
 
     def __init__(self, profile: Profile, side: Side, krb5_config: str | None, env: dict[str, str]):
         self.profile, self.side, self.krb5_config, self.env = profile, side, krb5_config, env
         self.proc: subprocess.Popen | None = None
         self.lines: queue.Queue[str | None] = queue.Queue()
-        self.failed: str | None = None  # why the JVM is not asked (said by the caller once)
+        self.failed: str | None = None  # why the JVM did not answer the last call (said by the caller once)
+        self.given_up = False  # it failed so that it is not asked again in this session
 
     def committed(self, groups: Sequence[str], partitions: dict[str, int]) -> dict[str, dict] | None:
-        if self.failed is not None:
+        if self.failed is not None and self.given_up:
             return None
         try:
             first = self.proc is None
@@ -90,9 +92,13 @@ class JavaOffsets:
             proc.stdin.write(request_line(groups) + "\n")
             proc.stdin.flush()
             got = self._answer(START_TIMEOUT if first else ASK_TIMEOUT)
-        except (OSError, EnvironmentNotReady, TimeoutError) as exc:
+        except EnvironmentNotReady as exc:  # no Java or kafka-clients jar yet (an install's first run resolves it)
+            self.failed = str(exc)
+            return None
+        except (OSError, TimeoutError) as exc:
             self._give_up(str(exc) or type(exc).__name__)
             return None
+        self.failed = None
         answer = answers(got, groups, partitions)
         if answer is None:
             self._give_up("; ".join(line.split("\t", 1)[1] for line in got if line.startswith("f\t")))
@@ -151,7 +157,7 @@ class JavaOffsets:
             got.append(line)
 
     def _give_up(self, why: str) -> None:
-        self.failed = why
+        self.failed, self.given_up = why, True
         self.close()
 
     def close(self) -> None:

@@ -39,3 +39,27 @@ def test_a_request_that_failed_as_a_whole_is_none():
 def test_the_request_line_carries_any_group_name():
     line = request_line(["a", "b\tc", "x\ny"])
     assert "\n" not in line and [base64.b64decode(f).decode() for f in line.split("\t")] == ["a", "b\tc", "x\ny"]
+
+
+def test_no_java_yet_is_tried_again_and_a_failed_jvm_is_not(monkeypatch):
+    from secure_mirror.errors import EnvironmentNotReady
+    from secure_mirror.run.groups.java_offsets import JavaOffsets
+
+    reader = JavaOffsets(None, "source", None, {})  # type: ignore[arg-type]
+    starts: list[str] = []
+
+    def missing():
+        starts.append("missing")
+        raise EnvironmentNotReady("Java or Kafka's Java client is not on this machine")
+
+    monkeypatch.setattr(reader, "_start", missing)
+    assert reader.committed(["a"], {"t": 1}) is None and reader.committed(["a"], {"t": 1}) is None
+    assert starts == ["missing", "missing"] and not reader.given_up and "not on this machine" in str(reader.failed)
+
+    def ended():
+        starts.append("ended")
+        raise OSError("the JVM ended")
+
+    monkeypatch.setattr(reader, "_start", ended)
+    assert reader.committed(["a"], {"t": 1}) is None and reader.committed(["a"], {"t": 1}) is None
+    assert starts == ["missing", "missing", "ended"] and reader.given_up and reader.failed == "the JVM ended"
