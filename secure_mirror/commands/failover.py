@@ -12,7 +12,7 @@ from pathlib import Path
 
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED
 from secure_mirror.kafka import client_support
-from secure_mirror.profile import load_profile
+from secure_mirror.profile import load_profile, policy
 from secure_mirror.profile.models import Profile
 from secure_mirror.render.tree import client_files
 from secure_mirror.run.groups import decide, report
@@ -87,7 +87,8 @@ def cut_over(profile: Profile, result: report.GroupsOutput, rendered: str | None
     lines = [
         "",
         f"Cut-over{' (dry run: nothing was committed)' if dry_run else ''}: "
-        f"start the consumers of {', '.join(g.group for g in result.groups)} with the same group.id on the target",
+        f"start the consumers of {policy.some_of([g.group for g in result.groups])} with the same group.id on the "
+        "target",
         f"  bootstrap.servers: {','.join(target.bootstrap_servers)}",
         f"  security.protocol: {target.security_protocol}"
         + (f", SASL mechanism {target.mechanism} (log in as the consumer's own identity)" if target.mechanism else ""),

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from secure_mirror.profile import policy
+
 Partition = tuple[str, int]
 
 
@@ -25,8 +27,7 @@ def _name(partition: Partition) -> str:
 
 
 def _listed(partitions: Sequence[Partition], most: int = 5) -> str:
-    names = [_name(p) for p in sorted(partitions)]
-    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+    return policy.some_of([_name(p) for p in sorted(partitions)], most)
 
 
 def fence_holds(samples: Sequence[Sample], quiet: int) -> tuple[bool, list[str]]:

@@ -17,6 +17,7 @@ value is shown in a message (:func:`printable`, :func:`shorten`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from secure_mirror.errors import BadInputError
@@ -120,3 +121,8 @@ def printable(text: str) -> str:
 def shorten(text: str, limit: int = 200) -> str:
     """``text`` cut to ``limit`` characters for a message (a 5000-character path helps nobody)."""
     return text if len(text) <= limit else f"{text[:limit]}...({len(text)} characters)"
+
+
+def some_of(names: Sequence[str], most: int = 10) -> str:
+    """The first ``most`` of ``names`` and how many more, for a sentence (1,000 group names help nobody in one)."""
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")

@@ -153,6 +153,12 @@ def test_the_groups_table_and_json(tmp_path):
     assert "    orders -> src.orders" in text and "    spread -> src.spread" in text
     assert f"    {tmp_path}/out/target/client.properties: Kafka's Java tools" in text
     assert pf.PASSWORD not in text
+    many = result.model_copy(
+        update={"groups": [result.groups[0].model_copy(update={"group": f"g{n:02d}"}) for n in range(12)]}
+    )
+    text = cut_over(profile, many, str(tmp_path / "out"), dry_run=False)
+    names = ", ".join(f"g{n:02d}" for n in range(10))
+    assert f"Cut-over: start the consumers of {names} and 2 more with the same group.id on the target" in text
 
 
 def test_past_twenty_of_a_kind_the_rest_are_counted_not_said():
