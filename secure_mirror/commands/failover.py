@@ -1,8 +1,9 @@
 """secure-mirror failover PROFILE --group G [--group ...] [--dry-run] [--force] [--rendered DIR]: move consumer groups
-to the target. A last translation of each group's source offsets through the offset map, written as MirrorMaker 2
-checkpoints and committed on the target (never backwards), then the consumer's cut-over: the target's bootstrap, the
-topic names and the rendered client settings. Refuses (exit 1) while a group has active members on the source, unless
---force, or on the target; exit 1 too when a partition cannot be translated (docs/failover.md)."""
+(named, or a glob of those mirror.groups selects: ``--group 'billing-*'``) to the target. A last translation of each
+group's source offsets through the offset map, written as MirrorMaker 2 checkpoints and committed on the target (never
+backwards), then the consumer's cut-over: the target's bootstrap, the topic names and the rendered client settings.
+Refuses (exit 1) while a group has active members on the source, unless --force, or on the target; exit 1 too when a
+partition cannot be translated (docs/failover.md)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from secure_mirror.commands.groups import named_groups
 from secure_mirror.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED
 from secure_mirror.kafka import client_support
 from secure_mirror.profile import load_profile, policy
@@ -23,7 +25,13 @@ RENDERED = "OUT"  # how the output folder of `render --out` is named when --rend
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("profile", help="the profile YAML file")
-    parser.add_argument("--group", action="append", required=True, help="a consumer group to move (repeat for more)")
+    parser.add_argument(
+        "--group",
+        action="append",
+        required=True,
+        help="a consumer group to move, or the groups mirror.groups selects that a glob matches ('billing-*'); "
+        "repeat for more",
+    )
     parser.add_argument("--dry-run", action="store_true", help="translate and show, commit nothing")
     parser.add_argument("--force", action="store_true", help="even while the group has active members on the source")
     parser.add_argument("--rendered", metavar="DIR", help="where `secure-mirror render --out` wrote the client files")
@@ -32,9 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)
     client_support.require(profile.mechanisms, "failover")
-    groups = list(dict.fromkeys(args.group))
     with Session(profile) as session:
-        observation = session.observe(groups)
+        observation = session.observe(named_groups(session, args.group))
         if refusals := decide.failover_refusals(observation.sources, args.force):
             for refusal in refusals:
                 print(f"secure-mirror failover: {refusal}", file=sys.stderr)

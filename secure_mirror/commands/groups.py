@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     _check(args, profile)
     client_support.require(profile.mechanisms, "groups")
     with Session(profile) as session:
-        observation = session.observe(_names(session, args.group))
+        observation = session.observe(named_groups(session, args.group))
     result = report.output(
         observation,
         observation.plan(),
@@ -80,7 +80,7 @@ def _check(args: argparse.Namespace, profile: Profile) -> None:
         )
 
 
-def _names(session: Session, asked: list[str] | None) -> list[str] | None:
+def named_groups(session: Session, asked: list[str] | None) -> list[str] | None:
     """The groups to observe: those named and those the patterns match among the selected groups (listed once);
     None: every selected group."""
     if not asked:
