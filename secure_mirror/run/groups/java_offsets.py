@@ -5,8 +5,9 @@ librdkafka (``reading.committed``) sends one FindCoordinator and one OffsetFetch
 groups that was 20,000 requests every pass, what was left of a pass's cost on the brokers (benchmarks/NOTES.md
 section 25). The Java Admin finds every coordinator in one request (KIP-699) and asks each coordinator once for all
 of its groups (OffsetFetch v8, KIP-709). A JVM costs about 1.5 s of CPU to start and 100 MB, more than a few
-groups' requests: a pass asks it from :data:`FROM_GROUPS` groups on, and librdkafka below that, or whenever the JVM
-could not start or answer (``None``: the caller asks librdkafka instead).
+groups' requests: a sync pass asks it from :data:`FROM_GROUPS` groups on, a command's one look (failover, groups,
+cut-over) from :data:`ONCE_FROM`, and librdkafka below that, or whenever the JVM could not start or answer (``None``:
+the caller asks librdkafka instead).
 
 The client settings, secret values included, reach the JVM through its stdin, never a file or its arguments (as
 pre-flight's Java probe). Group ids, topics and metadata travel in Base64: any character a Kafka name may hold.
@@ -32,7 +33,10 @@ from secure_mirror.profile.models import Profile
 from secure_mirror.profile.secrets import withheld_from_children
 from secure_mirror.render import java_properties
 
-FROM_GROUPS = 200  # a pass over this many groups or more asks the Java Admin
+FROM_GROUPS = 200  # a sync pass over this many groups or more asks the Java Admin (its JVM kept for the run)
+# A command's one look (failover, groups, cut-over) from this many: its JVM's start (about 2 s) is paid for one answer,
+# and librdkafka asked 300 groups in 1.0 s on this machine loaded, the JVM its first answer in 2.1 s and the next 0.08 s
+ONCE_FROM = 1000
 TIMEOUT = 30.0  # seconds for the Admin's requests (as reading.TIMEOUT)
 START_TIMEOUT = 120.0  # seconds for the JVM's first answer (its start and its login included)
 ASK_TIMEOUT = 2 * TIMEOUT + 30  # seconds for a later one (its coordinators found again, then asked)

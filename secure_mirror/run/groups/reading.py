@@ -105,10 +105,9 @@ def described(conf: dict, groups: list[str]) -> dict[str, dict]:
     return out
 
 
-def describe_groups(conf: dict, groups: list[str], partitions: dict[str, int]) -> dict[str, dict]:
-    """group -> {state, members, offsets: {(topic, partition): (offset, metadata)}, error} for the partitions of
-    ``partitions`` (topic -> count) the group committed an offset on (:func:`described` and :func:`committed`)."""
-    states, offsets = described(conf, groups), committed(conf, groups, partitions)
+def composed(groups: list[str], states: dict[str, dict], offsets: dict[str, dict]) -> dict[str, dict]:
+    """group -> {state, members, offsets: {(topic, partition): (offset, metadata)}, error}: :func:`described`'s
+    answer and :func:`committed`'s (or the Java Admin's, ``java_offsets``) together; the first error of the two."""
     return {
         group: {
             **states[group],

@@ -100,10 +100,10 @@ class Session:
         names = (
             list(groups) if groups is not None else ask("source", reading.group_ids, profile.mirror.groups.selection())
         )
-        sources = _groups(ask("source", reading.describe_groups, names, topics))
+        sources = _groups(self._described("source", names, topics))
         target_topics = ask("target", reading.topic_partitions, None, [profile.target_topic(t) for t in topics])
         self.read_map()
-        targets = _groups(ask("target", reading.describe_groups, names, target_topics))
+        targets = _groups(self._described("target", names, target_topics))
         facts = decide.topic_facts(topics, target_topics, profile.target_topic, profile.mirror.keeps_partitions)
         return Observation(sources, targets, facts, self.maps, positions)
 
@@ -128,11 +128,13 @@ class Session:
         facts = decide.topic_facts(topics, target_topics, profile.target_topic, profile.mirror.keeps_partitions)
         return Observation(sources, targets, facts, self.maps, positions, planned), target_states
 
-    def _offsets(self, side: Side, groups: list[str], topics: dict[str, int]) -> dict[str, dict]:
-        """``reading.committed`` of ``groups`` on ``side``: from :data:`java_offsets.FROM_GROUPS` groups on through
-        Kafka's Java Admin (few requests: :mod:`.java_offsets`), else, or when that JVM could not answer, through
-        librdkafka (a request per group)."""
-        if len(groups) >= java_offsets.FROM_GROUPS and isinstance(self._clients, Identities):
+    def _offsets(
+        self, side: Side, groups: list[str], topics: dict[str, int], from_groups: int = java_offsets.FROM_GROUPS
+    ) -> dict[str, dict]:
+        """``reading.committed`` of ``groups`` on ``side``: from ``from_groups`` groups on through Kafka's Java Admin
+        (few requests: :mod:`.java_offsets`), else, or when that JVM could not answer, through librdkafka (a request
+        per group)."""
+        if len(groups) >= from_groups and isinstance(self._clients, Identities):
             if side not in self._java:
                 env = self._clients.folder.env(side, MIRROR)
                 self._java[side] = java_offsets.JavaOffsets(self.profile, side, self._clients.krb5_config, env)
@@ -141,6 +143,12 @@ class Session:
                 return answer
         self.read_by[side] = java_offsets.LIBRDKAFKA
         return self._clients.call(side, reading.committed, groups, topics)
+
+    def _described(self, side: Side, groups: list[str], topics: dict[str, int]) -> dict[str, dict]:
+        """Each group's state, members (DescribeGroups) and committed offsets on ``side`` (:meth:`_offsets`; a
+        command's one look starts a JVM only for :data:`java_offsets.ONCE_FROM` groups or more)."""
+        states = self._clients.call(side, reading.described, groups)
+        return reading.composed(groups, states, self._offsets(side, groups, topics, java_offsets.ONCE_FROM))
 
     @property
     def java_failure(self) -> str | None:
