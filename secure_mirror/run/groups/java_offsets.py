@@ -115,8 +115,7 @@ class JavaOffsets:
             raise EnvironmentNotReady("Java or Kafka's Java client is not on this machine")
         argv = [
             java,
-            "-Xmx256m",
-            "-XX:TieredStopAtLevel=1",
+            "-Xmx256m",  # kept for the run: the full JIT (no TieredStopAtLevel=1, which suits one-shot JVMs)
             *java_properties.jvm_options(self.profile, self.krb5_config),
             "-cp",
             class_path,
