@@ -3,11 +3,11 @@
 
 librdkafka (``reading.committed``) sends one FindCoordinator and one OffsetFetch per group: over 10,000 mostly idle
 groups that was 20,000 requests every pass, what was left of a pass's cost on the brokers (benchmarks/NOTES.md
-section 25). The Java Admin finds every coordinator in one request (KIP-699) and asks each coordinator once for all
-of its groups (OffsetFetch v8, KIP-709). A JVM costs about 1.5 s of CPU to start and 100 MB, more than a few
-groups' requests: a sync pass asks it from :data:`FROM_GROUPS` groups on, a command's one look (failover, groups,
-cut-over) from :data:`ONCE_FROM`, and librdkafka below that, or whenever the JVM could not start or answer (``None``:
-the caller asks librdkafka instead).
+section 25). The Java Admin finds every coordinator in one request (KIP-699) and asks each coordinator for 500 of
+its groups a request (OffsetFetch v8, KIP-709; GroupOffsets.java says why not all at once). A JVM costs about 1.5 s
+of CPU to start and 100 MB, more than a few groups' requests: a sync pass asks it from :data:`FROM_GROUPS` groups
+on, a command's one look (failover, groups, cut-over) from :data:`ONCE_FROM`, and librdkafka below that, or
+whenever the JVM could not start or answer (``None``: the caller asks librdkafka instead).
 
 The client settings, secret values included, reach the JVM through its stdin, never a file or its arguments (as
 pre-flight's Java probe). Group ids, topics and metadata travel in Base64: any character a Kafka name may hold.
