@@ -3,6 +3,7 @@ a Kafka Java client needs to reach one cluster (shared by client.properties, the
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -29,6 +30,13 @@ def jvm_options(profile: Profile, krb5_conf: str | None) -> list[str]:
 
 def properties_text(settings: Mapping[str, object], header: list[str]) -> str:
     return templating.render("templates/java.properties.j2", settings=settings, header=header)
+
+
+def piped_settings(cluster: Cluster, side: str) -> str:
+    """``cluster``'s client settings, secret values included, as our Java tools read them from their stdin (never a
+    file or an argument): a properties text in Base64, one line with no tab."""
+    text = properties_text(client_properties(cluster, side), [])
+    return base64.b64encode(text.encode("utf-8")).decode("ascii")
 
 
 def java_connection(

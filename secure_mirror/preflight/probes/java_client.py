@@ -10,7 +10,6 @@ values) is decided in ``preflight.checks.connection``.
 
 from __future__ import annotations
 
-import base64
 import shutil
 import subprocess
 
@@ -75,7 +74,7 @@ class Started:
         if self.proc is None or self.proc.stdin is None or side in self.sent:
             return
         self.sent.append(side)
-        settings = _encoded(self.profile, side)
+        settings = java_properties.piped_settings(self.profile.cluster(side), side)
         try:
             self.proc.stdin.write(f"{side}\t{settings}{_token_request(self.profile, side)}\n")
             self.proc.stdin.flush()
@@ -122,9 +121,3 @@ def _argv(java: str, command: list[str], profile: Profile, krb5_conf: str | None
 def _token_request(profile: Profile, side: Side) -> str:
     """Ask the probe to create, use and expire a delegation token when the side's executors will log in with one."""
     return "\ttoken" if profile.cluster(side).uses_delegation_token else ""
-
-
-def _encoded(profile: Profile, side: Side) -> str:
-    """The side's client settings as the probe reads them: a properties text, in Base64 (one line, no tab)."""
-    text = java_properties.properties_text(java_properties.client_properties(profile.cluster(side), side), [])
-    return base64.b64encode(text.encode("utf-8")).decode("ascii")

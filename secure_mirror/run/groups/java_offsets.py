@@ -73,10 +73,14 @@ def _text(field: str) -> str:
     return base64.b64decode(field).decode("utf-8")
 
 
+class NotYet(EnvironmentNotReady):
+    """Java or a kafka-clients jar is not on this machine (yet): asked again at the next call."""
+
+
 class JavaOffsets:
     """``committed(groups, partitions)`` through one JVM, started at the first call and kept until :meth:`close`.
-    Once the JVM failed (it ended, a refused login, no answer in time) it is not started again in this session:
-    every call answers None. Without Java or a kafka-clients jar (an installed package finds one in Spark's Ivy
+    Once the JVM failed (its tool did not compile, it ended, no answer in time) it is not started again in this
+    session: every call answers None. Without Java or a kafka-clients jar (an installed package finds one in Spark's Ivy
     folder once the job resolved it) a call answers None and the next tries again."""
 
     def __init__(self, profile: Profile, side: Side, krb5_config: str | None, env: dict[str, str]):
@@ -87,7 +91,7 @@ class JavaOffsets:
         self.given_up = False  # it failed so that it is not asked again in this session
 
     def committed(self, groups: Sequence[str], partitions: dict[str, int]) -> dict[str, dict] | None:
-        if self.failed is not None and self.given_up:
+        if self.given_up:
             return None
         try:
             first = self.proc is None
@@ -96,10 +100,10 @@ class JavaOffsets:
             proc.stdin.write(request_line(groups) + "\n")
             proc.stdin.flush()
             got = self._answer(START_TIMEOUT if first else ASK_TIMEOUT)
-        except EnvironmentNotReady as exc:  # no Java or kafka-clients jar yet (an install's first run resolves it)
+        except NotYet as exc:  # no Java or kafka-clients jar yet (an install's first run resolves the jar)
             self.failed = str(exc)
             return None
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, EnvironmentNotReady) as exc:  # EnvironmentNotReady: the tool did not compile
             self._give_up(str(exc) or type(exc).__name__)
             return None
         self.failed = None
@@ -112,7 +116,7 @@ class JavaOffsets:
         java = shutil.which(paths.java_executable())
         class_path = java_tools.kafka_class_path(TOOL, self.profile.mirror.spark.jars.local_dir)
         if java is None or class_path is None:
-            raise EnvironmentNotReady("Java or Kafka's Java client is not on this machine")
+            raise NotYet("Java or Kafka's Java client is not on this machine")
         argv = [
             java,
             "-Xmx256m",  # kept for the run: the full JIT (no TieredStopAtLevel=1, which suits one-shot JVMs)
@@ -135,9 +139,7 @@ class JavaOffsets:
             )
         threading.Thread(target=self._read, args=(self.proc,), name="group-offsets-jvm", daemon=True).start()
         assert self.proc.stdin is not None
-        settings = java_properties.client_properties(self.profile.cluster(self.side), self.side)
-        text = java_properties.properties_text(settings, [])
-        self.proc.stdin.write(base64.b64encode(text.encode("utf-8")).decode("ascii") + "\n")
+        self.proc.stdin.write(java_properties.piped_settings(self.profile.cluster(self.side), self.side) + "\n")
         return self.proc
 
     def _read(self, proc: subprocess.Popen) -> None:

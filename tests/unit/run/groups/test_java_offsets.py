@@ -43,14 +43,14 @@ def test_the_request_line_carries_any_group_name():
 
 def test_no_java_yet_is_tried_again_and_a_failed_jvm_is_not(monkeypatch):
     from secure_mirror.errors import EnvironmentNotReady
-    from secure_mirror.run.groups.java_offsets import JavaOffsets
+    from secure_mirror.run.groups.java_offsets import JavaOffsets, NotYet
 
     reader = JavaOffsets(None, "source", None, {})  # type: ignore[arg-type]
     starts: list[str] = []
 
     def missing():
         starts.append("missing")
-        raise EnvironmentNotReady("Java or Kafka's Java client is not on this machine")
+        raise NotYet("Java or Kafka's Java client is not on this machine")
 
     monkeypatch.setattr(reader, "_start", missing)
     assert reader.committed(["a"], {"t": 1}) is None and reader.committed(["a"], {"t": 1}) is None
@@ -63,3 +63,11 @@ def test_no_java_yet_is_tried_again_and_a_failed_jvm_is_not(monkeypatch):
     monkeypatch.setattr(reader, "_start", ended)
     assert reader.committed(["a"], {"t": 1}) is None and reader.committed(["a"], {"t": 1}) is None
     assert starts == ["missing", "missing", "ended"] and reader.given_up and reader.failed == "the JVM ended"
+
+    compiled_not = JavaOffsets(None, "source", None, {})  # type: ignore[arg-type]
+
+    def not_compiled():
+        raise EnvironmentNotReady("compiling GroupOffsets.java failed: ...")
+
+    monkeypatch.setattr(compiled_not, "_start", not_compiled)
+    assert compiled_not.committed(["a"], {"t": 1}) is None and compiled_not.given_up  # not compiled again each pass
