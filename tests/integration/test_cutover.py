@@ -571,6 +571,9 @@ def test_after_promotion_the_producers_write_the_target(cut):
     assert (cut["app_target"], cut["etl_target"]) == ("ok", "ok")
 
 
+# CI time: slow (CI overran 90 min at 1d870a0); CI keeps the cut-over killed once and run again, and failback killed
+# at each step.
+@pytest.mark.slow
 def test_promote_killed_inside_the_step_is_finished_exactly(cut):
     """Issue 58 point 6: killed with some of promote's bindings on the target, then with all of them on it but the
     step not recorded done; each re-run goes on, and the target ends with exactly the bindings the record names."""
@@ -721,6 +724,7 @@ def test_failback_restores_both_clusters_bindings(cut, back):
     assert any(name in back["app_target"] for name in REFUSED), back["app_target"]
 
 
+@pytest.mark.slow  # CI time, as promote's kill inside the step above
 def test_restore_killed_inside_the_step_is_finished_exactly(cut, back):
     """Issue 58 point 6: failback killed after the first of restore's ACL requests (the source's bindings partly
     back, the target's promotion still there), then after all of them and the forward record's move, before the

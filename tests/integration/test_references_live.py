@@ -70,7 +70,8 @@ def _console(profile, side: str, out, topic: str, group: str, count: int = COUNT
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("guarantee", ["at_least_once", "exactly_once"])
+# CI time: at_least_once is slow (CI overran 90 min at 1d870a0); the references reach the same JVMs in both.
+@pytest.mark.parametrize("guarantee", [pytest.param("at_least_once", marks=pytest.mark.slow), "exactly_once"])
 def test_the_job_mirrors_through_references_in_both_guarantees(sandbox, tmp_path, monkeypatch, guarantee):
     variable = "SM_LIVE_TARGET_PASSWORD"
     mirror = {"delivery": {"guarantee": guarantee}}

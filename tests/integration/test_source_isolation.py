@@ -138,6 +138,8 @@ def test_at_least_once_micro_batches_mirror_no_aborted_record(sandbox, tmp_path)
         print(f"verify of the same mirror with read_uncommitted: source 600, target 400, {missing} missing")
 
 
+# CI time: slow (CI overran 90 min at 1d870a0); CI keeps the micro-batch case and test_continuous.
+@pytest.mark.slow
 def test_at_least_once_continuous_mode_mirrors_no_aborted_record(sandbox, tmp_path):
     started = time.monotonic()
     spark = {"master": f"local[{PARTITIONS}]", "trigger": "continuous", "continuous_interval_ms": 500}

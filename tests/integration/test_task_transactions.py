@@ -88,6 +88,8 @@ def _hold_pending_offsets(env: dict, conf: dict, group: str, topic: str, stop, o
     out.send({})
 
 
+# CI time: slow (it waits out a transaction timeout; CI overran 90 min at 1d870a0); CI keeps the mid-way commit case.
+@pytest.mark.slow
 def test_a_position_read_that_waits_out_the_transaction_timeout_comes_before_the_transaction(sandbox, tmp_path):
     """A position that another transaction holds pending (here in the topic's position group, for 20 to 30 s) is
     waited for, never read as no position: Kafka's admin client leaves such a partition out of its answer, and the
