@@ -27,7 +27,8 @@ from tests.support.cluster import grow, partition_count, partition_records, set_
 from tests.support.mirror_case import MirrorCase, records
 from tests.support.seeds import seeded
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
+# CI time: the module is slow (1d870a0's CI overran 90 min); docs/testing.md#what-ci-leaves-to-slow says what CI keeps.
+pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.slow]
 CLI = [sys.executable, "-m", "secure_mirror"]
 APPEND_TIME = {"message.timestamp.type": "LogAppendTime"}  # both sides: the brokers' clocks time the copy
 LATENCY_RECORDS = 100

@@ -26,7 +26,7 @@ from secure_mirror.render import render_all
 from secure_mirror.run.clients import watermarks
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.verify import verify
-from tests.support.cluster import plain_records, topic_acls, unique
+from tests.support.cluster import heartbeats_topic_made, plain_records, topic_acls, unique
 
 pytestmark = pytest.mark.sandbox
 
@@ -47,6 +47,7 @@ def corp(sandbox, tmp_path_factory):
     topic = unique("xrealm.t")
     sandbox.admin("source", admin_ops.create_topics, {topic: 1})
     sandbox.admin("target", admin_ops.create_topics, {f"xrsrc.{topic}": 1})
+    sandbox.admin("target", heartbeats_topic_made)  # pre-flight proves WRITE on it, whichever test ran before
     grants = {side: json.loads((out / "acls" / f"{side}.acls.json").read_text()) for side in ("source", "target")}
     grants["source"] += topic_acls(topic, "WRITE")  # to produce test data as the mirror
     grants["target"] += topic_acls(f"xrsrc.{topic}", "READ")  # verify reads the target as the mirror

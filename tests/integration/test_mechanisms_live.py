@@ -18,7 +18,7 @@ from secure_mirror.render import render_all
 from secure_mirror.render.java_properties import OAUTH_ALLOWED_URLS
 from secure_mirror.run.launcher import run_mirror
 from secure_mirror.verify import verify
-from tests.support.cluster import console_consume, granted, group_acls, kcat_consume
+from tests.support.cluster import console_consume, granted, group_acls, heartbeats_topic_made, kcat_consume
 from tests.support.mirror_case import MirrorCase, records
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
@@ -37,6 +37,7 @@ def pair(request, sandbox, tmp_path_factory):
         render_all(case.profile, out)
         case.create({"m": 2})
         sandbox.admin("target", admin_ops.create_topics, {f"src.{case.topic('m')}": 2})  # pre-flight proves WRITE
+        sandbox.admin("target", heartbeats_topic_made)  # and on the heartbeats topic, whichever test ran before
         case.produce("m", records(COUNT, 2, "m"))
         with granted(sandbox, "target", group_acls(_console_group(case, "target"))):  # the console consumer's
             yield {"case": case, "out": out, "folder": folder, "mechanisms": request.param}

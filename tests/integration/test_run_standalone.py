@@ -18,7 +18,8 @@ from secure_mirror.sandbox.spark_standalone import SparkStandalone
 from secure_mirror.verify import verify
 from tests.support.mirror_case import MirrorCase, records
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
+# CI time: the module is slow (1d870a0's CI overran 90 min); docs/testing.md#what-ci-leaves-to-slow says what CI keeps.
+pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.slow]
 SHIPPED = ("source-mirror.keytab", "target-mirror.keytab", "krb5.conf")
 
 
@@ -97,8 +98,6 @@ def test_standalone_master_and_two_workers_mirror_with_shipped_keytabs(sandbox, 
                 assert str(sandbox.keytab(side, "mirror")) not in logs
 
 
-# CI time: slow (CI overran 90 min at 1d870a0); CI's standalone case is the two-keytab one above.
-@pytest.mark.slow
 def test_one_keytab_for_both_sides_ships_under_both_names_to_standalone_executors(sandbox, tmp_path):
     """Both principals' keys in one keytab file (MIT's format: one header, then the entries of both), used by
     both sides: the executors get it as source-mirror.keytab and as target-mirror.keytab and log in to both."""

@@ -23,7 +23,8 @@ from secure_mirror.sandbox.profile import profile_dict
 from tests.support.cluster import assert_same_records
 from tests.support.mirror_case import MirrorCase, records
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
+# CI time: the module is slow (1d870a0's CI overran 90 min); docs/testing.md#what-ci-leaves-to-slow says what CI keeps.
+pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[2]
 CONFLUENT_KAFKA = confluent_kafka_version()
 
@@ -140,9 +141,6 @@ def test_preflight_and_a_mirror_run_from_the_installed_package(installed, sandbo
 POM_ONLY = ("org/slf4j/slf4j-api/2.0.16/slf4j-api-2.0.16.pom", "org.slf4j", "slf4j-api", "2.0.16")
 
 
-# CI time: slow (a job resolving the connector through Ivy; CI overran 90 min at 1d870a0). CI's installed job is
-# the case above, with the bundle's jars.
-@pytest.mark.slow
 def test_without_local_jars_the_installed_job_resolves_the_connector_with_spark_jars_packages(installed, sandbox):
     """An installed package without local jars: ``spark-submit`` names the pinned Spark's Kafka connector in
     ``spark.jars.packages`` and the Ivy settings render wrote (Maven Central, as no repository is named), and Spark

@@ -23,7 +23,8 @@ from secure_mirror.verify import verify
 from tests.support.cluster import assert_same_records
 from tests.support.mirror_case import MirrorCase, kill_when, records
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.hadoop]
+# CI time: the module is slow (1d870a0's CI overran 90 min); docs/testing.md#what-ci-leaves-to-slow says what CI keeps.
+pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.hadoop, pytest.mark.slow]
 CLI = [sys.executable, "-m", "secure_mirror"]
 
 
@@ -92,10 +93,6 @@ def _assert_spark_connections_secured(apps: set) -> None:
     assert all(any(name.startswith(app.name) and words for name, words in said.items()) for app in apps), said
 
 
-# CI time: both modes are slow (cluster mode took about 2 of CI's minutes, which overran 90 at 1d870a0). CI's YARN
-# case is test_yarn_tokens (client mode, an HDFS checkpoint, tokens instead of keytabs, verify and confluent-kafka
-# readers); this module's daemons case stays in CI. By hand: scripts/test -m "hadoop and slow".
-@pytest.mark.slow
 @pytest.mark.parametrize("deploy_mode", ["client", "cluster"])
 def test_mirror_on_yarn_with_hdfs_checkpoint_resumes(sandbox, hadoop, tmp_path, deploy_mode):
     logs = hadoop.base / "nm-logs"

@@ -14,6 +14,7 @@ from pathlib import Path
 from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.preflight import run_preflight
+from secure_mirror.profile.topics import HEARTBEATS_TOPIC
 
 _seq = itertools.count()
 
@@ -191,6 +192,14 @@ def grow(conf: dict, topic: str, partitions: int) -> None:
     admin = AdminClient(conf)
     for future in admin.create_partitions([NewPartitions(topic, partitions)]).values():
         future.result(timeout=30)
+
+
+def heartbeats_topic_made(conf: dict) -> None:
+    """The target's heartbeats topic, created when missing, as any earlier run leaves it: pre-flight cannot ask WRITE
+    on a topic still to create (``target.acl.heartbeats-topic`` says unverified, rightly), so a test that expects
+    every check to pass must not depend on which test ran before it."""
+    if HEARTBEATS_TOPIC not in admin_ops.list_topics(conf):
+        admin_ops.create_topics(conf, {HEARTBEATS_TOPIC: 1})
 
 
 def partition_count(conf: dict, topic: str) -> int:

@@ -116,6 +116,7 @@ def test_the_sync_asks_the_target_only_for_what_changed():
         offsets = {"a": 3, "b": 5}
         java_failure = None
         read_by = {"source": "librdkafka"}
+        phases: dict = {}
 
         def observe_pass(self, memory):
             sources = _sources(**self.offsets)

@@ -102,6 +102,7 @@ def test_a_pass_says_each_thing_once():
         writes: list = []
         java_failure = None
         read_by = {"source": "librdkafka"}
+        phases: dict = {}
 
         def observe_pass(self, memory):
             return observation, {}

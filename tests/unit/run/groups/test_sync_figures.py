@@ -8,7 +8,7 @@ import json
 
 from secure_mirror.run.groups import decide
 from secure_mirror.run.groups.checkpoints import Checkpoint
-from secure_mirror.run.groups.sync import METRICS_KEY, SyncThread, latency_line, summary
+from secure_mirror.run.groups.sync import METRICS_KEY, PASS_KEY, SyncThread, latency_line, pass_line, summary
 from secure_mirror.run.groups.translate import AHEAD, NOT_TRANSLATABLE, TRANSLATED
 
 
@@ -84,3 +84,12 @@ def test_a_link_put_in_the_metrics_files_place_is_never_written_through(tmp_path
     thread._record(line)
     assert target.read_text() == "" and thread.metrics_file is None
     assert out.getvalue().count("stopped writing") == 1, out.getvalue()
+
+
+def test_a_pass_line_says_its_seconds_what_read_each_side_and_its_phases():
+    phases = {"source": 1.23456, "target": 0.5, "write": 2.0004}
+    line = pass_line(10.0, 14.5, 10_000, 800, False, {"source": "java_admin"}, phases)[PASS_KEY]
+    assert (line["seconds"], line["groups"], line["planned"], line["full"]) == (4.5, 10_000, 800, False)
+    assert line["read_by"] == {"source": "java_admin"}
+    assert line["phases"] == {"source": 1.235, "target": 0.5, "write": 2.0}
+    assert pass_line(10.0, 11.0, 1, 1, True)[PASS_KEY]["phases"] == {}  # a build or a caller that measured none
