@@ -276,6 +276,12 @@ class Contender:
             "full_max_seconds": max(full) if full else None,
             "planned_median": statistics.median(p["planned"] for p in passes if not p["full"]) if incremental else None,
             "groups": passes[-1]["groups"] if passes else None,
+            # each phase's median over the incremental passes (source read, target read, write), from builds that say
+            "phase_medians_seconds": {
+                phase: statistics.median(p["phases"][phase] for p in passes if not p["full"] and "phases" in p)
+                for phase in ("source", "target", "write")
+                if any(not p["full"] and phase in p.get("phases", {}) for p in passes)
+            },
         }
 
     def tear_down(self) -> None:

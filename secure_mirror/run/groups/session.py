@@ -4,6 +4,7 @@ offset map read so far (incrementally), and one :class:`Observation` per pass, w
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -68,6 +69,7 @@ class Session:
         self._clients: Caller = identities
         self._java: dict[Side, java_offsets.JavaOffsets] = {}  # a side's many groups (started at the first pass)
         self.read_by: dict[Side, str] = {}  # what read a side's offsets last (java_offsets.JAVA_ADMIN, LIBRDKAFKA)
+        self.phases: dict[str, float] = {}  # the last pass's seconds reading each side (observe_pass)
 
     def __enter__(self) -> Session:
         return self
@@ -112,6 +114,7 @@ class Session:
         and one offset request per group, no description), and on the target only the groups this pass plans; with
         the target's state of every selected group (one listing), which it returns beside."""
         ask, profile = self._clients.call, self.profile
+        began = time.monotonic()
         positions = mirrored_to(profile)  # before the map: everything below it is in the map read after
         selection = profile.mirror.groups.selection()
         topics = ask("source", reading.topic_partitions, profile.selection())
@@ -120,12 +123,14 @@ class Session:
         sources = {
             g: decide.GroupOffsets(g, states[g], 0, offsets[g]["offsets"], offsets[g]["error"]) for g in sorted(states)
         }
+        source_read = time.monotonic()
         target_states = ask("target", reading.group_states, selection)
         self.read_map()  # before planning: a group translated at the end of a partition's map is planned once it grew
         planned = changes.to_plan(memory, sources, target_states, memory.full_pass_due, changes.map_ends(self.maps))
         target_topics = ask("target", reading.topic_partitions, None, [profile.target_topic(t) for t in topics])
         targets = self._targets(planned, target_topics, target_states)
         facts = decide.topic_facts(topics, target_topics, profile.target_topic, profile.mirror.keeps_partitions)
+        self.phases = {"source": source_read - began, "target": time.monotonic() - source_read}
         return Observation(sources, targets, facts, self.maps, positions, planned), target_states
 
     def _offsets(

@@ -76,11 +76,19 @@ def latency_line(written: Sequence[Checkpoint], asked: float, acknowledged: floa
 
 
 def pass_line(
-    asked: float, ended: float, groups: int, planned: int, full: bool, read_by: Mapping[Side, str] | None = None
+    asked: float,
+    ended: float,
+    groups: int,
+    planned: int,
+    full: bool,
+    read_by: Mapping[Side, str] | None = None,
+    phases: Mapping[str, float] | None = None,
 ) -> dict:
     """The metrics file's line of one pass: when it ended, how long it took (wall-clock seconds), how many groups it
-    asked the source about, how many it planned (asked the target about, translated, wrote), whether all were, and
-    what read each side's offsets (side -> ``java_offsets.JAVA_ADMIN`` or ``LIBRDKAFKA``)."""
+    asked the source about, how many it planned (asked the target about, translated, wrote), whether all were, what
+    read each side's offsets (side -> ``java_offsets.JAVA_ADMIN`` or ``LIBRDKAFKA``), and the seconds of its phases
+    (``source``: the groups listed and their offsets read; ``target``: the planned groups read there; ``write``: the
+    checkpoints written and the offsets committed)."""
     return {
         PASS_KEY: {
             "time": ended,
@@ -89,6 +97,7 @@ def pass_line(
             "planned": planned,
             "full": full,
             "read_by": dict(read_by or {}),
+            "phases": {phase: round(seconds, 3) for phase, seconds in (phases or {}).items()},
         }
     }
 
@@ -154,7 +163,9 @@ class GroupSync:
         observation, target_states = self.session.observe_pass(self.memory)
         plan = observation.plan()
         fresh = decide.fresh_checkpoints(self.written, plan.checkpoints)
+        writing = time.monotonic()
         failed = self.session.write(fresh, plan)
+        phases = {**self.session.phases, "write": time.monotonic() - writing}
         if self.session.checkpoints_topic not in failed:
             decide.remember(self.written, fresh)
             if fresh and self.record is not None:
@@ -165,7 +176,7 @@ class GroupSync:
         changes.remember(self.memory, observation.sources, observation.targets, target_states, plan, failed, ends)
         if self.record is not None:
             groups, planned, read_by = len(observation.sources), len(observation.targets), self.session.read_by
-            self.record(pass_line(asked, time.time(), groups, planned, full, read_by))
+            self.record(pass_line(asked, time.time(), groups, planned, full, read_by, phases))
         for kind, message in pass_messages(observation, plan, failed):
             self.tell(message, kind)
         if (why := self.session.java_failure) is not None:
