@@ -59,7 +59,7 @@ def _grants(profile) -> dict[str, list[dict]]:
 
 
 # CI time: slow (CI overran 90 min at 1d870a0). Two jobs a way; CI keeps the both-ways profile's unit cases
-# (tests/unit/profile/test_both_ways.py) and test_topologies' flows.
+# (tests/unit/profile/test_both_ways.py).
 @pytest.mark.slow
 def test_two_flows_with_kept_names_copy_each_record_once_each_way(sandbox, tmp_path):
     # one core each: the two jobs, the producers and both clusters share the machine

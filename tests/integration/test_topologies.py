@@ -45,7 +45,8 @@ from tests.support.mirror_case import CLI, records
 # in the default run: 100 s on a quiet 2-CPU machine with the tests' faster Spark starts (tests/support/jvm_starts.py),
 # the old broker's start included (the session's, shared with test_old_broker); 5.7 to 8 min as shipped at a load of
 # 7 to 17
-pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
+# CI time: the module is slow (1d870a0's CI overran 90 min); docs/testing.md#what-ci-leaves-to-slow says what CI keeps.
+pytestmark = [pytest.mark.sandbox, pytest.mark.spark, pytest.mark.slow]
 FLOWS = {"O-to-T": ("O", "T"), "O-to-S": ("O", "S"), "S-to-T": ("S", "T")}
 FAN_OUT, AGGREGATION = ("O-to-T", "O-to-S"), ("O-to-T", "S-to-T")
 PRODUCED = {"O": 40, "S": 30}  # records per source cluster, over 2 partitions
