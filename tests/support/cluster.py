@@ -14,7 +14,7 @@ from pathlib import Path
 from secure_mirror import paths
 from secure_mirror.kafka import admin_ops
 from secure_mirror.preflight import run_preflight
-from secure_mirror.profile.topics import HEARTBEATS_TOPIC
+from secure_mirror.run import heartbeats
 
 _seq = itertools.count()
 
@@ -195,11 +195,12 @@ def grow(conf: dict, topic: str, partitions: int) -> None:
 
 
 def heartbeats_topic_made(conf: dict) -> None:
-    """The target's heartbeats topic, created when missing, as any earlier run leaves it: pre-flight cannot ask WRITE
-    on a topic still to create (``target.acl.heartbeats-topic`` says unverified, rightly), so a test that expects
-    every check to pass must not depend on which test ran before it."""
-    if HEARTBEATS_TOPIC not in admin_ops.list_topics(conf):
-        admin_ops.create_topics(conf, {HEARTBEATS_TOPIC: 1})
+    """The target's heartbeats topic, created when missing as the job creates it (``run.heartbeats``: its partitions
+    and configs), as any earlier run leaves it: pre-flight cannot ask WRITE on a topic still to create
+    (``target.acl.heartbeats-topic`` says unverified, rightly), so a test that expects every check to pass must not
+    depend on which test ran before it."""
+    if heartbeats.TOPIC not in admin_ops.list_topics(conf):
+        admin_ops.create_topics(conf, {heartbeats.TOPIC: heartbeats.PARTITIONS}, config=heartbeats.TOPIC_CONFIGS)
 
 
 def partition_count(conf: dict, topic: str) -> int:
