@@ -267,6 +267,7 @@ class Contender:
         ]
         passes = [line["group_sync"] for line in lines]
         incremental = [p["seconds"] for p in passes if not p["full"]]
+        timed = [p["phases"] for p in passes if not p["full"] and p.get("phases")]  # builds from 753e5ee say them
         full = [p["seconds"] for p in passes if p["full"]]
         return {
             "passes": len(passes),
@@ -276,12 +277,10 @@ class Contender:
             "full_max_seconds": max(full) if full else None,
             "planned_median": statistics.median(p["planned"] for p in passes if not p["full"]) if incremental else None,
             "groups": passes[-1]["groups"] if passes else None,
-            # each phase's median over the incremental passes (source read, target read, write), from builds that say
-            "phase_medians_seconds": {
-                phase: statistics.median(p["phases"][phase] for p in passes if not p["full"] and "phases" in p)
-                for phase in ("source", "target", "write")
-                if any(not p["full"] and phase in p.get("phases", {}) for p in passes)
-            },
+            # each phase's median over the incremental passes that timed them (source read, target read, write)
+            "phase_medians_seconds": {phase: statistics.median(t[phase] for t in timed) for phase in timed[0]}
+            if timed
+            else {},
         }
 
     def tear_down(self) -> None:
