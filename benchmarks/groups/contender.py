@@ -105,6 +105,7 @@ class Contender:
             )
         try:
             out["caught_up_seconds"] = self.caught_up(proc, started)
+            out["caught_up_time"] = time.time()  # wall clock, as the passes' lines say when they ended
             out["in_place"] = self.in_place(proc, started)
             committer = Committer(self.conf["source"], active, watched, self.interval)
             out["window"] = self.window(committer, proc)
@@ -114,7 +115,9 @@ class Contender:
             stop(proc)
             members.stop()
         out["after_stop"] = self.judged()
-        out["log"] = self.log_figures(log_file, running_log if "running_log" in locals() else None)
+        out["log"] = self.log_figures(
+            log_file, running_log if "running_log" in locals() else None, out.get("caught_up_time")
+        )
         return out
 
     def target_topic(self, topic: str) -> str:
@@ -250,24 +253,27 @@ class Contender:
         totals["groups"] = len(plain)
         return totals
 
-    def log_figures(self, log_file: Path, running: int | None) -> dict:
+    def log_figures(self, log_file: Path, running: int | None, caught_up: float | None = None) -> dict:
         """Error lines the contender logged while it ran (not those of its stop), and our sync's pass figures."""
         text = log_file.read_bytes()[:running].decode(errors="replace")
         errors = [line for line in text.splitlines() if re.search(r"\bERROR\b", line)]
         out: dict = {"log": log_file.name, "error_lines": len(errors), "first_errors": [e[:300] for e in errors[:5]]}
         if self.name != "mirrormaker2":
-            out["passes"] = self.pass_figures()
+            out["passes"] = self.pass_figures(caught_up)
         return out
 
-    def pass_figures(self) -> dict:
+    def pass_figures(self, caught_up: float | None = None) -> dict:
+        """The sync's passes from the run's metrics file: medians of the incremental passes and of each phase, over
+        the whole run and over the passes that started after the job caught up (``caught_up``, wall clock: the estate
+        as it stays, no longer sharing the CPUs with the backlog's copy), and each pass's own figures."""
         lines = [
             json.loads(line)
             for line in (self.run_dir / "metrics.jsonl").read_text().splitlines()
             if line.startswith('{"group_sync"')
         ]
         passes = [line["group_sync"] for line in lines]
+        steady = [p for p in passes if caught_up is not None and p["time"] - p["seconds"] >= caught_up]
         incremental = [p["seconds"] for p in passes if not p["full"]]
-        timed = [p["phases"] for p in passes if not p["full"] and p.get("phases")]  # builds from 753e5ee say them
         full = [p["seconds"] for p in passes if p["full"]]
         return {
             "passes": len(passes),
@@ -277,10 +283,11 @@ class Contender:
             "full_max_seconds": max(full) if full else None,
             "planned_median": statistics.median(p["planned"] for p in passes if not p["full"]) if incremental else None,
             "groups": passes[-1]["groups"] if passes else None,
-            # each phase's median over the incremental passes that timed them (source read, target read, write)
-            "phase_medians_seconds": {phase: statistics.median(t[phase] for t in timed) for phase in timed[0]}
-            if timed
-            else {},
+            "phase_medians_seconds": _phase_medians(passes),
+            "steady_passes": len(steady),
+            "steady_incremental_median_seconds": _median([p["seconds"] for p in steady if not p["full"]]),
+            "steady_phase_medians_seconds": _phase_medians(steady),
+            "each": [{k: p.get(k) for k in ("time", "seconds", "full", "planned", "phases") if k in p} for p in passes],
         }
 
     def tear_down(self) -> None:
@@ -291,3 +298,14 @@ class Contender:
                 if t.startswith(f"{self.alias}.") or (side == "target" and self.alias in t)
             ]
             admin.delete_and_wait(conf, mine)
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _phase_medians(passes: list[dict]) -> dict[str, float]:
+    """Each phase's median over the incremental passes of ``passes`` that timed them (builds from 753e5ee say
+    ``source``, ``target`` and ``write``; from this change ``plan`` too)."""
+    timed = [p["phases"] for p in passes if not p["full"] and p.get("phases")]
+    return {phase: statistics.median(t[phase] for t in timed if phase in t) for phase in timed[-1]} if timed else {}

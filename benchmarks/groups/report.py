@@ -26,6 +26,9 @@ FIGURES: dict[str, Callable[[dict], float | None]] = {
     "error lines in its log": lambda r: r["log"]["error_lines"],
     "sync pass, median (s)": lambda r: (r["log"].get("passes") or {}).get("incremental_median_seconds"),
     "sync pass, max (s)": lambda r: (r["log"].get("passes") or {}).get("incremental_max_seconds"),
+    "sync pass after the catch-up, median (s)": lambda r: (r["log"].get("passes") or {}).get(
+        "steady_incremental_median_seconds"
+    ),
     "full sync pass, median (s)": lambda r: (r["log"].get("passes") or {}).get("full_median_seconds"),
     "groups planned per pass, median": lambda r: (r["log"].get("passes") or {}).get("planned_median"),
 }

@@ -10,12 +10,14 @@ On one sandbox and one loaded source topic, for each link in turn (the proxy's t
   run's start-to-end and steady records/s and its first record, as ``scripts/bench`` measures them
   (``benchmarks/harness/bench.py``), and the median of each over the repeats;
 - latency, source create time to target append time at a steady input rate (``benchmarks/comparison/latency.py``):
-  MirrorMaker 2 and the job in both guarantees, p50 and p99.
+  MirrorMaker 2 and the job in both guarantees, p50 and p99; and, unless ``--no-continuous``, the job's low-latency
+  continuous mode (docs/continuous.md) beside MirrorMaker 2 with the same producer setting (linger 0). One run of
+  each per link (not medians).
 
 What the proxy does not reproduce: TCP's windows over the distance (Toxiproxy ends each TCP connection on loopback,
 so receive buffers see loopback's round trip) and a cap shared by every connection (its bandwidth toxic caps each
 connection on its own).
 
     scripts/bench --wan 0,25,50,100 [--records N] [--partitions P] [--repeats R] [--latency-records N]
-                  [--contenders a,b] [--seed S] [--out DIR]
+                  [--no-continuous] [--contenders a,b] [--seed S] [--out DIR]
 """

@@ -80,10 +80,11 @@ def measure_link(bench: Bench, files: dict[str, Path], args: argparse.Namespace,
     out = {"link": {"rtt_ms": link.rtt_ms, "mbit": link.mbit, "text": link.text}, "measured_round_trip": rtt}
     out |= rounds(bench, files, args, shuffle, str(link))
     if args.latency_records:
-        for folder in ("run-latency", "run-latency-eos"):  # each link's latency jobs from scratch, as its first's
+        # each link's latency jobs from scratch, as its first's
+        for folder in ("run-latency", "run-latency-eos", "run-latency-continuous"):
             shutil.rmtree(bench.work / folder, ignore_errors=True)
         try:
-            out["latency"] = latencies(bench, files, args.latency_records, args.latency_rate, False)
+            out["latency"] = latencies(bench, files, args.latency_records, args.latency_rate, args.continuous)
         except Exception as exc:  # noqa: BLE001 - recorded: the throughput figures still stand
             out["latency"] = {"error": f"{type(exc).__name__}: {str(exc)[:600]}"}
     return out
@@ -104,6 +105,7 @@ def run(args: argparse.Namespace, command: str) -> dict:
             "tasks": TASK_SLOTS,
             "latency_records": args.latency_records,
             "latency_rate": args.latency_rate,
+            "continuous": args.continuous,
             "seed": args.seed,
             "values": "varied JSON, about 1 KiB (a third to twice)",
         },
@@ -139,6 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs of every contender per link")
     parser.add_argument("--latency-records", type=int, default=5000, help="records of each latency run (0: none)")
     parser.add_argument("--latency-rate", type=float, default=1000.0, help="their rate, records/s")
+    parser.add_argument(
+        "--no-continuous",
+        dest="continuous",
+        action="store_false",
+        help="no latency run of the job's continuous mode (and of MirrorMaker 2 with linger 0 beside it)",
+    )
     parser.add_argument("--contenders", type=contenders.names, default=CONTENDERS, help=", ".join(CONTENDERS))
     cli.add_out_option(parser)
     cli.add_seed_option(parser)

@@ -6,10 +6,14 @@
 // Run (compiled by secure_mirror/java_tools.py, or from the wheel's tools jar):
 //   java -Djava.security.krb5.conf=KRB5 -cp CLASSPATH GroupOffsets TIMEOUT_MS < requests
 // The first line on stdin is the client.properties text in Base64 (through the pipe, so no secret is on an argument
-// list or in a file). Each line after it is one request: the group ids, each in Base64, tab-separated. Its answer is
-// one line per committed offset, one per group that could not be read, then "end":
-//   o GROUP TOPIC PARTITION OFFSET METADATA    (GROUP, TOPIC and METADATA in Base64)
+// list or in a file). Each line after it is one request: the group ids, each in Base64, tab-separated. Its answer
+// says only the groups whose offsets changed since this JVM last said them (a sync pass asks every group of the
+// estate, most of them idle: an unchanged one costs no line, and no parsing on the reader's side), then "end":
+//   o GROUP TOPIC PARTITION OFFSET METADATA    (each offset of a changed group; GROUP, TOPIC, METADATA in Base64)
+//   c GROUP                                    (a changed group with no offset committed now)
 //   e GROUP ERROR MESSAGE                      (ERROR: Kafka's error name, else the exception's class)
+// A group not named is as this JVM last said it (the reader keeps what it was told); one that failed is said in
+// full at its next answer.
 // A request the Admin could not ask at all answers "f ERROR MESSAGE" and "end". The JVM ends when stdin does.
 // The groups are asked CHUNK at a time, every chunk before any answer is read.
 import java.io.BufferedReader;
@@ -20,6 +24,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +47,9 @@ public class GroupOffsets {
     // 10,000 groups took the Admin client seconds (its per-group look-ups in the batched answer), in chunks of 500
     // the same groups are 20 requests a coordinator and a fraction of that time.
     private static final int CHUNK = 500;
+    // Each group's lines as this JVM last said them (its reader keeps them): a group whose lines are the same is not
+    // said again. They follow the order of the Admin's answer; another order is said again, which costs a line, no more.
+    private static final Map<String, String> SAID = new HashMap<>();
 
     public static void main(String[] args) throws Exception {
         int timeout = Integer.parseInt(args[0]);
@@ -93,19 +101,28 @@ public class GroupOffsets {
             try {
                 Map<TopicPartition, OffsetAndMetadata> offsets =
                     result.partitionsToOffsetAndMetadata(group).get(timeout, TimeUnit.MILLISECONDS);
+                StringBuilder lines = new StringBuilder();
                 for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : offsets.entrySet()) {
                     OffsetAndMetadata offset = entry.getValue();
                     if (offset == null) continue;  // no offset committed for that partition
                     TopicPartition tp = entry.getKey();
-                    out.println("o\t" + named + "\t" + encoded(tp.topic()) + "\t" + tp.partition() + "\t"
-                        + offset.offset() + "\t" + encoded(offset.metadata() == null ? "" : offset.metadata()));
+                    lines.append("o\t").append(named).append('\t').append(encoded(tp.topic())).append('\t')
+                        .append(tp.partition()).append('\t').append(offset.offset()).append('\t')
+                        .append(encoded(offset.metadata() == null ? "" : offset.metadata())).append('\n');
                 }
+                String said = lines.length() == 0 ? "c\t" + named + "\n" : lines.toString();
+                if (!said.equals(SAID.put(group, said))) out.print(said);  // unchanged: not said again
             } catch (ExecutionException e) {
-                out.println("e\t" + named + "\t" + failure(e.getCause() == null ? e : e.getCause()));
+                failed(group, named, e.getCause() == null ? e : e.getCause(), out);
             } catch (Exception e) {
-                out.println("e\t" + named + "\t" + failure(e));
+                failed(group, named, e, out);
             }
         }
+    }
+
+    private static void failed(String group, String named, Throwable e, PrintStream out) {
+        SAID.remove(group);  // said in full at its next answer
+        out.println("e\t" + named + "\t" + failure(e));
     }
 
     private static String encoded(String text) {

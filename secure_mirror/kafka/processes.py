@@ -67,13 +67,22 @@ class ProcessTimeout(ProcessError):
 _CLIENTS: dict[tuple, Any] = {}  # clients kept between calls (kept_client), dropped after any error
 
 
+def _client_key(name: str, conf: dict[str, Any]) -> tuple:
+    return (name, tuple(sorted((k, v) for k, v in conf.items() if isinstance(v, (str, int, float, bool)))))
+
+
 def kept_client(name: str, conf: dict[str, Any], make: Callable[[], T]) -> T:
     """In an identity's process: the client ``name`` for ``conf``, made once and kept for the next calls (an error
     in any call drops them all, so the next call starts with new clients)."""
-    key = (name, tuple(sorted((k, v) for k, v in conf.items() if isinstance(v, (str, int, float, bool)))))
+    key = _client_key(name, conf)
     if key not in _CLIENTS:
         _CLIENTS[key] = make()
     return _CLIENTS[key]
+
+
+def forget_client(name: str, conf: dict[str, Any]) -> None:
+    """The next :func:`kept_client` call for ``name`` and ``conf`` makes a new client (the kept one is dropped)."""
+    _CLIENTS.pop(_client_key(name, conf), None)
 
 
 def error_code(exc: BaseException) -> str | None:

@@ -439,7 +439,7 @@ def test_the_sync_passed_over_every_group_and_its_seconds_are_in_the_metrics_fil
     assert all(p["read_by"]["source"] == "java_admin" for p in passes), passes[:3]
     assert all(p["read_by"]["target"] == "java_admin" for p in passes if p["planned"] == total), passes[:3]
     # each pass says where its time went: its phases, together within its seconds
-    assert all(set(p["phases"]) == {"source", "target", "write"} for p in passes), passes[:3]
+    assert all(set(p["phases"]) == {"source", "target", "plan", "write"} for p in passes), passes[:3]
     assert all(sum(p["phases"].values()) <= p["seconds"] + 0.05 for p in passes), passes[:3]
 
 

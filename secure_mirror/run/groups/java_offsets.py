@@ -21,7 +21,6 @@ import queue
 import shutil
 import subprocess
 import threading
-import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -44,24 +43,55 @@ TOOL = "GroupOffsets"
 JAVA_ADMIN, LIBRDKAFKA = "java_admin", "librdkafka"  # who read a pass's source offsets (its metrics line says)
 
 
-def answers(lines: Iterable[str], groups: Sequence[str], partitions: dict[str, int]) -> dict[str, dict] | None:
+def answers(
+    lines: Iterable[str],
+    groups: Sequence[str],
+    partitions: dict[str, int],
+    said: dict[str, dict[tuple[str, int], tuple[int, str]]] | None = None,
+) -> dict[str, dict] | None:
     """The tool's answer to one request as ``reading.committed`` gives it: group -> {offsets: {(topic, partition):
     (offset, metadata)}, error}, on the partitions of ``partitions`` (topic -> count); None when the request as a
-    whole failed (an ``f`` line: the caller asks librdkafka)."""
+    whole failed (an ``f`` line: the caller asks librdkafka).
+
+    The tool names only the groups whose offsets changed since it last said them (``o`` lines, or ``c`` for none
+    now): ``said`` holds each group's offsets as it last said them (every topic and partition), kept by the caller
+    between answers and updated here. A group asked, not named and never said is a disagreement between the tool and
+    its reader: None, as a failed request. A group's lines repeat its id, topic and metadata: each field is decoded
+    once per answer."""
+    said = {} if said is None else said
     out: dict[str, dict[str, Any]] = {g: {"offsets": {}, "error": None} for g in groups}
+    changed: dict[str, dict[tuple[str, int], tuple[int, str]]] = {}
+    decoded: dict[str, str] = {}
+
+    def text(field: str) -> str:
+        if (value := decoded.get(field)) is None:
+            value = decoded[field] = _text(field)
+        return value
+
     for line in lines:
         fields = line.split("\t")
         if fields[0] == "f":
             return None
         if fields[0] == "o" and len(fields) == 6:
-            group, topic, metadata = _text(fields[1]), _text(fields[2]), _text(fields[5])
-            partition, offset = int(fields[3]), int(fields[4])
-            if group in out and offset >= 0 and partition < partitions.get(topic, 0):
-                out[group]["offsets"][(topic, partition)] = (offset, metadata)
+            offsets = changed.setdefault(text(fields[1]), {})
+            offsets[(text(fields[2]), int(fields[3]))] = (int(fields[4]), text(fields[5]))
+        elif fields[0] == "c" and len(fields) == 2:
+            changed[text(fields[1])] = {}
         elif fields[0] == "e" and len(fields) >= 3:
-            group = _text(fields[1])
+            group = text(fields[1])
+            said.pop(group, None)
             if group in out:
                 out[group]["error"] = f"{fields[2]}: {fields[3]}" if len(fields) > 3 else fields[2]
+    said.update(changed)
+    for group, entry in out.items():
+        if entry["error"] is None:
+            if group not in said:
+                return None
+            entry["offsets"] = {
+                (topic, partition): value
+                for (topic, partition), value in said[group].items()
+                if value[0] >= 0 and partition < partitions.get(topic, 0)
+            }
     return out
 
 
@@ -86,9 +116,12 @@ class JavaOffsets:
     def __init__(self, profile: Profile, side: Side, krb5_config: str | None, env: dict[str, str]):
         self.profile, self.side, self.krb5_config, self.env = profile, side, krb5_config, env
         self.proc: subprocess.Popen | None = None
-        self.lines: queue.Queue[str | None] = queue.Queue()
+        # each answer whole (its lines up to "end"), None once the JVM ended: a line at a time through the queue
+        # cost about 1 s of a pass's CPU at 100,000 lines, more than reading and parsing them
+        self.answers: queue.Queue[list[str] | None] = queue.Queue()
         self.failed: str | None = None  # why the JVM did not answer the last call (said by the caller once)
         self.given_up = False  # it failed so that it is not asked again in this session
+        self.said: dict[str, dict[tuple[str, int], tuple[int, str]]] = {}  # each group as this JVM last said it
 
     def committed(self, groups: Sequence[str], partitions: dict[str, int]) -> dict[str, dict] | None:
         if self.given_up:
@@ -107,7 +140,7 @@ class JavaOffsets:
             self._give_up(str(exc) or type(exc).__name__)
             return None
         self.failed = None
-        answer = answers(got, groups, partitions)
+        answer = answers(got, groups, partitions, self.said)
         if answer is None:
             self._give_up("; ".join(line.split("\t", 1)[1] for line in got if line.startswith("f\t")))
         return answer
@@ -117,6 +150,7 @@ class JavaOffsets:
         class_path = java_tools.kafka_class_path(TOOL, self.profile.mirror.spark.jars.local_dir)
         if java is None or class_path is None:
             raise NotYet("Java or Kafka's Java client is not on this machine")
+        self.said = {}  # a new JVM has said nothing yet
         argv = [
             java,
             "-Xmx256m",  # kept for the run: the full JIT (no TieredStopAtLevel=1, which suits one-shot JVMs)
@@ -144,22 +178,24 @@ class JavaOffsets:
 
     def _read(self, proc: subprocess.Popen) -> None:
         assert proc.stdout is not None
+        answer: list[str] = []
         for line in proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-        self.lines.put(None)
+            line = line.rstrip("\n")
+            if line == "end":
+                self.answers.put(answer)
+                answer = []
+            else:
+                answer.append(line)
+        self.answers.put(None)
 
     def _answer(self, timeout: float) -> list[str]:
-        deadline, got = time.monotonic() + timeout, list[str]()
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise TimeoutError(f"no answer within {timeout:g} s") from None
-            if line is None:
-                raise OSError("the JVM ended")
-            if line == "end":
-                return got
-            got.append(line)
+        try:
+            answer = self.answers.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"no answer within {timeout:g} s") from None
+        if answer is None:
+            raise OSError("the JVM ended")
+        return answer
 
     def _give_up(self, why: str) -> None:
         self.failed, self.given_up = why, True

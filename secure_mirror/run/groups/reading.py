@@ -14,11 +14,12 @@ from typing import Any
 
 from secure_mirror.kafka.admin_ops import LOG, asked_in_flight
 from secure_mirror.kafka.oauth import token_served
-from secure_mirror.kafka.processes import IsolatedCallError, kept_client
+from secure_mirror.kafka.processes import IsolatedCallError, forget_client, kept_client
 from secure_mirror.profile.topics import TopicSelection
 from secure_mirror.run.groups import checkpoints, offset_map
 
 TIMEOUT = 30.0
+MAP_FETCH_WAIT_MS = 10  # the offset map's reader: how long a fetch at its end waits at the broker (read_map)
 
 
 def _admin(conf: dict):
@@ -133,7 +134,15 @@ def read_map(conf: dict, topic: str, positions: dict[int, int]) -> tuple[list[of
     metadata = _admin(conf).list_topics(topic, timeout=TIMEOUT).topics.get(topic)
     if metadata is None or metadata.error is not None:
         return [], dict(positions), 0
-    settings = {"enable.auto.commit": False, "enable.partition.eof": True, "isolation.level": "read_committed"}
+    # A fetch at the map's end waits fetch.wait.max.ms at the broker for records (librdkafka's 500 ms), and the end
+    # is known only from its answer: every pass waited that long for nothing. So the reader waits 10 ms, and stops
+    # fetching between passes (unassigned), where that would be 100 empty fetches a second.
+    settings = {
+        "enable.auto.commit": False,
+        "enable.partition.eof": True,
+        "isolation.level": "read_committed",
+        "fetch.wait.max.ms": MAP_FETCH_WAIT_MS,
+    }
     consumer = kept_client("map", conf, lambda: token_served(Consumer({**conf, **settings, "logger": LOG}), conf))
     partitions = sorted(metadata.partitions)
     consumer.assign([TopicPartition(topic, p, positions.get(p, OFFSET_BEGINNING)) for p in partitions])
@@ -152,6 +161,7 @@ def read_map(conf: dict, topic: str, positions: dict[int, int]) -> tuple[list[of
                 found.append(offset_map.decode(msg.key(), msg.value()))
             except offset_map.MapRecordError:
                 bad += 1
+    consumer.unassign()
     return found, new_positions, bad
 
 
@@ -166,13 +176,20 @@ def write(
     if records:
         try:
             _ensure_topic(conf, topic)
-            producer = token_served(Producer({**conf, "acks": "all", "logger": LOG}), conf)
+            # kept between passes as the admin is: a new producer each pass logged in and connected again
+            producer = kept_client(
+                "checkpoints", conf, lambda: token_served(Producer({**conf, "acks": "all", "logger": LOG}), conf)
+            )
             failed: list[str] = []
             for key, value in records:
                 producer.produce(topic, value=value, key=key, partition=0, on_delivery=_on_error(failed))
             left = producer.flush(TIMEOUT)
             if failed or left:
                 errors[topic] = failed[0] if failed else f"{left} checkpoint records unacknowledged"
+                # none of them sent later, behind the next pass's newer checkpoints of the same keys
+                producer.purge()
+                producer.flush(0)
+                forget_client("checkpoints", conf)
         except Exception as exc:  # noqa: BLE001 - a refused checkpoint topic does not stop the commits
             errors[topic] = _error_text(exc)
     admin = _admin(conf)

@@ -87,8 +87,8 @@ def pass_line(
     """The metrics file's line of one pass: when it ended, how long it took (wall-clock seconds), how many groups it
     asked the source about, how many it planned (asked the target about, translated, wrote), whether all were, what
     read each side's offsets (side -> ``java_offsets.JAVA_ADMIN`` or ``LIBRDKAFKA``), and the seconds of its phases
-    (``source``: the groups listed and their offsets read; ``target``: the planned groups read there; ``write``: the
-    checkpoints written and the offsets committed)."""
+    (``source``: the groups listed and their offsets read; ``target``: the planned groups read there; ``plan``: their
+    offsets translated and the checkpoints chosen; ``write``: the checkpoints written and the offsets committed)."""
     return {
         PASS_KEY: {
             "time": ended,
@@ -161,11 +161,12 @@ class GroupSync:
         the plan of every remembered group."""
         asked = time.time()
         observation, target_states = self.session.observe_pass(self.memory)
+        planning = time.monotonic()
         plan = observation.plan()
         fresh = decide.fresh_checkpoints(self.written, plan.checkpoints)
         writing = time.monotonic()
         failed = self.session.write(fresh, plan)
-        phases = {**self.session.phases, "write": time.monotonic() - writing}
+        phases = {**self.session.phases, "plan": writing - planning, "write": time.monotonic() - writing}
         if self.session.checkpoints_topic not in failed:
             decide.remember(self.written, fresh)
             if fresh and self.record is not None:

@@ -22,6 +22,7 @@ def test_offsets_errors_and_groups_without_offsets():
         f"o\t{tabbed}\t{_b('orders')}\t1\t4\t{meta}",
         f"e\t{_b('ünï')}\tGROUP_AUTHORIZATION_FAILED\tGroup authorization failed.",
         f"o\t{_b('not asked')}\t{_b('orders')}\t0\t1\t{_b('')}",
+        f"c\t{_b('gone')}",  # no offset committed now
     ]
     got = answers(lines, groups, {"orders": 2})
     assert got == {
@@ -29,6 +30,32 @@ def test_offsets_errors_and_groups_without_offsets():
         "b\tc": {"offsets": {("orders", 1): (4, "meta\tdata")}, "error": None},
         "ünï": {"offsets": {}, "error": "GROUP_AUTHORIZATION_FAILED: Group authorization failed."},
         "gone": {"offsets": {}, "error": None},
+    }
+
+
+def test_an_answer_names_only_the_groups_that_changed_and_the_reader_keeps_the_rest():
+    said: dict = {}
+    first = [
+        f"o\t{_b('idle')}\t{_b('orders')}\t0\t7\t{_b('m')}",
+        f"o\t{_b('idle')}\t{_b('orders')}\t3\t9\t{_b('')}",  # past the partitions now: kept, not given
+        f"o\t{_b('busy')}\t{_b('orders')}\t1\t4\t{_b('')}",
+        f"c\t{_b('empty')}",
+    ]
+    got = answers(first, ["idle", "busy", "empty"], {"orders": 2}, said)
+    assert got is not None and got["idle"]["offsets"] == {("orders", 0): (7, "m")}
+    # the next answer names busy alone (it moved) and a refused group; idle and empty are as said before
+    second = [f"o\t{_b('busy')}\t{_b('orders')}\t1\t6\t{_b('')}", f"e\t{_b('idle')}\tTimeoutException\tslow"]
+    got = answers(second, ["idle", "busy", "empty"], {"orders": 4}, said)
+    assert got == {
+        "idle": {"offsets": {}, "error": "TimeoutException: slow"},
+        "busy": {"offsets": {("orders", 1): (6, "")}, "error": None},
+        "empty": {"offsets": {}, "error": None},
+    }
+    assert "idle" not in said  # a refused group is said in full at its next answer
+    # a group the tool did not name and never said: the tool and this reader disagree, as a failed request
+    assert answers([], ["idle"], {"orders": 4}, said) is None
+    assert answers([f"o\t{_b('idle')}\t{_b('orders')}\t3\t9\t{_b('')}"], ["idle"], {"orders": 4}, said) == {
+        "idle": {"offsets": {("orders", 3): (9, "")}, "error": None}
     }
 
 
@@ -71,3 +98,23 @@ def test_no_java_yet_is_tried_again_and_a_failed_jvm_is_not(monkeypatch):
 
     monkeypatch.setattr(compiled_not, "_start", not_compiled)
     assert compiled_not.committed(["a"], {"t": 1}) is None and compiled_not.given_up  # not compiled again each pass
+
+
+def test_each_answer_is_handed_over_whole_and_the_end_of_the_jvm_is_said():
+    import io
+    from types import SimpleNamespace
+
+    import pytest
+
+    from secure_mirror.run.groups.java_offsets import JavaOffsets
+
+    reader = JavaOffsets(None, "source", None, {})  # type: ignore[arg-type]
+    first = [f"o\t{_b('a')}\t{_b('orders')}\t{p}\t{p + 10}\t{_b('')}" for p in range(3)]
+    out = io.StringIO("\n".join([*first, "end", f"e\t{_b('b')}\tTimeoutException\tno answer", "end", ""]))
+    reader._read(SimpleNamespace(stdout=out))  # type: ignore[arg-type]  # what the JVM wrote, then its end
+    assert reader._answer(1.0) == first
+    assert reader._answer(1.0) == [f"e\t{_b('b')}\tTimeoutException\tno answer"]
+    with pytest.raises(OSError, match="the JVM ended"):
+        reader._answer(1.0)
+    with pytest.raises(TimeoutError, match="no answer within 0.01 s"):
+        reader._answer(0.01)
