@@ -287,7 +287,10 @@ class Contender:
             "steady_passes": len(steady),
             "steady_incremental_median_seconds": _median([p["seconds"] for p in steady if not p["full"]]),
             "steady_phase_medians_seconds": _phase_medians(steady),
-            "each": [{k: p.get(k) for k in ("time", "seconds", "full", "planned", "phases") if k in p} for p in passes],
+            "each": [
+                {k: p.get(k) for k in ("time", "seconds", "full", "planned", "phases", "steps") if k in p}
+                for p in passes
+            ],
         }
 
     def tear_down(self) -> None:

@@ -23,6 +23,19 @@ from secure_mirror.run.groups.translate import compact
 TopicPartition = tuple[str, int]
 
 
+class Steps:
+    """Seconds between marks: ``mark(step)`` ends ``step`` (begun at the last mark); ``seconds`` says each."""
+
+    def __init__(self) -> None:
+        self.began = self.last = time.monotonic()
+        self.seconds: dict[str, float] = {}
+
+    def mark(self, step: str) -> None:
+        now = time.monotonic()
+        self.seconds[step] = now - self.last
+        self.last = now
+
+
 @dataclass
 class Observation:
     sources: dict[str, decide.GroupOffsets]
@@ -70,6 +83,7 @@ class Session:
         self._java: dict[Side, java_offsets.JavaOffsets] = {}  # a side's many groups (started at the first pass)
         self.read_by: dict[Side, str] = {}  # what read a side's offsets last (java_offsets.JAVA_ADMIN, LIBRDKAFKA)
         self.phases: dict[str, float] = {}  # the last pass's seconds reading each side (observe_pass)
+        self.steps: dict[str, float] = {}  # and of each of its steps (the requests, the map, the changes)
 
     def __enter__(self) -> Session:
         return self
@@ -114,23 +128,33 @@ class Session:
         and one offset request per group, no description), and on the target only the groups this pass plans; with
         the target's state of every selected group (one listing), which it returns beside."""
         ask, profile = self._clients.call, self.profile
-        began = time.monotonic()
+        steps = Steps()
         positions = mirrored_to(profile)  # before the map: everything below it is in the map read after
+        steps.mark("checkpoint")
         selection = profile.mirror.groups.selection()
         topics = ask("source", reading.topic_partitions, profile.selection())
+        steps.mark("source_topics")
         states = ask("source", reading.group_states, selection)
+        steps.mark("source_groups")
         offsets = self._offsets("source", sorted(states), topics)
         sources = {
             g: decide.GroupOffsets(g, states[g], 0, offsets[g]["offsets"], offsets[g]["error"]) for g in sorted(states)
         }
+        steps.mark("source_offsets")
         source_read = time.monotonic()
         target_states = ask("target", reading.group_states, selection)
+        steps.mark("target_groups")
         self.read_map()  # before planning: a group translated at the end of a partition's map is planned once it grew
+        steps.mark("map")
         planned = changes.to_plan(memory, sources, target_states, memory.full_pass_due, changes.map_ends(self.maps))
+        steps.mark("changes")
         target_topics = ask("target", reading.topic_partitions, None, [profile.target_topic(t) for t in topics])
+        steps.mark("target_topics")
         targets = self._targets(planned, target_topics, target_states)
+        steps.mark("target_offsets")
         facts = decide.topic_facts(topics, target_topics, profile.target_topic, profile.mirror.keeps_partitions)
-        self.phases = {"source": source_read - began, "target": time.monotonic() - source_read}
+        self.phases = {"source": source_read - steps.began, "target": time.monotonic() - source_read}
+        self.steps = steps.seconds
         return Observation(sources, targets, facts, self.maps, positions, planned), target_states
 
     def _offsets(

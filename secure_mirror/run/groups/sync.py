@@ -83,12 +83,14 @@ def pass_line(
     full: bool,
     read_by: Mapping[Side, str] | None = None,
     phases: Mapping[str, float] | None = None,
+    steps: Mapping[str, float] | None = None,
 ) -> dict:
     """The metrics file's line of one pass: when it ended, how long it took (wall-clock seconds), how many groups it
     asked the source about, how many it planned (asked the target about, translated, wrote), whether all were, what
     read each side's offsets (side -> ``java_offsets.JAVA_ADMIN`` or ``LIBRDKAFKA``), and the seconds of its phases
     (``source``: the groups listed and their offsets read; ``target``: the planned groups read there; ``plan``: their
-    offsets translated and the checkpoints chosen; ``write``: the checkpoints written and the offsets committed)."""
+    offsets translated and the checkpoints chosen; ``write``: the checkpoints written and the offsets committed), and
+    of the steps of its reads (``Session.steps``: each request, the offset map, the changes found)."""
     return {
         PASS_KEY: {
             "time": ended,
@@ -98,6 +100,7 @@ def pass_line(
             "full": full,
             "read_by": dict(read_by or {}),
             "phases": {phase: round(seconds, 3) for phase, seconds in (phases or {}).items()},
+            "steps": {step: round(seconds, 3) for step, seconds in (steps or {}).items()},
         }
     }
 
@@ -177,7 +180,7 @@ class GroupSync:
         changes.remember(self.memory, observation.sources, observation.targets, target_states, plan, failed, ends)
         if self.record is not None:
             groups, planned, read_by = len(observation.sources), len(observation.targets), self.session.read_by
-            self.record(pass_line(asked, time.time(), groups, planned, full, read_by, phases))
+            self.record(pass_line(asked, time.time(), groups, planned, full, read_by, phases, self.session.steps))
         for kind, message in pass_messages(observation, plan, failed):
             self.tell(message, kind)
         if (why := self.session.java_failure) is not None:

@@ -117,6 +117,7 @@ def test_the_sync_asks_the_target_only_for_what_changed():
         java_failure = None
         read_by = {"source": "librdkafka"}
         phases: dict = {}
+        steps: dict = {}
 
         def observe_pass(self, memory):
             sources = _sources(**self.offsets)

@@ -103,6 +103,7 @@ def test_a_pass_says_each_thing_once():
         java_failure = None
         read_by = {"source": "librdkafka"}
         phases: dict = {}
+        steps: dict = {}
 
         def observe_pass(self, memory):
             return observation, {}

@@ -88,8 +88,21 @@ def test_a_link_put_in_the_metrics_files_place_is_never_written_through(tmp_path
 
 def test_a_pass_line_says_its_seconds_what_read_each_side_and_its_phases():
     phases = {"source": 1.23456, "target": 0.5, "write": 2.0004}
-    line = pass_line(10.0, 14.5, 10_000, 800, False, {"source": "java_admin"}, phases)[PASS_KEY]
+    steps = {"source_offsets": 1.0004, "map": 0.01}
+    line = pass_line(10.0, 14.5, 10_000, 800, False, {"source": "java_admin"}, phases, steps)[PASS_KEY]
     assert (line["seconds"], line["groups"], line["planned"], line["full"]) == (4.5, 10_000, 800, False)
     assert line["read_by"] == {"source": "java_admin"}
     assert line["phases"] == {"source": 1.235, "target": 0.5, "write": 2.0}
+    assert line["steps"] == {"source_offsets": 1.0, "map": 0.01}
     assert pass_line(10.0, 11.0, 1, 1, True)[PASS_KEY]["phases"] == {}  # a build or a caller that measured none
+
+
+def test_steps_are_the_seconds_between_their_marks(monkeypatch):
+    from secure_mirror.run.groups import session
+
+    clock = iter([100.0, 100.5, 102.0, 102.25])
+    monkeypatch.setattr(session.time, "monotonic", lambda: next(clock))
+    steps = session.Steps()
+    for step in ("checkpoint", "source_groups", "map"):
+        steps.mark(step)
+    assert steps.began == 100.0 and steps.seconds == {"checkpoint": 0.5, "source_groups": 1.5, "map": 0.25}
