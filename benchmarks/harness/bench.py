@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -90,7 +91,10 @@ class Bench:
         return path
 
     def render(self, profile: Path) -> Path:
+        """``profile`` rendered into the bench's work folder, over what an earlier call rendered there (``scripts/bench
+        --wan`` renders the same profile at each link)."""
         out = self.work / f"rendered-{profile.stem}"
+        shutil.rmtree(out, ignore_errors=True)
         render_all(load_profile(profile), out)
         return out
 
