@@ -142,7 +142,10 @@ class JavaOffsets:
         self.failed = None
         answer = answers(got, groups, partitions, self.said)
         if answer is None:
-            self._give_up("; ".join(line.split("\t", 1)[1] for line in got if line.startswith("f\t")))
+            said = "; ".join(line.split("\t", 1)[1] for line in got if line.startswith("f\t"))
+            self._give_up(
+                said or "its answer left out a group it had not said before (the tool and its reader disagree)"
+            )
         return answer
 
     def _start(self) -> subprocess.Popen:

@@ -118,3 +118,18 @@ def test_each_answer_is_handed_over_whole_and_the_end_of_the_jvm_is_said():
         reader._answer(1.0)
     with pytest.raises(TimeoutError, match="no answer within 0.01 s"):
         reader._answer(0.01)
+
+
+def test_an_answer_that_leaves_out_a_group_never_said_gives_the_jvm_up_and_says_why(monkeypatch):
+    from secure_mirror.run.groups.java_offsets import JavaOffsets
+
+    class Stdin:
+        def write(self, _text: str) -> None: ...
+
+        def flush(self) -> None: ...
+
+    reader = JavaOffsets(None, "source", None, {})  # type: ignore[arg-type]
+    reader.proc = type("Proc", (), {"stdin": Stdin(), "poll": lambda self: 0})()  # type: ignore[assignment]
+    monkeypatch.setattr(reader, "_answer", lambda _timeout: [])  # "end" at once: the group asked is not named
+    assert reader.committed(["a"], {"orders": 1}) is None
+    assert reader.given_up and "disagree" in str(reader.failed)
