@@ -172,7 +172,13 @@ def _read_map_across_an_open_transaction(conf: dict, topic: str) -> dict:
     reader = {**conf, "group.id": f"{topic}-reader"}  # as group sync's side worker has (it never joins or commits)
     while_open, positions, _ = reading.read_map(reader, topic, {})
     producer.commit_transaction(60)
-    after, final, _ = reading.read_map(reader, topic, positions)
+    # the commit's marker reaches the partition after commit_transaction returns: until then a pass reads nothing
+    # and resumes where it was, so the next passes read it (a reader that had resumed past it never would)
+    after, final, passes = [], positions, 0
+    while not after and passes < 20:
+        found, final, _ = reading.read_map(reader, topic, final)
+        after, passes = after + found, passes + 1
+        time.sleep(0 if after else 0.25)
     return {"while_open": len(while_open), "positions": positions, "after": [asdict(s) for s in after], "end": final}
 
 

@@ -20,6 +20,9 @@ from secure_mirror.run.groups import checkpoints, offset_map
 
 TIMEOUT = 30.0
 MAP_FETCH_WAIT_MS = 10  # the offset map's reader: how long a fetch at its end waits at the broker (read_map)
+# and how long one consume() call waits: librdkafka returns a batch when it holds all it asked for (1,000 records) or
+# at this timeout, so the map's end (a few end-of-partition events) waited the whole timeout, 1 s a pass before
+MAP_POLL_SECONDS = 0.05
 
 
 def _admin(conf: dict):
@@ -150,7 +153,7 @@ def read_map(conf: dict, topic: str, positions: dict[int, int]) -> tuple[list[of
     at_end: set[int] = set()
     deadline = time.monotonic() + TIMEOUT
     while len(at_end) < len(partitions) and time.monotonic() < deadline:
-        for msg in consumer.consume(1000, 1.0):
+        for msg in consumer.consume(1000, MAP_POLL_SECONDS):
             if msg.error() is not None:
                 if msg.error().code() == KafkaError._PARTITION_EOF:  # the end, as read_committed sees it
                     at_end.add(msg.partition())
