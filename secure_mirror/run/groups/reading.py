@@ -195,6 +195,7 @@ def write(
                 forget_client("checkpoints", conf)
         except Exception as exc:  # noqa: BLE001 - a refused checkpoint topic does not stop the commits
             errors[topic] = _error_text(exc)
+            forget_client("checkpoints", conf)  # the next pass writes through a new producer, as before it was kept
     admin = _admin(conf)
 
     def ask(group: str):

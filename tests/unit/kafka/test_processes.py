@@ -237,3 +237,22 @@ def test_a_folder_whose_owner_is_gone_is_removed_by_the_next_one(tmp_path):
         assert folders_.owner_alive((folder.path / folders_.OWNER).read_text())
     finally:
         folder.remove()
+
+
+def test_a_forgotten_client_is_made_anew_and_the_others_are_kept():
+    from secure_mirror.kafka.processes import forget_client
+
+    made: list[object] = []
+
+    def make() -> object:
+        made.append(object())
+        return made[-1]
+
+    conf = {"bootstrap.servers": "b:9093", "sasl.kerberos.principal": "mirror"}
+    first, other = kept_client("checkpoints", conf, make), kept_client("map", conf, make)
+    assert kept_client("checkpoints", conf, make) is first  # kept between calls
+    forget_client("checkpoints", conf)
+    assert kept_client("checkpoints", conf, make) is not first and kept_client("map", conf, make) is other
+    forget_client("checkpoints", conf)
+    forget_client("map", conf)
+    forget_client("never made", conf)  # nothing to forget: no error
