@@ -231,7 +231,7 @@ class Contender:
                     seconds.append(when - at)
         return {
             "commits": len(seconds) + missed,
-            "median": statistics.median(seconds) if seconds else None,
+            "median": _median(seconds),
             "max": max(seconds) if seconds else None,
             "not_in_place_in_window": missed,
             "passes_median": statistics.median(seconds) / self.interval if seconds else None,
@@ -277,11 +277,11 @@ class Contender:
         full = [p["seconds"] for p in passes if p["full"]]
         return {
             "passes": len(passes),
-            "incremental_median_seconds": statistics.median(incremental) if incremental else None,
+            "incremental_median_seconds": _median(incremental),
             "incremental_max_seconds": max(incremental) if incremental else None,
-            "full_median_seconds": statistics.median(full) if full else None,
+            "full_median_seconds": _median(full),
             "full_max_seconds": max(full) if full else None,
-            "planned_median": statistics.median(p["planned"] for p in passes if not p["full"]) if incremental else None,
+            "planned_median": _median([p["planned"] for p in passes if not p["full"]]),
             "groups": passes[-1]["groups"] if passes else None,
             "phase_medians_seconds": _phase_medians(passes),
             "steady_passes": len(steady),

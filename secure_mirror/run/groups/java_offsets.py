@@ -41,13 +41,14 @@ START_TIMEOUT = 120.0  # seconds for the JVM's first answer (its start and its l
 ASK_TIMEOUT = 2 * TIMEOUT + 30  # seconds for a later one (its coordinators found again, then asked)
 TOOL = "GroupOffsets"
 JAVA_ADMIN, LIBRDKAFKA = "java_admin", "librdkafka"  # who read a pass's source offsets (its metrics line says)
+Offsets = dict[tuple[str, int], tuple[int, str]]  # (topic, partition) -> (offset, metadata)
 
 
 def answers(
     lines: Iterable[str],
     groups: Sequence[str],
     partitions: dict[str, int],
-    said: dict[str, dict[tuple[str, int], tuple[int, str]]] | None = None,
+    said: dict[str, Offsets] | None = None,
 ) -> dict[str, dict] | None:
     """The tool's answer to one request as ``reading.committed`` gives it: group -> {offsets: {(topic, partition):
     (offset, metadata)}, error}, on the partitions of ``partitions`` (topic -> count); None when the request as a
@@ -60,7 +61,7 @@ def answers(
     once per answer."""
     said = {} if said is None else said
     out: dict[str, dict[str, Any]] = {g: {"offsets": {}, "error": None} for g in groups}
-    changed: dict[str, dict[tuple[str, int], tuple[int, str]]] = {}
+    changed: dict[str, Offsets] = {}
     decoded: dict[str, str] = {}
 
     def text(field: str) -> str:
@@ -121,7 +122,7 @@ class JavaOffsets:
         self.answers: queue.Queue[list[str] | None] = queue.Queue()
         self.failed: str | None = None  # why the JVM did not answer the last call (said by the caller once)
         self.given_up = False  # it failed so that it is not asked again in this session
-        self.said: dict[str, dict[tuple[str, int], tuple[int, str]]] = {}  # each group as this JVM last said it
+        self.said: dict[str, Offsets] = {}  # each group as this JVM last said it
 
     def committed(self, groups: Sequence[str], partitions: dict[str, int]) -> dict[str, dict] | None:
         if self.given_up:

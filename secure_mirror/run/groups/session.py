@@ -141,7 +141,7 @@ class Session:
             g: decide.GroupOffsets(g, states[g], 0, offsets[g]["offsets"], offsets[g]["error"]) for g in sorted(states)
         }
         steps.mark("source_offsets")
-        source_read = time.monotonic()
+        source_read = steps.last
         target_states = ask("target", reading.group_states, selection)
         steps.mark("target_groups")
         self.read_map()  # before planning: a group translated at the end of a partition's map is planned once it grew
