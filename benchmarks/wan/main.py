@@ -34,7 +34,8 @@ LATENCY = ["mirrormaker2", "secure_mirror", "secure_mirror_exactly_once"]  # com
 FIGURES = ("steady_records_per_second", "records_per_second", "startup_seconds", "cpu_seconds_per_million")
 PROXY = (
     "Toxiproxy v2.5.0 (github.com/Shopify/toxiproxy/v2) before each source broker's WAN listener: a latency toxic "
-    "each way (half the round trip each), with a cap a bandwidth toxic each way on each connection"
+    "each way (half the round trip each); a cap is one HTB class each way on lo, shared by every connection through "
+    "the proxy (tc), or where tc cannot, a bandwidth toxic each way on each connection (each link's 'cap' says which)"
 )
 log = cli.prefixed("wan")
 
@@ -77,7 +78,13 @@ def measure_link(bench: Bench, files: dict[str, Path], args: argparse.Namespace,
     bench.sb.start_wan(link, profile=True)
     rtt = measured_round_trip(bench.sb)
     log(f"{link}: measured {rtt}")
-    out = {"link": {"rtt_ms": link.rtt_ms, "mbit": link.mbit, "text": link.text}, "measured_round_trip": rtt}
+    wan = bench.sb.state["wan"]
+    out = {
+        "link": {"rtt_ms": link.rtt_ms, "mbit": link.mbit, "text": link.text, "cap": wan.get("cap")},
+        "measured_round_trip": rtt,
+    }
+    if wan.get("cap_note"):
+        out["link"]["cap_note"] = wan["cap_note"]
     out |= rounds(bench, files, args, shuffle, str(link))
     if args.latency_records:
         # each link's latency jobs from scratch, as its first's

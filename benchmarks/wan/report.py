@@ -24,10 +24,17 @@ def _round_trip(measured: dict) -> str:
     return ", ".join(shown)
 
 
+def _cap(link: dict) -> str:
+    if link.get("cap") == "shared":
+        return f"{link['mbit']:g} Mbit/s shared by every connection through the proxy (tc HTB on lo)"
+    return f"{link['mbit']:g} Mbit/s on each connection (Toxiproxy's bandwidth toxic: {link.get('cap_note')})"
+
+
 def link_table(link: dict) -> list[str]:
     lines = [
         f"### {link['link']['text']} (round trip measured: {_round_trip(link['measured_round_trip'])})",
         "",
+        *([f"The cap: {_cap(link['link'])}.", ""] if link["link"].get("mbit") else []),
         "| contender | steady records/s | start to end records/s | first record s | CPU s per million | runs "
         "(failed) |",
         "| --- | --- | --- | --- | --- | --- |",

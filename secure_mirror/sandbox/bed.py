@@ -355,8 +355,8 @@ class Sandbox(BrokerControl, SandboxCredentials, SandboxClients, SandboxWan):
             },
             "processes": self.alive(),
             **(
-                {"wan": {"link": str(link), "source_bootstrap": self.wan_bootstrap_servers()}}
-                if (link := self.wan_link)
+                {"wan": {"link": self.wan_link_text(), "source_bootstrap": self.wan_bootstrap_servers()}}
+                if self.wan_link
                 else {}
             ),
             **({"hadoop": hadoop.summary(cluster)} if (cluster := self.hadoop()) is not None else {}),

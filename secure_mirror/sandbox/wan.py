@@ -7,14 +7,23 @@ host names stay true, and the clients a profile bootstraps there stay on that li
 connection to the listener with a latency toxic each way (half the round trip each) and, with a cap, a bandwidth toxic
 each way. The brokers' replication, the tests' producers and every other client stay on the direct listeners.
 
+A cap is one for the whole link, shared by every connection as a WAN link's is: an HTB class on the loopback device
+each way (``tc``; the kernel has HTB but no netem), into which a filter puts only the packets to and from the proxy's
+ports; all other loopback traffic passes unshaped. Where ``tc`` cannot (not root, no HTB, another root qdisc on
+``lo``), the cap falls back to Toxiproxy's bandwidth toxic, which caps each connection on its own; the state says
+which (``cap``).
+
 What the proxy does not carry: TCP's own windows. Toxiproxy ends each TCP connection at itself on loopback, so the
 kernel's socket buffers see loopback's round trip; Kafka's request windows (one fetch in flight per connection, its
-size) see the whole round trip. The bandwidth toxic caps each connection on its own, not the sum of them."""
+size) see the whole round trip."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -40,7 +49,7 @@ class Link:
     mbit: float | None = None
 
     def __str__(self) -> str:
-        return f"{self.rtt_ms} ms round trip" + (f", {self.mbit:g} Mbit/s per connection" if self.mbit else "")
+        return f"{self.rtt_ms} ms round trip" + (f", {self.mbit:g} Mbit/s" if self.mbit else "")
 
     @property
     def text(self) -> str:
@@ -79,21 +88,140 @@ def new_state(ports: list[int], node_ids: list[int]) -> dict:
     }
 
 
-def toxics(link: Link) -> list[dict]:
+SHARED = "shared"  # state["wan"]["cap"]: one HTB class each way for all the link's connections
+PER_CONNECTION = "per connection"  # Toxiproxy's bandwidth toxic on each connection
+TC_HANDLE = "5a4d:"  # the root qdisc this sandbox puts on lo (hex); another one there is left alone
+
+
+def toxics(link: Link, *, cap_each_connection: bool = True) -> list[dict]:
     """Toxiproxy's toxics for ``link``: the round trip split over both directions (downstream takes the odd
-    millisecond) and, with a cap, a bandwidth toxic each way (Toxiproxy's rate is in kB/s, 1,000 bytes)."""
+    millisecond) and, with a cap that ``tc`` does not make (``cap_each_connection``), a bandwidth toxic each way
+    (Toxiproxy's rate is in kB/s, 1,000 bytes)."""
     half = link.rtt_ms // 2
     found = []
     for stream, delay in (("upstream", half), ("downstream", link.rtt_ms - half)):
         if delay:
             attributes = {"latency": delay, "jitter": 0}
             found.append({"name": f"latency_{stream}", "type": "latency", "stream": stream, "attributes": attributes})
-        if link.mbit:
+        if link.mbit and cap_each_connection:
             rate = max(1, round(link.mbit * 1000 / 8))
             found.append(
                 {"name": f"bandwidth_{stream}", "type": "bandwidth", "stream": stream, "attributes": {"rate": rate}}
             )
     return found
+
+
+def shaping(mbit: float, proxy_ports: list[int], device: str = "lo") -> list[list[str]]:
+    """``tc``'s commands for a cap of ``mbit`` shared by every connection through the proxy: an HTB root on
+    ``device`` without a default class (what no filter takes passes unshaped), one class each way at the cap, and
+    filters putting packets from a proxy port (downstream, to the mirror) in one and to it (upstream) in the other.
+    The burst is 10 ms of the cap, at least four of loopback's 64 KiB packets."""
+    rate = f"{round(mbit * 1000)}kbit"
+    burst = str(max(4 * 65536, round(mbit * 1e6 / 8 / 100)))
+    commands = [["tc", "qdisc", "replace", "dev", device, "root", "handle", TC_HANDLE, "htb"]]
+    for minor in ("1", "2"):
+        commands.append(
+            [
+                "tc",
+                "class",
+                "add",
+                "dev",
+                device,
+                "parent",
+                TC_HANDLE,
+                "classid",
+                TC_HANDLE + minor,
+                "htb",
+                "rate",
+                rate,
+                "ceil",
+                rate,
+                "burst",
+                burst,
+                "cburst",
+                burst,
+            ]  # fmt: skip
+        )
+    for port in proxy_ports:
+        for field, minor in (("sport", "1"), ("dport", "2")):
+            commands.append(
+                [
+                    "tc",
+                    "filter",
+                    "add",
+                    "dev",
+                    device,
+                    "parent",
+                    TC_HANDLE,
+                    "protocol",
+                    "ip",
+                    "prio",
+                    "1",
+                    "u32",
+                    "match",
+                    "ip",
+                    field,
+                    str(port),
+                    "0xffff",
+                    "flowid",
+                    TC_HANDLE + minor,
+                ]  # fmt: skip
+            )
+    return commands
+
+
+def root_qdisc_is(shown: str, handle: str = TC_HANDLE) -> str:
+    """What ``tc qdisc show dev lo`` says is at the root (``qdisc KIND HANDLE root ...``): ``ours``, ``none`` (the
+    kernel's own, which a replace may take over), or ``other`` (someone else's: not to be replaced)."""
+    for line in shown.splitlines():
+        words = line.split()
+        if len(words) >= 4 and words[0] == "qdisc" and words[3] == "root":
+            if words[1] == "htb" and words[2] == handle:
+                return "ours"
+            return "none" if words[1] in ("noqueue", "pfifo_fast", "fq_codel", "mq") else "other"
+    return "none"
+
+
+class Shaper:
+    """The shared cap on the loopback device (``tc``): made, changed and removed with the link."""
+
+    def __init__(self, device: str = "lo"):
+        self.device = device
+
+    def _tc(self, argv: list[str]) -> subprocess.CompletedProcess:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False)
+
+    def why_not(self) -> str | None:
+        """Why ``tc`` cannot make the shared cap here, or None."""
+        if shutil.which("tc") is None:
+            return "tc is not installed"
+        if os.geteuid() != 0:
+            return "tc needs root to shape the loopback device"
+        shown = self._tc(["tc", "qdisc", "show", "dev", self.device])
+        if shown.returncode != 0:
+            return f"tc qdisc show failed: {shown.stderr.strip()[:200]}"
+        if root_qdisc_is(shown.stdout) == "other":
+            return f"another root qdisc is on {self.device}: {shown.stdout.strip()[:200]}"
+        return None
+
+    def cap(self, mbit: float, proxy_ports: list[int]) -> str | None:
+        """Make the shared cap; None when done, else why not (nothing is left half made)."""
+        reason = self.why_not()
+        if reason:
+            return reason
+        self.remove()
+        for argv in shaping(mbit, proxy_ports, self.device):
+            done = self._tc(argv)
+            if done.returncode != 0:
+                self.remove()
+                return f"{' '.join(argv[:4])} failed: {done.stderr.strip()[:200]}"
+        return None
+
+    def remove(self) -> None:
+        """Remove this sandbox's root qdisc from the device, if it is there."""
+        shown = self._tc(["tc", "qdisc", "show", "dev", self.device]) if shutil.which("tc") else None
+        if shown is not None and root_qdisc_is(shown.stdout) == "ours":
+            self._tc(["tc", "qdisc", "del", "dev", self.device, "root", "handle", TC_HANDLE])
 
 
 def executable() -> Path:
@@ -147,21 +275,31 @@ class Toxiproxy:
         return proc.pid
 
     def set_link(self, link: Link) -> None:
-        """Every proxy's toxics made ``link``'s (the old ones removed first)."""
+        """Every proxy's toxics made ``link``'s (the old ones removed first), and its cap: shared by all connections
+        when ``tc`` can make it (:class:`Shaper`), else on each connection (``state["cap_note"]`` says why)."""
+        Shaper().remove()
+        self.state["cap"] = self.state["cap_note"] = None
+        if link.mbit:
+            reason = Shaper().cap(link.mbit, [ports["proxy"] for ports in self.state["brokers"].values()])
+            self.state["cap"] = PER_CONNECTION if reason else SHARED
+            self.state["cap_note"] = reason
         for node in self.state["brokers"]:
             name = f"source-{node}"
             answer = self._call("GET", f"/proxies/{name}/toxics")
             for toxic in answer if isinstance(answer, list) else []:
                 self._call("DELETE", f"/proxies/{name}/toxics/{toxic['name']}")
-            for toxic in toxics(link):
+            for toxic in toxics(link, cap_each_connection=self.state["cap"] == PER_CONNECTION):
                 self._call("POST", f"/proxies/{name}/toxics", toxic)
         self.state["link"] = asdict(link)
 
     def stop(self) -> None:
         if self.state.get("pid"):
             procs.stop_pid(self.state["pid"], expect_in_cmdline="toxiproxy-server")
+        if self.state.get("cap") == SHARED:
+            Shaper().remove()
         self.state["pid"] = None
         self.state["link"] = None
+        self.state["cap"] = self.state["cap_note"] = None
 
     def alive(self) -> bool:
         return bool(self.state.get("pid")) and procs.pid_alive(self.state["pid"])
@@ -189,6 +327,18 @@ class SandboxWan:
         """The link the proxy makes now (None: no proxy runs)."""
         found = self.state.get("wan", {}).get("link")
         return Link(**found) if found else None
+
+    def wan_link_text(self) -> str:
+        """The link in words, with how its cap is made (shared by all connections, or on each, and why)."""
+        state = self.state.get("wan", {})
+        link = self.wan_link
+        if link is None:
+            return "no link"
+        if state.get("cap") == SHARED:
+            return f"{link}, shared by all connections (tc HTB on lo)"
+        if state.get("cap") == PER_CONNECTION:
+            return f"{link} on each connection (Toxiproxy; no shared cap: {state.get('cap_note')})"
+        return str(link)
 
     def wan_bootstrap_servers(self) -> list[str]:
         """Every source broker as the mirror reaches it across the link: its host name, its proxy's port."""

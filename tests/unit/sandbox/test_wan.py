@@ -9,7 +9,7 @@ import pytest
 
 from secure_mirror.errors import BadInputError
 from secure_mirror.sandbox.kafka import Broker
-from secure_mirror.sandbox.wan import Link, new_state, ports_needed, toxics
+from secure_mirror.sandbox.wan import TC_HANDLE, Link, new_state, ports_needed, root_qdisc_is, shaping, toxics
 
 
 @pytest.mark.parametrize(
@@ -44,7 +44,44 @@ def test_the_round_trip_is_split_over_both_directions_and_the_cap_set_on_each():
         {"name": "bandwidth_downstream", "type": "bandwidth", "stream": "downstream", "attributes": {"rate": 25000}},
     ]
     assert toxics(Link(0)) == []
-    assert str(Link(100, 200)) == "100 ms round trip, 200 Mbit/s per connection" and Link(100, 200).text == "100:200"
+    assert str(Link(100, 200)) == "100 ms round trip, 200 Mbit/s" and Link(100, 200).text == "100:200"
+
+
+def test_a_cap_tc_makes_is_no_toxic():
+    assert [t["type"] for t in toxics(Link(50, 200), cap_each_connection=False)] == ["latency", "latency"]
+
+
+def test_the_shared_cap_is_one_htb_class_each_way_and_filters_only_the_proxy_ports():
+    commands = shaping(200, [9002, 9004])
+    assert commands[0] == ["tc", "qdisc", "replace", "dev", "lo", "root", "handle", TC_HANDLE, "htb"]
+    assert "default" not in commands[0]  # what no filter takes passes unshaped: the brokers, the tests, the KDC
+    classes = [c for c in commands if c[1] == "class"]
+    assert [c[c.index("classid") + 1] for c in classes] == [TC_HANDLE + "1", TC_HANDLE + "2"]
+    assert all(c[c.index("rate") + 1] == c[c.index("ceil") + 1] == "200000kbit" for c in classes)
+    filters = [(c[c.index("match") + 2], c[c.index("match") + 3], c[-1]) for c in commands if c[1] == "filter"]
+    assert filters == [
+        ("sport", "9002", TC_HANDLE + "1"),
+        ("dport", "9002", TC_HANDLE + "2"),
+        ("sport", "9004", TC_HANDLE + "1"),
+        ("dport", "9004", TC_HANDLE + "2"),
+    ]
+    burst = int(classes[0][classes[0].index("burst") + 1])
+    assert burst == 4 * 65536  # 10 ms of 200 Mbit/s is 250,000 bytes, below four 64 KiB packets
+    assert int(shaping(10_000, [1])[1][-3]) == 12_500_000  # 10 ms of 10 Gbit/s
+
+
+@pytest.mark.parametrize(
+    "shown, found",
+    [
+        ("qdisc noqueue 0: root refcnt 2 \n", "none"),
+        ("", "none"),
+        (f"qdisc htb {TC_HANDLE} root refcnt 2 r2q 10 default 0\nqdisc pfifo 8001: parent {TC_HANDLE}1\n", "ours"),
+        ("qdisc htb 1: root refcnt 2 r2q 10 default 0x30\n", "other"),
+        ("qdisc tbf 8002: root refcnt 2 rate 10Mbit\n", "other"),
+    ],
+)
+def test_only_this_sandboxs_root_qdisc_is_replaced_or_removed(shown, found):
+    assert root_qdisc_is(shown) == found
 
 
 def test_the_state_names_each_source_brokers_two_ports():
