@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import random
 import shutil
+import statistics
 from pathlib import Path
 
 from benchmarks import wan as package
@@ -87,13 +88,41 @@ def measure_link(bench: Bench, files: dict[str, Path], args: argparse.Namespace,
         out["link"]["cap_note"] = wan["cap_note"]
     out |= rounds(bench, files, args, shuffle, str(link))
     if args.latency_records:
-        # each link's latency jobs from scratch, as its first's
-        for folder in ("run-latency", "run-latency-eos", "run-latency-continuous"):
-            shutil.rmtree(bench.work / folder, ignore_errors=True)
-        try:
-            out["latency"] = latencies(bench, files, args.latency_records, args.latency_rate, args.continuous)
-        except Exception as exc:  # noqa: BLE001 - recorded: the throughput figures still stand
-            out["latency"] = {"error": f"{type(exc).__name__}: {str(exc)[:600]}"}
+        each = []
+        for repeat in range(args.latency_repeats):
+            log(f"{link}: latency, repeat {repeat + 1}/{args.latency_repeats}")
+            # each latency run's jobs from scratch, as the first's
+            for folder in ("run-latency", "run-latency-eos", "run-latency-continuous"):
+                shutil.rmtree(bench.work / folder, ignore_errors=True)
+            try:
+                each.append(latencies(bench, files, args.latency_records, args.latency_rate, args.continuous))
+            except Exception as exc:  # noqa: BLE001 - recorded: the throughput figures still stand
+                each.append({"error": f"{type(exc).__name__}: {str(exc)[:600]}"})
+        out["latency_runs"] = each
+        out["latency"] = latency_medians(each)
+    return out
+
+
+def latency_medians(runs: list[dict]) -> dict:
+    """Each latency contender's median p50 and p99 over the runs that measured it, with each run's p99 beside them;
+    a run's error (the whole run's, or one contender's) is kept when no run measured that contender."""
+    whole = [run["error"] for run in runs if "error" in run]
+    names = list(dict.fromkeys(name for run in runs if "error" not in run for name in run))
+    if not names:
+        return {"error": whole[0]} if whole else {}
+    out: dict = {}
+    for name in names:
+        measured = [run[name] for run in runs if "p99_ms" in run.get(name, {})]
+        if not measured:
+            out[name] = {"error": next(run[name]["error"] for run in runs if "error" in run.get(name, {}))}
+            continue
+        out[name] = {
+            "p50_ms": statistics.median(m["p50_ms"] for m in measured),
+            "p99_ms": statistics.median(m["p99_ms"] for m in measured),
+            "samples": sum(m["samples"] for m in measured),
+            "runs": len(measured),
+            "p99_each_ms": [m["p99_ms"] for m in measured],
+        }
     return out
 
 
@@ -112,6 +141,7 @@ def run(args: argparse.Namespace, command: str) -> dict:
             "tasks": TASK_SLOTS,
             "latency_records": args.latency_records,
             "latency_rate": args.latency_rate,
+            "latency_repeats": args.latency_repeats,
             "continuous": args.continuous,
             "seed": args.seed,
             "values": "varied JSON, about 1 KiB (a third to twice)",
@@ -148,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs of every contender per link")
     parser.add_argument("--latency-records", type=int, default=5000, help="records of each latency run (0: none)")
     parser.add_argument("--latency-rate", type=float, default=1000.0, help="their rate, records/s")
+    parser.add_argument("--latency-repeats", type=int, default=1, help="latency runs of every contender per link")
     parser.add_argument(
         "--no-continuous",
         dest="continuous",

@@ -50,11 +50,16 @@ def link_table(link: dict) -> list[str]:
     if "error" in latency:
         lines += ["", f"Latency: not measured ({latency['error']})."]
     elif latency:
-        lines += ["", "| latency, create to append | p50 ms | p99 ms | samples |", "| --- | --- | --- | --- |"]
+        lines += [
+            "",
+            "| latency, create to append (medians of the runs) | p50 ms | p99 ms | samples | p99 of each run, ms |",
+            "| --- | --- | --- | --- | --- |",
+        ]
         for name, figures in latency.items():
+            each = ", ".join(_number(v) for v in figures.get("p99_each_ms", [])) or figures.get("error", "-")[:120]
             lines.append(
                 f"| {LABELS.get(name, name)} | {_number(figures.get('p50_ms'))} | {_number(figures.get('p99_ms'))} "
-                f"| {figures.get('samples', '-')} |"
+                f"| {figures.get('samples', '-')} | {each} |"
             )
     return lines + [""]
 

@@ -112,21 +112,22 @@ class Spark(Strict):
     deploy_mode: Literal["client", "cluster"] = "client"
     conf: dict[str, OptionValue] = Field(default_factory=dict, description="extra Spark configuration")
     max_offsets_per_trigger: int | None = Field(None, gt=0)
-    # The micro-batch source (docs/architecture.md, "The source"): "mirror" is the mirror's own (jvm/sink,
-    # securemirror.source), whose tasks each read many partitions with one consumer; "kafka" is Spark's Kafka source
-    # (one task and one cached consumer per topic-partition per micro-batch). A continuous trigger always uses Spark's.
+    # The source (docs/architecture.md, "The source"): "mirror" is the mirror's own (jvm/sink, securemirror.source),
+    # whose tasks each read many partitions with one consumer, under either trigger; "kafka" is Spark's Kafka source
+    # (one task and one cached consumer per topic-partition: per micro-batch, or for the whole continuous query).
     source: Literal["mirror", "kafka"] = Field(
-        "mirror", description="micro-batch source: mirror (tasks each read many partitions) or kafka (Spark's)"
+        "mirror", description="the source: mirror (tasks each read many partitions) or kafka (Spark's)"
     )
     tasks: int | None = Field(
         None,
         gt=0,
         le=10000,
-        description="with source mirror: the tasks of each micro-batch, each reading its share of the partitions "
-        "with one consumer (default: Spark's default parallelism, the master's cores)",
+        description="with source mirror: the tasks of each micro-batch (or of the continuous query), each reading "
+        "its share of the partitions with one consumer (default: Spark's default parallelism, the master's cores)",
     )
-    # Continuous processing (docs/continuous.md): each source partition is one long-running task that writes records
-    # as they arrive; every continuous_interval_ms an epoch commits (the sink flushes, the offsets are checkpointed).
+    # Continuous processing (docs/continuous.md): long-running tasks (one per slot with the mirror's source, one per
+    # source partition with Spark's) write records as they arrive; every continuous_interval_ms an epoch commits (the
+    # sink flushes, the offsets are checkpointed).
     trigger: Literal["micro_batch", "continuous"] = Field(
         "micro_batch", description="micro_batch (default) or continuous: low latency, at_least_once only"
     )

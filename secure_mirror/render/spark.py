@@ -96,14 +96,13 @@ def source_options(profile: Profile, secrets: Secrets = VALUES) -> dict[str, str
     return options
 
 
-SOURCE_FORMAT = "securemirror.source.MirrorSource"  # jvm/sink: the mirror's own micro-batch source
+SOURCE_FORMAT = "securemirror.source.MirrorSource"  # jvm/sink: the mirror's own source
 
 
 def source_format(profile: Profile) -> str:
-    """The Spark source the job reads with: the mirror's own for micro-batches unless the profile asks for Spark's
-    Kafka source (``mirror.spark.source: kafka``); Spark's for a continuous trigger, which the mirror's lacks."""
-    spark = profile.mirror.spark
-    return SOURCE_FORMAT if spark.source == "mirror" and not profile.mirror.continuous else "kafka"
+    """The Spark source the job reads with, under either trigger: the mirror's own unless the profile asks for
+    Spark's Kafka source (``mirror.spark.source: kafka``)."""
+    return SOURCE_FORMAT if profile.mirror.spark.source == "mirror" else "kafka"
 
 
 TOKEN_MECHANISM = "SCRAM-SHA-512"  # how executors log in with a delegation token (the brokers enable it)

@@ -67,7 +67,7 @@ def continuous(sandbox, tmp_path_factory):
     events.mkdir()
     conf = {"spark.eventLog.enabled": True, "spark.eventLog.compress": False, "spark.eventLog.dir": f"file://{events}"}
     conf.update(sink_conf(folder))
-    # 9 partitions at the end (a grows from 2 to 3): a task slot each
+    # 9 partitions at the end (a grows from 2 to 3); the mirror's source plans a task for each of the 10 slots with any
     spark = {"master": "local[10]", "trigger": "continuous", "continuous_interval_ms": 500, "conf": conf}
     mirror = {"spark": spark, "delivery": {"linger_ms": 0}, "topic_shape": {"interval_seconds": SHAPE_INTERVAL}}
     rng = seeded("continuous: records written while the job stops")
@@ -116,7 +116,7 @@ def continuous(sandbox, tmp_path_factory):
         try:
             wait_for(lambda: caught_up(case.profile, every), 150, "the resumed job")
             # the shape while the continuous query runs: a config changed on b, a grown and records in the new
-            # partition (Spark's source reconfigures itself; the target must have grown before they are written)
+            # partition (the source reconfigures itself within 5 s; the target must have grown before they are written)
             target_a, target_b = case.profile.target_topic(case.topic("a")), case.profile.target_topic(case.topic("b"))
             sandbox.admin("source", set_config, case.topic("b"), "retention.ms", "3600000")
             sandbox.admin("source", grow, case.topic("a"), 3)

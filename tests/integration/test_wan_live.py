@@ -2,11 +2,15 @@
 round trip (sandbox/wan.py, the WAN listener every source broker has), in both guarantees. The link is shown to be
 there (pre-flight's probe measures the round trip through it and beside it), and every record is counted on the
 target by kcat, a reader this project did not write (read_committed: exactly_once's aborted writes would not count).
-The proxy runs for this module only; the other modules' profiles reach the source directly."""
+The continuous mode (the mirror's own source under Spark's continuous trigger) is run across the link too, and counted
+the same way. The proxy runs for this module only; the other modules' profiles reach the source directly."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -14,6 +18,7 @@ import yaml
 from secure_mirror.preflight.probes import round_trip, tls
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
+from secure_mirror.sandbox.waiting import caught_up, wait_for
 from secure_mirror.sandbox.wan import Link
 from tests.support import seeds
 from tests.support.cluster import kcat_consume
@@ -49,30 +54,77 @@ def test_the_link_adds_its_round_trip_and_the_direct_listener_does_not(link):
     assert link.wan_bootstrap_servers()[0] in (link.base / "profile-wan.yaml").read_text()
 
 
+def _across(case: MirrorCase, link) -> None:
+    """The case's profile reaching the source through the link (the mirror's side of it)."""
+    data = yaml.safe_load(case.profile_path.read_text())
+    data["source"]["bootstrap_servers"] = link.wan_bootstrap_servers()
+    case.profile_path.write_text(yaml.safe_dump(data, sort_keys=False))
+    case.profile = load_profile(case.profile_path)
+
+
+def _target_positions(case: MirrorCase, folder: Path, monkeypatch, *, waiting: bool = False) -> tuple[list[str], str]:
+    """Every record on the target topic as kcat reads it (read_committed): ``partition:offset`` each, and its stderr
+    (``waiting``: none while the job has not created the topic yet)."""
+    rendered = folder / "rendered"
+    if not rendered.exists():
+        render_all(case.profile, rendered)
+        (folder / "cc").mkdir(mode=0o700)
+    monkeypatch.setenv("KRB5_CONFIG", str(rendered / "krb5.conf"))
+    monkeypatch.setenv("KRB5CCNAME", f"DIR:{folder / 'cc'}")
+    target = case.profile.target_topic(case.topic("w"))
+    read = kcat_consume(
+        rendered / "target" / "librdkafka.conf", target, "-f", "%p:%o\\n", "-X", "isolation.level=read_committed"
+    )
+    if waiting and read.returncode != 0 and "Unknown topic or partition" in read.stderr:
+        return [], read.stderr
+    assert read.returncode == 0, read.stderr[-2000:]
+    return read.stdout.split(), read.stderr
+
+
 @pytest.mark.parametrize("guarantee", ["at_least_once", "exactly_once"])
 def test_the_mirror_copies_every_record_across_the_link(link, tmp_path, monkeypatch, guarantee):
     rng = seeds.seeded(f"wan {guarantee} records")
     count = rng.randint(150, 300)
     with MirrorCase(link, tmp_path, mirror={"delivery": {"guarantee": guarantee}}) as case:
-        data = yaml.safe_load(case.profile_path.read_text())
-        data["source"]["bootstrap_servers"] = link.wan_bootstrap_servers()  # the mirror's side of the link
-        case.profile_path.write_text(yaml.safe_dump(data, sort_keys=False))
-        case.profile = load_profile(case.profile_path)
+        _across(case, link)
         case.create({"w": 3})
         case.produce("w", records(count, 3, "w"))
         done = subprocess.run(
             case.run_argv(tmp_path / "run", "--until-caught-up"), capture_output=True, text=True, timeout=300
         )
         assert done.returncode == 0, done.stderr[-3000:]
-        rendered = tmp_path / "rendered"
-        render_all(case.profile, rendered)
-        (tmp_path / "cc").mkdir(mode=0o700)
-        monkeypatch.setenv("KRB5_CONFIG", str(rendered / "krb5.conf"))
-        monkeypatch.setenv("KRB5CCNAME", f"DIR:{tmp_path / 'cc'}")
-        target = case.profile.target_topic(case.topic("w"))
-        read = kcat_consume(
-            rendered / "target" / "librdkafka.conf", target, "-f", "%p:%o\\n", "-X", "isolation.level=read_committed"
-        )
-        assert read.returncode == 0, read.stderr[-2000:]
-        positions = read.stdout.split()
-        assert len(positions) == count and len(set(positions)) == count, (count, len(positions), read.stderr[-500:])
+        positions, stderr = _target_positions(case, tmp_path, monkeypatch)
+        assert len(positions) == count and len(set(positions)) == count, (count, len(positions), stderr[-500:])
+
+
+def test_the_continuous_mode_copies_every_record_across_the_link(link, tmp_path, monkeypatch):
+    """The continuous query on the mirror's own source (two never-ending tasks for three partitions: the task slots
+    local[2] has, not one per partition) copies what is there and what arrives while it runs, then stops on SIGTERM."""
+    rng = seeds.seeded("wan continuous records")
+    before, during = rng.randint(100, 200), rng.randint(50, 100)
+    mirror = {"spark": {"trigger": "continuous", "continuous_interval_ms": 500}, "delivery": {"linger_ms": 0}}
+    with MirrorCase(link, tmp_path, mirror=mirror) as case:
+        _across(case, link)
+        case.create({"w": 3})
+        case.produce("w", records(before, 3, "w"))
+        out, err = tmp_path / "job.out", tmp_path / "job.err"  # files: a pipe nobody reads could stall the job
+        with out.open("w") as stdout, err.open("w") as stderr:
+            job = subprocess.Popen(case.run_argv(tmp_path / "run"), stdout=stdout, stderr=stderr)
+        try:
+            deadline = time.monotonic() + 150
+            while len(_target_positions(case, tmp_path, monkeypatch, waiting=True)[0]) < before:
+                assert time.monotonic() < deadline, "the continuous job did not copy the first records in 150 s"
+                assert job.poll() is None, err.read_text()[-3000:]
+                time.sleep(2)
+            case.produce("w", records(during, 3, "w-during"))
+            while len(_target_positions(case, tmp_path, monkeypatch)[0]) < before + during:
+                assert time.monotonic() < deadline, "the continuous job did not copy every record in 150 s"
+                time.sleep(1)
+            # the positions the readers handed Spark (SlotPositions) are the source's ends once an epoch commits
+            wait_for(lambda: caught_up(case.profile, {case.topic("w")}), 30, "the checkpoint at the source's end")
+        finally:
+            job.send_signal(signal.SIGTERM)
+            job.wait(timeout=120)
+        positions, stderr = _target_positions(case, tmp_path, monkeypatch)
+        assert len(positions) == before + during == len(set(positions)), (before, during, len(positions), stderr)
+        assert job.returncode == 0, err.read_text()[-3000:]

@@ -7,7 +7,7 @@ import argparse
 
 import pytest
 
-from benchmarks.wan.main import links
+from benchmarks.wan.main import latency_medians, links
 from benchmarks.wan.report import markdown
 from secure_mirror.sandbox.wan import Link
 
@@ -46,7 +46,9 @@ def test_the_report_gives_each_link_its_round_trip_medians_and_ratios():
                     "secure_mirror": _summary(200.0 - rtt),
                     "secure_mirror_exactly_once": _summary(180.0 - rtt),
                 },
-                "latency": {"secure_mirror": {"samples": 10, "p50_ms": 300.0, "p99_ms": 400.0}},
+                "latency": {
+                    "secure_mirror": {"samples": 10, "p50_ms": 300.0, "p99_ms": 400.0, "p99_each_ms": [400.0, 420.0]}
+                },
             }
             for rtt in (0, 50)
         ],
@@ -56,4 +58,23 @@ def test_the_report_gives_each_link_its_round_trip_medians_and_ratios():
     assert "| secure_mirror (mirror source), at_least_once | 150 | - | - | - | 1 (0) |" in text
     assert "| secure_mirror (mirror source), at_least_once | 1.00x | 0.75x |" in text
     assert "| 50 | 0.87x | 3.00x | - |" in text
-    assert "| secure_mirror (mirror source), at_least_once | 300 | 400 | 10 |" in text
+    assert "| secure_mirror (mirror source), at_least_once | 300 | 400 | 10 | 400, 420 |" in text
+
+
+def test_latency_medians_are_over_the_runs_that_measured_each_contender():
+    runs = [
+        {"mirrormaker2": {"samples": 5, "p50_ms": 90.0, "p99_ms": 700.0}, "secure_mirror_continuous": {"error": "x"}},
+        {"error": "RuntimeError: no latency samples"},
+        {"mirrormaker2": {"samples": 5, "p50_ms": 80.0, "p99_ms": 170.0}, "secure_mirror_continuous": {"error": "y"}},
+        {"mirrormaker2": {"samples": 5, "p50_ms": 85.0, "p99_ms": 180.0}},
+    ]
+    medians = latency_medians(runs)
+    assert medians["mirrormaker2"] == {
+        "p50_ms": 85.0,
+        "p99_ms": 180.0,
+        "samples": 15,
+        "runs": 3,
+        "p99_each_ms": [700.0, 170.0, 180.0],
+    }
+    assert medians["secure_mirror_continuous"] == {"error": "x"}
+    assert latency_medians([{"error": "e"}]) == {"error": "e"} and latency_medians([]) == {}

@@ -1,7 +1,8 @@
 """The low-latency mode (``mirror.spark.trigger: continuous``, docs/continuous.md): Spark's continuous processing
 trigger writing straight into the mirror's sink (``writeStream.format``, no ``foreachBatch``), at least once.
 
-Each source partition is one task that never ends and hands each record to the sink as it arrives; every
+Each task never ends and hands each record to the sink as it arrives (the mirror's source: a task per slot, each
+reading its share of the partitions with one consumer; Spark's Kafka source: a task per partition); every
 ``continuous_interval_ms`` an epoch commits (each task flushes its producer, Spark checkpoints the offsets). No Python
 runs per epoch on the data's path, so what the micro-batch job decides per batch is decided here when the query
 starts, for the topics the source has then:
@@ -11,8 +12,8 @@ starts, for the topics the source has then:
 - the query subscribes to exactly those topics (``subscribe``, not the pattern), so the sink never sees a topic
   nobody planned; a topic created later that matches the selection is found by :class:`NewTopicWatch`, and the job
   stops the query and starts it again with the topic planned (its target created); the checkpoint carries the
-  other topics' offsets over and Spark's Kafka source reads the new topic from its start. Partitions added to a
-  planned topic are read by Spark's source (it reconfigures itself) under the decision made for the topic.
+  other topics' offsets over and the source reads the new topic from its start. Partitions added to a planned topic
+  are read by the source (it reconfigures itself) under the decision made for the topic.
 
 A continuous query reports no progress (Spark 4.0's ContinuousExecution never finishes a trigger), so the figures of
 an epoch come from the checkpoint's commit and offset logs and the sink's own report of the epoch (``Reports``).
@@ -27,7 +28,13 @@ from collections.abc import Callable
 
 from secure_mirror.errors import EXIT_BAD_INPUT
 from secure_mirror.render.job_model import JobSettings
-from secure_mirror.render.spark import SINK_FORMAT, SINK_KEPT_TOPICS, SINK_REPORT_KEY, with_batch_size
+from secure_mirror.render.spark import (
+    SINK_FORMAT,
+    SINK_KEPT_TOPICS,
+    SINK_REPORT_KEY,
+    SOURCE_FORMAT,
+    with_batch_size,
+)
 from secure_mirror.run.job.outcome import JobRefused
 from secure_mirror.run.job.sink import StreamingMirror
 
@@ -73,7 +80,7 @@ class ContinuousMirror(StreamingMirror):
         self.next_epoch = self.checkpoint_files.latest_commit() + 1
         source = {k: v for k, v in self.source_options.items() if k not in IGNORED_SOURCE_OPTIONS}
         source["subscribe"] = ",".join(topics)
-        stream = self.spark.readStream.format("kafka").options(**source).load()
+        stream = self.spark.readStream.format(self.settings.source_format).options(**source).load()
         kept = sorted(topic for topic, yes in self.keep.items() if yes)
         return (
             stream.writeStream.format(SINK_FORMAT)
@@ -96,17 +103,12 @@ class ContinuousMirror(StreamingMirror):
         return None
 
     def _check_task_slots(self, topics: int, partitions: int) -> None:
-        """Each source partition holds a task slot for as long as the query runs; with fewer slots some partitions
-        are never read and no epoch ever commits, so refuse (local master) or say so (executors may still come)."""
-        slots = self.spark.sparkContext.defaultParallelism
-        if partitions <= slots:
+        """Refuse (local master) or say (executors may still come) when the query has more tasks than slots."""
+        ours = self.settings.source_format == SOURCE_FORMAT
+        tasks = self.source_options.get("mirror.tasks")
+        message = too_few_slots(self.spark.sparkContext.defaultParallelism, ours, tasks, topics, partitions)
+        if message is None:
             return
-        message = (
-            f"continuous processing runs each source partition as a task that never ends: the {topics} "
-            f"topics have {partitions} partitions and the job has {slots} task slots; give the job at least "
-            f"{partitions} (mirror.spark.master local[{partitions}], or executor cores), or set "
-            "mirror.spark.trigger: micro_batch"
-        )
         if self.spark.sparkContext.master.startswith("local"):
             raise JobRefused(message, EXIT_BAD_INPUT)
         print(f"secure-mirror job: {message}", file=sys.stderr, flush=True)
@@ -132,6 +134,27 @@ class ContinuousMirror(StreamingMirror):
                 }
             )
         return done
+
+
+def too_few_slots(slots: int, ours: bool, tasks: str | None, topics: int, partitions: int) -> str | None:
+    """Each task of a continuous query holds a task slot for as long as the query runs; with fewer slots some
+    partitions are never read and no epoch ever commits. The mirror's source (``ours``) runs ``mirror.tasks`` tasks
+    (default: the slots); Spark's Kafka source one per partition. None when the slots suffice, else what to do."""
+    needed = (int(tasks) if tasks else slots) if ours else partitions
+    if needed <= slots:
+        return None
+    if ours:
+        return (
+            f"continuous processing runs each task of the mirror's source for as long as the query runs: "
+            f"mirror.spark.tasks is {needed} and the job has {slots} task slots; give the job at least {needed} "
+            f"(mirror.spark.master local[{needed}], or executor cores), or lower mirror.spark.tasks"
+        )
+    return (
+        f"continuous processing runs each source partition as a task that never ends with Spark's Kafka source: the "
+        f"{topics} topics have {partitions} partitions and the job has {slots} task slots; give the job at least "
+        f"{partitions} (mirror.spark.master local[{partitions}], or executor cores), or set mirror.spark.source: "
+        "mirror (its tasks each read many partitions), or mirror.spark.trigger: micro_batch"
+    )
 
 
 class NewTopicWatch:

@@ -322,6 +322,15 @@ def test_continuous_trigger_waits_10_ms_for_source_fetches_unless_the_profile_sa
     assert "kafka.fetch.max.wait.ms" not in spark.source_options(load_profile(pf.write_profile(tmp_path, data)))
 
 
+def test_the_mirrors_source_reads_under_either_trigger_unless_the_profile_asks_for_sparks(tmp_path):
+    data = pf.profile_data(tmp_path)
+    for trigger in ("micro_batch", "continuous"):
+        data["mirror"]["spark"] = {"trigger": trigger}
+        assert spark.source_format(load_profile(pf.write_profile(tmp_path, data))) == spark.SOURCE_FORMAT
+        data["mirror"]["spark"] = {"trigger": trigger, "source": "kafka"}
+        assert spark.source_format(load_profile(pf.write_profile(tmp_path, data))) == "kafka"
+
+
 def test_cluster_mode_ships_keytabs_under_distinct_names(tmp_path, monkeypatch):
     profile = load_profile(pf.write_profile(tmp_path, _case("yarn-cluster", tmp_path, monkeypatch)))
     assert 'keyTab="source-mirror.keytab"' in spark.source_options(profile)["kafka.sasl.jaas.config"]

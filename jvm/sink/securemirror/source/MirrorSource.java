@@ -11,16 +11,19 @@ import org.apache.spark.sql.connector.catalog.TableProvider;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.streaming.ContinuousStream;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import securemirror.sink.SinkSettings;
 
 /**
- * The mirror's Spark source (DataSource V2, micro-batch reads): {@code format("securemirror.source.MirrorSource")}.
+ * The mirror's Spark source (DataSource V2, micro-batch and continuous reads):
+ * {@code format("securemirror.source.MirrorSource")}.
  * It delivers the rows of Spark's Kafka source (key, value, topic, partition, offset, timestamp, timestampType,
  * headers) with its offsets' JSON, but plans each batch as a fixed number of tasks that each read many partitions
- * with one kept consumer ({@link MirrorStream}); see {@link SourceSettings} for its options.
+ * with one kept consumer ({@link MirrorStream}), or under a continuous trigger as a fixed number of never-ending tasks
+ * ({@link MirrorContinuousStream}); see {@link SourceSettings} for its options.
  */
 public class MirrorSource implements TableProvider {
     @Override
@@ -48,7 +51,7 @@ public class MirrorSource implements TableProvider {
 
         @Override
         public Set<TableCapability> capabilities() {
-            return EnumSet.of(TableCapability.MICRO_BATCH_READ);
+            return EnumSet.of(TableCapability.MICRO_BATCH_READ, TableCapability.CONTINUOUS_READ);
         }
 
         @Override
@@ -68,6 +71,11 @@ public class MirrorSource implements TableProvider {
                 @Override
                 public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
                     return new MirrorStream(settings, checkpointLocation);
+                }
+
+                @Override
+                public ContinuousStream toContinuousStream(String checkpointLocation) {
+                    return new MirrorContinuousStream(settings, checkpointLocation);
                 }
             };
         }

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Optional;
 
 import org.apache.kafka.common.TopicPartition;
-import org.apache.spark.SparkContext;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
@@ -23,40 +22,15 @@ import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow
  * ranges with one consumer, which the executor keeps for the slot's next task ({@link Consumers}). The cost of a
  * batch follows its records; a partition adds one entry to a fetch request, not a task, a consumer and a login.
  * Partitions and topics that appear while the query runs are found at the next batch and read from their earliest
- * offset. Nothing is committed to the source: the positions live in the checkpoint, as with Spark's Kafka source.
+ * offset.
  */
-final class MirrorStream implements MicroBatchStream, SupportsTriggerAvailableNow, ReportsSourceMetrics {
-    private final SourceSettings settings;
-    private final String checkpointLocation;
-    private final int tasks;
-    private SourceAdmin admin;
+final class MirrorStream extends SourceStream
+        implements MicroBatchStream, SupportsTriggerAvailableNow, ReportsSourceMetrics {
     private Map<TopicPartition, Long> availableNow;  // the end of a Trigger.AvailableNow query, fixed at its start
     private volatile Map<TopicPartition, Long> lastLatest = Map.of();
 
     MirrorStream(SourceSettings settings, String checkpointLocation) {
-        this.settings = settings;
-        this.checkpointLocation = checkpointLocation;
-        this.tasks = settings.tasks > 0 ? settings.tasks : Math.max(1, SparkContext.getOrCreate().defaultParallelism());
-    }
-
-    private SourceAdmin admin() {
-        if (admin == null) {
-            admin = new SourceAdmin(settings);
-        }
-        return admin;
-    }
-
-    @Override
-    public Offset initialOffset() {
-        return InitialOffsets.readOrWrite(checkpointLocation, () -> {
-            List<TopicPartition> partitions = admin().partitions();
-            return new PartitionOffsets(settings.latest ? admin().latest(partitions) : admin().earliest(partitions));
-        });
-    }
-
-    @Override
-    public Offset deserializeOffset(String json) {
-        return PartitionOffsets.parse(json);
+        super(settings, checkpointLocation);
     }
 
     @Override
@@ -159,18 +133,6 @@ final class MirrorStream implements MicroBatchStream, SupportsTriggerAvailableNo
     @Override
     public PartitionReaderFactory createReaderFactory() {
         return new SliceReaderFactory(settings);
-    }
-
-    @Override
-    public void commit(Offset end) {
-        // the checkpoint holds the positions; the source cluster is not told
-    }
-
-    @Override
-    public void stop() {
-        if (admin != null) {
-            admin.close();
-        }
     }
 
     @Override

@@ -11,11 +11,9 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -57,9 +55,7 @@ final class SliceReader implements PartitionReader<InternalRow> {
         }
 
         InternalRow row(ConsumerRecord<byte[], byte[]> record) {
-            return new GenericInternalRow(new Object[] {
-                record.key(), record.value(), topic, range.partition(), record.offset(), record.timestamp() * 1000L,
-                record.timestampType().id, settings.includeHeaders ? headers.of(record.headers().toArray()) : null});
+            return Reads.row(record, topic, settings, headers);
         }
     }
 
@@ -141,17 +137,7 @@ final class SliceReader implements PartitionReader<InternalRow> {
     }
 
     private void poll() {
-        try {
-            polled = consumer.poll(POLL);
-        } catch (OffsetOutOfRangeException gone) {
-            if (settings.failOnDataLoss) {
-                throw new IllegalStateException("source records the checkpoint expects are gone, data may have been "
-                    + "lost (failOnDataLoss): " + gone.offsetOutOfRangePartitions() + " are before the earliest "
-                    + "offsets the source still has", gone);
-            }
-            consumer.seekToBeginning(gone.partitions());
-            polled = ConsumerRecords.empty();
-        }
+        polled = Reads.poll(consumer, POLL, settings);
         long now = System.currentTimeMillis();
         if (!polled.isEmpty()) {
             progressed = now;

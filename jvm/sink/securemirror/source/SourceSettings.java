@@ -14,7 +14,8 @@ import securemirror.sink.TokenLogin;
  * <ul>
  * <li>{@code kafka.*}: the source consumer's settings, identity included;</li>
  * <li>{@code subscribePattern}: a Java regex; the source reads every topic it matches whole (as
- *     {@code KafkaConsumer.subscribe(Pattern)}), internal topics never;</li>
+ *     {@code KafkaConsumer.subscribe(Pattern)}), internal topics never; or {@code subscribe}, a comma-separated list
+ *     of topics (the continuous job's);</li>
  * <li>{@code startingOffsets}: {@code earliest} or {@code latest}, for the partitions of the first batch; partitions
  *     and topics that appear later are read from their earliest offset;</li>
  * <li>{@code failOnDataLoss}: {@code true} (default) fails the query when records the batch needs are gone;</li>
@@ -63,10 +64,7 @@ public final class SourceSettings implements Serializable {
         consumer.put("enable.auto.commit", "false");
         consumer.put("auto.offset.reset", "none");
         consumer.remove("group.id");
-        pattern = options.get("subscribePattern");
-        if (pattern == null || pattern.isEmpty()) {
-            throw new IllegalArgumentException("the mirror source needs subscribePattern");
-        }
+        pattern = pattern(options.get("subscribePattern"), options.get("subscribe"));
         Pattern.compile(pattern);  // a bad regex fails the query's start, not a batch
         String starting = options.getOrDefault("startingOffsets", "earliest");
         if (!starting.equals("earliest") && !starting.equals("latest")) {
@@ -82,6 +80,18 @@ public final class SourceSettings implements Serializable {
         tokenCluster = options.get(TOKEN_CLUSTER);
         tokenMechanism = options.getOrDefault(TOKEN_MECHANISM, "SCRAM-SHA-512");
         rideThroughMs = Long.parseLong(options.getOrDefault(RIDE_THROUGH_MS, Long.toString(DEFAULT_RIDE_THROUGH_MS)));
+    }
+
+    /** The topics read, as a Java regex: the pattern, or the listed topics each matched exactly. */
+    static String pattern(String pattern, String listed) {
+        if (pattern != null && !pattern.isEmpty() && listed == null) {
+            return pattern;
+        }
+        if (listed != null && !listed.isBlank() && pattern == null) {
+            return java.util.Arrays.stream(listed.split(",")).map(String::trim).filter(t -> !t.isEmpty())
+                .map(Pattern::quote).collect(java.util.stream.Collectors.joining("|"));
+        }
+        throw new IllegalArgumentException("the mirror source needs one of subscribePattern or subscribe");
     }
 
     public static SourceSettings of(Map<String, String> options) {
