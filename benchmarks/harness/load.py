@@ -45,14 +45,26 @@ def values(seed: int, count: int = 4096, mean_size: int = 1024) -> list[bytes]:
     return out
 
 
+def warm(producer, topics: list[str], settle: float = 1.0) -> None:
+    """Before a paced load: the producer's metadata for ``topics`` (its connection, TLS and SASL login done on the
+    way), then ``settle`` seconds of polling for what it does next unasked (the idempotent producer's id). Without
+    it the first records' create times included the load producer's own start, up to 0.7 s, which set the p99 of
+    a 500-record run for every contender alike (benchmarks/NOTES.md section 24)."""
+    for name in topics:
+        producer.list_topics(name, timeout=30)
+    producer.poll(settle)
+
+
 def produce_load(
     conf: dict, topic: str | list[str], records: int, *, seed: int = 1, rate: float | None = None
 ) -> float:
     """Produce ``records`` keyed records with a few headers and varied JSON values (:func:`values`); seconds taken.
     Over a list of topics, record i goes to topic i modulo their number.
 
-    With ``rate`` (records/s) the producer paces itself (for latency runs); each record's timestamp is its
-    create time, which the latency measurement compares with the target's log-append time."""
+    With ``rate`` (records/s) the producer paces itself (for latency runs); each record's ``created-ms`` header is
+    its create time, which the latency measurement compares with the target's log-append time. So that the figures
+    hold the mirror's time and not the load's own, a paced producer sends each record at once (linger 0) and is
+    connected, logged in and given its producer id before the first record is made (:func:`warm`)."""
     from confluent_kafka import Producer
 
     producer = Producer(
@@ -60,7 +72,7 @@ def produce_load(
             **conf,
             "acks": "all",
             "enable.idempotence": True,
-            "linger.ms": 20,
+            "linger.ms": 0 if rate else 20,
             "batch.size": 1_000_000,
             "compression.type": "lz4",
             "queue.buffering.max.kbytes": 1_048_576,
@@ -68,6 +80,8 @@ def produce_load(
     )
     payloads = values(seed)
     topics = [topic] if isinstance(topic, str) else topic
+    if rate:
+        warm(producer, topics)
     start = time.monotonic()
     for i in range(records):
         while True:

@@ -105,19 +105,23 @@ final class ContinuousSliceReader implements ContinuousPartitionReader<InternalR
         }
     }
 
-    /** Poll until records come; false when the task is stopped (interrupted, completed, or the reader closed). */
+    /**
+     * Poll until records come; false when the task is stopped (killed, completed, the reader closed, or this thread
+     * interrupted: Spark interrupts the reader's thread after closing the reader).
+     */
     private boolean pollOnce() {
         TaskContext task = TaskContext.get();
         for (;;) {
-            if (closing || (task != null && (task.isInterrupted() || task.isCompleted()))) {
+            boolean stopped = task != null && (task.isInterrupted() || task.isCompleted());
+            if (closing || stopped || Thread.currentThread().isInterrupted()) {
                 closeIfAsked();
                 return false;
             }
             polling.lock();
             try {
                 polled = Reads.poll(consumer, POLL, settings);
-            } catch (WakeupException | InterruptException stopped) {
-                if (stopped instanceof InterruptException) {
+            } catch (WakeupException | InterruptException woken) {
+                if (woken instanceof InterruptException) {
                     Thread.currentThread().interrupt();
                 }
                 polled = ConsumerRecords.empty();
