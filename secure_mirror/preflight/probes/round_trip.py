@@ -32,6 +32,9 @@ class RoundTrip(TypedDict):
 def sample(host: str, port: int, tls: ssl.SSLContext | None, timeout: float) -> float:
     """One request's round trip in milliseconds, on a new connection made (and TLS completed) before it."""
     with socket.create_connection((host, port), timeout=timeout) as raw:
+        # as Kafka's clients (tcp no-delay): with Nagle on, the request waited for the ack of the handshake's last
+        # message, which the peer may delay, and a 25 ms link measured about 55 ms (benchmarks/NOTES.md section 24)
+        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         conn = tls.wrap_socket(raw, server_hostname=host) if tls is not None else raw
         with conn:
             started = time.perf_counter()
