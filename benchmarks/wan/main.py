@@ -22,7 +22,7 @@ from secure_mirror.errors import BadInputError
 from secure_mirror.preflight.probes import round_trip, tls
 from secure_mirror.profile import load_profile
 from secure_mirror.sandbox import Sandbox
-from secure_mirror.sandbox.wan import Link
+from secure_mirror.sandbox.wan import SHARED, Link, Shaper
 
 CONTENDERS = [
     "copy_limit",
@@ -32,7 +32,13 @@ CONTENDERS = [
     "secure_mirror_exactly_once",
 ]
 LATENCY = ["mirrormaker2", "secure_mirror", "secure_mirror_exactly_once"]  # comparison.latency's contenders
-FIGURES = ("steady_records_per_second", "records_per_second", "startup_seconds", "cpu_seconds_per_million")
+FIGURES = (
+    "steady_records_per_second",
+    "records_per_second",
+    "startup_seconds",
+    "cpu_seconds_per_million",
+    "steady_link_mbit",
+)
 PROXY = (
     "Toxiproxy v2.5.0 (github.com/Shopify/toxiproxy/v2) before each source broker's WAN listener: a latency toxic "
     "each way (half the round trip each); a cap is one HTB class each way on lo, shared by every connection through "
@@ -66,13 +72,28 @@ def rounds(bench: Bench, files: dict[str, Path], args: argparse.Namespace, shuff
         orders.append(order)
         for name in order:
             log(f"{label}, repeat {repeat + 1}/{args.repeats}: {name}")
+            shared = bench.sb.state["wan"].get("cap") == SHARED
+            before = Shaper().downstream_bytes() if shared else None
             try:
                 figures = bench.contender(name, files[name], timeout)
             except Exception as exc:  # noqa: BLE001 - recorded; the other contenders still run
                 figures = {"error": f"{type(exc).__name__}: {str(exc)[:600]}"}
+            after = Shaper().downstream_bytes() if shared else None
+            if before is not None and after is not None and "error" not in figures:
+                figures |= wire(after - before, args.records, figures.get("steady_records_per_second"))
             runs[name].append(figures)
             log(f"{name}: {({k: round(v, 2) for k, v in figures.items() if isinstance(v, float)}) or figures}")
     return {"orders": orders, "runs": runs, "summary": {n: summarize(r, FIGURES) for n, r in runs.items()}}
+
+
+def wire(link_bytes: int, records: int, steady: float | None) -> dict:
+    """What crossed a shared cap's downstream class during a run (the source's answers, compressed as stored): its
+    bytes, per record, and the steady rate in Mbit/s on the link (the steady records/s times the bytes per record)."""
+    per_record = link_bytes / records if records else 0.0
+    out = {"link_bytes": float(link_bytes), "link_bytes_per_record": per_record}
+    if steady:
+        out["steady_link_mbit"] = steady * per_record * 8 / 1e6
+    return out
 
 
 def measure_link(bench: Bench, files: dict[str, Path], args: argparse.Namespace, link: Link, shuffle) -> dict:

@@ -46,6 +46,12 @@ def link_table(link: dict) -> list[str]:
             f"| {_number(_median(summary, 'cpu_seconds_per_million'), 1)} "
             f"| {summary['runs']} ({summary['errors']}) |"
         )
+    if link["link"].get("cap") == "shared":
+        lines += ["", "| contender | steady Mbit/s on the link (median) | of the cap |", "| --- | --- | --- |"]
+        for name, summary in link["summary"].items():
+            mbit = _median(summary, "steady_link_mbit")
+            share = f"{mbit / link['link']['mbit']:.2f}x" if mbit else "-"
+            lines.append(f"| {LABELS.get(name, name)} | {_number(mbit)} | {share} |")
     latency = link.get("latency") or {}
     if "error" in latency:
         lines += ["", f"Latency: not measured ({latency['error']})."]

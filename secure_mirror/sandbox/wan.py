@@ -182,6 +182,12 @@ def root_qdisc_is(shown: str, handle: str = TC_HANDLE) -> str:
     return "none"
 
 
+def sent_bytes(shown: str) -> int | None:
+    """The bytes a class sent, from ``tc -s class show``'s ``Sent N bytes`` line (None if there is none)."""
+    found = re.search(r"Sent (\d+) bytes", shown)
+    return int(found.group(1)) if found else None
+
+
 class Shaper:
     """The shared cap on the loopback device (``tc``): made, changed and removed with the link."""
 
@@ -216,6 +222,11 @@ class Shaper:
                 self.remove()
                 return f"{' '.join(argv[:4])} failed: {done.stderr.strip()[:200]}"
         return None
+
+    def downstream_bytes(self) -> int | None:
+        """What the shared cap's downstream class (the source's answers, towards the mirror) has sent so far."""
+        shown = self._tc(["tc", "-s", "class", "show", "dev", self.device, "classid", TC_HANDLE + "1"])
+        return sent_bytes(shown.stdout) if shown.returncode == 0 else None
 
     def remove(self) -> None:
         """Remove this sandbox's root qdisc from the device, if it is there."""

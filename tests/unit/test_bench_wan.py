@@ -7,9 +7,9 @@ import argparse
 
 import pytest
 
-from benchmarks.wan.main import latency_medians, links
+from benchmarks.wan.main import latency_medians, links, wire
 from benchmarks.wan.report import markdown
-from secure_mirror.sandbox.wan import Link
+from secure_mirror.sandbox.wan import Link, sent_bytes
 
 
 def test_the_links_are_read_in_turn_each_with_its_own_cap():
@@ -78,3 +78,17 @@ def test_latency_medians_are_over_the_runs_that_measured_each_contender():
     }
     assert medians["secure_mirror_continuous"] == {"error": "x"}
     assert latency_medians([{"error": "e"}]) == {"error": "e"} and latency_medians([]) == {}
+
+
+def test_a_runs_link_figures_are_its_bytes_per_record_times_its_steady_rate():
+    assert wire(50_000_000, 200_000, 20_000.0) == {
+        "link_bytes": 50_000_000.0,
+        "link_bytes_per_record": 250.0,
+        "steady_link_mbit": 40.0,
+    }
+    assert "steady_link_mbit" not in wire(1, 1, None)
+
+
+def test_the_bytes_a_class_sent_are_read_from_tc():
+    shown = "class htb 5a4d:1 root prio 0 rate 50Mbit\n Sent 1258914358 bytes 28532 pkt (dropped 0, overlimits 9997)\n"
+    assert sent_bytes(shown) == 1258914358 and sent_bytes("") is None
