@@ -7,6 +7,8 @@ import argparse
 import random
 import shutil
 import statistics
+import threading
+import time
 from pathlib import Path
 
 from benchmarks import wan as package
@@ -72,27 +74,60 @@ def rounds(bench: Bench, files: dict[str, Path], args: argparse.Namespace, shuff
         orders.append(order)
         for name in order:
             log(f"{label}, repeat {repeat + 1}/{args.repeats}: {name}")
-            shared = bench.sb.state["wan"].get("cap") == SHARED
-            before = Shaper().downstream_bytes() if shared else None
+            sampler = LinkSampler() if bench.sb.state["wan"].get("cap") == SHARED else None
             try:
                 figures = bench.contender(name, files[name], timeout)
             except Exception as exc:  # noqa: BLE001 - recorded; the other contenders still run
                 figures = {"error": f"{type(exc).__name__}: {str(exc)[:600]}"}
-            after = Shaper().downstream_bytes() if shared else None
-            if before is not None and after is not None and "error" not in figures:
-                figures |= wire(after - before, args.records, figures.get("steady_records_per_second"))
+            samples = sampler.stop() if sampler else []
+            if samples and "error" not in figures:
+                figures |= wire(samples, args.records)
             runs[name].append(figures)
             log(f"{name}: {({k: round(v, 2) for k, v in figures.items() if isinstance(v, float)}) or figures}")
     return {"orders": orders, "runs": runs, "summary": {n: summarize(r, FIGURES) for n, r in runs.items()}}
 
 
-def wire(link_bytes: int, records: int, steady: float | None) -> dict:
-    """What crossed a shared cap's downstream class during a run (the source's answers, compressed as stored): its
-    bytes, per record, and the steady rate in Mbit/s on the link (the steady records/s times the bytes per record)."""
-    per_record = link_bytes / records if records else 0.0
-    out = {"link_bytes": float(link_bytes), "link_bytes_per_record": per_record}
-    if steady:
-        out["steady_link_mbit"] = steady * per_record * 8 / 1e6
+class LinkSampler:
+    """A shared cap's downstream byte counter (the source's answers, towards the mirror), read every ``every`` seconds
+    from its start until :meth:`stop`, in a thread."""
+
+    def __init__(self, every: float = 0.25):
+        self.samples: list[tuple[float, int]] = []
+        self._done = threading.Event()
+        self._every = every
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        shaper = Shaper()
+        while True:
+            sent = shaper.downstream_bytes()
+            if sent is not None:
+                self.samples.append((time.monotonic(), sent))
+            if self._done.wait(self._every):
+                return
+
+    def stop(self) -> list[tuple[float, int]]:
+        self._done.set()
+        self._thread.join()
+        return self.samples
+
+
+def wire(samples: list[tuple[float, int]], records: int) -> dict:
+    """What crossed a shared cap's downstream class during a run (the source's record batches, compressed as stored):
+    its bytes, per record, and its rate while the link was busy: Mbit/s between the samples where the run's bytes
+    passed 10% and 90% of their total (the run's start and end, when little crosses, left out, as the steady
+    records/s leaves them out)."""
+    start = samples[0][1]
+    total = samples[-1][1] - start
+    out = {"link_bytes": float(total), "link_bytes_per_record": total / records if records else 0.0}
+    if total <= 0:
+        return out
+    first = next(t for t, sent in samples if sent - start >= 0.1 * total)
+    last_t, last_sent = next((t, sent) for t, sent in samples if sent - start >= 0.9 * total)
+    first_sent = next(sent for t, sent in samples if t == first)
+    if last_t > first:
+        out["steady_link_mbit"] = (last_sent - first_sent) * 8 / (last_t - first) / 1e6
     return out
 
 

@@ -80,13 +80,18 @@ def test_latency_medians_are_over_the_runs_that_measured_each_contender():
     assert latency_medians([{"error": "e"}]) == {"error": "e"} and latency_medians([]) == {}
 
 
-def test_a_runs_link_figures_are_its_bytes_per_record_times_its_steady_rate():
-    assert wire(50_000_000, 200_000, 20_000.0) == {
-        "link_bytes": 50_000_000.0,
-        "link_bytes_per_record": 250.0,
-        "steady_link_mbit": 40.0,
-    }
-    assert "steady_link_mbit" not in wire(1, 1, None)
+def test_a_runs_link_rate_is_taken_while_the_link_was_busy():
+    # 1 s idle at the start, 10 s at 5 MB/s (40 Mbit/s), 1 s idle at the end; samples every 0.5 s
+    samples, sent = [], 1_000
+    for step in range(25):
+        t = step * 0.5
+        if 1.0 < t <= 11.0:
+            sent += 2_500_000
+        samples.append((t, sent))
+    figures = wire(samples, 100_000)
+    assert figures["link_bytes"] == 50_000_000.0 and figures["link_bytes_per_record"] == 500.0
+    assert figures["steady_link_mbit"] == pytest.approx(40.0, rel=0.01)
+    assert "steady_link_mbit" not in wire([(0.0, 5), (1.0, 5)], 10)
 
 
 def test_the_bytes_a_class_sent_are_read_from_tc():
