@@ -36,7 +36,7 @@ final class MirrorContinuousStream extends SourceStream implements ContinuousStr
     public InputPartition[] planInputPartitions(Offset start) {
         Map<TopicPartition, Long> from = new HashMap<>(PartitionOffsets.of(start).offsets());
         List<TopicPartition> present = admin().partitions();
-        gone(from.keySet(), present);
+        lost(missing(from.keySet(), present));  // a partition of the last position gone from the source
         List<TopicPartition> fresh = present.stream().filter(tp -> !from.containsKey(tp)).toList();
         from.putAll(admin().earliest(fresh));
         from.keySet().retainAll(new HashSet<>(present));
@@ -54,17 +54,6 @@ final class MirrorContinuousStream extends SourceStream implements ContinuousStr
         return slots.entrySet().stream().sorted(Map.Entry.comparingByKey())
             .map(slot -> new Slice(slot.getKey(), List.copyOf(slot.getValue()), slot.getValue().size()))
             .toArray(Slice[]::new);
-    }
-
-    /** A partition of the last position missing from the source now (its topic was deleted): fail, or go on. */
-    private void gone(Set<TopicPartition> had, List<TopicPartition> present) {
-        Set<TopicPartition> now = new HashSet<>(present);
-        List<String> missing = had.stream().filter(tp -> !now.contains(tp)).map(TopicPartition::toString).sorted()
-            .limit(5).toList();
-        if (!missing.isEmpty() && settings.failOnDataLoss) {
-            throw new IllegalStateException("source records the checkpoint expects are gone, data may have been lost "
-                + "(failOnDataLoss): " + String.join(", ", missing) + " no longer on the source");
-        }
     }
 
     @Override

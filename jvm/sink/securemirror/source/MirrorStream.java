@@ -107,18 +107,13 @@ final class MirrorStream extends SourceStream
      * the words the job's exit sentence looks for), or read what is left.
      */
     private void lost(Map<TopicPartition, Long> from, Map<TopicPartition, Long> until) {
-        List<String> problems = new ArrayList<>();
-        from.keySet().stream().filter(tp -> !until.containsKey(tp)).sorted(java.util.Comparator.comparing(
-            TopicPartition::toString)).forEach(tp -> problems.add(tp + " is no longer on the source"));
+        List<String> problems = missing(from.keySet(), until.keySet());
         until.forEach((tp, last) -> {
             if (last < from.get(tp)) {
                 problems.add(tp + " ends at " + last + ", before offset " + from.get(tp) + " the mirror had reached");
             }
         });
-        if (!problems.isEmpty() && settings.failOnDataLoss) {
-            throw new IllegalStateException("source records the checkpoint expects are gone, data may have been lost "
-                + "(failOnDataLoss): " + String.join("; ", problems.subList(0, Math.min(5, problems.size()))));
-        }
+        lost(problems);
         until.forEach((tp, last) -> from.computeIfPresent(tp, (k, first) -> Math.min(first, last)));
     }
 

@@ -12,6 +12,10 @@ import org.apache.spark.unsafe.types.UTF8String;
 
 /** What the micro-batch and the continuous readers share: a record as a row, and a poll that judges lost records. */
 final class Reads {
+    /** How a read that lacks records it needs fails (the job's exit sentence looks for these words). */
+    static final String LOST = "source records the checkpoint expects are gone, data may have been lost "
+        + "(failOnDataLoss): ";
+
     private Reads() {
     }
 
@@ -33,8 +37,7 @@ final class Reads {
             return consumer.poll(wait);
         } catch (OffsetOutOfRangeException gone) {
             if (settings.failOnDataLoss) {
-                throw new IllegalStateException("source records the checkpoint expects are gone, data may have been "
-                    + "lost (failOnDataLoss): " + gone.offsetOutOfRangePartitions() + " are before the earliest "
+                throw new IllegalStateException(LOST + gone.offsetOutOfRangePartitions() + " are before the earliest "
                     + "offsets the source still has", gone);
             }
             consumer.seekToBeginning(gone.partitions());

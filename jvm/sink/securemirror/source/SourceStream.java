@@ -1,6 +1,10 @@
 package securemirror.source;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.spark.SparkContext;
@@ -30,6 +34,26 @@ abstract class SourceStream implements SparkDataStream {
             admin = new SourceAdmin(settings);
         }
         return admin;
+    }
+
+    /** The partitions of {@code had} that {@code present} lacks (their topic was deleted), each said in words. */
+    static List<String> missing(Set<TopicPartition> had, Collection<TopicPartition> present) {
+        Set<TopicPartition> now = Set.copyOf(present);
+        List<String> out = new ArrayList<>();
+        had.stream().filter(tp -> !now.contains(tp)).sorted(Comparator.comparing(TopicPartition::toString))
+            .forEach(tp -> out.add(tp + " is no longer on the source"));
+        return out;
+    }
+
+    /**
+     * Records the query needs that the source no longer has ({@code problems}, in words): fail (failOnDataLoss, with
+     * the words the job's exit sentence looks for, {@link Reads#LOST}), or go on with what is left.
+     */
+    final void lost(List<String> problems) {
+        if (!problems.isEmpty() && settings.failOnDataLoss) {
+            throw new IllegalStateException(Reads.LOST + String.join("; ", problems.subList(0, Math.min(5,
+                problems.size()))));
+        }
     }
 
     @Override
