@@ -123,11 +123,10 @@ def wire(samples: list[tuple[float, int]], records: int) -> dict:
     out = {"link_bytes": float(total), "link_bytes_per_record": total / records if records else 0.0}
     if total <= 0:
         return out
-    first = next(t for t, sent in samples if sent - start >= 0.1 * total)
+    first_t, first_sent = next((t, sent) for t, sent in samples if sent - start >= 0.1 * total)
     last_t, last_sent = next((t, sent) for t, sent in samples if sent - start >= 0.9 * total)
-    first_sent = next(sent for t, sent in samples if t == first)
-    if last_t > first:
-        out["steady_link_mbit"] = (last_sent - first_sent) * 8 / (last_t - first) / 1e6
+    if last_t > first_t:
+        out["steady_link_mbit"] = (last_sent - first_sent) * 8 / (last_t - first_t) / 1e6
     return out
 
 

@@ -118,54 +118,17 @@ def shaping(mbit: float, proxy_ports: list[int], device: str = "lo") -> list[lis
     The burst is 10 ms of the cap, at least four of loopback's 64 KiB packets."""
     rate = f"{round(mbit * 1000)}kbit"
     burst = str(max(4 * 65536, round(mbit * 1e6 / 8 / 100)))
-    commands = [["tc", "qdisc", "replace", "dev", device, "root", "handle", TC_HANDLE, "htb"]]
+    commands = [f"tc qdisc replace dev {device} root handle {TC_HANDLE} htb".split()]
     for minor in ("1", "2"):
         commands.append(
-            [
-                "tc",
-                "class",
-                "add",
-                "dev",
-                device,
-                "parent",
-                TC_HANDLE,
-                "classid",
-                TC_HANDLE + minor,
-                "htb",
-                "rate",
-                rate,
-                "ceil",
-                rate,
-                "burst",
-                burst,
-                "cburst",
-                burst,
-            ]  # fmt: skip
+            f"tc class add dev {device} parent {TC_HANDLE} classid {TC_HANDLE}{minor} htb rate {rate} ceil {rate} "
+            f"burst {burst} cburst {burst}".split()
         )
     for port in proxy_ports:
         for field, minor in (("sport", "1"), ("dport", "2")):
             commands.append(
-                [
-                    "tc",
-                    "filter",
-                    "add",
-                    "dev",
-                    device,
-                    "parent",
-                    TC_HANDLE,
-                    "protocol",
-                    "ip",
-                    "prio",
-                    "1",
-                    "u32",
-                    "match",
-                    "ip",
-                    field,
-                    str(port),
-                    "0xffff",
-                    "flowid",
-                    TC_HANDLE + minor,
-                ]  # fmt: skip
+                f"tc filter add dev {device} parent {TC_HANDLE} protocol ip prio 1 u32 match ip {field} {port} 0xffff "
+                f"flowid {TC_HANDLE}{minor}".split()
             )
     return commands
 
@@ -288,12 +251,13 @@ class Toxiproxy:
     def set_link(self, link: Link) -> None:
         """Every proxy's toxics made ``link``'s (the old ones removed first), and its cap: shared by all connections
         when ``tc`` can make it (:class:`Shaper`), else on each connection (``state["cap_note"]`` says why)."""
-        Shaper().remove()
         self.state["cap"] = self.state["cap_note"] = None
-        if link.mbit:
+        if link.mbit:  # the cap replaces this sandbox's earlier one
             reason = Shaper().cap(link.mbit, [ports["proxy"] for ports in self.state["brokers"].values()])
             self.state["cap"] = PER_CONNECTION if reason else SHARED
             self.state["cap_note"] = reason
+        else:
+            Shaper().remove()
         for node in self.state["brokers"]:
             name = f"source-{node}"
             answer = self._call("GET", f"/proxies/{name}/toxics")

@@ -41,7 +41,8 @@ final class SlotPositions implements PartitionOffset {
     private transient long next;
     private Map<TopicPartition, Long> positions;
 
-    /** At the start of a poll's step {@code step} (-1: before any record of the poll), at offset {@code next}. */
+    /** At a record of the poll's step {@code step} (-1: before any record of the poll), whose next offset is
+     * {@code next}. */
     SlotPositions(Poll poll, int step, long next) {
         this.poll = poll;
         this.step = step;
