@@ -19,7 +19,9 @@ import org.apache.kafka.common.TopicPartition;
  * <li>{@code expected STEP json}: the same computed plainly, by walking the poll record by record;</li>
  * <li>{@code slices TASKS slot:count ...} for the continuous plan of 1,000 partitions over 3 tasks, and
  *     {@code pattern MATCHES...}: whether the pattern of the {@code subscribe} list {@code a.b, c$d} matches
- *     {@code a.b}, {@code c$d}, {@code axb}, {@code a.b,c$d}, {@code cd} and {@code " a.b"}.</li>
+ *     {@code a.b}, {@code c$d}, {@code axb}, {@code a.b,c$d}, {@code cd} and {@code " a.b"};</li>
+ * <li>{@code unanswered ANSWER MS}: what {@link MirrorContinuousStream#needsReconfiguration} answered, and in how many
+ *     ms, for a source whose port refuses every connection while the stream may ride through for 10 minutes.</li>
  * </ul>
  */
 public final class ContinuousCheck {
@@ -74,6 +76,16 @@ public final class ContinuousCheck {
             matches.append(' ').append(listed.matcher(name).matches());
         }
         System.out.println(matches);
+        int refused;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            refused = socket.getLocalPort();  // closed below: nothing listens there
+        }
+        MirrorContinuousStream stream = new MirrorContinuousStream(SourceSettings.of(Map.of(
+            "kafka.bootstrap.servers", "127.0.0.1:" + refused, "subscribePattern", "t",
+            SourceSettings.TASKS, "2", SourceSettings.RIDE_THROUGH_MS, "600000")), "/nonexistent");
+        long began = System.nanoTime();
+        boolean answer = stream.needsReconfiguration();
+        System.out.println("unanswered " + answer + " " + (System.nanoTime() - began) / 1_000_000);
     }
 
     private static SlotPositions roundTrip(SlotPositions positions) throws Exception {

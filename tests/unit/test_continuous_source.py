@@ -2,7 +2,8 @@
 SlotPositions): a reader's position at any record of a poll is what walking the poll record by record gives, also
 after the Java serialization Spark sends it to the driver with; two slots' positions merge into the offsets' JSON; the
 plan spreads 1,000 partitions over the tasks by the micro-batches' slots, each read from its start without an end;
-``subscribe``'s list becomes a pattern that matches exactly those names.
+``subscribe``'s list becomes a pattern that matches exactly those names; the check for new partitions asks a source
+that does not answer once, without riding through.
 
 Run by tests/support/ContinuousCheck.java, compiled with the sink's sources as setup compiles them.
 """
@@ -65,3 +66,11 @@ def test_the_plan_spreads_1000_partitions_over_the_tasks_each_from_its_start_wit
 
 def test_a_subscribe_list_matches_exactly_its_names(printed):
     assert printed["pattern"] == ["true", "true", "false", "false", "false", "false"]
+
+
+def test_the_check_for_new_partitions_asks_once_when_the_source_does_not_answer(printed):
+    """Spark's epoch thread asks every epoch; a source that refuses every connection (a real admin client against a
+    closed port) is "no change, asked again next time" within about the recheck's 5 s, not a ride of 10 minutes."""
+    answer, ms = printed["unanswered"]
+    assert answer == "false"
+    assert 4_000 <= int(ms) < 15_000, ms

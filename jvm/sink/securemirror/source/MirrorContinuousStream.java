@@ -72,8 +72,9 @@ final class MirrorContinuousStream extends SourceStream implements ContinuousStr
 
     /**
      * Spark asks every epoch; the source is asked at most every {@value #RECHECK_MS} ms: have partitions appeared
-     * on (or gone from) the selected topics since the tasks were planned? A source that does not answer is asked
-     * again next time.
+     * on (or gone from) the selected topics since the tasks were planned? Asked once, without riding through: a
+     * source that does not answer within {@value #RECHECK_MS} ms is asked again next time, and Spark's epochs go on
+     * meanwhile (the readers' consumers ride through on their own).
      */
     @Override
     public boolean needsReconfiguration() {
@@ -83,7 +84,7 @@ final class MirrorContinuousStream extends SourceStream implements ContinuousStr
         }
         checked = now;
         try {
-            return !Set.copyOf(admin().partitions()).equals(planned);
+            return !Set.copyOf(admin().partitionsAsked(RECHECK_MS / 1000)).equals(planned);
         } catch (RuntimeException unanswered) {
             return false;
         }

@@ -44,11 +44,15 @@ final class SourceAdmin implements AutoCloseable {
 
     /** Every partition of every topic the pattern matches (internal topics never), asked again through a bad minute. */
     List<TopicPartition> partitions() {
-        return Waits.ride("source", "list and describe the selected topics", rideMs, this::partitionsOnce);
+        return Waits.ride("source", "list and describe the selected topics", rideMs, () -> partitionsAsked(ASK_SECONDS));
     }
 
-    private List<TopicPartition> partitionsOnce() {
-        Collection<String> names = ask(admin.listTopics(new ListTopicsOptions().listInternal(false)).names());
+    /**
+     * Every partition of every topic the pattern matches, asked once: a source that does not answer within
+     * {@code seconds} for the listing, and again for the descriptions, is an exception, never a wait.
+     */
+    List<TopicPartition> partitionsAsked(long seconds) {
+        Collection<String> names = ask(admin.listTopics(new ListTopicsOptions().listInternal(false)).names(), seconds);
         List<String> selected = names.stream().filter(name -> pattern.matcher(name).matches()).sorted().toList();
         List<TopicPartition> found = new ArrayList<>();
         if (selected.isEmpty()) {
@@ -57,7 +61,7 @@ final class SourceAdmin implements AutoCloseable {
         Map<String, KafkaFuture<TopicDescription>> described = admin.describeTopics(selected).topicNameValues();
         for (String topic : selected) {
             try {
-                TopicDescription description = described.get(topic).get(ASK_SECONDS, TimeUnit.SECONDS);
+                TopicDescription description = described.get(topic).get(seconds, TimeUnit.SECONDS);
                 description.partitions().forEach(p -> found.add(new TopicPartition(topic, p.partition())));
             } catch (ExecutionException error) {
                 if (!(error.getCause() instanceof UnknownTopicOrPartitionException)) {  // deleted since the listing
@@ -92,8 +96,12 @@ final class SourceAdmin implements AutoCloseable {
     }
 
     private static <T> T ask(KafkaFuture<T> future) {
+        return ask(future, ASK_SECONDS);
+    }
+
+    private static <T> T ask(KafkaFuture<T> future, long seconds) {
         try {
-            return future.get(ASK_SECONDS, TimeUnit.SECONDS);
+            return future.get(seconds, TimeUnit.SECONDS);
         } catch (ExecutionException | InterruptedException | TimeoutException error) {
             if (error instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
