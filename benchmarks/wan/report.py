@@ -117,6 +117,7 @@ def markdown(result: dict) -> str:
         "",
         f"Proxy: {result['proxy']}. {p['records']:,} records over {p['partitions']} partitions ({p['values']}), "
         f"{p['tasks']} tasks for every contender, {p['repeats']} repeat(s) per link (medians), seed {p['seed']}; "
+        f"{p.get('warm_ups', 0)} unmeasured copy-limit run(s) before the first link's; "
         f"latency at {p['latency_rate']:,.0f} records/s over {p['latency_records']:,} records. The loads and the "
         "target are direct; only the mirror's connections to the source cross the link. The proxy ends TCP on "
         "loopback: Kafka's request windows see the round trip, TCP's receive windows do not.",

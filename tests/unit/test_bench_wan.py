@@ -36,6 +36,7 @@ def test_the_report_gives_each_link_its_round_trip_medians_and_ratios():
             "seed": 7,
             "latency_rate": 200.0,
             "latency_records": 100,
+            "warm_ups": 1,
         },
         "links": [
             {
@@ -54,6 +55,7 @@ def test_the_report_gives_each_link_its_round_trip_medians_and_ratios():
         ],
     }
     text = markdown(result)
+    assert "1 unmeasured copy-limit run(s) before the first link's" in text
     assert "### 50 (round trip measured: k:1 51.5 ms)" in text
     assert "| secure_mirror (mirror source), at_least_once | 150 | - | - | - | 1 (0) |" in text
     assert "| secure_mirror (mirror source), at_least_once | 1.00x | 0.75x |" in text
