@@ -22,8 +22,9 @@
   buffer at Kafka's 64 KiB (:data:`KAFKA_SOCKET_BUFFERS`), not the OS's that render gives them; not run unless named.
   Results files before NOTES section 17 name the OS's ``*_os_socket_buffers`` and Kafka's the plain names.
 - ``mirrormaker2_kafka_defaults``: MirrorMaker 2 with Kafka's client defaults where render sets its own
-  (:data:`KAFKA_DEFAULTS`: the source consumer's 64 KiB receive buffer, the target producer's 16 KiB batches, linger
-  5 ms and no compression), as most users run it; not run unless named (``scripts/bench --wan`` names it).
+  (:data:`KAFKA_DEFAULTS`: the source consumer's 64 KiB receive buffer and 1 MiB a partition in a fetch, the target
+  producer's 16 KiB batches, linger 5 ms and no compression), as most users run it; not run unless named
+  (``scripts/bench --wan`` names it).
 - ``secure_mirror_short_fetch_wait``: ``secure_mirror`` whose source consumers wait at most 10 ms for a fetch
   (:data:`SHORT_FETCH_WAIT`, the continuous trigger's setting); not run unless named.
 - ``secure_mirror_fixed_sizes``: ``secure_mirror`` with the client sizes it had before NOTES section 19, when a
@@ -84,10 +85,11 @@ SHORT_FETCH_WAIT = (("fetch.max.wait.ms", 10),)
 # Kafka's 1 MiB, and batches of 256 KiB at every partition count.
 FIXED_FETCH = (("max.partition.fetch.bytes", 1_048_576),)
 # Kafka 4.2's own client defaults where render writes the profile's into mm2.properties: what MirrorMaker 2 runs with
-# from a hand-written mm2.properties (the source consumer's receive buffer; the target producer's batch, linger and
-# compression). Its fetch sizes are Kafka's in both (render sets none).
+# from a hand-written mm2.properties (the source consumer's receive buffer and its share of a fetch a partition; the
+# target producer's batch, linger and compression).
 KAFKA_DEFAULTS = (
     ("{source}.consumer.receive.buffer.bytes", 65536),
+    ("{source}.consumer.max.partition.fetch.bytes", 1_048_576),
     ("{target}.producer.batch.size", 16384),
     ("{target}.producer.linger.ms", 5),
     ("{target}.producer.compression.type", "none"),
