@@ -44,7 +44,8 @@ final class SourceAdmin implements AutoCloseable {
 
     /** Every partition of every topic the pattern matches (internal topics never), asked again through a bad minute. */
     List<TopicPartition> partitions() {
-        return Waits.ride("source", "list and describe the selected topics", rideMs, () -> partitionsAsked(ASK_SECONDS));
+        return Waits.ride("source", "list and describe the selected topics", rideMs,
+                          () -> partitionsAsked(ASK_SECONDS));
     }
 
     /**
