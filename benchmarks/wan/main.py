@@ -69,23 +69,27 @@ def rounds(bench: Bench, files: dict[str, Path], args: argparse.Namespace, shuff
     """Every contender ``--repeats`` times, a new shuffled order each repeat; each run's figures or its error."""
     runs: dict[str, list[dict]] = {name: [] for name in args.contenders}
     orders = []
-    timeout = max(300.0, args.records / 2000)
     for repeat in range(args.repeats):
         order = shuffle.sample(args.contenders, len(args.contenders))
         orders.append(order)
         for name in order:
             log(f"{label}, repeat {repeat + 1}/{args.repeats}: {name}")
             sampler = LinkSampler() if bench.sb.state["wan"].get("cap") == SHARED else None
-            try:
-                figures = bench.contender(name, files[name], timeout)
-            except Exception as exc:  # noqa: BLE001 - recorded; the other contenders still run
-                figures = {"error": f"{type(exc).__name__}: {str(exc)[:600]}"}
+            figures = attempt(bench, name, files)
             samples = sampler.stop() if sampler else []
             if samples and "error" not in figures:
                 figures |= wire(samples, args.records)
             runs[name].append(figures)
             log(f"{name}: {({k: round(v, 2) for k, v in figures.items() if isinstance(v, float)}) or figures}")
     return {"orders": orders, "runs": runs, "summary": {n: summarize(r, FIGURES) for n, r in runs.items()}}
+
+
+def attempt(bench: Bench, name: str, files: dict[str, Path]) -> dict:
+    """One run of contender ``name``: its figures, or the error that stopped it (recorded; the other runs go on)."""
+    try:
+        return bench.contender(name, files[name], max(300.0, bench.records / 2000))
+    except Exception as exc:  # noqa: BLE001 - recorded; the other contenders still run
+        return {"error": f"{type(exc).__name__}: {str(exc)[:600]}"}
 
 
 class LinkSampler:
@@ -168,10 +172,7 @@ def warm_up(bench: Bench, files: dict[str, Path]) -> dict:
     slower at the first link than at the next ones, the copy limit too (benchmarks/NOTES.md section 24), which made
     "against its own 0 ms rate" say little. Its figures are kept, apart."""
     log(f"warm-up: one unmeasured {WARM_UP} run")
-    try:
-        return bench.contender(WARM_UP, files[WARM_UP], max(300.0, bench.records / 2000))
-    except Exception as exc:  # noqa: BLE001 - recorded; the measured runs still go
-        return {"error": f"{type(exc).__name__}: {str(exc)[:600]}"}
+    return attempt(bench, WARM_UP, files)
 
 
 def latency_medians(runs: list[dict]) -> dict:
