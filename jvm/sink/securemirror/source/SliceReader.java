@@ -1,5 +1,7 @@
 package securemirror.source;
 
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -9,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.spark.TaskContext;
@@ -20,37 +21,30 @@ import org.apache.spark.unsafe.types.UTF8String;
 import securemirror.sink.TaskPlan;
 
 /**
- * One task: reads every range of its slice with one consumer, in the row form of Spark's Kafka source. A range is
- * done when the consumer's position reaches its end, which also covers offsets that hold no record to return
- * (transaction markers, records of aborted transactions under read_committed, compacted-away offsets); a done
- * partition is paused so the consumer fetches nothing past the batch.
+ * One task: reads every range of its slice with one consumer, in the row form of Spark's Kafka source. The consumer
+ * is polled ahead on a thread of its own ({@link FetchAhead}), so its next fetch is in flight while the task copies;
+ * records past a range's end (written after the batch was planned) are left out here.
  */
 final class SliceReader implements PartitionReader<InternalRow> {
-    private static final Duration POLL = Duration.ofMillis(500);
     private final SourceSettings settings;
     private final Slice slice;
     private final Map<String, Object> client;
     private final KafkaConsumer<byte[], byte[]> consumer;
-    private final Map<TopicPartition, Lane> open = new HashMap<>();
+    private final FetchAhead ahead;
+    private final Map<TopicPartition, Lane> lanes = new HashMap<>();
     private final HeaderArray headers = new HeaderArray();
-    private ConsumerRecords<byte[], byte[]> polled = ConsumerRecords.empty();
-    private Iterator<TopicPartition> partitions = Collections.emptyIterator();
     private Iterator<ConsumerRecord<byte[], byte[]>> records = Collections.emptyIterator();
     private Lane lane;
     private InternalRow row;
-    private long progressed = System.currentTimeMillis();
-    private boolean broken = true;
     private final long attempt;  // this Spark task attempt's id (-1 outside a task), under which its plan is noted
 
     /** One range being read. */
     private final class Lane {
         final Range range;
-        final TopicPartition tp;
         final UTF8String topic;
 
         Lane(Range range) {
             this.range = range;
-            this.tp = new TopicPartition(range.topic(), range.partition());
             this.topic = UTF8String.fromString(range.topic());
         }
 
@@ -64,15 +58,15 @@ final class SliceReader implements PartitionReader<InternalRow> {
         this.slice = slice;
         this.client = settings.consumerSettings(slice.partitions());
         this.consumer = slice.ranges().isEmpty() ? null : Consumers.take(client, slice.slot());
-        List<TopicPartition> assigned = new ArrayList<>();
+        Map<TopicPartition, Long> ends = new HashMap<>();
         for (Range range : slice.ranges()) {
-            Lane each = new Lane(range);
-            open.put(each.tp, each);
-            assigned.add(each.tp);
+            TopicPartition tp = new TopicPartition(range.topic(), range.partition());
+            lanes.put(tp, new Lane(range));
+            ends.put(tp, range.until());
         }
         if (consumer != null) {
-            consumer.assign(assigned);
-            open.values().forEach(each -> consumer.seek(each.tp, each.range.from()));
+            consumer.assign(new ArrayList<>(ends.keySet()));
+            lanes.forEach((tp, each) -> consumer.seek(tp, each.range.from()));
         }
         TaskContext task = TaskContext.get();
         this.attempt = task == null ? -1 : task.taskAttemptId();
@@ -85,11 +79,13 @@ final class SliceReader implements PartitionReader<InternalRow> {
             }
             TaskPlan.note(attempt, planned);
         }
-        broken = false;
+        this.ahead = consumer == null ? null
+            : new FetchAhead(consumer, settings, ends, FetchAhead.AHEAD_RESPONSES * settings.responseBytes(),
+                             "secure-mirror source slot " + slice.slot() + " fetch-ahead");
     }
 
     @Override
-    public boolean next() {
+    public boolean next() throws IOException {
         for (;;) {
             if (records.hasNext()) {
                 ConsumerRecord<byte[], byte[]> record = records.next();
@@ -97,56 +93,31 @@ final class SliceReader implements PartitionReader<InternalRow> {
                     continue;
                 }
                 if (record.offset() >= lane.range.until()) {
-                    done(lane);
                     records = Collections.emptyIterator();
                     continue;
                 }
                 row = lane.row(record);
-                if (record.offset() + 1 >= lane.range.until()) {
-                    done(lane);
-                }
                 return true;
             }
-            if (partitions.hasNext()) {
-                TopicPartition tp = partitions.next();
-                lane = open.get(tp);
-                records = lane == null ? Collections.emptyIterator() : polled.records(tp).iterator();
-                continue;
-            }
-            settle();
-            if (open.isEmpty()) {
+            FetchAhead.Polled polled = take();
+            if (polled == null) {
                 return false;
             }
-            poll();
+            lane = lanes.get(polled.tp());
+            records = lane == null ? Collections.emptyIterator() : polled.records().iterator();
         }
     }
 
-    private void done(Lane finished) {
-        if (open.remove(finished.tp) != null) {
-            consumer.pause(List.of(finished.tp));
+    private FetchAhead.Polled take() throws IOException {
+        if (ahead == null) {
+            return null;
         }
-    }
-
-    /** Ranges whose position reached the end without a record there to return (markers, aborted, compacted). */
-    private void settle() {
-        for (Lane each : new ArrayList<>(open.values())) {
-            if (consumer.position(each.tp) >= each.range.until()) {
-                done(each);
-            }
+        try {
+            return ahead.take();
+        } catch (InterruptedException killed) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("the mirror source's task was interrupted while it waited for records");
         }
-    }
-
-    private void poll() {
-        polled = Reads.poll(consumer, POLL, settings);
-        long now = System.currentTimeMillis();
-        if (!polled.isEmpty()) {
-            progressed = now;
-        } else if (now - progressed > settings.pollTimeoutMs) {
-            // a timeout (Kafka's retriable kind): the source's brokers away, not records gone; the task is retried
-            throw new org.apache.kafka.common.errors.TimeoutException("the mirror source read nothing from "
-                + open.keySet() + " for " + settings.pollTimeoutMs + " ms, below the ends the batch was planned with");
-        }
-        partitions = polled.partitions().iterator();
     }
 
     @Override
@@ -162,7 +133,7 @@ final class SliceReader implements PartitionReader<InternalRow> {
         if (consumer == null) {
             return;
         }
-        if (!broken && open.isEmpty()) {
+        if (ahead.stop()) {
             Consumers.giveBack(client, slice.slot(), consumer);
         } else {
             consumer.close(Duration.ZERO);

@@ -122,12 +122,16 @@ public final class SourceSettings implements Serializable {
     Map<String, Object> consumerSettings(int partitions) {
         Map<String, Object> sized = consumer;
         if (!consumer.containsKey(PER_PARTITION)) {
-            long response = Long.parseLong(String.valueOf(consumer.getOrDefault("fetch.max.bytes", KAFKA_FETCH_MAX)));
-            long share = response / Math.max(1, partitions);
+            long share = responseBytes() / Math.max(1, partitions);
             sized = new HashMap<>(consumer);
             sized.put(PER_PARTITION, Long.toString(Math.max(KAFKA_PER_PARTITION, Math.min(MOST_PER_PARTITION, share))));
         }
         return tokenCluster == null ? sized : TokenLogin.apply(sized, tokenCluster, tokenMechanism);
+    }
+
+    /** The most one fetch response holds: the profile's {@code fetch.max.bytes}, or Kafka's default. */
+    long responseBytes() {
+        return Long.parseLong(String.valueOf(consumer.getOrDefault("fetch.max.bytes", KAFKA_FETCH_MAX)));
     }
 
     @Override
