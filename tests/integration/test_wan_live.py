@@ -3,7 +3,10 @@ round trip (sandbox/wan.py, the WAN listener every source broker has), in both g
 there (pre-flight's probe measures the round trip through it and beside it), and every record is counted on the
 target by kcat, a reader this project did not write (read_committed: exactly_once's aborted writes would not count).
 The continuous mode (the mirror's own source under Spark's continuous trigger) is run across the link too, and counted
-the same way. The proxy runs for this module only; the other modules' profiles reach the source directly."""
+the same way. A micro-batch task's consumer is polled ahead (jvm/sink FetchAhead): through the link, as the mirror's
+identity, it goes on fetching while the task takes nothing, up to two responses held, and then hands every record
+once, in order (tests/support/FetchAheadCheck.java). The proxy runs for this module only; the other modules'
+profiles reach the source directly."""
 
 from __future__ import annotations
 
@@ -15,17 +18,22 @@ from pathlib import Path
 import pytest
 import yaml
 
+from secure_mirror import paths
 from secure_mirror.preflight.probes import round_trip, tls
 from secure_mirror.profile import load_profile
 from secure_mirror.render import render_all
+from secure_mirror.sandbox.sink_jar import SOURCES
 from secure_mirror.sandbox.waiting import caught_up, wait_for
 from secure_mirror.sandbox.wan import Link
 from tests.support import seeds
 from tests.support.cluster import kcat_consume
 from tests.support.mirror_case import MirrorCase, records
+from tests.support.sink_jar import run_check
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.spark]
 RTT_MS = 50
+FETCH_AHEAD_CHECK = paths.REPO_ROOT / "tests" / "support" / "FetchAheadCheck.java"
+RESPONSE = 2 * 1024 * 1024  # the check's fetch.max.bytes: its data is several responses
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +136,35 @@ def test_the_continuous_mode_copies_every_record_across_the_link(link, tmp_path,
         positions, stderr = _target_positions(case, tmp_path, monkeypatch)
         assert len(positions) == before + during == len(set(positions)), (before, during, len(positions), stderr)
         assert job.returncode == 0, err.read_text()[-3000:]
+
+
+def test_a_source_task_fetches_ahead_while_it_copies_nothing_then_reads_each_record_once(link, tmp_path):
+    """Kafka's consumer fetches no partition it still holds records of; the task's fetch-ahead thread moves them out,
+    so fetching goes on while the task copies (here: takes nothing) until two responses are held for it."""
+    rng = seeds.seeded("wan fetch-ahead records")
+    count = rng.randint(10_000, 12_000)  # about 2,000 bytes each: 10 or more responses of 2 MiB
+    with MirrorCase(link, tmp_path) as case:
+        _across(case, link)
+        case.create({"f": 3})
+        case.produce("f", [{"key": None, "value": rng.randbytes(2000), "partition": i % 3} for i in range(count)])
+        rendered = tmp_path / "rendered"
+        render_all(case.profile, rendered)
+        out = run_check(
+            tmp_path / "classes",
+            FETCH_AHEAD_CHECK,
+            sorted(SOURCES.glob("*/*.java")),
+            "securemirror.source.FetchAheadCheck",
+            str(rendered / "source" / "client.properties"),
+            case.topic("f"),
+            str(RESPONSE),
+            jvm_args=[f"-Djava.security.krb5.conf={rendered / 'krb5.conf'}"],
+        )
+    said = {line.split()[0]: line.split()[1:] for line in out}
+    fetches, held = map(int, said["fetches-before-any-take"])
+    # one response is held by the consumer itself: a reader copying straight from it fetches once before it copies
+    assert fetches >= 3, out
+    assert RESPONSE < held <= 2 * RESPONSE + 500 * 2_100, out  # the bound, plus one poll of 500 records
+    assert said["read"] == [str(count), "of", str(count), "in-order", "true"], out
+    assert said["read-whole"] == ["true"], out
+    whole, ms = said["stopped-mid-read"]
+    assert whole == "false" and int(ms) < 10_000, out

@@ -1,0 +1,121 @@
+package securemirror.source;
+
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Compiled with jvm/sink's source (tests/integration/test_wan_live.py). Arguments: a client properties file (the
+ * rendered source {@code client.properties}), a topic, and the bytes of one fetch response. Reads the topic whole
+ * with {@link FetchAhead}, bounded at two responses, as the mirror's task does, and prints one line each:
+ * <ul>
+ * <li>{@code fetches-before-any-take N HELD}: the consumer's fetch requests, and the bytes held for the task, once its
+ *     fetch count stopped rising (or after 30 s) while the task had taken nothing;</li>
+ * <li>{@code read N of M in-order B}: the records taken, of the offsets between the partitions' starts and ends, and
+ *     whether each partition's came once each, in offset order;</li>
+ * <li>{@code read-whole B}: what {@code stop} said after the last take (true: the consumer may serve the next task);</li>
+ * <li>{@code stopped-mid-read B MS}: what {@code stop} said for a second read stopped after its first take, and its
+ *     milliseconds.</li>
+ * </ul>
+ */
+public final class FetchAheadCheck {
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = new HashMap<>();
+        Properties client = new Properties();
+        try (InputStream in = new FileInputStream(args[0])) {
+            client.load(in);
+        }
+        client.stringPropertyNames().forEach(key -> options.put("kafka." + key, client.getProperty(key)));
+        options.put("kafka.fetch.max.bytes", args[2]);
+        options.put("subscribe", args[1]);
+        SourceSettings settings = SourceSettings.of(options);
+        long most = FetchAhead.AHEAD_RESPONSES * settings.responseBytes();
+
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(settings, args[1])) {
+            Map<TopicPartition, Long> from = consumer.beginningOffsets(consumer.assignment());
+            Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment());
+            long expected = 0;
+            for (TopicPartition tp : ends.keySet()) {
+                consumer.seek(tp, from.get(tp));
+                expected += ends.get(tp) - from.get(tp);
+            }
+            FetchAhead ahead = new FetchAhead(consumer, settings, ends, most, "check fetch-ahead");
+            double fetches = settled(consumer);
+            System.out.println("fetches-before-any-take " + (long) fetches + " " + ahead.queued());
+            Map<TopicPartition, Long> next = new HashMap<>(from);
+            long read = 0;
+            boolean inOrder = true;
+            for (FetchAhead.Polled polled = ahead.take(); polled != null; polled = ahead.take()) {
+                for (ConsumerRecord<byte[], byte[]> record : polled.records()) {
+                    inOrder &= record.offset() == next.get(polled.tp());
+                    next.put(polled.tp(), record.offset() + 1);
+                    read++;
+                }
+            }
+            System.out.println("read " + read + " of " + expected + " in-order " + inOrder);
+            System.out.println("read-whole " + ahead.stop());
+        }
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(settings, args[1])) {
+            consumer.seekToBeginning(consumer.assignment());
+            Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment());
+            FetchAhead ahead = new FetchAhead(consumer, settings, ends, most, "check fetch-ahead stopped");
+            ahead.take();
+            long started = System.nanoTime();
+            boolean whole = ahead.stop();
+            System.out.println("stopped-mid-read " + whole + " " + (System.nanoTime() - started) / 1_000_000);
+        }
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(SourceSettings settings, String topic) throws IOException {
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(settings.consumerSettings(3),
+            new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (PartitionInfo info : consumer.partitionsFor(topic)) {
+            partitions.add(new TopicPartition(topic, info.partition()));
+        }
+        consumer.assign(partitions);
+        return consumer;
+    }
+
+    /** The consumer's fetch requests so far, once they have not risen for 3 s (at most 30 s). */
+    private static double settled(KafkaConsumer<byte[], byte[]> consumer) throws InterruptedException {
+        double last = -1;
+        long still = System.currentTimeMillis();
+        long deadline = still + 30_000;
+        while (System.currentTimeMillis() < deadline) {
+            double now = fetchTotal(consumer);
+            if (now != last) {
+                last = now;
+                still = System.currentTimeMillis();
+            } else if (System.currentTimeMillis() - still > 3_000) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        return last;
+    }
+
+    private static double fetchTotal(KafkaConsumer<byte[], byte[]> consumer) {
+        for (Map.Entry<MetricName, ? extends Metric> metric : consumer.metrics().entrySet()) {
+            MetricName name = metric.getKey();
+            if (name.group().equals("consumer-fetch-manager-metrics") && name.name().equals("fetch-total")
+                    && name.tags().size() == 1) {
+                return ((Number) metric.getValue().metricValue()).doubleValue();
+            }
+        }
+        throw new IllegalStateException("the consumer has no fetch-total metric");
+    }
+}
