@@ -37,6 +37,9 @@
   (``-XX:-TieredCompilation``), NOTES section 20; not run unless named.
 - ``secure_mirror_kafka_source`` and ``secure_mirror_exactly_once_kafka_source``: the job on Spark's Kafka source, as
   it was before issue 26; not run unless named (at thousands of partitions it takes the whole time limit).
+- ``secure_mirror_fetch_ahead`` and ``secure_mirror_exactly_once_fetch_ahead``: the job's source tasks polling their
+  consumers on a thread of their own, up to 100 MiB each held ahead (:data:`FETCH_AHEAD`, docs/source.md); not run
+  unless named.
 
 A contender whose ``exactly_once`` is set writes in transactions and is counted as a read_committed reader sees the
 target (``benchmarks/harness/committed.py``).
@@ -87,6 +90,8 @@ FIXED_FETCH = (("max.partition.fetch.bytes", 1_048_576),)
 # Kafka 4.2's own client defaults where render writes the profile's into mm2.properties: what MirrorMaker 2 runs with
 # from a hand-written mm2.properties (the source consumer's receive buffer and its share of a fetch a partition; the
 # target producer's batch, linger and compression).
+# each source task may hold 100 MiB of records fetched ahead: two of Kafka's 50 MiB responses (jvm/sink FetchAhead)
+FETCH_AHEAD = (("spark.securemirror.source.fetchAhead", "100m"),)
 KAFKA_DEFAULTS = (
     ("{source}.consumer.receive.buffer.bytes", 65536),
     ("{source}.consumer.max.partition.fetch.bytes", 1_048_576),
@@ -103,6 +108,21 @@ CONTENDERS = {
     "secure_mirror": Contender("secure_mirror (mirror source), at_least_once", "job", source="mirror"),
     "secure_mirror_exactly_once": Contender(
         "secure_mirror (mirror source), exactly_once", "job", exactly_once=True, source="mirror"
+    ),
+    "secure_mirror_fetch_ahead": Contender(
+        "secure_mirror (mirror source), at_least_once, fetching ahead",
+        "job",
+        source="mirror",
+        default=False,
+        spark_conf=FETCH_AHEAD,
+    ),
+    "secure_mirror_exactly_once_fetch_ahead": Contender(
+        "secure_mirror (mirror source), exactly_once, fetching ahead",
+        "job",
+        exactly_once=True,
+        source="mirror",
+        default=False,
+        spark_conf=FETCH_AHEAD,
     ),
     "copy_limit_1mib_batches": Contender(
         "copy limit, 1 MiB batches at every size",

@@ -3,9 +3,10 @@ round trip (sandbox/wan.py, the WAN listener every source broker has), in both g
 there (pre-flight's probe measures the round trip through it and beside it), and every record is counted on the
 target by kcat, a reader this project did not write (read_committed: exactly_once's aborted writes would not count).
 The continuous mode (the mirror's own source under Spark's continuous trigger) is run across the link too, and counted
-the same way. A micro-batch task's consumer is polled ahead (jvm/sink FetchAhead): through the link, as the mirror's
-identity, it goes on fetching while the task takes nothing, up to two responses held, and then hands every record
-once, in order (tests/support/FetchAheadCheck.java). The proxy runs for this module only; the other modules'
+the same way. A micro-batch task's consumer polled ahead (jvm/sink FetchAhead, where Spark's configuration sets
+spark.securemirror.source.fetchAhead): through the link, as the mirror's identity, it goes on fetching while the
+task takes nothing, up to two responses held, and then hands every record once, in order; polled by the task
+itself, as by default, it hands every record too (tests/support/FetchAheadCheck.java). The proxy runs for this module only; the other modules'
 profiles reach the source directly."""
 
 from __future__ import annotations
@@ -166,5 +167,6 @@ def test_a_source_task_fetches_ahead_while_it_copies_nothing_then_reads_each_rec
     assert RESPONSE < held <= 2 * RESPONSE + 500 * 2_100, out  # the bound, plus one poll of 500 records
     assert said["read"] == [str(count), "of", str(count), "in-order", "true"], out
     assert said["read-whole"] == ["true"], out
+    assert said["read-inline"] == [str(count), "true"], out  # no bound: the task polls itself, as by default
     whole, ms = said["stopped-mid-read"]
     assert whole == "false" and int(ms) < 10_000, out

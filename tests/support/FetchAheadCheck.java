@@ -20,14 +20,16 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /**
  * Compiled with jvm/sink's source (tests/integration/test_wan_live.py). Arguments: a client properties file (the
  * rendered source {@code client.properties}), a topic, and the bytes of one fetch response. Reads the topic whole
- * with {@link FetchAhead}, bounded at two responses, as the mirror's task does, and prints one line each:
+ * with {@link FetchAhead}, bounded at two responses, as a task fetching ahead does, and prints one line each:
  * <ul>
  * <li>{@code fetches-before-any-take N HELD}: the consumer's fetch requests, and the bytes held for the task, once its
  *     fetch count stopped rising (or after 30 s) while the task had taken nothing;</li>
  * <li>{@code read N of M in-order B}: the records taken, of the offsets between the partitions' starts and ends, and
  *     whether each partition's came once each, in offset order;</li>
  * <li>{@code read-whole B}: what {@code stop} said after the last take (true: the consumer may serve the next task);</li>
- * <li>{@code stopped-mid-read B MS}: what {@code stop} said for a second read stopped after its first take, and its
+ * <li>{@code read-inline N B}: the records a second read took with no bound (the task polling itself: no thread),
+ *     and what {@code stop} said;</li>
+ * <li>{@code stopped-mid-read B MS}: what {@code stop} said for a third read stopped after its first take, and its
  *     milliseconds.</li>
  * </ul>
  */
@@ -42,7 +44,7 @@ public final class FetchAheadCheck {
         options.put("kafka.fetch.max.bytes", args[2]);
         options.put("subscribe", args[1]);
         SourceSettings settings = SourceSettings.of(options);
-        long most = FetchAhead.AHEAD_RESPONSES * settings.responseBytes();
+        long most = 2 * settings.responseBytes();
 
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(settings, args[1])) {
             Map<TopicPartition, Long> from = consumer.beginningOffsets(consumer.assignment());
@@ -67,6 +69,16 @@ public final class FetchAheadCheck {
             }
             System.out.println("read " + read + " of " + expected + " in-order " + inOrder);
             System.out.println("read-whole " + ahead.stop());
+        }
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(settings, args[1])) {
+            consumer.seekToBeginning(consumer.assignment());
+            Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment());
+            FetchAhead inline = new FetchAhead(consumer, settings, ends, 0, "unused");
+            long read = 0;
+            for (FetchAhead.Polled polled = inline.take(); polled != null; polled = inline.take()) {
+                read += polled.records().size();
+            }
+            System.out.println("read-inline " + read + " " + inline.stop());
         }
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(settings, args[1])) {
             consumer.seekToBeginning(consumer.assignment());

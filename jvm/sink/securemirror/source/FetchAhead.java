@@ -15,28 +15,28 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 
 /**
- * A task's consumer, polled on a thread of its own while the task copies what it returned, so that the next fetch is
- * in flight while the last one is copied.
+ * A task's consumer and the ranges it reads, polled by the task itself or, given a bound, on a thread of its own
+ * while the task copies what it returned, so that the next fetch is in flight while the last one is copied.
  *
  * <p>Kafka's consumer fetches no partition of which it still holds records, and a response names partitions that
- * brought nothing as well: the first response of a fetch session names every partition asked for. Copied straight
- * out of the consumer, a task of many partitions therefore fetched, then copied, and its connection idled while it
- * copied: across a capped link with 1,000 partitions it reached 0.65x of the cap (benchmarks/NOTES.md section 24).
- * This thread moves records out of the consumer as it returns them, so the consumer is empty again as soon as a
- * response has been parsed.
+ * brought nothing as well: the first response of a fetch session names every partition asked for. Polled by the task
+ * itself, a task of many partitions therefore fetches, then copies, and its connection idles while it copies: across
+ * a capped link with 1,000 partitions the job reached 0.59x of the cap that way, and 0.79x fetching ahead
+ * (benchmarks/NOTES.md section 24). The thread moves records out of the consumer as it returns them, so the consumer
+ * is empty again as soon as a response has been parsed.
  *
- * <p>What the task has not copied yet is held here, up to {@link #AHEAD_RESPONSES} times {@code fetch.max.bytes}
- * of keys and values as returned (uncompressed, so a response compressed up to that ratio fits whole) plus one
- * poll; the consumer holds at most one response besides. A range is done when the consumer's position reaches its
- * end, which also covers offsets that hold no record to return (transaction markers, records of aborted transactions
- * under read_committed, compacted-away offsets); a done partition is paused so the consumer fetches nothing past the
- * batch.
+ * <p>Fetching ahead costs heap: what the task has not copied yet is held here, up to the bound in keys' and values'
+ * bytes as returned (uncompressed) plus one poll, besides the response the consumer holds. Held for seconds, those
+ * records outlive young collections; with 100 MiB a task on a 512 MiB heap the job ran slower on loopback than
+ * polling itself. So it is off unless the executor's Spark configuration sets {@value SourceSettings#FETCH_AHEAD}.
  *
- * <p>The consumer is this thread's from the start until it ends. {@link #stop} returns whether it ended having read
- * every range, the only case in which the consumer may serve the slot's next task.
+ * <p>A range is done when the consumer's position reaches its end, which also covers offsets that hold no record to
+ * return (transaction markers, records of aborted transactions under read_committed, compacted-away offsets); a done
+ * partition is paused so the consumer fetches nothing past the batch. With a thread, the consumer is the thread's
+ * until it ends. {@link #stop} returns whether every range was read, the only case in which the consumer may serve
+ * the slot's next task.
  */
 final class FetchAhead {
-    static final int AHEAD_RESPONSES = 2;
     private static final Duration POLL = Duration.ofMillis(500);
 
     /** One partition's records of one poll, in offset order, and their keys' and values' bytes. */
@@ -50,21 +50,29 @@ final class FetchAhead {
     private final ArrayDeque<Polled> queue = new ArrayDeque<>();
     private final Thread thread;
     private long queued;  // bytes in the queue
+    private long progressed;  // when a poll last returned records (0: before the first poll)
     private boolean ended;  // the thread has handed over all it will
     private boolean read;  // ... and ended having read every range
     private boolean stopping;
     private Throwable failure;
 
-    /** Reads up to {@code ends} (each partition's range end) with {@code consumer}, already assigned and positioned. */
+    /**
+     * Reads up to {@code ends} (each partition's range end) with {@code consumer}, already assigned and positioned:
+     * on a thread named {@code name} holding up to {@code most} bytes ahead, or, with {@code most} 0, in {@link #take}.
+     */
     FetchAhead(KafkaConsumer<byte[], byte[]> consumer, SourceSettings settings, Map<TopicPartition, Long> ends,
                long most, String name) {
         this.consumer = consumer;
         this.settings = settings;
         this.open = new HashMap<>(ends);
         this.most = most;
-        this.thread = new Thread(this::run, name);
-        thread.setDaemon(true);
-        thread.start();
+        if (most > 0) {
+            this.thread = new Thread(this::run, name);
+            thread.setDaemon(true);
+            thread.start();
+        } else {
+            this.thread = null;
+        }
     }
 
     /**
@@ -72,6 +80,9 @@ final class FetchAhead {
      * otherwise (a lost record, a timeout, a failed poll) is thrown here, as it was thrown there.
      */
     synchronized Polled take() throws InterruptedException {
+        while (thread == null && queue.isEmpty() && !ended) {
+            step();  // no thread: the task polls itself, a poll when it has copied the last
+        }
         while (queue.isEmpty() && !ended) {
             wait();
         }
@@ -98,10 +109,15 @@ final class FetchAhead {
     }
 
     /**
-     * Ends the thread, waking it from a poll if it still runs, and waits for it. True when it had already ended having
-     * read every range: the consumer is then positioned at the ranges' ends with no wakeup pending.
+     * Ends the thread, waking it from a poll if it still runs, and waits for it. True when every range had been read
+     * (the thread, if any, ended before): the consumer is then positioned at the ranges' ends with no wakeup pending.
      */
     boolean stop() {
+        if (thread == null) {
+            synchronized (this) {
+                return read;
+            }
+        }
         boolean wake;
         synchronized (this) {
             wake = !ended;
@@ -130,28 +146,42 @@ final class FetchAhead {
 
     private void run() {
         try {
-            settle();
-            long progressed = System.currentTimeMillis();
-            while (!open.isEmpty()) {
-                ConsumerRecords<byte[], byte[]> polled = Reads.poll(consumer, POLL, settings);
-                if (!polled.isEmpty()) {
-                    for (TopicPartition tp : polled.partitions()) {
-                        hand(tp, polled.records(tp));
-                    }
-                    progressed = System.currentTimeMillis();  // after the hand-over: a slow copy is no timeout
-                } else if (System.currentTimeMillis() - progressed > settings.pollTimeoutMs) {
-                    // a timeout (Kafka's retriable kind): the source's brokers away, not records gone; the task is
-                    // retried
-                    throw new TimeoutException("the mirror source read nothing from " + open.keySet() + " for "
-                        + settings.pollTimeoutMs + " ms, below the ends the batch was planned with");
-                }
-                settle();
+            while (!ended()) {
+                step();
             }
-            end(null, true);
         } catch (WakeupException | InterruptException | Stopped stopped) {
             end(null, false);
         } catch (Throwable failed) {
             end(failed, false);
+        }
+    }
+
+    private synchronized boolean ended() {
+        return ended;
+    }
+
+    /** One poll: its records handed over and the ranges it finished settled; the end once every range is read. */
+    private void step() throws InterruptedException {
+        if (progressed == 0) {
+            settle();  // ranges that start at their end
+            progressed = System.currentTimeMillis();
+        }
+        if (!open.isEmpty()) {
+            ConsumerRecords<byte[], byte[]> polled = Reads.poll(consumer, POLL, settings);
+            if (!polled.isEmpty()) {
+                for (TopicPartition tp : polled.partitions()) {
+                    hand(tp, polled.records(tp));
+                }
+                progressed = System.currentTimeMillis();  // after the hand-over: a slow copy is no timeout
+            } else if (System.currentTimeMillis() - progressed > settings.pollTimeoutMs) {
+                // a timeout (Kafka's retriable kind): the source's brokers away, not records gone; the task is retried
+                throw new TimeoutException("the mirror source read nothing from " + open.keySet() + " for "
+                    + settings.pollTimeoutMs + " ms, below the ends the batch was planned with");
+            }
+            settle();
+        }
+        if (open.isEmpty()) {
+            end(null, true);
         }
     }
 
@@ -171,7 +201,7 @@ final class FetchAhead {
         for (ConsumerRecord<byte[], byte[]> record : records) {
             bytes += Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
         }
-        while (!stopping && !queue.isEmpty() && queued + bytes > most) {
+        while (thread != null && !stopping && !queue.isEmpty() && queued + bytes > most) {
             wait();
         }
         if (stopping) {

@@ -21,9 +21,10 @@ import org.apache.spark.unsafe.types.UTF8String;
 import securemirror.sink.TaskPlan;
 
 /**
- * One task: reads every range of its slice with one consumer, in the row form of Spark's Kafka source. The consumer
- * is polled ahead on a thread of its own ({@link FetchAhead}), so its next fetch is in flight while the task copies;
- * records past a range's end (written after the batch was planned) are left out here.
+ * One task: reads every range of its slice with one consumer, in the row form of Spark's Kafka source, through
+ * {@link FetchAhead}: polled by the task itself, or, where the executor's Spark configuration allows a task to hold
+ * records fetched ahead ({@value SourceSettings#FETCH_AHEAD}), on a thread of its own, so that the next fetch is in
+ * flight while the task copies. Records past a range's end (written after the batch was planned) are left out here.
  */
 final class SliceReader implements PartitionReader<InternalRow> {
     private final SourceSettings settings;
@@ -80,7 +81,7 @@ final class SliceReader implements PartitionReader<InternalRow> {
             TaskPlan.note(attempt, planned);
         }
         this.ahead = consumer == null ? null
-            : new FetchAhead(consumer, settings, ends, FetchAhead.AHEAD_RESPONSES * settings.responseBytes(),
+            : new FetchAhead(consumer, settings, ends, SourceSettings.fetchAheadBytes(),
                              "secure-mirror source slot " + slice.slot() + " fetch-ahead");
     }
 

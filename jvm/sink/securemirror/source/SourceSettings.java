@@ -5,6 +5,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Pattern;
 
+import org.apache.spark.SparkEnv;
+
 import securemirror.sink.AdminSettings;
 import securemirror.sink.TokenLogin;
 
@@ -35,6 +37,7 @@ public final class SourceSettings implements Serializable {
     public static final String TOKEN_CLUSTER = "mirror.token-cluster";
     public static final String TOKEN_MECHANISM = "mirror.token-mechanism";
     public static final String RIDE_THROUGH_MS = "mirror.ride-through-ms";
+    public static final String FETCH_AHEAD = "spark.securemirror.source.fetchAhead";
     static final long DEFAULT_RIDE_THROUGH_MS = 1_800_000;
     static final long DEFAULT_POLL_TIMEOUT_MS = 120_000;
     static final String PER_PARTITION = "max.partition.fetch.bytes";
@@ -132,6 +135,16 @@ public final class SourceSettings implements Serializable {
     /** The most one fetch response holds: the profile's {@code fetch.max.bytes}, or Kafka's default. */
     long responseBytes() {
         return Long.parseLong(String.valueOf(consumer.getOrDefault("fetch.max.bytes", KAFKA_FETCH_MAX)));
+    }
+
+    /**
+     * The bytes of records a task may hold fetched ahead of its copy ({@link FetchAhead}): the executor's Spark
+     * configuration's {@value #FETCH_AHEAD}, in bytes or with a unit ({@code 100m}). 0, the default, or outside
+     * Spark: none, the task polls its consumer itself.
+     */
+    static long fetchAheadBytes() {
+        SparkEnv env = SparkEnv.get();
+        return env == null ? 0 : env.conf().getSizeAsBytes(FETCH_AHEAD, "0");
     }
 
     @Override
