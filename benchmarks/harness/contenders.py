@@ -39,7 +39,8 @@
   it was before issue 26; not run unless named (at thousands of partitions it takes the whole time limit).
 - ``secure_mirror_fetch_ahead`` and ``secure_mirror_exactly_once_fetch_ahead``: the job's source tasks polling their
   consumers on a thread of their own, up to 100 MiB each held ahead (:data:`FETCH_AHEAD`, docs/source.md); not run
-  unless named.
+  unless named. ``secure_mirror_fetch_ahead_small``: responses of 8 MiB and 16 MiB held ahead
+  (:data:`FETCH_AHEAD_SMALL`), two responses ahead; not run unless named.
 
 A contender whose ``exactly_once`` is set writes in transactions and is counted as a read_committed reader sees the
 target (``benchmarks/harness/committed.py``).
@@ -92,6 +93,9 @@ FIXED_FETCH = (("max.partition.fetch.bytes", 1_048_576),)
 # target producer's batch, linger and compression).
 # each source task may hold 100 MiB of records fetched ahead: two of Kafka's 50 MiB responses (jvm/sink FetchAhead)
 FETCH_AHEAD = (("spark.securemirror.source.fetchAhead", "100m"),)
+# ... or 16 MiB ahead of responses of 8 MiB (a task's share of a fetch sized for those: SourceSettings.consumerSettings)
+FETCH_AHEAD_SMALL = (("spark.securemirror.source.fetchAhead", "16m"),)
+SMALL_RESPONSES = (("fetch.max.bytes", 8 * 1024 * 1024),)
 KAFKA_DEFAULTS = (
     ("{source}.consumer.receive.buffer.bytes", 65536),
     ("{source}.consumer.max.partition.fetch.bytes", 1_048_576),
@@ -123,6 +127,14 @@ CONTENDERS = {
         source="mirror",
         default=False,
         spark_conf=FETCH_AHEAD,
+    ),
+    "secure_mirror_fetch_ahead_small": Contender(
+        "secure_mirror (mirror source), at_least_once, fetching ahead 16 MiB of 8 MiB responses",
+        "job",
+        source="mirror",
+        default=False,
+        source_client_options=SMALL_RESPONSES,
+        spark_conf=FETCH_AHEAD_SMALL,
     ),
     "copy_limit_1mib_batches": Contender(
         "copy limit, 1 MiB batches at every size",

@@ -62,6 +62,7 @@ def test_a_job_variant_adds_its_spark_conf_to_the_profiles():
         "secure_mirror_c2_only",
         "secure_mirror_exactly_once_fetch_ahead",
         "secure_mirror_fetch_ahead",
+        "secure_mirror_fetch_ahead_small",
         "secure_mirror_parallel_gc",
         "secure_mirror_spark_ui",
     ]
