@@ -6,8 +6,8 @@ The continuous mode (the mirror's own source under Spark's continuous trigger) i
 the same way. A micro-batch task's consumer polled ahead (jvm/sink FetchAhead, where Spark's configuration sets
 spark.securemirror.source.fetchAhead): through the link, as the mirror's identity, it goes on fetching while the
 task takes nothing, up to two responses held, and then hands every record once, in order; polled by the task
-itself, as by default, it hands every record too (tests/support/FetchAheadCheck.java). The proxy runs for this module only; the other modules'
-profiles reach the source directly."""
+itself, as by default, it hands every record too (tests/support/FetchAheadCheck.java). The proxy runs for this
+module only; the other modules' profiles reach the source directly."""
 
 from __future__ import annotations
 
