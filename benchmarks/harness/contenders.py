@@ -40,7 +40,9 @@
 - ``secure_mirror_fetch_ahead`` and ``secure_mirror_exactly_once_fetch_ahead``: the job's source tasks polling their
   consumers on a thread of their own, up to 100 MiB each held ahead (:data:`FETCH_AHEAD`, docs/source.md); not run
   unless named. ``secure_mirror_fetch_ahead_small``: responses of 8 MiB and 16 MiB held ahead
-  (:data:`FETCH_AHEAD_SMALL`), two responses ahead; not run unless named.
+  (:data:`FETCH_AHEAD_SMALL`), two responses ahead; not run unless named. ``secure_mirror_2g`` and
+  ``secure_mirror_fetch_ahead_2g``: the job, and the job with 100 MiB ahead, in a driver JVM of 2 GiB instead of the
+  sandbox's 512 MiB (:data:`HEAP_2G`): what fetching ahead costs where the heap has room; not run unless named.
 
 A contender whose ``exactly_once`` is set writes in transactions and is counted as a read_committed reader sees the
 target (``benchmarks/harness/committed.py``).
@@ -96,6 +98,7 @@ FETCH_AHEAD = (("spark.securemirror.source.fetchAhead", "100m"),)
 # ... or 16 MiB ahead of responses of 8 MiB (a task's share of a fetch sized for those: SourceSettings.consumerSettings)
 FETCH_AHEAD_SMALL = (("spark.securemirror.source.fetchAhead", "16m"),)
 SMALL_RESPONSES = (("fetch.max.bytes", 8 * 1024 * 1024),)
+HEAP_2G = (("spark.driver.memory", "2g"),)  # the job's driver JVM, the executor under local[N]
 KAFKA_DEFAULTS = (
     ("{source}.consumer.receive.buffer.bytes", 65536),
     ("{source}.consumer.max.partition.fetch.bytes", 1_048_576),
@@ -135,6 +138,20 @@ CONTENDERS = {
         default=False,
         source_client_options=SMALL_RESPONSES,
         spark_conf=FETCH_AHEAD_SMALL,
+    ),
+    "secure_mirror_2g": Contender(
+        "secure_mirror (mirror source), at_least_once, 2 GiB heap",
+        "job",
+        source="mirror",
+        default=False,
+        spark_conf=HEAP_2G,
+    ),
+    "secure_mirror_fetch_ahead_2g": Contender(
+        "secure_mirror (mirror source), at_least_once, fetching ahead, 2 GiB heap",
+        "job",
+        source="mirror",
+        default=False,
+        spark_conf=FETCH_AHEAD + HEAP_2G,
     ),
     "copy_limit_1mib_batches": Contender(
         "copy limit, 1 MiB batches at every size",

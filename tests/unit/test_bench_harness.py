@@ -59,9 +59,11 @@ def test_a_copy_limit_variant_replaces_one_setting_by_a_jvm_option_before_the_cl
 def test_a_job_variant_adds_its_spark_conf_to_the_profiles():
     variants = {n: c for n, c in contenders.CONTENDERS.items() if c.spark_conf}
     assert sorted(variants) == [
+        "secure_mirror_2g",
         "secure_mirror_c2_only",
         "secure_mirror_exactly_once_fetch_ahead",
         "secure_mirror_fetch_ahead",
+        "secure_mirror_fetch_ahead_2g",
         "secure_mirror_fetch_ahead_small",
         "secure_mirror_parallel_gc",
         "secure_mirror_spark_ui",
