@@ -26,7 +26,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *     fetch count stopped rising (or after 30 s) while the task had taken nothing;</li>
  * <li>{@code read N of M in-order B}: the records taken, of the offsets between the partitions' starts and ends, and
  *     whether each partition's came once each, in offset order;</li>
- * <li>{@code read-whole B}: what {@code stop} said after the last take (true: the consumer may serve the next task);</li>
+ * <li>{@code read-whole B}: what {@code stop} said after the last take (true: the consumer may serve the next
+ *     task);</li>
  * <li>{@code read-inline N B}: the records a second read took with no bound (the task polling itself: no thread),
  *     and what {@code stop} said;</li>
  * <li>{@code stopped-mid-read B MS}: what {@code stop} said for a third read stopped after its first take, and its
