@@ -90,15 +90,16 @@ SHORT_FETCH_WAIT = (("fetch.max.wait.ms", 10),)
 # The job's client sizes before NOTES section 19, when a profile sets neither: every partition's share of a fetch at
 # Kafka's 1 MiB, and batches of 256 KiB at every partition count.
 FIXED_FETCH = (("max.partition.fetch.bytes", 1_048_576),)
+# each source task may hold 100 MiB of records fetched ahead: two of Kafka's 50 MiB responses (jvm/sink FetchAhead)
+FETCH_AHEAD_KEY = "spark.securemirror.source.fetchAhead"  # jvm/sink SourceSettings.FETCH_AHEAD
+FETCH_AHEAD = ((FETCH_AHEAD_KEY, "100m"),)
+# ... or 16 MiB ahead of responses of 8 MiB (a task's share of a fetch sized for those: SourceSettings.consumerSettings)
+FETCH_AHEAD_SMALL = ((FETCH_AHEAD_KEY, "16m"),)
+SMALL_RESPONSES = (("fetch.max.bytes", 8 * 1024 * 1024),)
+HEAP_2G = (("spark.driver.memory", "2g"),)  # the job's driver JVM, the executor under local[N]
 # Kafka 4.2's own client defaults where render writes the profile's into mm2.properties: what MirrorMaker 2 runs with
 # from a hand-written mm2.properties (the source consumer's receive buffer and its share of a fetch a partition; the
 # target producer's batch, linger and compression).
-# each source task may hold 100 MiB of records fetched ahead: two of Kafka's 50 MiB responses (jvm/sink FetchAhead)
-FETCH_AHEAD = (("spark.securemirror.source.fetchAhead", "100m"),)
-# ... or 16 MiB ahead of responses of 8 MiB (a task's share of a fetch sized for those: SourceSettings.consumerSettings)
-FETCH_AHEAD_SMALL = (("spark.securemirror.source.fetchAhead", "16m"),)
-SMALL_RESPONSES = (("fetch.max.bytes", 8 * 1024 * 1024),)
-HEAP_2G = (("spark.driver.memory", "2g"),)  # the job's driver JVM, the executor under local[N]
 KAFKA_DEFAULTS = (
     ("{source}.consumer.receive.buffer.bytes", 65536),
     ("{source}.consumer.max.partition.fetch.bytes", 1_048_576),
