@@ -165,8 +165,10 @@ def test_a_source_task_fetches_ahead_while_it_copies_nothing_then_reads_each_rec
     # one response is held by the consumer itself: a reader copying straight from it fetches once before it copies
     assert fetches >= 3, out
     assert RESPONSE < held <= 2 * RESPONSE + 500 * 2_100, out  # the bound, plus one poll of 500 records
-    assert said["read"] == [str(count), "of", str(count), "in-order", "true"], out
+    assert said["read"] == [str(count), "in-order", "true", "of", str(count)], out
     assert said["read-whole"] == ["true"], out
     assert said["read-inline"] == [str(count), "true"], out  # no bound: the task polls itself, as by default
+    # over more partitions than a response carries whole, half are asked for first, the rest as the first is copied
+    assert said["read-halves"] == [str(count), "in-order", "true", "true"], out
     whole, ms = said["stopped-mid-read"]
     assert whole == "false" and int(ms) < 10_000, out

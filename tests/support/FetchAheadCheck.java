@@ -24,12 +24,15 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * <ul>
  * <li>{@code fetches-before-any-take N HELD}: the consumer's fetch requests, and the bytes held for the task, once its
  *     fetch count stopped rising (or after 30 s) while the task had taken nothing;</li>
- * <li>{@code read N of M in-order B}: the records taken, of the offsets between the partitions' starts and ends, and
- *     whether each partition's came once each, in offset order;</li>
+ * <li>{@code read N in-order B of M}: the records taken, whether each partition's came once each, in offset order,
+ *     and the offsets between the partitions' starts and ends;</li>
  * <li>{@code read-whole B}: what {@code stop} said after the last take (true: the consumer may serve the next
  *     task);</li>
  * <li>{@code read-inline N B}: the records a second read took with no bound (the task polling itself: no thread),
  *     and what {@code stop} said;</li>
+ * <li>{@code read-halves N in-order B W}: a fourth read polled by the task itself that asks for half the partitions
+ *     first, as over more partitions than one response carries: the records taken, their order, and what
+ *     {@code stop} said;</li>
  * <li>{@code stopped-mid-read B MS}: what {@code stop} said for a third read stopped after its first take, and its
  *     milliseconds.</li>
  * </ul>
@@ -55,26 +58,16 @@ public final class FetchAheadCheck {
                 consumer.seek(tp, from.get(tp));
                 expected += ends.get(tp) - from.get(tp);
             }
-            FetchAhead ahead = new FetchAhead(consumer, settings, ends, most, "check fetch-ahead");
+            FetchAhead ahead = new FetchAhead(consumer, settings, ends, Integer.MAX_VALUE, most, "check fetch-ahead");
             double fetches = settled(consumer);
             System.out.println("fetches-before-any-take " + (long) fetches + " " + ahead.queued());
-            Map<TopicPartition, Long> next = new HashMap<>(from);
-            long read = 0;
-            boolean inOrder = true;
-            for (FetchAhead.Polled polled = ahead.take(); polled != null; polled = ahead.take()) {
-                for (ConsumerRecord<byte[], byte[]> record : polled.records()) {
-                    inOrder &= record.offset() == next.get(polled.tp());
-                    next.put(polled.tp(), record.offset() + 1);
-                    read++;
-                }
-            }
-            System.out.println("read " + read + " of " + expected + " in-order " + inOrder);
+            System.out.println("read " + takeAll(ahead, from) + " of " + expected);
             System.out.println("read-whole " + ahead.stop());
         }
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(settings, args[1])) {
             consumer.seekToBeginning(consumer.assignment());
             Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment());
-            FetchAhead inline = new FetchAhead(consumer, settings, ends, 0, "unused");
+            FetchAhead inline = new FetchAhead(consumer, settings, ends, Integer.MAX_VALUE, 0, "unused");
             long read = 0;
             for (FetchAhead.Polled polled = inline.take(); polled != null; polled = inline.take()) {
                 read += polled.records().size();
@@ -82,14 +75,37 @@ public final class FetchAheadCheck {
             System.out.println("read-inline " + read + " " + inline.stop());
         }
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(settings, args[1])) {
+            Map<TopicPartition, Long> from = consumer.beginningOffsets(consumer.assignment());
+            from.forEach(consumer::seek);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment());
+            FetchAhead halves = new FetchAhead(consumer, settings, ends, 1, 0, "unused");
+            System.out.println("read-halves " + takeAll(halves, from) + " " + halves.stop());
+        }
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(settings, args[1])) {
             consumer.seekToBeginning(consumer.assignment());
             Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment());
-            FetchAhead ahead = new FetchAhead(consumer, settings, ends, most, "check fetch-ahead stopped");
+            FetchAhead ahead = new FetchAhead(consumer, settings, ends, Integer.MAX_VALUE, most,
+                                              "check fetch-ahead stopped");
             ahead.take();
             long started = System.nanoTime();
             boolean whole = ahead.stop();
             System.out.println("stopped-mid-read " + whole + " " + (System.nanoTime() - started) / 1_000_000);
         }
+    }
+
+    /** Takes every record: how many, and whether each partition's came once each, in offset order from {@code from}. */
+    private static String takeAll(FetchAhead ahead, Map<TopicPartition, Long> from) throws InterruptedException {
+        Map<TopicPartition, Long> next = new HashMap<>(from);
+        long read = 0;
+        boolean inOrder = true;
+        for (FetchAhead.Polled polled = ahead.take(); polled != null; polled = ahead.take()) {
+            for (ConsumerRecord<byte[], byte[]> record : polled.records()) {
+                inOrder &= record.offset() == next.get(polled.tp());
+                next.put(polled.tp(), record.offset() + 1);
+                read++;
+            }
+        }
+        return read + " in-order " + inOrder;
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(SourceSettings settings, String topic) throws IOException {

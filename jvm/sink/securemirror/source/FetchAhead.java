@@ -2,9 +2,13 @@ package securemirror.source;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -18,12 +22,13 @@ import org.apache.kafka.common.errors.WakeupException;
  * A task's consumer and the ranges it reads, polled by the task itself or, given a bound, on a thread of its own
  * while the task copies what it returned, so that the next fetch is in flight while the last one is copied.
  *
- * <p>Kafka's consumer fetches no partition of which it still holds records, and a response names partitions that
- * brought nothing as well: the first response of a fetch session names every partition asked for. Polled by the task
- * itself, a task of many partitions therefore fetches, then copies, and its connection idles while it copies: across
- * a capped link with 1,000 partitions the job reached 0.59x of the cap that way, and 0.79x fetching ahead
- * (benchmarks/NOTES.md section 24). The thread moves records out of the consumer as it returns them, so the consumer
- * is empty again as soon as a response has been parsed.
+ * <p>Kafka's consumer (kafka-clients 3.9) fetches no partition of which it still holds records, sends one fetch at a
+ * time to a broker, and takes a response in only in a poll that finds nothing left to return; a response names every
+ * partition newly asked for, those it had no room for as well. Over more partitions than one response carries whole,
+ * a task that asked for all of them at once would alternate between fetching and copying, its connection idle while
+ * it copies ({@link #holdBackHalf}), so it asks for half of them first. The thread, where set, moves records out of
+ * the consumer as it returns them, so the consumer is empty again as soon as a response has been parsed
+ * (benchmarks/NOTES.md section 24).
  *
  * <p>Fetching ahead costs heap and CPU: what the task has not copied yet is held here, up to the bound in keys' and
  * values' bytes as returned (uncompressed) plus one poll, besides the response the consumer holds. Held for seconds,
@@ -48,6 +53,8 @@ final class FetchAhead {
     private final SourceSettings settings;
     private final Map<TopicPartition, Long> open;  // the end of each range not read yet; the thread's alone
     private final long most;
+    private final int wholeInResponse;
+    private Set<TopicPartition> heldBack = Set.of();  // paused for the first poll ({@link #holdBackHalf})
     private final ArrayDeque<Polled> queue = new ArrayDeque<>();
     private final Thread thread;
     private long queued;  // bytes in the queue
@@ -56,16 +63,17 @@ final class FetchAhead {
     private boolean read;  // ... and ended having read every range
     private boolean stopping;
     private Throwable failure;
-
     /**
      * Reads up to {@code ends} (each partition's range end) with {@code consumer}, already assigned and positioned:
      * on a thread named {@code name} holding up to {@code most} bytes ahead, or, with {@code most} 0, in {@link #take}.
+     * Over more partitions than one response carries whole ({@code wholeInResponse}), it asks for half of them first.
      */
     FetchAhead(KafkaConsumer<byte[], byte[]> consumer, SourceSettings settings, Map<TopicPartition, Long> ends,
-               long most, String name) {
+               int wholeInResponse, long most, String name) {
         this.consumer = consumer;
         this.settings = settings;
         this.open = new HashMap<>(ends);
+        this.wholeInResponse = wholeInResponse;
         this.most = most;
         if (most > 0) {
             this.thread = new Thread(this::run, name);
@@ -166,6 +174,9 @@ final class FetchAhead {
         if (progressed == 0) {
             settle();  // ranges that start at their end
             progressed = System.currentTimeMillis();
+            if (open.size() > wholeInResponse) {
+                holdBackHalf();
+            }
         }
         if (!open.isEmpty()) {
             ConsumerRecords<byte[], byte[]> polled = Reads.poll(consumer, POLL, settings);
@@ -180,10 +191,36 @@ final class FetchAhead {
                     + settings.pollTimeoutMs + " ms, below the ends the batch was planned with");
             }
             settle();
+            if (!heldBack.isEmpty() && (!polled.isEmpty() || heldBack.containsAll(open.keySet()))) {
+                consumer.resume(heldBack);  // the first response is in: asked for while it is copied
+                heldBack = Set.of();
+            }
         }
         if (open.isEmpty()) {
             end(null, true);
         }
+    }
+
+    /**
+     * Pauses every other open partition until the first response is in. Kafka's consumer holds every partition a
+     * response names until the task has copied all that it brought. A first fetch for all of a task's partitions, when
+     * one response cannot carry them all, is answered with every one of them named, those it had no room for without
+     * records, so nothing is left to fetch while the task copies it but the partition first copied to its end, before
+     * it is paused. That fetch goes out alone, drops the others from the broker's fetch session and holds the broker's
+     * one fetch until the copy is done (its response is taken in only then); the next fetch asks for the rest anew, is
+     * answered with all of them named again, and the task alternates between fetching and copying. Asked for in two
+     * halves, the second half's fetch goes out as the first response is handed over and is on its way while that is
+     * copied; from then on, each half's leftovers are asked for as the other half's response is handed over.
+     */
+    private void holdBackHalf() {
+        List<TopicPartition> sorted = new ArrayList<>(open.keySet());
+        sorted.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+        List<TopicPartition> half = new ArrayList<>();
+        for (int i = 1; i < sorted.size(); i += 2) {
+            half.add(sorted.get(i));  // alternate partitions, so that each broker's share is halved too
+        }
+        consumer.pause(half);
+        heldBack = new HashSet<>(half);
     }
 
     /** Ranges whose position reached the end: with the record there returned, or none to return. */

@@ -81,7 +81,8 @@ final class SliceReader implements PartitionReader<InternalRow> {
             TaskPlan.note(attempt, planned);
         }
         this.ahead = consumer == null ? null
-            : new FetchAhead(consumer, settings, ends, SourceSettings.fetchAheadBytes(),
+            : new FetchAhead(consumer, settings, ends, settings.wholeInResponse(client),
+                             SourceSettings.fetchAheadBytes(),
                              "secure-mirror source slot " + slice.slot() + " fetch-ahead");
     }
 

@@ -132,6 +132,12 @@ public final class SourceSettings implements Serializable {
         return tokenCluster == null ? sized : TokenLogin.apply(sized, tokenCluster, tokenMechanism);
     }
 
+    /** How many partitions' full shares one response of a consumer with settings {@code client} carries. */
+    int wholeInResponse(Map<String, Object> client) {
+        long share = Long.parseLong(String.valueOf(client.getOrDefault(PER_PARTITION, KAFKA_PER_PARTITION)));
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, responseBytes() / Math.max(1, share)));
+    }
+
     /** The most one fetch response holds: the profile's {@code fetch.max.bytes}, or Kafka's default. */
     long responseBytes() {
         return Long.parseLong(String.valueOf(consumer.getOrDefault("fetch.max.bytes", KAFKA_FETCH_MAX)));
