@@ -54,7 +54,7 @@ final class FetchAhead {
     private final Map<TopicPartition, Long> open;  // the end of each range not read yet; the thread's alone
     private final long most;
     private final int wholeInResponse;
-    private Set<TopicPartition> heldBack = Set.of();  // paused for the first poll ({@link #holdBackHalf})
+    private Set<TopicPartition> heldBack = Set.of();  // paused until the first response is in ({@link #holdBackHalf})
     private final ArrayDeque<Polled> queue = new ArrayDeque<>();
     private final Thread thread;
     private long queued;  // bytes in the queue
@@ -63,6 +63,7 @@ final class FetchAhead {
     private boolean read;  // ... and ended having read every range
     private boolean stopping;
     private Throwable failure;
+
     /**
      * Reads up to {@code ends} (each partition's range end) with {@code consumer}, already assigned and positioned:
      * on a thread named {@code name} holding up to {@code most} bytes ahead, or, with {@code most} 0, in {@link #take}.
